@@ -1,0 +1,77 @@
+// Arena size formulas, as constexpr functions.
+//
+// The one source of truth for how many bytes each plan carves: the C size
+// functions call these after validating, plan_init carves exactly these
+// regions, and C++ callers evaluate them at compile time to size a static
+// arena. Arguments are assumed valid (positive, within EA_MAX_ELEMENTS).
+// Sizes are uint64_t so that the sum of regions cannot wrap on 32-bit MCUs;
+// the C size functions report EA_ERR_DIMENSION_OVERFLOW past SIZE_MAX.
+#ifndef EDGEATTN_ARENA_SIZES_HPP_
+#define EDGEATTN_ARENA_SIZES_HPP_
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace edgeattn {
+
+// Keys per packed K^T panel. 64 floats are a whole number of vectors for every
+// width from SCALAR up to SVE-2048, so panel layout (and therefore arena size)
+// is the same on every target. See docs/ARCHITECTURE.md for the derivation.
+inline constexpr int32_t kKeyBlock = 64;
+// Query rows per tile: 16 x (d_k + d_v + kKeyBlock) floats stay within half of
+// a 32 KiB L1 for d <= 64.
+inline constexpr int32_t kQueryBlock = 16;
+inline constexpr uint64_t kRegionAlignment = 64;
+
+constexpr uint64_t RoundUp(uint64_t value, uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// Bytes of one arena region holding `count` floats.
+constexpr uint64_t FloatRegionBytes(uint64_t count) {
+  return RoundUp(count * sizeof(float), kRegionAlignment);
+}
+
+// Attention core: K^T packed in panels of kKeyBlock keys, plus one score tile.
+constexpr uint64_t AttentionArenaBytes(int32_t n_kv, int32_t d_k) {
+  return FloatRegionBytes(static_cast<uint64_t>(d_k) *
+                          RoundUp(static_cast<uint64_t>(n_kv), kKeyBlock)) +
+         FloatRegionBytes(static_cast<uint64_t>(kQueryBlock) * kKeyBlock);
+}
+
+// Where a plan's position table lives.
+enum class PositionStorage {
+  kNone,   // no positional encoding
+  kCaller, // caller's table (learned, or a precomputed sinusoidal table in flash)
+  kArena   // sinusoidal table filled into the arena at plan time
+};
+
+// Shared by self-attention and MHA: table, X + P, Q, K, V projections.
+constexpr uint64_t InputsArenaBytes(int32_t n, int32_t d_model, int32_t q_cols,
+                                  int32_t v_cols, PositionStorage positions) {
+  const uint64_t rows = static_cast<uint64_t>(n);
+  const uint64_t table = positions == PositionStorage::kArena
+                           ? FloatRegionBytes(rows * static_cast<uint64_t>(d_model))
+                           : 0;
+  const uint64_t positioned = positions == PositionStorage::kNone
+                                ? 0
+                                : FloatRegionBytes(rows * static_cast<uint64_t>(d_model));
+  return table + positioned + 2 * FloatRegionBytes(rows * static_cast<uint64_t>(q_cols)) +
+         FloatRegionBytes(rows * static_cast<uint64_t>(v_cols));
+}
+
+constexpr uint64_t SelfAttentionArenaBytes(int32_t n, int32_t d_model, int32_t d_k, int32_t d_v,
+                                         PositionStorage positions) {
+  return InputsArenaBytes(n, d_model, d_k, d_v, positions) + AttentionArenaBytes(n, d_k);
+}
+
+constexpr uint64_t MhaArenaBytes(int32_t n, int32_t d_model, int32_t heads,
+                               PositionStorage positions) {
+  return InputsArenaBytes(n, d_model, d_model, d_model, positions) +
+         FloatRegionBytes(static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model)) +
+         AttentionArenaBytes(n, d_model / heads);
+}
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_ARENA_SIZES_HPP_

@@ -1,0 +1,242 @@
+/* edgeattn: attention for edge CPUs, with no heap.
+ *
+ * The C API is what firmware links against. Every operation follows the same
+ * pattern:
+ *   1. describe it in a config struct;
+ *   2. ask ea_*_arena_size() how many bytes of working memory it needs;
+ *   3. ea_*_plan_init() validates everything once and carves the arena;
+ *   4. ea_*_run() computes, any number of times, with no allocation and no
+ *      shape validation (only O(1) pointer and length checks).
+ * Every function returns an ea_status; on any error no output byte is written.
+ *
+ * Layouts: all matrices are row-major float32. Weights are [out, in] row-major
+ * (PyTorch nn.Linear / nn.MultiheadAttention and TFLite FULLY_CONNECTED layout):
+ * a projection computes y = x W^T + b.
+ *
+ * Thread safety: a plan owns scratch memory in its arena, so one plan runs on
+ * one thread at a time. Different plans on different arenas are independent.
+ */
+#ifndef EDGEATTN_EDGEATTN_H_
+#define EDGEATTN_EDGEATTN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EDGEATTN_VERSION_MAJOR 0
+#define EDGEATTN_VERSION_MINOR 1
+#define EDGEATTN_VERSION_PATCH 0
+#define EDGEATTN_VERSION_STRING "0.1.0"
+/* One number for #if comparisons: major * 10000 + minor * 100 + patch. */
+#define EDGEATTN_VERSION \
+  (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)
+
+/* Arena buffers must start at this alignment (one cache line, one AVX-512 vector). */
+#define EA_ARENA_ALIGNMENT 64
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ea_status {
+  EA_OK = 0,
+  EA_ERR_NULL_POINTER = 1,       /* a required pointer is NULL */
+  EA_ERR_BAD_DIMENSION = 2,      /* a dimension is zero or negative */
+  EA_ERR_DIMENSION_OVERFLOW = 3, /* a tensor would exceed EA_MAX_ELEMENTS elements */
+  EA_ERR_HEADS_MISMATCH = 4,     /* d_model is not divisible by the number of heads */
+  EA_ERR_ARENA_TOO_SMALL = 5,    /* the arena has fewer free bytes than the plan needs */
+  EA_ERR_ARENA_MISALIGNED = 6,   /* the arena buffer is not EA_ARENA_ALIGNMENT-aligned */
+  EA_ERR_BAD_ARGUMENT = 7,       /* an enum or run-time length is out of range */
+  EA_ERR_UNSUPPORTED = 8         /* valid request this build does not implement (yet) */
+} ea_status;
+
+/* A short English description; "" when built with EDGEATTN_NO_ERROR_STRINGS. */
+const char* ea_status_str(ea_status status);
+
+/* The SIMD target the kernels run on now, e.g. "AVX3_DL", "AVX2", "NEON", "SCALAR". */
+const char* ea_simd_target(void);
+
+/* Largest element count of any one tensor (rows * cols), 2^28: keeps every
+ * byte offset far inside int32/size_t on 32-bit MCUs. */
+#define EA_MAX_ELEMENTS (1L << 28)
+
+
+/* ------------------------------------------------------------------ arena */
+
+/* A caller-owned buffer with a bump pointer. Plans carve it; nothing frees. */
+typedef struct ea_arena {
+  uint8_t* base;
+  size_t capacity;
+  size_t used;
+} ea_arena;
+
+/* buffer must be EA_ARENA_ALIGNMENT-aligned. */
+ea_status ea_arena_init(ea_arena* arena, void* buffer, size_t capacity);
+/* Forget every carve (plans made from it become invalid). */
+ea_status ea_arena_reset(ea_arena* arena);
+/* Bytes still free. */
+size_t ea_arena_remaining(const ea_arena* arena);
+
+/* ------------------------------------------------------------- options */
+
+typedef enum ea_dtype {
+  EA_DTYPE_F32 = 0,
+  EA_DTYPE_INT8 = 1, /* fixed point, TFLite int8 semantics: a later release */
+  EA_DTYPE_INT16 = 2 /* fixed point, TFLite 16x8 semantics: a later release */
+} ea_dtype;
+
+typedef enum ea_mask {
+  EA_MASK_NONE = 0,
+  /* Query i sees keys j <= i + (n_kv - n_q): aligned at the bottom-right, so a
+   * block of new queries at the end of a sequence sees all earlier keys. For
+   * n_q == n_kv this is the usual lower triangle. */
+  EA_MASK_CAUSAL = 1
+} ea_mask;
+
+typedef enum ea_position {
+  EA_POSITION_NONE = 0,       /* attention alone: permutation equivariant */
+  EA_POSITION_SINUSOIDAL = 1, /* PE(p,2i)=sin(p/10000^(2i/d)), PE(p,2i+1)=cos(same) */
+  EA_POSITION_LEARNED = 2     /* caller's [max_tokens, d_model] table */
+} ea_position;
+
+/* ---------------------------------------------------- Attention(Q, K, V) */
+
+/* out = softmax(scale * Q K^T + mask) V, Q: [n_q, d_k], K: [n_kv, d_k],
+ * V: [n_kv, d_v], out: [n_q, d_v]. */
+typedef struct ea_attention_config {
+  ea_dtype dtype;
+  int32_t n_q;
+  int32_t n_kv;
+  int32_t d_k;
+  int32_t d_v;
+  ea_mask mask;
+  float scale; /* 0: use 1/sqrt(d_k) */
+} ea_attention_config;
+
+/* Treat the fields of every plan as private: they may change in any release.
+ * A plan that plan_init did not complete is refused by run (EA_ERR_BAD_ARGUMENT),
+ * provided it was zero-initialised (static storage, or `= {0}`). */
+#define EA_PLAN_READY 0x45415031u /* "EAP1" */
+typedef struct ea_attention_plan {
+  uint32_t ready; /* EA_PLAN_READY once plan_init succeeded */
+  ea_attention_config config;
+  float scale;
+  float* packed_keys; /* [d_k, n_kv rounded up to 64] arena region */
+  float* score_tile;  /* [16, 64] arena region */
+} ea_attention_plan;
+
+ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* bytes);
+ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_config* config,
+                                 ea_arena* arena);
+/* n_valid_keys in [0, n_kv]: keys from n_valid_keys on are padding (masked).
+ * attn_weights: NULL, or [n_q, n_kv] to receive the softmax probabilities.
+ * Rows with no visible key output 0 (and all-zero weights). */
+ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const float* k,
+                           const float* v, int32_t n_valid_keys, float* out,
+                           float* attn_weights);
+
+/* ------------------------------------------------ single-head self-attention */
+
+/* Y = Attention(X' W_Q^T + b_Q, X' W_K^T + b_K, X' W_V^T + b_V), X' = X + P. */
+typedef struct ea_self_attention_config {
+  ea_dtype dtype;
+  int32_t max_tokens; /* n: a run may use any 1..max_tokens */
+  int32_t d_model;
+  int32_t d_k;
+  int32_t d_v;
+  ea_mask mask;
+  ea_position position;
+  /* SINUSOIDAL: NULL to fill a table into the arena at plan time, or a
+   * precomputed [max_tokens, d_model] table (e.g. edgeattn::SinusoidalTable in
+   * flash). LEARNED: the caller's table, required. NONE: ignored. */
+  const float* position_table;
+} ea_self_attention_config;
+
+typedef struct ea_self_attention_weights {
+  const float* w_q; /* [d_k, d_model] */
+  const float* w_k; /* [d_k, d_model] */
+  const float* w_v; /* [d_v, d_model] */
+  const float* b_q; /* [d_k] or NULL */
+  const float* b_k; /* [d_k] or NULL */
+  const float* b_v; /* [d_v] or NULL */
+} ea_self_attention_weights;
+
+typedef struct ea_self_attention_plan {
+  uint32_t ready;
+  ea_self_attention_config config;
+  ea_self_attention_weights weights;
+  const float* position_table; /* resolved table or NULL */
+  float* x_positioned;         /* [n, d_model] or NULL without positions */
+  float* q;                    /* [n, d_k] */
+  float* k;                    /* [n, d_k] */
+  float* v;                    /* [n, d_v] */
+  ea_attention_plan core;      /* planned for max_tokens x max_tokens */
+} ea_self_attention_plan;
+
+ea_status ea_self_attention_arena_size(const ea_self_attention_config* config, size_t* bytes);
+/* The weights are referenced, not copied: they must outlive the plan. */
+ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
+                                      const ea_self_attention_config* config,
+                                      const ea_self_attention_weights* weights, ea_arena* arena);
+/* x: [n_tokens, d_model]; y: [n_tokens, d_v]; attn_weights: NULL or [n_tokens, n_tokens].
+ * n_valid_keys in [0, n_tokens] (key padding; pass n_tokens for none). */
+ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float* x,
+                                int32_t n_tokens, int32_t n_valid_keys, float* y,
+                                float* attn_weights);
+
+/* -------------------------------------------------- multi-head attention */
+
+/* MHA(X) = Concat(head_1..head_h) W_O^T + b_O, head_i = Attention on columns
+ * i*d_k..(i+1)*d_k-1 of the Q, K, V projections, d_k = d_model / heads.
+ * Weights use PyTorch nn.MultiheadAttention's layout exactly, so a state_dict
+ * loads without reshuffling: in_proj_weight [3*d_model, d_model] (rows: W_Q,
+ * then W_K, then W_V), in_proj_bias [3*d_model], out_proj.weight
+ * [d_model, d_model], out_proj.bias [d_model]. */
+typedef struct ea_mha_config {
+  ea_dtype dtype;
+  int32_t max_tokens;
+  int32_t d_model;
+  int32_t heads;
+  ea_mask mask;
+  ea_position position;
+  const float* position_table; /* as in ea_self_attention_config */
+} ea_mha_config;
+
+typedef struct ea_mha_weights {
+  const float* in_proj_weight;  /* [3*d_model, d_model] */
+  const float* in_proj_bias;    /* [3*d_model] or NULL */
+  const float* out_proj_weight; /* [d_model, d_model] */
+  const float* out_proj_bias;   /* [d_model] or NULL */
+} ea_mha_weights;
+
+typedef struct ea_mha_plan {
+  uint32_t ready;
+  ea_mha_config config;
+  ea_mha_weights weights;
+  const float* position_table;
+  float* x_positioned; /* [n, d_model] or NULL */
+  float* q;            /* [n, d_model], head h in columns h*d_k.. */
+  float* k;
+  float* v;
+  float* heads_concat; /* [n, d_model] */
+  ea_attention_plan core;
+} ea_mha_plan;
+
+ea_status ea_mha_arena_size(const ea_mha_config* config, size_t* bytes);
+ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
+                           const ea_mha_weights* weights, ea_arena* arena);
+/* x, y: [n_tokens, d_model]; attn_weights: NULL or [heads, n_tokens, n_tokens]
+ * (per head; PyTorch's average_attn_weights=False). */
+ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
+                     int32_t n_valid_keys, float* y, float* attn_weights);
+
+/* ------------------------------------------------------ position tables */
+
+/* Fills table [n_positions, d_model] with the sinusoidal encoding (computed in
+ * double, rounded to float). No arena needed. */
+ea_status ea_sinusoidal_table_fill(float* table, int32_t n_positions, int32_t d_model);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EDGEATTN_EDGEATTN_H_ */

@@ -1,0 +1,127 @@
+// The C++ layer over the C API: the same plans and runs, plus what only C++
+// can give firmware at compile time: arena sizes as constants, static arenas
+// that cannot be too small (static_assert), and constant position tables.
+//
+//   using Layer = edgeattn::Mha<128, 64, 4, EA_POSITION_SINUSOIDAL>;
+//   static edgeattn::StaticArena<Layer::kArenaBytes> arena;
+//   static ea_mha_plan plan;
+//   Layer::Plan(&plan, weights, arena, EA_MASK_CAUSAL);
+//   ea_mha_run(&plan, x, n, n, y, NULL);
+#ifndef EDGEATTN_EDGEATTN_HPP_
+#define EDGEATTN_EDGEATTN_HPP_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/edgeattn.h"
+#include "edgeattn/sinusoidal_table.hpp"
+
+namespace edgeattn {
+
+// Arena storage with the alignment plans require; put it in static storage.
+template <size_t kBytes>
+struct alignas(EA_ARENA_ALIGNMENT) StaticArena {
+  static constexpr size_t kSize = kBytes;
+  uint8_t bytes[kBytes];
+};
+
+// Where the position table of a shape lives: NONE needs none, SINUSOIDAL fills
+// one into the arena unless the caller passes a precomputed one, LEARNED is
+// always the caller's.
+constexpr PositionStorage StorageOf(ea_position position, bool table_in_arena) {
+  return position == EA_POSITION_NONE
+             ? PositionStorage::kNone
+             : (position == EA_POSITION_SINUSOIDAL && table_in_arena ? PositionStorage::kArena
+                                                                     : PositionStorage::kCaller);
+}
+
+namespace detail {
+template <size_t kBytes>
+ea_status InitArena(StaticArena<kBytes>& storage, ea_arena* arena) {
+  return ea_arena_init(arena, storage.bytes, kBytes);
+}
+}  // namespace detail
+
+// Attention(Q, K, V) with shapes fixed at compile time.
+template <int32_t kNq, int32_t kNkv, int32_t kDk, int32_t kDv>
+struct Attention {
+  static_assert(kNq > 0 && kNkv > 0 && kDk > 0 && kDv > 0, "dimensions must be positive");
+  static constexpr size_t kArenaBytes = static_cast<size_t>(AttentionArenaBytes(kNkv, kDk));
+
+  static constexpr ea_attention_config Config(ea_mask mask = EA_MASK_NONE, float scale = 0.0f) {
+    return ea_attention_config{EA_DTYPE_F32, kNq, kNkv, kDk, kDv, mask, scale};
+  }
+
+  template <size_t kBytes>
+  static ea_status Plan(ea_attention_plan* plan, StaticArena<kBytes>& storage,
+                        ea_mask mask = EA_MASK_NONE, float scale = 0.0f) {
+    static_assert(kBytes >= kArenaBytes, "arena too small for this attention shape");
+    ea_arena arena;
+    const ea_status status = detail::InitArena(storage, &arena);
+    if (status != EA_OK) return status;
+    const ea_attention_config config = Config(mask, scale);
+    return ea_attention_plan_init(plan, &config, &arena);
+  }
+};
+
+// Single-head self-attention with shapes fixed at compile time.
+template <int32_t kMaxTokens, int32_t kDModel, int32_t kDk, int32_t kDv,
+          ea_position kPosition = EA_POSITION_NONE,
+          bool kTableInArena = kPosition == EA_POSITION_SINUSOIDAL>
+struct SelfAttention {
+  static_assert(kMaxTokens > 0 && kDModel > 0 && kDk > 0 && kDv > 0,
+                "dimensions must be positive");
+  static constexpr size_t kArenaBytes = static_cast<size_t>(SelfAttentionArenaBytes(
+      kMaxTokens, kDModel, kDk, kDv, StorageOf(kPosition, kTableInArena)));
+
+  static constexpr ea_self_attention_config Config(ea_mask mask = EA_MASK_NONE,
+                                                   const float* table = nullptr) {
+    return ea_self_attention_config{EA_DTYPE_F32, kMaxTokens, kDModel, kDk,
+                                    kDv,          mask,       kPosition, table};
+  }
+
+  template <size_t kBytes>
+  static ea_status Plan(ea_self_attention_plan* plan, const ea_self_attention_weights& weights,
+                        StaticArena<kBytes>& storage, ea_mask mask = EA_MASK_NONE,
+                        const float* table = nullptr) {
+    static_assert(kBytes >= kArenaBytes, "arena too small for this self-attention shape");
+    ea_arena arena;
+    const ea_status status = detail::InitArena(storage, &arena);
+    if (status != EA_OK) return status;
+    const ea_self_attention_config config = Config(mask, table);
+    return ea_self_attention_plan_init(plan, &config, &weights, &arena);
+  }
+};
+
+// Multi-head attention with shapes fixed at compile time.
+template <int32_t kMaxTokens, int32_t kDModel, int32_t kHeads,
+          ea_position kPosition = EA_POSITION_NONE,
+          bool kTableInArena = kPosition == EA_POSITION_SINUSOIDAL>
+struct Mha {
+  static_assert(kMaxTokens > 0 && kDModel > 0 && kHeads > 0, "dimensions must be positive");
+  static_assert(kDModel % kHeads == 0, "d_model must be divisible by the number of heads");
+  static constexpr size_t kArenaBytes = static_cast<size_t>(
+      MhaArenaBytes(kMaxTokens, kDModel, kHeads, StorageOf(kPosition, kTableInArena)));
+
+  static constexpr ea_mha_config Config(ea_mask mask = EA_MASK_NONE,
+                                        const float* table = nullptr) {
+    return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel, kHeads, mask, kPosition, table};
+  }
+
+  template <size_t kBytes>
+  static ea_status Plan(ea_mha_plan* plan, const ea_mha_weights& weights,
+                        StaticArena<kBytes>& storage, ea_mask mask = EA_MASK_NONE,
+                        const float* table = nullptr) {
+    static_assert(kBytes >= kArenaBytes, "arena too small for this MHA shape");
+    ea_arena arena;
+    const ea_status status = detail::InitArena(storage, &arena);
+    if (status != EA_OK) return status;
+    const ea_mha_config config = Config(mask, table);
+    return ea_mha_plan_init(plan, &config, &weights, &arena);
+  }
+};
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_EDGEATTN_HPP_

@@ -1,0 +1,51 @@
+// C entry points of the general Attention(Q, K, V) operation.
+#include "arena.h"
+#include "attention_core.h"
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/edgeattn.h"
+#include "validation.h"
+
+using edgeattn::AttentionArenaBytes;
+
+extern "C" {
+
+ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* bytes) {
+  if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  const ea_status status = edgeattn::ValidateAttentionConfig(*config);
+  if (status != EA_OK) return status;
+  return edgeattn::ToSize(AttentionArenaBytes(config->n_kv, config->d_k), bytes);
+}
+
+ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_config* config,
+                                 ea_arena* arena) {
+  if (plan == nullptr || config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
+  ea_status status = edgeattn::ValidateAttentionConfig(*config);
+  if (status == EA_OK) {
+    status = edgeattn::CheckArenaFits(arena, AttentionArenaBytes(config->n_kv, config->d_k));
+  }
+  if (status != EA_OK) return status;
+  edgeattn::CarveAttentionCore(*config, arena, plan);
+  return EA_OK;
+}
+
+ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const float* k,
+                           const float* v, int32_t n_valid_keys, float* out,
+                           float* attn_weights) {
+  if (plan == nullptr || q == nullptr || k == nullptr || v == nullptr || out == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  if (plan->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
+  const ea_attention_config& c = plan->config;
+  if (n_valid_keys < 0 || n_valid_keys > c.n_kv) return EA_ERR_BAD_ARGUMENT;
+  if (attn_weights != nullptr && edgeattn::CheckElements(c.n_q, c.n_kv) != EA_OK) {
+    return EA_ERR_DIMENSION_OVERFLOW;
+  }
+  edgeattn::CoreOperands operands{q,   static_cast<size_t>(c.d_k), k,
+                                  static_cast<size_t>(c.d_k),      v,
+                                  static_cast<size_t>(c.d_v),      out,
+                                  static_cast<size_t>(c.d_v),      attn_weights};
+  edgeattn::RunAttentionCore(*plan, c.n_q, c.n_kv, n_valid_keys, operands);
+  return EA_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,39 @@
+// The attention core as the three operations share it: validating its shape,
+// carving its arena regions, and running it on strided operands.
+#ifndef EDGEATTN_SRC_ATTENTION_CORE_H_
+#define EDGEATTN_SRC_ATTENTION_CORE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edgeattn/edgeattn.h"
+
+namespace edgeattn {
+
+// Shape, dtype, mask and scale checks of an attention config.
+ea_status ValidateAttentionConfig(const ea_attention_config& config);
+
+// Carves the core's regions (AttentionArenaBytes) and fills `core`. The caller
+// has checked that they fit.
+void CarveAttentionCore(const ea_attention_config& config, ea_arena* arena,
+                        ea_attention_plan* core);
+
+// Operands of one core run: row-major with leading dimensions.
+struct CoreOperands {
+  const float* q;
+  size_t ld_q;
+  const float* k;
+  size_t ld_k;
+  const float* v;
+  size_t ld_v;
+  float* out;
+  size_t ld_out;
+  float* weights;  // NULL or [n_q, n_kv] with leading dimension n_kv
+};
+
+void RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n_kv,
+                      int32_t n_valid_keys, const CoreOperands& operands);
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_ATTENTION_CORE_H_

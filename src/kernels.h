@@ -1,0 +1,50 @@
+// The SIMD kernels as the rest of the library sees them: plain functions that
+// dispatch to the best Highway target (dynamic builds) or to the one target
+// the build was compiled for (static builds). Arguments are already validated.
+#ifndef EDGEATTN_SRC_KERNELS_H_
+#define EDGEATTN_SRC_KERNELS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace edgeattn {
+
+// One Attention(Q, K, V) over strided row-major operands. The output rows
+// double as the running accumulator, so out must not alias q, k or v.
+struct AttentionArgs {
+  const float* q;
+  const float* k;
+  const float* v;
+  float* out;
+  float* weights;  // NULL or [n_q, ld_weights]
+  int32_t n_q;
+  int32_t n_kv;
+  int32_t d_k;
+  int32_t d_v;
+  size_t ld_q;
+  size_t ld_k;
+  size_t ld_v;
+  size_t ld_out;
+  size_t ld_weights;
+  int32_t n_valid_keys;  // keys >= this are padding
+  bool causal;           // bottom-right aligned
+  float scale;
+  float* packed_keys;  // arena: d_k x RoundUp(n_kv, kKeyBlock)
+  float* score_tile;   // arena: kQueryBlock x kKeyBlock
+};
+void AttentionF32(const AttentionArgs& args);
+
+// y[r, o] = bias[o] + sum_i x[r, i] * w[o, i] for r < rows, o < n_out.
+// bias may be NULL.
+void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* w,
+               const float* bias, int32_t n_out, float* y, size_t ld_y);
+
+// out[i] = a[i] + b[i].
+void AddF32(const float* a, const float* b, float* out, size_t count);
+
+// hwy::TargetName of the target the dispatcher picks now.
+const char* ActiveTargetName();
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_KERNELS_H_

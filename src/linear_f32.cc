@@ -1,0 +1,37 @@
+// Per-target instantiation and dispatch of the projection kernel.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "linear_f32.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "linear_f32-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace edgeattn {
+namespace HWY_NAMESPACE {
+
+void LinearF32Target(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* w,
+                     const float* bias, int32_t n_out, float* y, size_t ld_y) {
+  LinearRows(x, ld_x, rows, n_in, w, bias, n_out, y, ld_y);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace edgeattn
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "dispatch.h"
+#include "kernels.h"
+
+namespace edgeattn {
+
+EA_EXPORT(LinearF32Target);
+
+void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* w,
+               const float* bias, int32_t n_out, float* y, size_t ld_y) {
+  EA_DISPATCH(LinearF32Target)(x, ld_x, rows, n_in, w, bias, n_out, y, ld_y);
+}
+
+}  // namespace edgeattn
+#endif  // HWY_ONCE

@@ -1,0 +1,116 @@
+// C entry points of multi-head attention with PyTorch nn.MultiheadAttention's
+// weight layout (in_proj rows: W_Q, W_K, W_V; out_proj).
+#include "arena.h"
+#include "attention_core.h"
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/edgeattn.h"
+#include "kernels.h"
+#include "model_input.h"
+#include "validation.h"
+
+namespace edgeattn {
+namespace {
+
+ea_attention_config CoreConfig(const ea_mha_config& c) {
+  ea_attention_config core{};
+  core.dtype = c.dtype;
+  core.n_q = c.max_tokens;
+  core.n_kv = c.max_tokens;
+  core.d_k = c.d_model / c.heads;
+  core.d_v = core.d_k;
+  core.mask = c.mask;
+  core.scale = 0.0f;
+  return core;
+}
+
+ea_status Validate(const ea_mha_config& c) {
+  ea_status status = CheckDtype(c.dtype);
+  if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.heads, 1);
+  if (status == EA_OK && c.d_model % c.heads != 0) status = EA_ERR_HEADS_MISMATCH;
+  if (status == EA_OK) status = ValidateModelInput(c.max_tokens, c.d_model, c.position,
+                                                   c.position_table);
+  if (status == EA_OK) status = CheckElements(3 * static_cast<int64_t>(c.d_model), c.d_model);
+  if (status == EA_OK) status = ValidateAttentionConfig(CoreConfig(c));
+  return status;
+}
+
+uint64_t ArenaBytes(const ea_mha_config& c) {
+  return MhaArenaBytes(c.max_tokens, c.d_model, c.heads, StorageFor(c.position, c.position_table));
+}
+
+}  // namespace
+}  // namespace edgeattn
+
+extern "C" {
+
+ea_status ea_mha_arena_size(const ea_mha_config* config, size_t* bytes) {
+  if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  const ea_status status = edgeattn::Validate(*config);
+  if (status != EA_OK) return status;
+  return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);
+}
+
+ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
+                           const ea_mha_weights* weights, ea_arena* arena) {
+  if (plan == nullptr || config == nullptr || weights == nullptr || arena == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  ea_status status = edgeattn::Validate(*config);
+  if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, edgeattn::ArenaBytes(*config));
+  if (status != EA_OK) return status;
+
+  const ea_mha_config& c = *config;
+  const uint64_t elements = static_cast<uint64_t>(c.max_tokens) * static_cast<uint64_t>(c.d_model);
+  plan->config = c;
+  plan->weights = *weights;
+  edgeattn::CarvePositions(c.position, c.position_table, c.max_tokens, c.d_model, arena,
+                           &plan->position_table, &plan->x_positioned);
+  plan->q = edgeattn::CarveFloats(arena, elements);
+  plan->k = edgeattn::CarveFloats(arena, elements);
+  plan->v = edgeattn::CarveFloats(arena, elements);
+  plan->heads_concat = edgeattn::CarveFloats(arena, elements);
+  edgeattn::CarveAttentionCore(edgeattn::CoreConfig(c), arena, &plan->core);
+  plan->ready = EA_PLAN_READY;
+  return EA_OK;
+}
+
+ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
+                     int32_t n_valid_keys, float* y, float* attn_weights) {
+  if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
+  const int64_t weight_elements =
+      attn_weights != nullptr
+          ? static_cast<int64_t>(plan->config.heads) * n_tokens * n_tokens
+          : 0;
+  const ea_status status = edgeattn::CheckRunLengths(
+      plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys, weight_elements);
+  if (status != EA_OK) return status;
+
+  const ea_mha_config& c = plan->config;
+  const ea_mha_weights& w = plan->weights;
+  const size_t e = static_cast<size_t>(c.d_model);
+  const float* input =
+      edgeattn::PositionedInput(x, plan->position_table, plan->x_positioned, n_tokens, c.d_model);
+  float* projections[3] = {plan->q, plan->k, plan->v};
+  for (size_t part = 0; part < 3; ++part) {
+    const float* bias = w.in_proj_bias != nullptr ? w.in_proj_bias + part * e : nullptr;
+    edgeattn::LinearF32(input, e, n_tokens, c.d_model, w.in_proj_weight + part * e * e, bias,
+                        c.d_model, projections[part], e);
+  }
+  const size_t d_k = e / static_cast<size_t>(c.heads);
+  const size_t head_weights = static_cast<size_t>(n_tokens) * static_cast<size_t>(n_tokens);
+  for (size_t h = 0; h < static_cast<size_t>(c.heads); ++h) {
+    const edgeattn::CoreOperands operands{
+        plan->q + h * d_k, e, plan->k + h * d_k, e, plan->v + h * d_k, e,
+        plan->heads_concat + h * d_k, e,
+        attn_weights != nullptr ? attn_weights + h * head_weights : nullptr};
+    edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands);
+  }
+  edgeattn::LinearF32(plan->heads_concat, e, n_tokens, c.d_model, w.out_proj_weight,
+                      w.out_proj_bias, c.d_model, y, e);
+  return EA_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,47 @@
+#include "model_input.h"
+
+#include "arena.h"
+#include "kernels.h"
+#include "validation.h"
+
+namespace edgeattn {
+
+ea_status ValidateModelInput(int32_t max_tokens, int32_t d_model, ea_position position,
+                             const float* table) {
+  ea_status status = CheckPositive(max_tokens, d_model, 1, 1);
+  if (status == EA_OK) status = CheckElements(max_tokens, d_model);
+  if (status == EA_OK) status = CheckPosition(position, table);
+  return status;
+}
+
+void CarvePositions(ea_position position, const float* caller_table, int32_t max_tokens,
+                    int32_t d_model, ea_arena* arena, const float** table,
+                    float** x_positioned) {
+  const uint64_t elements = static_cast<uint64_t>(max_tokens) * static_cast<uint64_t>(d_model);
+  *table = nullptr;
+  *x_positioned = nullptr;
+  switch (StorageFor(position, caller_table)) {
+    case PositionStorage::kNone:
+      return;
+    case PositionStorage::kCaller:
+      *table = caller_table;
+      break;
+    case PositionStorage::kArena: {
+      float* filled = CarveFloats(arena, elements);
+      ea_sinusoidal_table_fill(filled, max_tokens, d_model);
+      *table = filled;
+      break;
+    }
+  }
+  *x_positioned = CarveFloats(arena, elements);
+}
+
+const float* PositionedInput(const float* x, const float* table, float* x_positioned,
+                             int32_t n_tokens, int32_t d_model) {
+  if (table == nullptr) return x;
+  AddF32(x, table, x_positioned,
+         static_cast<size_t>(n_tokens) * static_cast<size_t>(d_model));
+  return x_positioned;
+}
+
+}  // namespace edgeattn

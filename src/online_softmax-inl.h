@@ -1,0 +1,146 @@
+// Online (streaming) softmax for one query row, one key panel at a time.
+//
+// The row keeps a running maximum m and sum l of exp(score - m); the output
+// row itself is the accumulator O. A new panel with a larger maximum rescales
+// l and O by exp(m_old - m_new) once; the scores become probabilities in
+// place and O += P V_panel. Dividing by l happens once at the end. m starts
+// at a large negative *finite* value, so a row that never sees a key keeps
+// l = 0 and O = 0 instead of producing NaN from (-inf) - (-inf).
+
+#if defined(EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_
+#undef EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_
+#else
+#define EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_
+#endif
+
+#include <stddef.h>
+
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+#include "vector_tail-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace edgeattn {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+inline constexpr float kInitialRowMax = -1e30f;
+
+struct RowState {
+  float max;  // running maximum of scaled scores
+  float sum;  // running sum of exp(scaled score - max)
+};
+
+// Largest of scores[0, count), count >= 1.
+template <class D>
+HWY_INLINE float MaxOfScores(D d, const float* HWY_RESTRICT scores, size_t count) {
+  const size_t lanes = hn::Lanes(d);
+  const float lowest = -hwy::HighestValue<float>();
+  auto best = hn::Set(d, lowest);
+  size_t j = 0;
+  for (; j + lanes <= count; j += lanes) best = hn::Max(best, hn::LoadU(d, scores + j));
+  if (j < count) best = hn::Max(best, LoadTail(d, scores + j, count - j, lowest));
+  return hn::GetLane(hn::MaxOfLanes(d, best));
+}
+
+// scores[j] = exp(scale * scores[j] - row_max) for j < count; returns their sum.
+template <class D>
+HWY_INLINE float ExponentiateScores(D d, float* HWY_RESTRICT scores, size_t count, float scale,
+                                    float row_max) {
+  const size_t lanes = hn::Lanes(d);
+  const auto vscale = hn::Set(d, scale);
+  const auto vmax = hn::Set(d, row_max);
+  auto total = hn::Zero(d);
+  size_t j = 0;
+  for (; j + lanes <= count; j += lanes) {
+    const auto p = hn::Exp(d, hn::MulSub(vscale, hn::LoadU(d, scores + j), vmax));
+    hn::StoreU(p, d, scores + j);
+    total = hn::Add(total, p);
+  }
+  if (j < count) {
+    const size_t rest = count - j;
+    const auto p = hn::IfThenElseZero(
+        hn::FirstN(d, rest),
+        hn::Exp(d, hn::MulSub(vscale, LoadTail(d, scores + j, rest, 0.0f), vmax)));
+    StoreTail(d, p, scores + j, rest);
+    total = hn::Add(total, p);
+  }
+  return hn::GetLane(hn::SumOfLanes(d, total));
+}
+
+// out = out * rescale + sum_j probs[j] * values[j * ld_values + 0 .. d_v).
+template <class D>
+HWY_INLINE void AccumulateValues(D d, const float* HWY_RESTRICT probs, size_t count,
+                                 const float* HWY_RESTRICT values, size_t ld_values, size_t d_v,
+                                 float rescale, float* HWY_RESTRICT out) {
+  const size_t lanes = hn::Lanes(d);
+  const auto vrescale = hn::Set(d, rescale);
+  size_t c = 0;
+  for (; c + lanes <= d_v; c += lanes) {
+    auto acc = hn::Mul(hn::LoadU(d, out + c), vrescale);
+    for (size_t j = 0; j < count; ++j) {
+      acc = hn::MulAdd(hn::Set(d, probs[j]), hn::LoadU(d, values + j * ld_values + c), acc);
+    }
+    hn::StoreU(acc, d, out + c);
+  }
+  if (c < d_v) {
+    const size_t rest = d_v - c;
+    auto acc = hn::Mul(LoadTail(d, out + c, rest, 0.0f), vrescale);
+    for (size_t j = 0; j < count; ++j) {
+      acc = hn::MulAdd(hn::Set(d, probs[j]), LoadTail(d, values + j * ld_values + c, rest, 0.0f),
+                       acc);
+    }
+    StoreTail(d, acc, out + c, rest);
+  }
+}
+
+// Folds `count` raw scores of one panel (already masked: only visible keys)
+// into the row's state and output accumulator. Overwrites scores with
+// unnormalised probabilities.
+template <class D>
+HWY_INLINE void OnlineSoftmaxStep(D d, float* HWY_RESTRICT scores, size_t count, float scale,
+                                  const float* HWY_RESTRICT values, size_t ld_values, size_t d_v,
+                                  RowState* state, float* HWY_RESTRICT out) {
+  const float panel_max = scale * MaxOfScores(d, scores, count);
+  float rescale = 1.0f;
+  if (panel_max > state->max) {
+    rescale = hn::GetLane(hn::Exp(d, hn::Set(d, state->max - panel_max)));
+    state->max = panel_max;
+    state->sum *= rescale;
+  }
+  state->sum += ExponentiateScores(d, scores, count, scale, state->max);
+  AccumulateValues(d, scores, count, values, ld_values, d_v, rescale, out);
+}
+
+// out[j] = exp(scale * scores[j] - max) / sum for j < visible, 0 for
+// visible <= j < width: one row segment of the attention weights.
+template <class D>
+HWY_INLINE void WriteProbabilities(D d, const float* HWY_RESTRICT scores, size_t visible,
+                                   size_t width, float scale, const RowState& state,
+                                   float* HWY_RESTRICT out) {
+  const float inverse_sum = state.sum > 0.0f ? 1.0f / state.sum : 0.0f;
+  const size_t lanes = hn::Lanes(d);
+  const auto vscale = hn::Set(d, scale);
+  const auto vmax = hn::Set(d, state.max);
+  const auto vinv = hn::Set(d, inverse_sum);
+  size_t j = 0;
+  for (; j + lanes <= visible; j += lanes) {
+    const auto p = hn::Exp(d, hn::MulSub(vscale, hn::LoadU(d, scores + j), vmax));
+    hn::StoreU(hn::Mul(p, vinv), d, out + j);
+  }
+  if (j < visible) {
+    const size_t rest = visible - j;
+    const auto p = hn::Exp(d, hn::MulSub(vscale, LoadTail(d, scores + j, rest, 0.0f), vmax));
+    StoreTail(d, hn::Mul(p, vinv), out + j, rest);
+    j = visible;
+  }
+  for (; j < width; ++j) out[j] = 0.0f;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace edgeattn
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

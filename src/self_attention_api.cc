@@ -1,0 +1,107 @@
+// C entry points of single-head self-attention from X with W_Q, W_K, W_V.
+#include "arena.h"
+#include "attention_core.h"
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/edgeattn.h"
+#include "kernels.h"
+#include "model_input.h"
+#include "validation.h"
+
+namespace edgeattn {
+namespace {
+
+// The core runs on n x n (self-attention), planned for max_tokens.
+ea_attention_config CoreConfig(const ea_self_attention_config& c) {
+  ea_attention_config core{};
+  core.dtype = c.dtype;
+  core.n_q = c.max_tokens;
+  core.n_kv = c.max_tokens;
+  core.d_k = c.d_k;
+  core.d_v = c.d_v;
+  core.mask = c.mask;
+  core.scale = 0.0f;
+  return core;
+}
+
+ea_status Validate(const ea_self_attention_config& c) {
+  ea_status status = CheckDtype(c.dtype);
+  if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.d_k, c.d_v);
+  if (status == EA_OK) status = ValidateModelInput(c.max_tokens, c.d_model, c.position,
+                                                   c.position_table);
+  if (status == EA_OK) status = CheckElements(c.d_k, c.d_model);
+  if (status == EA_OK) status = CheckElements(c.d_v, c.d_model);
+  if (status == EA_OK) status = ValidateAttentionConfig(CoreConfig(c));
+  return status;
+}
+
+uint64_t ArenaBytes(const ea_self_attention_config& c) {
+  return SelfAttentionArenaBytes(c.max_tokens, c.d_model, c.d_k, c.d_v,
+                                 StorageFor(c.position, c.position_table));
+}
+
+}  // namespace
+}  // namespace edgeattn
+
+extern "C" {
+
+ea_status ea_self_attention_arena_size(const ea_self_attention_config* config, size_t* bytes) {
+  if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  const ea_status status = edgeattn::Validate(*config);
+  if (status != EA_OK) return status;
+  return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);
+}
+
+ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
+                                      const ea_self_attention_config* config,
+                                      const ea_self_attention_weights* weights, ea_arena* arena) {
+  if (plan == nullptr || config == nullptr || weights == nullptr || arena == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  if (weights->w_q == nullptr || weights->w_k == nullptr || weights->w_v == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  ea_status status = edgeattn::Validate(*config);
+  if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, edgeattn::ArenaBytes(*config));
+  if (status != EA_OK) return status;
+
+  const ea_self_attention_config& c = *config;
+  const uint64_t n = static_cast<uint64_t>(c.max_tokens);
+  plan->config = c;
+  plan->weights = *weights;
+  edgeattn::CarvePositions(c.position, c.position_table, c.max_tokens, c.d_model, arena,
+                           &plan->position_table, &plan->x_positioned);
+  plan->q = edgeattn::CarveFloats(arena, n * static_cast<uint64_t>(c.d_k));
+  plan->k = edgeattn::CarveFloats(arena, n * static_cast<uint64_t>(c.d_k));
+  plan->v = edgeattn::CarveFloats(arena, n * static_cast<uint64_t>(c.d_v));
+  edgeattn::CarveAttentionCore(edgeattn::CoreConfig(c), arena, &plan->core);
+  plan->ready = EA_PLAN_READY;
+  return EA_OK;
+}
+
+ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float* x,
+                                int32_t n_tokens, int32_t n_valid_keys, float* y,
+                                float* attn_weights) {
+  if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
+  const int64_t weight_elements =
+      attn_weights != nullptr ? static_cast<int64_t>(n_tokens) * n_tokens : 0;
+  const ea_status status = edgeattn::CheckRunLengths(
+      plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys, weight_elements);
+  if (status != EA_OK) return status;
+
+  const ea_self_attention_config& c = plan->config;
+  const ea_self_attention_weights& w = plan->weights;
+  const float* input =
+      edgeattn::PositionedInput(x, plan->position_table, plan->x_positioned, n_tokens, c.d_model);
+  const size_t d_model = static_cast<size_t>(c.d_model);
+  const size_t d_k = static_cast<size_t>(c.d_k);
+  const size_t d_v = static_cast<size_t>(c.d_v);
+  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, w.w_q, w.b_q, c.d_k, plan->q, d_k);
+  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, w.w_k, w.b_k, c.d_k, plan->k, d_k);
+  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, w.w_v, w.b_v, c.d_v, plan->v, d_v);
+  const edgeattn::CoreOperands operands{plan->q, d_k, plan->k, d_k, plan->v,
+                                        d_v,     y,   d_v,     attn_weights};
+  edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands);
+  return EA_OK;
+}
+
+}  // extern "C"

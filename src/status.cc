@@ -1,0 +1,32 @@
+// Status strings. Firmware that cannot spare the bytes builds with
+// -DEDGEATTN_NO_ERROR_STRINGS and gets "" for every code.
+#include "edgeattn/edgeattn.h"
+
+extern "C" const char* ea_status_str(ea_status status) {
+#if defined(EDGEATTN_NO_ERROR_STRINGS)
+  (void)status;
+  return "";
+#else
+  switch (status) {
+    case EA_OK:
+      return "ok";
+    case EA_ERR_NULL_POINTER:
+      return "a required pointer is NULL";
+    case EA_ERR_BAD_DIMENSION:
+      return "a dimension is zero, negative or out of the planned range";
+    case EA_ERR_DIMENSION_OVERFLOW:
+      return "a tensor or the arena would be too large to address";
+    case EA_ERR_HEADS_MISMATCH:
+      return "d_model is not divisible by the number of heads";
+    case EA_ERR_ARENA_TOO_SMALL:
+      return "the arena has fewer free bytes than the plan needs";
+    case EA_ERR_ARENA_MISALIGNED:
+      return "the arena is not aligned to EA_ARENA_ALIGNMENT bytes";
+    case EA_ERR_BAD_ARGUMENT:
+      return "an argument is out of range, or the plan is not initialised";
+    case EA_ERR_UNSUPPORTED:
+      return "not supported by this build";
+  }
+  return "unknown status";
+#endif
+}

@@ -1,0 +1,60 @@
+#include "validation.h"
+
+namespace edgeattn {
+
+ea_status CheckDtype(ea_dtype dtype) {
+  switch (dtype) {
+    case EA_DTYPE_F32:
+      return EA_OK;
+    case EA_DTYPE_INT8:
+    case EA_DTYPE_INT16:
+      return EA_ERR_UNSUPPORTED;
+  }
+  return EA_ERR_BAD_ARGUMENT;
+}
+
+ea_status CheckPositive(int32_t a, int32_t b, int32_t c, int32_t d) {
+  return (a > 0 && b > 0 && c > 0 && d > 0) ? EA_OK : EA_ERR_BAD_DIMENSION;
+}
+
+ea_status CheckElements(int64_t rows, int64_t cols) {
+  return rows * cols <= EA_MAX_ELEMENTS ? EA_OK : EA_ERR_DIMENSION_OVERFLOW;
+}
+
+ea_status CheckMask(ea_mask mask) {
+  return (mask == EA_MASK_NONE || mask == EA_MASK_CAUSAL) ? EA_OK : EA_ERR_BAD_ARGUMENT;
+}
+
+ea_status CheckPosition(ea_position position, const float* table) {
+  switch (position) {
+    case EA_POSITION_NONE:
+    case EA_POSITION_SINUSOIDAL:
+      return EA_OK;
+    case EA_POSITION_LEARNED:
+      return table != nullptr ? EA_OK : EA_ERR_NULL_POINTER;
+  }
+  return EA_ERR_BAD_ARGUMENT;
+}
+
+PositionStorage StorageFor(ea_position position, const float* table) {
+  if (position == EA_POSITION_NONE) return PositionStorage::kNone;
+  if (position == EA_POSITION_SINUSOIDAL && table == nullptr) return PositionStorage::kArena;
+  return PositionStorage::kCaller;
+}
+
+ea_status ToSize(uint64_t bytes, size_t* out) {
+  if (bytes > static_cast<uint64_t>(SIZE_MAX)) return EA_ERR_DIMENSION_OVERFLOW;
+  *out = static_cast<size_t>(bytes);
+  return EA_OK;
+}
+
+ea_status CheckRunLengths(uint32_t ready, int32_t n_tokens, int32_t max_tokens,
+                          int32_t n_valid_keys, int64_t weight_elements) {
+  if (ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
+  if (n_tokens <= 0 || n_tokens > max_tokens) return EA_ERR_BAD_DIMENSION;
+  if (n_valid_keys < 0 || n_valid_keys > n_tokens) return EA_ERR_BAD_ARGUMENT;
+  if (weight_elements > EA_MAX_ELEMENTS) return EA_ERR_DIMENSION_OVERFLOW;
+  return EA_OK;
+}
+
+}  // namespace edgeattn

@@ -1,0 +1,40 @@
+// Plan-time validation shared by every operation: each check returns the
+// status a caller gets for that kind of bad input (see ea_status).
+#ifndef EDGEATTN_SRC_VALIDATION_H_
+#define EDGEATTN_SRC_VALIDATION_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/edgeattn.h"
+
+namespace edgeattn {
+
+// Float32 is implemented; the fixed-point dtypes are reserved.
+ea_status CheckDtype(ea_dtype dtype);
+
+// Every value > 0.
+ea_status CheckPositive(int32_t a, int32_t b, int32_t c, int32_t d);
+
+// rows * cols <= EA_MAX_ELEMENTS (both already positive).
+ea_status CheckElements(int64_t rows, int64_t cols);
+
+ea_status CheckMask(ea_mask mask);
+
+// Known position kind; LEARNED needs its table.
+ea_status CheckPosition(ea_position position, const float* table);
+
+PositionStorage StorageFor(ea_position position, const float* table);
+
+// Arena bytes as a size_t, or EA_ERR_DIMENSION_OVERFLOW on 32-bit targets.
+ea_status ToSize(uint64_t bytes, size_t* out);
+
+// The runtime checks every run does: a ready plan, n_tokens in [1, max],
+// n_valid_keys in [0, n_tokens], a weights output that is addressable.
+ea_status CheckRunLengths(uint32_t ready, int32_t n_tokens, int32_t max_tokens,
+                          int32_t n_valid_keys, int64_t weight_elements);
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_VALIDATION_H_

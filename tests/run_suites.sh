@@ -1,0 +1,55 @@
+#!/bin/sh
+# Runs every test binary, then the static archive's link checks, and ends with
+# one line "N passed, N failed" summing them all (CI reads that line).
+#   run_suites.sh "<emulator or empty>" <nm> <libedgeattn.a> <test binaries...>
+run="$1"
+nm_tool="$2"
+archive="$3"
+shift 3
+passed=0
+failed=0
+skipped=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+for binary in "$@"; do
+  echo "=== $binary"
+  # shellcheck disable=SC2086  # $run may be empty or a command with arguments
+  $run "$binary" >"$log" 2>&1
+  status=$?
+  cat "$log"
+  ok=$(grep -c '^\[       OK \]' "$log")
+  bad=$(grep -cE '^\[  FAILED  \] .*\([0-9]+ ms\)$' "$log")
+  skip=$(grep -cE '^\[  SKIPPED \] .*\([0-9]+ ms\)$' "$log")
+  if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then
+    echo "*** $binary exited with status $status without a failed test: counted as a failure"
+    bad=1
+  fi
+  passed=$((passed + ok))
+  failed=$((failed + bad))
+  skipped=$((skipped + skip))
+done
+
+# The archive must not pull in a heap, exceptions or RTTI (firmware links it).
+check_absent() {
+  name="$1"
+  pattern="$2"
+  found=$($nm_tool -u "$archive" 2>/dev/null | awk '{print $NF}' | grep -E "$pattern" | sort -u)
+  if [ -z "$found" ]; then
+    echo "[       OK ] archive: no $name references"
+    passed=$((passed + 1))
+  else
+    echo "[  FAILED  ] archive: references $name:" $found
+    failed=$((failed + 1))
+  fi
+}
+echo "=== link checks on $archive"
+check_absent "heap" '^(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|memalign|_Zn[wa].*|_Zd[la].*)$'
+check_absent "exception or RTTI" '^(__cxa_throw|__cxa_allocate_exception|__cxa_begin_catch|__gxx_personality_v0|_ZTI.*|__cxa_guard_acquire)$'
+
+if [ "$skipped" -gt 0 ]; then
+  echo "$passed passed, $failed failed, $skipped skipped"
+else
+  echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

@@ -1,0 +1,147 @@
+// Attention(Q, K, V) against the double-precision reference on every SIMD
+// target: shapes that are not multiples of any vector or block size, causal
+// and padding masks, n_q != n_kv, fully masked rows, large scores, and the
+// optional attention-weights output.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "edgeattn/edgeattn.h"
+#include "reference/random_tensor.h"
+#include "reference/reference_attention.h"
+#include "simd_targets.h"
+#include "test_support.h"
+
+namespace edgeattn_test {
+namespace {
+
+struct AttentionRun {
+  ea_status status;
+  std::vector<float> out;
+  std::vector<float> weights;
+};
+
+// Plans and runs one attention with the given inputs; weights are requested
+// when want_weights.
+AttentionRun RunAttention(const AttentionProblem& p, const std::vector<float>& q,
+                          const std::vector<float>& k, const std::vector<float>& v,
+                          bool want_weights) {
+  const ea_attention_config config{EA_DTYPE_F32, p.n_q, p.n_kv, p.d_k, p.d_v,
+                                   p.causal ? EA_MASK_CAUSAL : EA_MASK_NONE,
+                                   static_cast<float>(p.scale)};
+  AttentionRun run{EA_OK, std::vector<float>(static_cast<size_t>(p.n_q) * p.d_v, NAN),
+                   std::vector<float>(want_weights ? static_cast<size_t>(p.n_q) * p.n_kv : 0, NAN)};
+  size_t bytes = 0;
+  run.status = ea_attention_arena_size(&config, &bytes);
+  if (run.status != EA_OK) return run;
+  AlignedBytes storage(bytes);
+  ea_arena arena;
+  ea_attention_plan plan;
+  run.status = ea_arena_init(&arena, storage.data(), storage.size());
+  if (run.status == EA_OK) run.status = ea_attention_plan_init(&plan, &config, &arena);
+  if (run.status == EA_OK) {
+    run.status = ea_attention_run(&plan, q.data(), k.data(), v.data(), p.n_valid_keys,
+                                  run.out.data(), want_weights ? run.weights.data() : nullptr);
+  }
+  return run;
+}
+
+// Random inputs for a problem, scaled by `magnitude`.
+struct Inputs {
+  std::vector<float> q, k, v;
+};
+Inputs MakeInputs(const AttentionProblem& p, uint64_t seed, double magnitude = 1.0) {
+  return Inputs{RandomTensor(static_cast<size_t>(p.n_q) * p.d_k, seed, magnitude),
+                RandomTensor(static_cast<size_t>(p.n_kv) * p.d_k, seed + 1, magnitude),
+                RandomTensor(static_cast<size_t>(p.n_kv) * p.d_v, seed + 2)};
+}
+
+// Runs p on the library and the reference and checks output and weights.
+void ExpectMatchesReference(const AttentionProblem& p, uint64_t seed, double magnitude = 1.0) {
+  SCOPED_TRACE(testing::Message() << "n_q=" << p.n_q << " n_kv=" << p.n_kv << " d_k=" << p.d_k
+                                  << " d_v=" << p.d_v << " causal=" << p.causal
+                                  << " valid=" << p.n_valid_keys << " scale=" << p.scale);
+  const Inputs in = MakeInputs(p, seed, magnitude);
+  const AttentionRun run = RunAttention(p, in.q, in.k, in.v, /*want_weights=*/true);
+  ASSERT_EQ(run.status, EA_OK);
+  const ReferenceResult want =
+      ReferenceAttention(p, in.q.data(), p.d_k, in.k.data(), p.d_k, in.v.data(), p.d_v);
+  EXPECT_LE(NormScaledError(run.out.data(), want.out), kFloatErrorBound);
+  EXPECT_LE(NormScaledError(run.weights.data(), want.weights), kFloatErrorBound);
+}
+
+class AttentionPerTarget : public PerTargetTest {};
+
+TEST_P(AttentionPerTarget, MatchesReferenceOnOddShapes) {
+  const int lengths[] = {1, 3, 17, 63, 64, 65, 255, 1000};
+  const int feature_pairs[][2] = {{64, 64}, {3, 5}, {17, 33}};
+  uint64_t seed = 100;
+  for (int n : lengths) {
+    for (const auto& dims : feature_pairs) {
+      // The longest rows only with the widest features: they are the costly ones.
+      if (n == 1000 && dims[0] != 64) continue;
+      for (bool causal : {false, true}) {
+        ExpectMatchesReference({n, n, dims[0], dims[1], causal, n, 0.0}, seed++);
+      }
+    }
+  }
+}
+
+TEST_P(AttentionPerTarget, MatchesReferenceWithKeyPadding) {
+  ExpectMatchesReference({65, 65, 16, 16, false, 40, 0.0}, 1);
+  ExpectMatchesReference({65, 65, 16, 16, true, 40, 0.0}, 2);
+  ExpectMatchesReference({130, 130, 8, 24, false, 64, 0.0}, 3);
+  ExpectMatchesReference({7, 200, 32, 8, false, 129, 0.0}, 4);
+}
+
+TEST_P(AttentionPerTarget, QueriesAndKeysOfDifferentLengths) {
+  // Fewer queries than keys: the queries are the last positions (bottom-right causal).
+  ExpectMatchesReference({5, 77, 16, 16, true, 77, 0.0}, 10);
+  ExpectMatchesReference({5, 77, 16, 16, false, 77, 0.0}, 11);
+  ExpectMatchesReference({1, 300, 64, 64, true, 300, 0.0}, 12);
+  // More queries than keys: the first n_q - n_kv rows see no key.
+  ExpectMatchesReference({77, 5, 16, 16, true, 5, 0.0}, 13);
+  ExpectMatchesReference({100, 31, 9, 70, false, 31, 0.0}, 14);
+}
+
+TEST_P(AttentionPerTarget, CustomScaleAndLargeScoresStayFinite) {
+  ExpectMatchesReference({33, 47, 16, 16, false, 47, 0.05}, 20);
+  // Scores in the hundreds: a naive exp would overflow; the running max keeps
+  // every exponent <= 0.
+  ExpectMatchesReference({65, 129, 32, 32, true, 129, 0.0}, 21, /*magnitude=*/12.0);
+}
+
+TEST_P(AttentionPerTarget, FullyMaskedRowsAreZeroNotNaN) {
+  const AttentionProblem p{20, 70, 8, 12, false, 0, 0.0};  // every key is padding
+  const Inputs in = MakeInputs(p, 30);
+  const AttentionRun run = RunAttention(p, in.q, in.k, in.v, true);
+  ASSERT_EQ(run.status, EA_OK);
+  for (float value : run.out) ASSERT_EQ(value, 0.0f);
+  for (float value : run.weights) ASSERT_EQ(value, 0.0f);
+
+  // Causal with more queries than keys: rows 0..n_q-n_kv-1 see nothing.
+  const AttentionProblem causal{40, 10, 8, 8, true, 10, 0.0};
+  const Inputs in2 = MakeInputs(causal, 31);
+  const AttentionRun run2 = RunAttention(causal, in2.q, in2.k, in2.v, false);
+  ASSERT_EQ(run2.status, EA_OK);
+  for (int i = 0; i < 30; ++i) {
+    for (int c = 0; c < 8; ++c) ASSERT_EQ(run2.out[i * 8 + c], 0.0f) << "row " << i;
+  }
+  for (int i = 30; i < 40; ++i) EXPECT_NE(run2.out[i * 8], 0.0f) << "row " << i;
+}
+
+TEST_P(AttentionPerTarget, WeightsOutputDoesNotChangeTheResult) {
+  const AttentionProblem p{70, 90, 24, 40, true, 90, 0.0};
+  const Inputs in = MakeInputs(p, 40);
+  const AttentionRun with = RunAttention(p, in.q, in.k, in.v, true);
+  const AttentionRun without = RunAttention(p, in.q, in.k, in.v, false);
+  ASSERT_EQ(with.status, EA_OK);
+  ASSERT_EQ(without.status, EA_OK);
+  EXPECT_EQ(with.out, without.out);
+}
+
+EA_INSTANTIATE_PER_TARGET(AttentionPerTarget);
+
+}  // namespace
+}  // namespace edgeattn_test

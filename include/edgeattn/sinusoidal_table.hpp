@@ -7,6 +7,9 @@
 // EA_POSITION_SINUSOIDAL. The maths is done in double by constexpr sin, cos
 // and exp (std:: ones are not constexpr in C++17) and rounded once to float;
 // tests check every entry against the C library's double sin/cos.
+// Cost: about 60 constexpr steps per entry; GCC's default limit
+// (-fconstexpr-ops-limit=2^25) covers some 500k entries, clang's
+// -fconstexpr-steps default (1M) about 15k: raise it for bigger tables.
 #ifndef EDGEATTN_SINUSOIDAL_TABLE_HPP_
 #define EDGEATTN_SINUSOIDAL_TABLE_HPP_
 
@@ -15,36 +18,47 @@
 namespace edgeattn {
 namespace constexpr_math {
 
-inline constexpr double kTwoPiHigh = 6.28318530717958623200;  // 2 pi, split for
-inline constexpr double kTwoPiLow = 2.44929359829470635e-16;  // exact reduction
+inline constexpr double kHalfPiHigh = 1.57079632679489655800;  // pi/2, split for
+inline constexpr double kHalfPiLow = 6.12323399573676603587e-17;  // exact reduction
 inline constexpr double kLn10000 = 9.21034037197618273607;
 
-constexpr double Floor(double x) {
-  const double truncated = static_cast<double>(static_cast<int64_t>(x));
-  return truncated > x ? truncated - 1.0 : truncated;
+constexpr double Round(double x) {
+  const double shifted = x + 0.5;
+  const double truncated = static_cast<double>(static_cast<int64_t>(shifted));
+  return truncated > shifted ? truncated - 1.0 : truncated;
 }
 
-// x in [-pi, pi] from any x with |x| < 2^52 (Cody-Waite reduction).
-constexpr double ReduceAngle(double x) {
-  const double turns = Floor(x / kTwoPiHigh + 0.5);
-  return (x - turns * kTwoPiHigh) - turns * kTwoPiLow;
-}
-
-// Taylor series around 0 of sin (odd) or cos (even) until terms vanish.
+// Taylor series of sin (odd) or cos (even) for |r| <= pi/4: nine terms reach
+// below 1e-19.
 constexpr double Series(double r, bool odd) {
   double term = odd ? r : 1.0;
   double sum = term;
-  for (int k = odd ? 2 : 1; k < 60; k += 1) {
-    const int n = odd ? 2 * k - 1 : 2 * k;  // the power of the new term
+  for (int k = 1; k <= 9; ++k) {
+    const double n = odd ? 2.0 * k + 1.0 : 2.0 * k;  // the power of the new term
     term *= -r * r / ((n - 1.0) * n);
     sum += term;
-    if (term == 0.0) break;
   }
   return sum;
 }
 
-constexpr double Sin(double x) { return Series(ReduceAngle(x), true); }
-constexpr double Cos(double x) { return Series(ReduceAngle(x), false); }
+// sin(x + quarter_turns * pi/2): x = r + q pi/2 with |r| <= pi/4 (Cody-Waite).
+constexpr double SinShifted(double x, int64_t quarter_turns) {
+  const double q = Round(x / kHalfPiHigh);
+  const double r = (x - q * kHalfPiHigh) - q * kHalfPiLow;
+  switch ((static_cast<int64_t>(q) + quarter_turns) & 3) {
+    case 0:
+      return Series(r, true);
+    case 1:
+      return Series(r, false);
+    case 2:
+      return -Series(r, true);
+    default:
+      return -Series(r, false);
+  }
+}
+
+constexpr double Sin(double x) { return SinShifted(x, 0); }
+constexpr double Cos(double x) { return SinShifted(x, 1); }
 
 // exp(x) for x <= 0 (here x >= -ln 10000): e^(x/16) by series, squared 4 times.
 constexpr double Exp(double x) {

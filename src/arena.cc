@@ -20,7 +20,7 @@ ea_status CheckArenaFits(const ea_arena* arena, uint64_t bytes) {
 }
 
 float* CarveFloats(ea_arena* arena, uint64_t count) {
-  float* region = reinterpret_cast<float*>(arena->base + arena->used);
+  float* region = static_cast<float*>(static_cast<void*>(arena->base + arena->used));
   arena->used += static_cast<size_t>(FloatRegionBytes(count));
   return region;
 }

@@ -39,7 +39,7 @@ SUITE := $(BUILD)/tests/edgeattn_tests
 NO_HEAP := $(BUILD)/tests/no_heap_test
 DEMO := $(BUILD)/examples/demo
 
-.PHONY: all lib deps demo test asan test-run lint format format-check clean help
+.PHONY: all lib deps demo test asan test-run bench lint format format-check clean help
 
 all: lib
 
@@ -48,6 +48,7 @@ help:
 	@echo "make demo       install dependencies, build and run the demo"
 	@echo "make test       install dependencies, build and run every test suite"
 	@echo "make asan       the test suites under AddressSanitizer + UBSan"
+	@echo "make bench      benchmarks vs the machine's FMA peak and an Eigen baseline"
 	@echo "make lint       cppcheck over src/ and include/"
 	@echo "make format     clang-format every source in place"
 	@echo "TARGET=<name>   a toolchains/<name>.mk fragment (default: host)"
@@ -101,6 +102,27 @@ test-run: $(TEST_BINARIES)
 
 asan: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 test-run
+
+# Benchmarks (host only): Google Benchmark, Eigen as the peer a user would
+# write instead, both built for this exact CPU.
+BENCH := $(BUILD)/bench/attention_bench
+BENCH_SRCS := $(wildcard bench/*.cc)
+BENCH_OBJS := $(BENCH_SRCS:%.cc=$(BUILD)/%.o)
+BENCH_CXXFLAGS := -std=c++17 -O3 -march=native -DNDEBUG $(WARNINGS) -Iinclude \
+  -isystem /usr/include/eigen3 $(TARGET_CXXFLAGS) -MMD -MP
+
+$(BUILD)/bench/%.o: bench/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(BENCH_CXXFLAGS) -c $< -o $@
+
+$(BENCH): $(BENCH_OBJS) $(LIB)
+	$(CXX) -o $@ $^ -lbenchmark $(LIB_DEPS_LDLIBS) -pthread
+
+bench: deps
+	@sh tools/install_deps.sh libbenchmark-dev libeigen3-dev
+	@$(MAKE) --no-print-directory $(BENCH)
+	@mkdir -p bench/results
+	$(RUN) ./$(BENCH) --benchmark_out=bench/results/$(TARGET).json --benchmark_out_format=json
 
 lint:
 	@sh tools/install_deps.sh cppcheck

@@ -13,6 +13,7 @@
 #include "edgeattn/edgeattn.h"
 #include "reference/reference_attention.h"
 #include "simd_targets.h"
+#include "test_support.h"
 
 namespace {
 
@@ -21,27 +22,12 @@ namespace {
 using torch_golden::kTorchMhaCases;
 using torch_golden::TorchMhaCase;
 
-// Norm-scaled error bound against float64 PyTorch (float32 library rounding only).
-constexpr double kTolerance = 2e-5;
+// The documented float32 bound (test_support.h) holds against float64 PyTorch too.
+using edgeattn_test::kFloatErrorBound;
 
 std::vector<double> ToDouble(const float* values, size_t count) {
   return std::vector<double>(values, values + count);
 }
-
-// An over-allocated byte vector whose usable window starts EA_ARENA_ALIGNMENT-aligned.
-class AlignedBuffer {
- public:
-  explicit AlignedBuffer(size_t bytes) : storage_(bytes + EA_ARENA_ALIGNMENT) {
-    const uintptr_t raw = reinterpret_cast<uintptr_t>(storage_.data());
-    const uintptr_t aligned = (raw + EA_ARENA_ALIGNMENT - 1) & ~uintptr_t{EA_ARENA_ALIGNMENT - 1};
-    data_ = storage_.data() + (aligned - raw);
-  }
-  uint8_t* data() { return data_; }
-
- private:
-  std::vector<uint8_t> storage_;
-  uint8_t* data_ = nullptr;
-};
 
 class TorchGoldenMhaTest : public edgeattn_test::PerTargetTest {};
 
@@ -69,7 +55,7 @@ TEST_P(TorchGoldenMhaTest, MatchesTorchMultiheadAttention) {
 
     size_t arena_bytes = 0;
     ASSERT_EQ(ea_mha_arena_size(&config, &arena_bytes), EA_OK);
-    AlignedBuffer buffer(arena_bytes);
+    edgeattn_test::AlignedBytes buffer(arena_bytes);
     ea_arena arena{};
     ASSERT_EQ(ea_arena_init(&arena, buffer.data(), arena_bytes), EA_OK);
     ea_mha_plan plan{};
@@ -84,8 +70,8 @@ TEST_P(TorchGoldenMhaTest, MatchesTorchMultiheadAttention) {
         attn_weights.data(), ToDouble(c.attn_weights, weight_count));
     printf("[ torch    ] %-8s %-26s y err %.3g, weights err %.3g\n", ea_simd_target(), c.name,
            y_error, w_error);
-    EXPECT_LE(y_error, kTolerance);
-    EXPECT_LE(w_error, kTolerance);
+    EXPECT_LE(y_error, kFloatErrorBound);
+    EXPECT_LE(w_error, kFloatErrorBound);
   }
 }
 

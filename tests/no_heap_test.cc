@@ -1,0 +1,702 @@
+// Proof that no edgeattn entry point touches the heap (the library's central promise).
+//
+// How: this executable defines malloc, calloc, realloc, reallocarray, free, aligned_alloc,
+// posix_memalign, memalign, valloc, pvalloc and every global operator new / operator delete.
+// Definitions in the executable interpose glibc's for the whole process (libstdc++, libhwy and
+// libc's internal callers too); edgeattn is linked in statically. The replacements forward to
+// glibc's __libc_* functions and, while `g_armed` is set, count every call and record the first
+// few call stacks. HeapCallsDuring() arms around exactly one closure, so GoogleTest's own
+// allocations are not counted; buffers are allocated before arming. Every library call here is
+// armed, the process's first Highway-dispatched call included (it runs libhwy's one-time target
+// selection): nothing is warmed up unarmed. Self-tests show that each replacement counts.
+// ASan brings its own malloc, so this binary is never built with it.
+#include <errno.h>
+#include <execinfo.h>
+#include <malloc.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <hwy/targets.h>
+
+#include "edgeattn/edgeattn.h"
+#include "reference/random_tensor.h"
+#include "test_support.h"
+
+// glibc's real allocator, under names the replacements below do not shadow.
+extern "C" {
+void* __libc_malloc(size_t size);
+void* __libc_calloc(size_t count, size_t size);
+void* __libc_realloc(void* pointer, size_t size);
+void __libc_free(void* pointer);
+void* __libc_memalign(size_t alignment, size_t size);
+void* __libc_valloc(size_t size);
+void* __libc_pvalloc(size_t size);
+}
+
+namespace {
+
+std::atomic<bool> g_armed{false};
+std::atomic<size_t> g_heap_calls{0};
+
+// Call stacks of the first kMaxRecorded armed calls, printed after disarming.
+constexpr size_t kMaxRecorded = 4;
+constexpr int kMaxFrames = 48;
+const char* g_recorded_what[kMaxRecorded];
+void* g_recorded_frames[kMaxRecorded][kMaxFrames];
+int g_recorded_depth[kMaxRecorded];
+thread_local bool t_recording = false;
+
+// backtrace() loads libgcc_s (and allocates) on its first use: do that now, unarmed.
+const bool g_backtrace_primed = [] {
+  void* frame[2];
+  return backtrace(frame, 2) >= 0;
+}();
+
+void CountHeapCall(const char* what) {
+  if (!g_armed.load()) return;
+  const size_t index = g_heap_calls.fetch_add(1);
+  // A nested call from backtrace() itself is counted but not recorded.
+  if (index >= kMaxRecorded || t_recording) return;
+  t_recording = true;
+  g_recorded_what[index] = what;
+  g_recorded_depth[index] = backtrace(g_recorded_frames[index], kMaxFrames);
+  t_recording = false;
+}
+
+void PrintRecordedStacks(size_t calls) {
+  fprintf(stderr,
+          "*** %zu heap call(s) while armed; the first stacks follow "
+          "(resolve ./no_heap_test(+0x...) offsets with addr2line -Cfe):\n",
+          calls);
+  for (size_t i = 0; i < calls && i < kMaxRecorded; ++i) {
+    fprintf(stderr, "--- heap call %zu: %s\n", i + 1, g_recorded_what[i]);
+    backtrace_symbols_fd(g_recorded_frames[i], g_recorded_depth[i], STDERR_FILENO);
+  }
+}
+
+// Runs f with the counter armed and returns how many allocation or deallocation calls (of
+// any thread) it made. Stacks of counted calls go to stderr unless print_stacks is false.
+template <class F>
+size_t HeapCallsDuring(F f, bool print_stacks = true) {
+  g_heap_calls.store(0);
+  g_armed.store(true);
+  f();
+  g_armed.store(false);
+  const size_t calls = g_heap_calls.load();
+  if (calls > 0 && print_stacks) PrintRecordedStacks(calls);
+  return calls;
+}
+
+void* CountedMemalign(const char* what, size_t alignment, size_t size) {
+  CountHeapCall(what);
+  return __libc_memalign(alignment, size);
+}
+
+void* NewOrThrow(const char* what, size_t size) {
+  CountHeapCall(what);
+  void* pointer = __libc_malloc(size == 0 ? 1 : size);
+  if (pointer == nullptr) throw std::bad_alloc();
+  return pointer;
+}
+
+void* AlignedNewOrThrow(const char* what, size_t size, std::align_val_t alignment) {
+  void* pointer = CountedMemalign(what, static_cast<size_t>(alignment), size == 0 ? 1 : size);
+  if (pointer == nullptr) throw std::bad_alloc();
+  return pointer;
+}
+
+void CountedFree(const char* what, void* pointer) {
+  CountHeapCall(what);
+  __libc_free(pointer);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- C allocator
+
+extern "C" {
+
+void* malloc(size_t size) noexcept {
+  CountHeapCall("malloc");
+  return __libc_malloc(size);
+}
+
+void* calloc(size_t count, size_t size) noexcept {
+  CountHeapCall("calloc");
+  return __libc_calloc(count, size);
+}
+
+void* realloc(void* pointer, size_t size) noexcept {
+  CountHeapCall("realloc");
+  return __libc_realloc(pointer, size);
+}
+
+// glibc's reallocarray calls its realloc internally, past any interposer: count it here.
+void* reallocarray(void* pointer, size_t count, size_t size) noexcept {
+  CountHeapCall("reallocarray");
+  if (size != 0 && count > SIZE_MAX / size) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return __libc_realloc(pointer, count * size);
+}
+
+void free(void* pointer) noexcept { CountedFree("free", pointer); }
+
+void* aligned_alloc(size_t alignment, size_t size) noexcept {
+  return CountedMemalign("aligned_alloc", alignment, size);
+}
+
+int posix_memalign(void** result, size_t alignment, size_t size) noexcept {
+  CountHeapCall("posix_memalign");
+  if (alignment % sizeof(void*) != 0 || (alignment & (alignment - 1)) != 0 || alignment == 0) {
+    return EINVAL;
+  }
+  void* pointer = __libc_memalign(alignment, size);
+  if (pointer == nullptr) return ENOMEM;
+  *result = pointer;
+  return 0;
+}
+
+void* memalign(size_t alignment, size_t size) noexcept {
+  return CountedMemalign("memalign", alignment, size);
+}
+
+void* valloc(size_t size) noexcept {
+  CountHeapCall("valloc");
+  return __libc_valloc(size);
+}
+
+void* pvalloc(size_t size) noexcept {
+  CountHeapCall("pvalloc");
+  return __libc_pvalloc(size);
+}
+
+}  // extern "C"
+
+// ---------------------------------------------------- global operator new / delete
+
+void* operator new(size_t size) { return NewOrThrow("operator new", size); }
+void* operator new[](size_t size) { return NewOrThrow("operator new[]", size); }
+
+void* operator new(size_t size, const std::nothrow_t&) noexcept {
+  CountHeapCall("operator new(nothrow)");
+  return __libc_malloc(size == 0 ? 1 : size);
+}
+void* operator new[](size_t size, const std::nothrow_t&) noexcept {
+  CountHeapCall("operator new[](nothrow)");
+  return __libc_malloc(size == 0 ? 1 : size);
+}
+
+void* operator new(size_t size, std::align_val_t alignment) {
+  return AlignedNewOrThrow("operator new(align)", size, alignment);
+}
+void* operator new[](size_t size, std::align_val_t alignment) {
+  return AlignedNewOrThrow("operator new[](align)", size, alignment);
+}
+
+void* operator new(size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+  return CountedMemalign("operator new(align, nothrow)", static_cast<size_t>(alignment),
+                         size == 0 ? 1 : size);
+}
+void* operator new[](size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+  return CountedMemalign("operator new[](align, nothrow)", static_cast<size_t>(alignment),
+                         size == 0 ? 1 : size);
+}
+
+void operator delete(void* pointer) noexcept { CountedFree("operator delete", pointer); }
+void operator delete[](void* pointer) noexcept { CountedFree("operator delete[]", pointer); }
+
+void operator delete(void* pointer, const std::nothrow_t&) noexcept {
+  CountedFree("operator delete(nothrow)", pointer);
+}
+void operator delete[](void* pointer, const std::nothrow_t&) noexcept {
+  CountedFree("operator delete[](nothrow)", pointer);
+}
+
+void operator delete(void* pointer, size_t) noexcept {
+  CountedFree("operator delete(sized)", pointer);
+}
+void operator delete[](void* pointer, size_t) noexcept {
+  CountedFree("operator delete[](sized)", pointer);
+}
+
+void operator delete(void* pointer, std::align_val_t) noexcept {
+  CountedFree("operator delete(align)", pointer);
+}
+void operator delete[](void* pointer, std::align_val_t) noexcept {
+  CountedFree("operator delete[](align)", pointer);
+}
+
+void operator delete(void* pointer, std::align_val_t, const std::nothrow_t&) noexcept {
+  CountedFree("operator delete(align, nothrow)", pointer);
+}
+void operator delete[](void* pointer, std::align_val_t, const std::nothrow_t&) noexcept {
+  CountedFree("operator delete[](align, nothrow)", pointer);
+}
+
+void operator delete(void* pointer, size_t, std::align_val_t) noexcept {
+  CountedFree("operator delete(sized, align)", pointer);
+}
+void operator delete[](void* pointer, size_t, std::align_val_t) noexcept {
+  CountedFree("operator delete[](sized, align)", pointer);
+}
+
+namespace edgeattn_test {
+namespace {
+
+// Makes one armed library call, expects it to make no heap call, and returns its result.
+template <class F>
+auto ArmedCall(const char* file, int line, const char* call_text, F call) -> decltype(call()) {
+  decltype(call()) result{};
+  const size_t calls = HeapCallsDuring([&] { result = call(); });
+  if (calls != 0) {
+    ADD_FAILURE_AT(file, line) << call_text << " made " << calls << " heap call(s); stacks above";
+  }
+  return result;
+}
+
+// NO_HEAP(ea_...(...)): the call, armed and checked; evaluates to its result.
+#define NO_HEAP(call) ArmedCall(__FILE__, __LINE__, #call, [&] { return (call); })
+
+// ------------------------------------------------------------ interposer self-test
+
+void* volatile g_sink = nullptr;  // keeps the compiler from eliding the allocations below
+struct alignas(128) Wide {
+  float lanes[32];
+};
+
+void PosixMemalignAndFree() {
+  void* pointer = nullptr;
+  g_sink = posix_memalign(&pointer, 64, 128) == 0 ? pointer : nullptr;
+  free(g_sink);
+}
+
+TEST(NoHeapInterposer, NewExpressionAndMallocAreCounted) {
+  EXPECT_GE(HeapCallsDuring([] { g_sink = new int(7); }, false), 1u);
+  delete static_cast<int*>(g_sink);
+  EXPECT_GE(HeapCallsDuring([] { g_sink = malloc(24); }, false), 1u);
+  free(g_sink);
+}
+
+// One probe per replacement: each allocates and releases (realloc and reallocarray also
+// allocate first), so a function that escaped interposition shows up as a short count.
+struct Probe {
+  const char* name;
+  size_t expected_calls;
+  void (*run)();
+};
+
+constexpr std::align_val_t kAlign{128};
+const Probe kProbes[] = {
+    {"malloc, free", 2, [] { free(g_sink = malloc(8)); }},
+    {"calloc", 2, [] { free(g_sink = calloc(3, 8)); }},
+    {"realloc", 3, [] { free(g_sink = realloc(g_sink = malloc(8), 4096)); }},
+    {"reallocarray", 3, [] { free(g_sink = reallocarray(g_sink = malloc(8), 64, 8)); }},
+    {"aligned_alloc", 2, [] { free(g_sink = aligned_alloc(64, 128)); }},
+    {"posix_memalign", 2, PosixMemalignAndFree},
+    {"memalign", 2, [] { free(g_sink = memalign(64, 128)); }},
+    {"valloc", 2, [] { free(g_sink = valloc(128)); }},
+    {"pvalloc", 2, [] { free(g_sink = pvalloc(128)); }},
+    {"new, delete", 2, [] { ::operator delete(g_sink = ::operator new(8)); }},
+    {"new[], delete[]", 2, [] { ::operator delete[](g_sink = ::operator new[](8)); }},
+    {"new, sized delete", 2, [] { ::operator delete(g_sink = ::operator new(8), 8); }},
+    {"new[], sized delete[]", 2, [] { ::operator delete[](g_sink = ::operator new[](8), 8); }},
+    {"nothrow new, delete", 2,
+     [] { ::operator delete(g_sink = ::operator new(8, std::nothrow), std::nothrow); }},
+    {"nothrow new[], delete[]", 2,
+     [] { ::operator delete[](g_sink = ::operator new[](8, std::nothrow), std::nothrow); }},
+    {"aligned new, delete", 2,
+     [] { ::operator delete(g_sink = ::operator new(256, kAlign), kAlign); }},
+    {"aligned new[], delete[]", 2,
+     [] { ::operator delete[](g_sink = ::operator new[](256, kAlign), kAlign); }},
+    {"aligned new, sized delete", 2,
+     [] { ::operator delete(g_sink = ::operator new(256, kAlign), 256, kAlign); }},
+    {"aligned new[], sized delete[]", 2,
+     [] { ::operator delete[](g_sink = ::operator new[](256, kAlign), 256, kAlign); }},
+    {"aligned nothrow new, delete", 2,
+     [] {
+       ::operator delete(g_sink = ::operator new(256, kAlign, std::nothrow), kAlign, std::nothrow);
+     }},
+    {"aligned nothrow new[], delete[]", 2,
+     [] {
+       ::operator delete[](g_sink = ::operator new[](256, kAlign, std::nothrow), kAlign,
+                           std::nothrow);
+     }},
+    // An over-aligned new-expression picks the align_val_t forms.
+    {"new Wide, delete", 2, [] { delete static_cast<Wide*>(g_sink = new Wide()); }},
+};
+
+TEST(NoHeapInterposer, EveryReplacementCountsEachCall) {
+  for (const Probe& probe : kProbes) {
+    EXPECT_EQ(HeapCallsDuring(probe.run, false), probe.expected_calls) << probe.name;
+  }
+}
+
+TEST(NoHeapInterposer, UnarmedCallsAreNotCounted) {
+  HeapCallsDuring([] {});
+  std::vector<float> buffer(1000);  // an allocation outside any armed region
+  g_sink = buffer.data();
+  EXPECT_EQ(g_heap_calls.load(), 0u);
+  EXPECT_EQ(HeapCallsDuring([] {}), 0u);
+}
+
+// ------------------------------------------------------------------ shapes and inputs
+
+constexpr float kNaN = NAN;
+
+void ExpectAllFinite(const std::vector<float>& values, const char* what) {
+  size_t bad = 0;
+  for (float v : values) bad += std::isfinite(v) ? 0 : 1;
+  EXPECT_EQ(bad, 0u) << what << ": entries not written (still NaN) or not finite";
+}
+
+// Odd sizes: vector tails, more than one 64-key panel, more than one 16-query block.
+constexpr int32_t kNq = 19;
+constexpr int32_t kNkv = 70;
+constexpr int32_t kDk = 12;
+constexpr int32_t kDv = 9;
+constexpr int32_t kMaxTokens = 37;
+constexpr int32_t kDModel = 24;
+constexpr int32_t kSelfDk = 12;
+constexpr int32_t kSelfDv = 10;
+constexpr int32_t kHeads = 3;
+
+size_t Count(int64_t rows, int64_t cols) { return static_cast<size_t>(rows * cols); }
+
+enum class Position { kNone, kSinusoidalInArena, kSinusoidalFromCaller, kLearned };
+
+struct Case {
+  Position position;
+  ea_mask mask;
+  bool want_weights;
+};
+
+const char* PositionName(Position p) {
+  switch (p) {
+    case Position::kNone:
+      return "NoPosition";
+    case Position::kSinusoidalInArena:
+      return "SinusoidalInArena";
+    case Position::kSinusoidalFromCaller:
+      return "SinusoidalFromCaller";
+    case Position::kLearned:
+      return "Learned";
+  }
+  return "?";
+}
+
+std::string CaseName(const Case& c) {
+  return std::string(PositionName(c.position)) + (c.mask == EA_MASK_CAUSAL ? "Causal" : "Full") +
+         (c.want_weights ? "WithWeights" : "NoWeights");
+}
+
+std::vector<Case> Cases(bool with_positions) {
+  std::vector<Case> cases;
+  const std::vector<Position> positions =
+      with_positions ? std::vector<Position>{Position::kNone, Position::kSinusoidalInArena,
+                                             Position::kSinusoidalFromCaller, Position::kLearned}
+                     : std::vector<Position>{Position::kNone};
+  for (Position position : positions) {
+    for (ea_mask mask : {EA_MASK_NONE, EA_MASK_CAUSAL}) {
+      for (bool want_weights : {false, true}) cases.push_back({position, mask, want_weights});
+    }
+  }
+  return cases;
+}
+
+std::string ParamName(const testing::TestParamInfo<Case>& info) { return CaseName(info.param); }
+
+// A caller position table ([kMaxTokens, kDModel]) for the case, filled armed; null when the
+// plan needs none or fills its own.
+std::vector<float> PositionTable(Position position) {
+  std::vector<float> table;
+  if (position == Position::kLearned) table = RandomTensor(Count(kMaxTokens, kDModel), 91, 0.5);
+  if (position == Position::kSinusoidalFromCaller) {
+    table.assign(Count(kMaxTokens, kDModel), kNaN);
+    EXPECT_EQ(NO_HEAP(ea_sinusoidal_table_fill(table.data(), kMaxTokens, kDModel)), EA_OK);
+  }
+  return table;
+}
+
+ea_position ApiPosition(Position position) {
+  switch (position) {
+    case Position::kNone:
+      return EA_POSITION_NONE;
+    case Position::kSinusoidalInArena:
+    case Position::kSinusoidalFromCaller:
+      return EA_POSITION_SINUSOIDAL;
+    case Position::kLearned:
+      return EA_POSITION_LEARNED;
+  }
+  return EA_POSITION_NONE;
+}
+
+// An arena of exactly `bytes`, initialised armed. The buffer is allocated unarmed.
+struct TestArena {
+  explicit TestArena(size_t bytes) : buffer(bytes) {
+    EXPECT_EQ(NO_HEAP(ea_arena_init(&arena, buffer.data(), buffer.size())), EA_OK);
+  }
+  AlignedBytes buffer;
+  ea_arena arena{};
+};
+
+// ------------------------------------------------------------------ the entry points
+
+void RunAttentionCase(const Case& c) {
+  SCOPED_TRACE(CaseName(c));
+  const ea_attention_config config{EA_DTYPE_F32, kNq, kNkv, kDk, kDv, c.mask, 0.0f};
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_OK);
+  TestArena arena(bytes);
+  const std::vector<float> q = RandomTensor(Count(kNq, kDk), 1);
+  const std::vector<float> k = RandomTensor(Count(kNkv, kDk), 2);
+  const std::vector<float> v = RandomTensor(Count(kNkv, kDv), 3);
+  std::vector<float> out(Count(kNq, kDv), kNaN);
+  std::vector<float> weights(c.want_weights ? Count(kNq, kNkv) : 0, kNaN);
+  float* weights_out = c.want_weights ? weights.data() : nullptr;
+
+  ea_attention_plan plan{};
+  ASSERT_EQ(NO_HEAP(ea_attention_plan_init(&plan, &config, &arena.arena)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
+  for (int32_t n_valid_keys : {kNkv, kNkv - 5}) {
+    EXPECT_EQ(NO_HEAP(ea_attention_run(&plan, q.data(), k.data(), v.data(), n_valid_keys,
+                                       out.data(), weights_out)),
+              EA_OK);
+  }
+  ExpectAllFinite(out, "out");
+  ExpectAllFinite(weights, "attn_weights");
+}
+
+void RunSelfAttentionCase(const Case& c) {
+  SCOPED_TRACE(CaseName(c));
+  const std::vector<float> table = PositionTable(c.position);
+  const ea_self_attention_config config{EA_DTYPE_F32,
+                                        kMaxTokens,
+                                        kDModel,
+                                        kSelfDk,
+                                        kSelfDv,
+                                        c.mask,
+                                        ApiPosition(c.position),
+                                        table.empty() ? nullptr : table.data()};
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_self_attention_arena_size(&config, &bytes)), EA_OK);
+  const std::vector<float> w_q = RandomTensor(Count(kSelfDk, kDModel), 11, 0.2);
+  const std::vector<float> w_k = RandomTensor(Count(kSelfDk, kDModel), 12, 0.2);
+  const std::vector<float> w_v = RandomTensor(Count(kSelfDv, kDModel), 13, 0.2);
+  const std::vector<float> b_q = RandomTensor(kSelfDk, 14, 0.1);
+  const std::vector<float> b_k = RandomTensor(kSelfDk, 15, 0.1);
+  const std::vector<float> b_v = RandomTensor(kSelfDv, 16, 0.1);
+  const std::vector<float> x = RandomTensor(Count(kMaxTokens, kDModel), 17);
+  std::vector<float> y(Count(kMaxTokens, kSelfDv), kNaN);
+  std::vector<float> weights(c.want_weights ? Count(kMaxTokens, kMaxTokens) : 0, kNaN);
+  float* weights_out = c.want_weights ? weights.data() : nullptr;
+
+  for (bool biases : {true, false}) {
+    const ea_self_attention_weights w{w_q.data(),
+                                      w_k.data(),
+                                      w_v.data(),
+                                      biases ? b_q.data() : nullptr,
+                                      biases ? b_k.data() : nullptr,
+                                      biases ? b_v.data() : nullptr};
+    TestArena arena(bytes);
+    ea_self_attention_plan plan{};
+    ASSERT_EQ(NO_HEAP(ea_self_attention_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
+    // A short sequence with key padding first, then the full one (which writes every output).
+    EXPECT_EQ(NO_HEAP(ea_self_attention_run(&plan, x.data(), kMaxTokens - 6, kMaxTokens - 9,
+                                            y.data(), weights_out)),
+              EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_self_attention_run(&plan, x.data(), kMaxTokens, kMaxTokens, y.data(),
+                                            weights_out)),
+              EA_OK);
+    ExpectAllFinite(y, "y");
+    ExpectAllFinite(weights, "attn_weights");
+  }
+}
+
+void RunMhaCase(const Case& c) {
+  SCOPED_TRACE(CaseName(c));
+  const std::vector<float> table = PositionTable(c.position);
+  const ea_mha_config config{EA_DTYPE_F32,
+                             kMaxTokens,
+                             kDModel,
+                             kHeads,
+                             c.mask,
+                             ApiPosition(c.position),
+                             table.empty() ? nullptr : table.data()};
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
+  const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 21, 0.2);
+  const std::vector<float> in_b = RandomTensor(Count(3, kDModel), 22, 0.1);
+  const std::vector<float> out_w = RandomTensor(Count(kDModel, kDModel), 23, 0.2);
+  const std::vector<float> out_b = RandomTensor(kDModel, 24, 0.1);
+  const std::vector<float> x = RandomTensor(Count(kMaxTokens, kDModel), 25);
+  std::vector<float> y(Count(kMaxTokens, kDModel), kNaN);
+  std::vector<float> weights(c.want_weights ? Count(kHeads, Count(kMaxTokens, kMaxTokens)) : 0,
+                             kNaN);
+  float* weights_out = c.want_weights ? weights.data() : nullptr;
+
+  for (bool biases : {true, false}) {
+    const ea_mha_weights w{in_w.data(), biases ? in_b.data() : nullptr, out_w.data(),
+                           biases ? out_b.data() : nullptr};
+    TestArena arena(bytes);
+    ea_mha_plan plan{};
+    ASSERT_EQ(NO_HEAP(ea_mha_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
+    EXPECT_EQ(
+        NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens - 6, kMaxTokens - 9, y.data(), weights_out)),
+        EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens, kMaxTokens, y.data(), weights_out)),
+              EA_OK);
+    ExpectAllFinite(y, "y");
+    ExpectAllFinite(weights, "attn_weights");
+  }
+}
+
+// The very first dispatched call: libhwy's chosen target starts uninitialised, so the first
+// HWY_DYNAMIC_DISPATCH call of the process goes through ChooseAndCall, which detects the CPU's
+// targets (hwy::SupportedTargets) and picks one. In file order this test makes that call, armed.
+// (Nothing before it touches libhwy: the per-target list below is built from HWY_TARGETS.)
+TEST(NoHeap, FirstDispatchSelectsTargetWithoutHeap) {
+  if (hwy::GetChosenTarget().IsInitialized()) {
+    // Only when another test ran first (--gtest_shuffle or a filter); that call was armed as
+    // well. Reset libhwy so that this call selects the target again.
+    hwy::GetChosenTarget().DeInit();
+  }
+  const char* target = NO_HEAP(ea_simd_target());
+  EXPECT_TRUE(hwy::GetChosenTarget().IsInitialized());
+  ASSERT_NE(target, nullptr);
+  EXPECT_STRNE(target, "");
+  EXPECT_EQ(NO_HEAP(ea_simd_target()), target);
+}
+
+TEST(NoHeap, StatusStrings) {
+  for (int code = EA_OK; code <= EA_ERR_UNSUPPORTED; ++code) {
+    const ea_status status = static_cast<ea_status>(code);
+    const char* text = NO_HEAP(ea_status_str(status));
+    EXPECT_NE(text, nullptr) << code;
+  }
+  EXPECT_NE(NO_HEAP(ea_status_str(static_cast<ea_status>(15))), nullptr);
+}
+
+TEST(NoHeap, Arena) {
+  AlignedBytes buffer(4096);
+  ea_arena arena{};
+  ASSERT_EQ(NO_HEAP(ea_arena_init(&arena, buffer.data(), buffer.size())), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena)), 4096u);
+  arena.used = 1024;
+  EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena)), 3072u);
+  EXPECT_EQ(NO_HEAP(ea_arena_reset(&arena)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena)), 4096u);
+}
+
+TEST(NoHeap, SinusoidalTableFill) {
+  std::vector<float> table(Count(kMaxTokens, kDModel + 1), kNaN);
+  EXPECT_EQ(NO_HEAP(ea_sinusoidal_table_fill(table.data(), kMaxTokens, kDModel + 1)), EA_OK);
+  ExpectAllFinite(table, "table");
+}
+
+// Every refusal path returns without touching the heap too.
+TEST(NoHeap, ErrorPaths) {
+  size_t bytes = 0;
+  ea_attention_config config{EA_DTYPE_F32, kNq, kNkv, kDk, kDv, EA_MASK_NONE, 0.0f};
+  EXPECT_EQ(NO_HEAP(ea_attention_arena_size(nullptr, &bytes)), EA_ERR_NULL_POINTER);
+  config.n_q = 0;
+  EXPECT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_ERR_BAD_DIMENSION);
+  config.n_q = kNq;
+  config.dtype = EA_DTYPE_INT8;
+  EXPECT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_ERR_UNSUPPORTED);
+  config.dtype = EA_DTYPE_F32;
+
+  AlignedBytes buffer(256);
+  ea_arena arena{};
+  EXPECT_EQ(NO_HEAP(ea_arena_init(&arena, buffer.data() + 4, 128)), EA_ERR_ARENA_MISALIGNED);
+  ASSERT_EQ(NO_HEAP(ea_arena_init(&arena, buffer.data(), buffer.size())), EA_OK);
+  ea_attention_plan plan{};
+  EXPECT_EQ(NO_HEAP(ea_attention_plan_init(&plan, &config, &arena)), EA_ERR_ARENA_TOO_SMALL);
+  const std::vector<float> data(Count(kNkv, kDk), 0.0f);
+  std::vector<float> out(Count(kNq, kDv));
+  EXPECT_EQ(NO_HEAP(ea_attention_run(&plan, data.data(), data.data(), data.data(), kNkv, out.data(),
+                                     nullptr)),
+            EA_ERR_BAD_ARGUMENT);
+
+  ea_self_attention_config self{EA_DTYPE_F32, kMaxTokens,          kDModel, kSelfDk, kSelfDv,
+                                EA_MASK_NONE, EA_POSITION_LEARNED, nullptr};
+  EXPECT_EQ(NO_HEAP(ea_self_attention_arena_size(&self, &bytes)), EA_ERR_NULL_POINTER);
+  ea_self_attention_plan self_plan{};
+  EXPECT_EQ(NO_HEAP(ea_self_attention_run(&self_plan, data.data(), 1, 1, out.data(), nullptr)),
+            EA_ERR_BAD_ARGUMENT);
+
+  const ea_mha_config mha{EA_DTYPE_F32, kMaxTokens,       kDModel, 5,
+                          EA_MASK_NONE, EA_POSITION_NONE, nullptr};
+  EXPECT_EQ(NO_HEAP(ea_mha_arena_size(&mha, &bytes)), EA_ERR_HEADS_MISMATCH);
+  ea_mha_plan mha_plan{};
+  EXPECT_EQ(NO_HEAP(ea_mha_run(&mha_plan, data.data(), 1, 1, out.data(), nullptr)),
+            EA_ERR_BAD_ARGUMENT);
+
+  EXPECT_EQ(NO_HEAP(ea_sinusoidal_table_fill(nullptr, 4, 4)), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(NO_HEAP(ea_arena_reset(nullptr)), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(NO_HEAP(ea_arena_remaining(nullptr)), 0u);
+}
+
+class AttentionNoHeap : public testing::TestWithParam<Case> {};
+TEST_P(AttentionNoHeap, SizePlanRun) { RunAttentionCase(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Cases, AttentionNoHeap, testing::ValuesIn(Cases(false)), ParamName);
+
+class SelfAttentionNoHeap : public testing::TestWithParam<Case> {};
+TEST_P(SelfAttentionNoHeap, SizePlanRun) { RunSelfAttentionCase(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Cases, SelfAttentionNoHeap, testing::ValuesIn(Cases(true)), ParamName);
+
+class MhaNoHeap : public testing::TestWithParam<Case> {};
+TEST_P(MhaNoHeap, SizePlanRun) { RunMhaCase(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Cases, MhaNoHeap, testing::ValuesIn(Cases(true)), ParamName);
+
+// Every target the library was compiled for (HWY_TARGETS, a compile-time mask, so building the
+// list calls nothing) that this CPU supports. Forcing a target resets libhwy's choice, so the
+// first dispatched call after it runs target selection again, armed.
+std::vector<int64_t> CompiledTargets() {
+  std::vector<int64_t> targets;
+  for (int64_t remaining = HWY_TARGETS; remaining != 0; remaining &= remaining - 1) {
+    targets.push_back(remaining & -remaining);
+  }
+  return targets;
+}
+
+class NoHeapPerTarget : public testing::TestWithParam<int64_t> {
+ protected:
+  void SetUp() override {
+    int64_t supported = 0;
+    EXPECT_EQ(HeapCallsDuring([&] { supported = hwy::SupportedTargets(); }), 0u);
+    if ((supported & GetParam()) == 0) GTEST_SKIP() << "this CPU lacks the target";
+    hwy::SetSupportedTargetsForTest(GetParam());
+    EXPECT_FALSE(hwy::GetChosenTarget().IsInitialized());
+    ASSERT_STREQ(NO_HEAP(ea_simd_target()), hwy::TargetName(GetParam()));
+  }
+  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
+};
+
+TEST_P(NoHeapPerTarget, EveryRunEntryPoint) {
+  for (const Case& c : Cases(false)) RunAttentionCase(c);
+  for (const Case& c : Cases(true)) RunSelfAttentionCase(c);
+  for (const Case& c : Cases(true)) RunMhaCase(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, NoHeapPerTarget, testing::ValuesIn(CompiledTargets()),
+                         [](const testing::TestParamInfo<int64_t>& info) {
+                           return std::string(hwy::TargetName(info.param));
+                         });
+
+}  // namespace
+}  // namespace edgeattn_test

@@ -3,6 +3,22 @@
 # TARGET picks a fragment in toolchains/ (compiler, flags, dispatch mode, the
 # command that runs test binaries); everything below is target independent.
 # SANITIZE=1 builds with AddressSanitizer + UBSan into build/<target>-asan.
+#
+# A fragment sets:
+#   CXX CC AR NM SIZE        the toolchain
+#   TARGET_CXXFLAGS          CPU and dispatch flags, for the library and the tests
+#   TARGET_CFLAGS            the same for C sources
+#   TARGET_LDFLAGS           link flags of test and example programs
+#   TARGET_OBJS_SRC          extra sources linked into programs (bare-metal start-up)
+#   LIB_DEPS_LDLIBS          what a program linking libedgeattn.a also needs
+#   GTEST_FROM_SOURCE        1: build GoogleTest from /usr/src/googletest with CXX
+#   GTEST_CXXFLAGS           extra flags for that build
+#   SYSTEM_GTEST_LDLIBS      0-fragment default: Debian's prebuilt libgtest
+#   NO_HEAP_TEST             1 where the malloc interposer can run (hosted, dynamic libc)
+#   TEST_STD                 language mode of test code (default c++17)
+#   TARGET_STARTUP_CFLAGS    flags for TARGET_OBJS_SRC
+#   RUN                      the command prefix that runs a test binary (emulator)
+#   DEBIAN_PACKAGES          what `make deps` installs
 
 TARGET ?= host
 SANITIZE ?= 0
@@ -19,16 +35,34 @@ ifeq ($(SANITIZE),1)
   SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 endif
 
+# Cross compilers must not see the host's /usr/include: they get a private
+# folder with links to the (architecture-independent) Highway and GoogleTest
+# headers only.
+ifeq ($(GTEST_FROM_SOURCE),1)
+  SYSINCLUDE := $(BUILD)/sysinclude
+  SYSINCLUDE_FLAGS := -isystem $(SYSINCLUDE)
+  GTEST_SRC := /usr/src/googletest/googletest
+  GTEST_LIBS := $(BUILD)/gtest/libgtest_main.a $(BUILD)/gtest/libgtest.a
+  GTEST_LDLIBS := $(GTEST_LIBS)
+else
+  GTEST_LIBS :=
+  GTEST_LDLIBS := -lgtest_main -lgtest -pthread
+endif
+
 # The library: no exceptions, no RTTI, no thread-safe statics (no hidden
 # guard calls), NDEBUG so Highway's asserts reference no libhwy symbol.
 LIB_CXXFLAGS := -std=c++17 $(OPT) -DNDEBUG $(WARNINGS) -fno-exceptions -fno-rtti \
-  -fno-threadsafe-statics -Iinclude -Isrc $(TARGET_CXXFLAGS) $(SAN_FLAGS) -MMD -MP
-TEST_CXXFLAGS := -std=c++17 $(OPT) $(WARNINGS) -Iinclude -Isrc -Itests $(TARGET_CXXFLAGS) \
-  $(SAN_FLAGS) -MMD -MP
-TEST_CFLAGS := -std=c11 $(OPT) $(WARNINGS) -pedantic -Iinclude $(TARGET_CFLAGS) $(SAN_FLAGS) -MMD -MP
+  -fno-threadsafe-statics -ffunction-sections -fdata-sections -fstack-usage \
+  -Iinclude -Isrc $(SYSINCLUDE_FLAGS) $(TARGET_CXXFLAGS) $(SAN_FLAGS) -MMD -MP
+TEST_STD ?= c++17
+TEST_CXXFLAGS := -std=$(TEST_STD) $(OPT) $(WARNINGS) -Iinclude -Isrc -Itests $(SYSINCLUDE_FLAGS) \
+  $(TARGET_CXXFLAGS) $(GTEST_CXXFLAGS) $(SAN_FLAGS) -MMD -MP
+TEST_CFLAGS := -std=c11 $(OPT) $(WARNINGS) -pedantic -Iinclude $(TARGET_CFLAGS) $(SAN_FLAGS) \
+  -MMD -MP
 
 LIB_SRCS := $(wildcard src/*.cc)
 LIB_OBJS := $(LIB_SRCS:%.cc=$(BUILD)/%.o)
+TARGET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TARGET_OBJS_SRC))
 
 # Every tests/*_test.cc goes into one GoogleTest binary; the no-heap proof
 # interposes malloc and so is a binary of its own.
@@ -62,11 +96,16 @@ $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/src/%.o: src/%.cc
+$(SYSINCLUDE):
+	@mkdir -p $@
+	ln -sfn /usr/include/hwy $@/hwy
+	ln -sfn $(GTEST_SRC)/include/gtest $@/gtest
+
+$(BUILD)/src/%.o: src/%.cc | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
 
-$(BUILD)/tests/%.o: tests/%.cc
+$(BUILD)/tests/%.o: tests/%.cc | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(TEST_CXXFLAGS) -c $< -o $@
 
@@ -74,25 +113,44 @@ $(BUILD)/examples/%.o: examples/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c $< -o $@
 
-$(BUILD)/examples/%.o: examples/%.cc
+$(BUILD)/examples/%.o: examples/%.cc | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(TEST_CXXFLAGS) -c $< -o $@
 
-$(SUITE): $(SUITE_OBJS) $(LIB)
-	$(CXX) $(SAN_FLAGS) -o $@ $(SUITE_OBJS) $(LIB) -lgtest_main $(TEST_LDLIBS)
+$(BUILD)/platform/%.o: platform/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_STARTUP_CFLAGS) -c $< -o $@
+
+# GoogleTest built by the target's own compiler (never the host's libgtest.a).
+$(BUILD)/gtest/%.o: $(GTEST_SRC)/src/%.cc | $(SYSINCLUDE)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=gnu++17 -O2 $(TARGET_CXXFLAGS) $(GTEST_CXXFLAGS) -I$(GTEST_SRC) \
+	  -isystem $(GTEST_SRC)/include -c $< -o $@
+
+$(BUILD)/gtest/lib%.a: $(BUILD)/gtest/%-all.o
+	$(AR) rcs $@ $^
+
+.SECONDARY: $(BUILD)/gtest/gtest-all.o $(BUILD)/gtest/gtest_main.o
+
+$(BUILD)/gtest/libgtest_main.a: $(BUILD)/gtest/gtest_main.o
+	$(AR) rcs $@ $^
+
+$(SUITE): $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LIBS)
+	$(CXX) $(SAN_FLAGS) -o $@ $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LDLIBS) \
+	  $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
 $(NO_HEAP): $(BUILD)/tests/no_heap_test.o $(BUILD)/tests/reference/random_tensor.o $(LIB)
-	$(CXX) -o $@ $^ -lgtest_main $(TEST_LDLIBS)
+	$(CXX) -o $@ $^ $(GTEST_LDLIBS) $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
 $(DEMO): $(BUILD)/examples/demo.o $(LIB)
-	$(CXX) $(SAN_FLAGS) -o $@ $^ $(LIB_DEPS_LDLIBS)
+	$(CXX) $(SAN_FLAGS) -o $@ $^ $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
 demo: deps
 	@$(MAKE) --no-print-directory $(DEMO)
 	$(RUN) ./$(DEMO)
 
-# The malloc interposer cannot sit beside ASan's own, so sanitizer runs skip it.
-TEST_BINARIES := $(SUITE) $(if $(filter 1,$(SANITIZE)),,$(NO_HEAP))
+# The malloc interposer cannot sit beside ASan's own, nor in a static libc.
+TEST_BINARIES := $(SUITE) $(if $(filter 1,$(SANITIZE)),,$(if $(filter 1,$(NO_HEAP_TEST)),$(NO_HEAP)))
 
 test: deps
 	@$(MAKE) --no-print-directory test-run
@@ -133,7 +191,7 @@ lint:
 
 FORMAT_SRCS := $(wildcard include/edgeattn/*.h include/edgeattn/*.hpp src/*.h src/*.cc \
   tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
-  bench/*.cc)
+  examples/*.h bench/*.h bench/*.cc platform/*/*.c platform/*/*.h)
 
 format:
 	clang-format -i $(FORMAT_SRCS)
@@ -142,6 +200,6 @@ format-check:
 	clang-format --dry-run --Werror $(FORMAT_SRCS)
 
 clean:
-	rm -rf build
+	rm -rf $(BUILD_ROOT)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -42,8 +42,9 @@ void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const fl
 // out[i] = a[i] + b[i].
 void AddF32(const float* a, const float* b, float* out, size_t count);
 
-// hwy::TargetName of the target the dispatcher picks now.
+// hwy::TargetName of the target the dispatcher picks now, and its vector width.
 const char* ActiveTargetName();
+size_t ActiveVectorBytes();
 
 }  // namespace edgeattn
 

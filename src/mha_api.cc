@@ -80,12 +80,9 @@ ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
 ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
                      int32_t n_valid_keys, float* y, float* attn_weights) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
-  const int64_t weight_elements =
-      attn_weights != nullptr
-          ? static_cast<int64_t>(plan->config.heads) * n_tokens * n_tokens
-          : 0;
-  const ea_status status = edgeattn::CheckRunLengths(
-      plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys, weight_elements);
+  const ea_status status =
+      edgeattn::CheckRunLengths(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys,
+                                attn_weights != nullptr ? plan->config.heads : 0);
   if (status != EA_OK) return status;
 
   const ea_mha_config& c = plan->config;

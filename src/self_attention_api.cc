@@ -82,10 +82,9 @@ ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float*
                                 int32_t n_tokens, int32_t n_valid_keys, float* y,
                                 float* attn_weights) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
-  const int64_t weight_elements =
-      attn_weights != nullptr ? static_cast<int64_t>(n_tokens) * n_tokens : 0;
-  const ea_status status = edgeattn::CheckRunLengths(
-      plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys, weight_elements);
+  const ea_status status =
+      edgeattn::CheckRunLengths(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys,
+                                attn_weights != nullptr ? 1 : 0);
   if (status != EA_OK) return status;
 
   const ea_self_attention_config& c = plan->config;

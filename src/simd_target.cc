@@ -1,9 +1,12 @@
-// Reports the SIMD target the dispatcher picks, by asking a function compiled
+// Reports the SIMD target the dispatcher picks (and its vector width), by asking a function compiled
 // for every target which one it is: what tests and the demo print, and what
 // the per-target tests assert after forcing a target.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd_target.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include <hwy/highway.h>
 
@@ -12,6 +15,10 @@ namespace edgeattn {
 namespace HWY_NAMESPACE {
 
 const char* TargetNameHere() { return hwy::TargetName(HWY_TARGET); }
+
+size_t VectorBytesHere() {
+  return hwy::HWY_NAMESPACE::Lanes(hwy::HWY_NAMESPACE::ScalableTag<float>()) * sizeof(float);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace edgeattn
@@ -25,10 +32,15 @@ HWY_AFTER_NAMESPACE();
 namespace edgeattn {
 
 EA_EXPORT(TargetNameHere);
+EA_EXPORT(VectorBytesHere);
 
 const char* ActiveTargetName() { return EA_DISPATCH(TargetNameHere)(); }
+
+size_t ActiveVectorBytes() { return EA_DISPATCH(VectorBytesHere)(); }
 
 }  // namespace edgeattn
 
 extern "C" const char* ea_simd_target(void) { return edgeattn::ActiveTargetName(); }
+
+extern "C" size_t ea_simd_vector_bytes(void) { return edgeattn::ActiveVectorBytes(); }
 #endif  // HWY_ONCE

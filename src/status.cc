@@ -26,7 +26,8 @@ extern "C" const char* ea_status_str(ea_status status) {
       return "an argument is out of range, or the plan is not initialised";
     case EA_ERR_UNSUPPORTED:
       return "not supported by this build";
+    default:
+      return "unknown status";
   }
-  return "unknown status";
 #endif
 }

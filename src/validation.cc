@@ -9,8 +9,9 @@ ea_status CheckDtype(ea_dtype dtype) {
     case EA_DTYPE_INT8:
     case EA_DTYPE_INT16:
       return EA_ERR_UNSUPPORTED;
+    default:
+      return EA_ERR_BAD_ARGUMENT;
   }
-  return EA_ERR_BAD_ARGUMENT;
 }
 
 ea_status CheckPositive(int32_t a, int32_t b, int32_t c, int32_t d) {
@@ -32,8 +33,9 @@ ea_status CheckPosition(ea_position position, const float* table) {
       return EA_OK;
     case EA_POSITION_LEARNED:
       return table != nullptr ? EA_OK : EA_ERR_NULL_POINTER;
+    default:
+      return EA_ERR_BAD_ARGUMENT;
   }
-  return EA_ERR_BAD_ARGUMENT;
 }
 
 PositionStorage StorageFor(ea_position position, const float* table) {
@@ -49,10 +51,12 @@ ea_status ToSize(uint64_t bytes, size_t* out) {
 }
 
 ea_status CheckRunLengths(uint32_t ready, int32_t n_tokens, int32_t max_tokens,
-                          int32_t n_valid_keys, int64_t weight_elements) {
+                          int32_t n_valid_keys, int32_t weight_matrices) {
   if (ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
   if (n_tokens <= 0 || n_tokens > max_tokens) return EA_ERR_BAD_DIMENSION;
   if (n_valid_keys < 0 || n_valid_keys > n_tokens) return EA_ERR_BAD_ARGUMENT;
+  // n_tokens is now in (0, INT32_MAX]: the product fits in 64 bits.
+  const int64_t weight_elements = static_cast<int64_t>(weight_matrices) * n_tokens * n_tokens;
   if (weight_elements > EA_MAX_ELEMENTS) return EA_ERR_DIMENSION_OVERFLOW;
   return EA_OK;
 }

@@ -31,9 +31,10 @@ PositionStorage StorageFor(ea_position position, const float* table);
 ea_status ToSize(uint64_t bytes, size_t* out);
 
 // The runtime checks every run does: a ready plan, n_tokens in [1, max],
-// n_valid_keys in [0, n_tokens], a weights output that is addressable.
+// n_valid_keys in [0, n_tokens], and `weight_matrices` (0 when no weights are
+// requested) n_tokens x n_tokens weight matrices that are addressable.
 ea_status CheckRunLengths(uint32_t ready, int32_t n_tokens, int32_t max_tokens,
-                          int32_t n_valid_keys, int64_t weight_elements);
+                          int32_t n_valid_keys, int32_t weight_matrices);
 
 }  // namespace edgeattn
 

@@ -1,6 +1,7 @@
 // Runs a test on every SIMD target the library was compiled for and this CPU
 // supports (SCALAR, SSSE3, SSE4, AVX2, AVX3, AVX3_DL on an AVX-512 VNNI host),
-// not only on the one dynamic dispatch would pick.
+// not only on the one dynamic dispatch would pick. Static-dispatch builds
+// (firmware, cross targets) have exactly one target: the one -march chose.
 #ifndef EDGEATTN_TESTS_SIMD_TARGETS_H_
 #define EDGEATTN_TESTS_SIMD_TARGETS_H_
 
@@ -10,14 +11,22 @@
 #include <string>
 #include <vector>
 
+#include <hwy/highway.h>  // HWY_STATIC_TARGET
 #include <hwy/targets.h>
 
 #include "edgeattn/edgeattn.h"
 
 namespace edgeattn_test {
 
+#if defined(EDGEATTN_STATIC_DISPATCH)
+inline std::vector<int64_t> TargetsUnderTest() { return {HWY_STATIC_TARGET}; }
+inline void ForceTarget(int64_t) {}
+#else
 // Test-suite parameter: a Highway target bit.
 inline std::vector<int64_t> TargetsUnderTest() { return hwy::SupportedAndGeneratedTargets(); }
+// 0 lifts the restriction.
+inline void ForceTarget(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+#endif
 
 inline std::string TargetParamName(const testing::TestParamInfo<int64_t>& info) {
   return hwy::TargetName(info.param);
@@ -28,10 +37,10 @@ inline std::string TargetParamName(const testing::TestParamInfo<int64_t>& info) 
 class PerTargetTest : public testing::TestWithParam<int64_t> {
  protected:
   void SetUp() override {
-    hwy::SetSupportedTargetsForTest(GetParam());
+    ForceTarget(GetParam());
     ASSERT_STREQ(ea_simd_target(), hwy::TargetName(GetParam()));
   }
-  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
+  void TearDown() override { ForceTarget(0); }
 };
 
 #define EA_INSTANTIATE_PER_TARGET(suite)                                                      \

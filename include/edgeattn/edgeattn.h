@@ -37,6 +37,13 @@
 extern "C" {
 #endif
 
+/* Every enum spans the whole int32 range (the *_RANGE_ members are not valid
+ * values): the ABI is 4 bytes even where enums are short by default
+ * (arm-none-eabi), and any int a C caller stores is a value the library can
+ * reject with EA_ERR_BAD_ARGUMENT. */
+#define EA_ENUM_RANGE_MIN_ (-0x7FFFFFFF - 1)
+#define EA_ENUM_RANGE_MAX_ 0x7FFFFFFF
+
 typedef enum ea_status {
   EA_OK = 0,
   EA_ERR_NULL_POINTER = 1,       /* a required pointer is NULL */
@@ -46,7 +53,8 @@ typedef enum ea_status {
   EA_ERR_ARENA_TOO_SMALL = 5,    /* the arena has fewer free bytes than the plan needs */
   EA_ERR_ARENA_MISALIGNED = 6,   /* the arena buffer is not EA_ARENA_ALIGNMENT-aligned */
   EA_ERR_BAD_ARGUMENT = 7,       /* an enum or run-time length is out of range */
-  EA_ERR_UNSUPPORTED = 8         /* valid request this build does not implement (yet) */
+  EA_ERR_UNSUPPORTED = 8,        /* valid request this build does not implement (yet) */
+  EA_STATUS_RANGE_ = EA_ENUM_RANGE_MAX_
 } ea_status;
 
 /* A short English description; "" when built with EDGEATTN_NO_ERROR_STRINGS. */
@@ -54,6 +62,8 @@ const char* ea_status_str(ea_status status);
 
 /* The SIMD target the kernels run on now, e.g. "AVX3_DL", "AVX2", "NEON", "SCALAR". */
 const char* ea_simd_target(void);
+/* Its float vector width in bytes (4 on SCALAR, 64 on AVX-512, 16..256 on SVE). */
+size_t ea_simd_vector_bytes(void);
 
 /* Largest element count of any one tensor (rows * cols), 2^28: keeps every
  * byte offset far inside int32/size_t on 32-bit MCUs. */
@@ -81,7 +91,9 @@ size_t ea_arena_remaining(const ea_arena* arena);
 typedef enum ea_dtype {
   EA_DTYPE_F32 = 0,
   EA_DTYPE_INT8 = 1, /* fixed point, TFLite int8 semantics: a later release */
-  EA_DTYPE_INT16 = 2 /* fixed point, TFLite 16x8 semantics: a later release */
+  EA_DTYPE_INT16 = 2, /* fixed point, TFLite 16x8 semantics: a later release */
+  EA_DTYPE_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
+  EA_DTYPE_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_dtype;
 
 typedef enum ea_mask {
@@ -89,13 +101,17 @@ typedef enum ea_mask {
   /* Query i sees keys j <= i + (n_kv - n_q): aligned at the bottom-right, so a
    * block of new queries at the end of a sequence sees all earlier keys. For
    * n_q == n_kv this is the usual lower triangle. */
-  EA_MASK_CAUSAL = 1
+  EA_MASK_CAUSAL = 1,
+  EA_MASK_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
+  EA_MASK_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_mask;
 
 typedef enum ea_position {
   EA_POSITION_NONE = 0,       /* attention alone: permutation equivariant */
   EA_POSITION_SINUSOIDAL = 1, /* PE(p,2i)=sin(p/10000^(2i/d)), PE(p,2i+1)=cos(same) */
-  EA_POSITION_LEARNED = 2     /* caller's [max_tokens, d_model] table */
+  EA_POSITION_LEARNED = 2,    /* caller's [max_tokens, d_model] table */
+  EA_POSITION_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
+  EA_POSITION_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_position;
 
 /* ---------------------------------------------------- Attention(Q, K, V) */

@@ -7,9 +7,10 @@
 // EA_POSITION_SINUSOIDAL. The maths is done in double by constexpr sin, cos
 // and exp (std:: ones are not constexpr in C++17) and rounded once to float;
 // tests check every entry against the C library's double sin/cos.
-// Cost: about 60 constexpr steps per entry; GCC's default limit
-// (-fconstexpr-ops-limit=2^25) covers some 500k entries, clang's
-// -fconstexpr-steps default (1M) about 15k: raise it for bigger tables.
+// Cost: about 60 constexpr steps per entry. GCC's default limit
+// (-fconstexpr-ops-limit=2^25) covers some 500k entries at -O2, but under
+// -fsanitize=undefined every step costs about 8x more; clang's default
+// (-fconstexpr-steps=1M) covers about 15k. Raise the limit for bigger tables.
 #ifndef EDGEATTN_SINUSOIDAL_TABLE_HPP_
 #define EDGEATTN_SINUSOIDAL_TABLE_HPP_
 

@@ -1,0 +1,105 @@
+// One digest of results that must be bit-identical on every target, printed
+// for `make matrix` to compare across host, Arm Linux and Cortex-M builds:
+// arena sizes and plan layouts (32- and 64-bit alike), the compile-time
+// sinusoidal table and its int8 quantization. The fixed-point attention
+// outputs join it when that path lands. Float attention results are not in it:
+// they are checked per target against the reference instead.
+#include <gtest/gtest.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "edgeattn/edgeattn.hpp"
+#include "test_support.h"
+
+namespace edgeattn_test {
+namespace {
+
+// 64-bit FNV-1a over values fed as little-endian bytes, whatever the target.
+class Digest {
+ public:
+  void Add(uint64_t value, int bytes = 8) {
+    for (int i = 0; i < bytes; ++i) {
+      hash_ = (hash_ ^ ((value >> (8 * i)) & 0xFF)) * 0x100000001B3ull;
+    }
+  }
+  uint64_t value() const { return hash_; }
+
+ private:
+  uint64_t hash_ = 0xCBF29CE484222325ull;
+};
+
+uint32_t FloatBits(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+// TFLite's AffineQuantize for int8 with zero point 0: round half away from
+// zero of value / scale (a float division), clamped to [-128, 127].
+int8_t QuantizeInt8(float value, float scale) {
+  const float scaled = std::round(value / scale);
+  return static_cast<int8_t>(std::fmin(127.0f, std::fmax(-128.0f, scaled)));
+}
+
+// Region offsets of an MHA plan from the arena base: the layout the formula
+// promises, independent of pointer width.
+void AddMhaLayout(Digest* digest, const ea_mha_config& config) {
+  size_t bytes = 0;
+  ASSERT_EQ(ea_mha_arena_size(&config, &bytes), EA_OK);
+  AlignedBytes storage(bytes);
+  ea_arena arena;
+  ea_mha_plan plan;
+  const std::vector<float> weights(3 * config.d_model * config.d_model, 0.0f);
+  const ea_mha_weights w{weights.data(), nullptr, weights.data(), nullptr};
+  ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
+  ASSERT_EQ(ea_mha_plan_init(&plan, &config, &w, &arena), EA_OK);
+  const auto offset = [&](const void* region) {
+    return static_cast<uint64_t>(static_cast<const uint8_t*>(region) - storage.data());
+  };
+  digest->Add(bytes);
+  digest->Add(offset(plan.position_table));
+  digest->Add(offset(plan.x_positioned));
+  digest->Add(offset(plan.q));
+  digest->Add(offset(plan.k));
+  digest->Add(offset(plan.v));
+  digest->Add(offset(plan.heads_concat));
+  digest->Add(offset(plan.core.packed_keys));
+  digest->Add(offset(plan.core.score_tile));
+}
+
+TEST(CrossTargetDigest, PrintsDigestOfTargetIndependentResults) {
+  Digest digest;
+  // Arena sizes: attention at lengths around the 64-key panel, both APIs agree.
+  for (int n : {1, 17, 63, 64, 65, 1000}) {
+    for (int d : {3, 64}) {
+      const ea_attention_config config{EA_DTYPE_F32, n, n, d, d, EA_MASK_CAUSAL, 0.0f};
+      size_t bytes = 0;
+      ASSERT_EQ(ea_attention_arena_size(&config, &bytes), EA_OK);
+      ASSERT_EQ(bytes, edgeattn::AttentionArenaBytes(n, d));
+      digest.Add(bytes);
+    }
+  }
+  AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 130, 96, 4, EA_MASK_CAUSAL,
+                                      EA_POSITION_SINUSOIDAL, nullptr});
+  AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 7, 16, 2, EA_MASK_NONE, EA_POSITION_NONE,
+                                      nullptr});
+
+  // The compile-time table and its int8 quantization (scale 1/127, zero point 0).
+  static constexpr auto kTable = edgeattn::MakeSinusoidalTable<64, 32>();
+  for (float value : kTable.values) digest.Add(FloatBits(value), 4);
+  for (float value : kTable.values) {
+    digest.Add(static_cast<uint8_t>(QuantizeInt8(value, 1.0f / 127.0f)), 1);
+  }
+
+  printf("[  DIGEST  ] target=%s vector_bits=%u digest=%016llx\n", ea_simd_target(),
+         static_cast<unsigned>(ea_simd_vector_bytes() * 8),
+         static_cast<unsigned long long>(digest.value()));
+  EXPECT_NE(digest.value(), 0u);
+}
+
+}  // namespace
+}  // namespace edgeattn_test

@@ -10,6 +10,7 @@
 #   TARGET_CFLAGS            the same for C sources
 #   TARGET_LDFLAGS           link flags of test and example programs
 #   TARGET_OBJS_SRC          extra sources linked into programs (bare-metal start-up)
+#   TARGET_LINK_DEPS         files programs must be relinked after (linker script)
 #   LIB_DEPS_LDLIBS          what a program linking libedgeattn.a also needs
 #   GTEST_FROM_SOURCE        1: build GoogleTest from /usr/src/googletest with CXX
 #   GTEST_CXXFLAGS           extra flags for that build
@@ -73,7 +74,7 @@ SUITE := $(BUILD)/tests/edgeattn_tests
 NO_HEAP := $(BUILD)/tests/no_heap_test
 DEMO := $(BUILD)/examples/demo
 
-.PHONY: all lib deps demo test asan test-run bench lint format format-check clean help
+.PHONY: all lib deps demo test asan test-run matrix bench lint format format-check clean help
 
 all: lib
 
@@ -82,6 +83,7 @@ help:
 	@echo "make demo       install dependencies, build and run the demo"
 	@echo "make test       install dependencies, build and run every test suite"
 	@echo "make asan       the test suites under AddressSanitizer + UBSan"
+	@echo "make matrix     every target's suite (Arm under qemu), one table, one digest"
 	@echo "make bench      benchmarks vs the machine's FMA peak and an Eigen baseline"
 	@echo "make lint       cppcheck over src/ and include/"
 	@echo "make format     clang-format every source in place"
@@ -135,7 +137,7 @@ $(BUILD)/gtest/lib%.a: $(BUILD)/gtest/%-all.o
 $(BUILD)/gtest/libgtest_main.a: $(BUILD)/gtest/gtest_main.o
 	$(AR) rcs $@ $^
 
-$(SUITE): $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LIBS)
+$(SUITE): $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LIBS) $(TARGET_LINK_DEPS)
 	$(CXX) $(SAN_FLAGS) -o $@ $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LDLIBS) \
 	  $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
@@ -160,6 +162,10 @@ test-run: $(TEST_BINARIES)
 
 asan: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 test-run
+
+# Every toolchain fragment's suite, SVE at 128..2048 bits, digests compared.
+matrix:
+	@bash tools/matrix.sh
 
 # Benchmarks (host only): Google Benchmark, Eigen as the peer a user would
 # write instead, both built for this exact CPU.

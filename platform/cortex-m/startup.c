@@ -94,6 +94,7 @@ void* _sbrk(ptrdiff_t increment);
 
 /* ------------------------------------------------------- semihosting */
 #define SH_SYS_WRITE0 0x04        /* print a NUL-terminated string */
+#define SH_SYS_GET_CMDLINE 0x15   /* the host's command line (qemu: -append) */
 #define SH_SYS_EXIT 0x18          /* reason only: qemu exits 0 or 1 */
 #define SH_SYS_EXIT_EXTENDED 0x20 /* reason + status */
 #define SH_ADP_STOPPED_APPLICATION_EXIT 0x20026u
@@ -216,6 +217,30 @@ __attribute__((naked)) void cm_fault_entry(void) {
 
 /* --------------------------------------------------------------- reset */
 
+/* Splits the semihosting command line ("program args..."; qemu passes the
+ * kernel name and -append) into argv at spaces; returns argc >= 1. */
+#define CM_MAX_ARGS 16
+static int cm_command_line(char** argv) {
+  static char line[512];
+  uintptr_t block[2] = {(uintptr_t)line, sizeof line - 1};
+  int argc = 0;
+  if (semihost(SH_SYS_GET_CMDLINE, block) == 0) {
+    line[block[1] < sizeof line ? block[1] : sizeof line - 1] = '\0';
+    for (char* p = line; *p != '\0' && argc < CM_MAX_ARGS;) {
+      while (*p == ' ') *p++ = '\0';
+      if (*p == '\0') break;
+      argv[argc++] = p;
+      while (*p != '\0' && *p != ' ') ++p;
+    }
+  }
+  if (argc == 0) {
+    static char program_name[] = "edgeattn";
+    argv[argc++] = program_name;
+  }
+  argv[argc] = NULL;
+  return argc;
+}
+
 __attribute__((noreturn)) void Reset_Handler(void) {
   /* 1. FPU (and MVE on the M55) before any compiled code can use it: the
    *    copy loops below may be vectorised. CP10/CP11 full access. */
@@ -242,10 +267,10 @@ __attribute__((noreturn)) void Reset_Handler(void) {
   atexit(__libc_fini_array);
   __libc_init_array();
 
-  /* 4. main, then exit with its value (qemu's exit status). */
-  static char program_name[] = "edgeattn";
-  static char* argv[] = {program_name, NULL};
-  exit(main(1, argv));
+  /* 4. main with the words of qemu's -append as arguments (test filters),
+   *    then exit with its value (qemu's exit status). */
+  static char* argv[CM_MAX_ARGS + 1];
+  exit(main(cm_command_line(argv), argv));
 }
 
 /* ------------------------------------------------------- vector table */

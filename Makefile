@@ -25,6 +25,9 @@ TARGET ?= host
 SANITIZE ?= 0
 include toolchains/$(TARGET).mk
 
+# Objects are rebuilt when the Makefile or the fragment changes (flags).
+CONFIG_FILES := $(MAKEFILE_LIST)
+
 BUILD_ROOT ?= build
 BUILD := $(BUILD_ROOT)/$(TARGET)$(if $(filter 1,$(SANITIZE)),-asan,)
 LIB := $(BUILD)/libedgeattn.a
@@ -53,11 +56,14 @@ endif
 # The library: no exceptions, no RTTI, no thread-safe statics (no hidden
 # guard calls), NDEBUG so Highway's asserts reference no libhwy symbol.
 LIB_CXXFLAGS := -std=c++17 $(OPT) -DNDEBUG $(WARNINGS) -fno-exceptions -fno-rtti \
-  -fno-threadsafe-statics -ffunction-sections -fdata-sections -fstack-usage \
+  -fno-threadsafe-statics -ffunction-sections -fdata-sections -fcallgraph-info=su \
   -Iinclude -Isrc $(SYSINCLUDE_FLAGS) $(TARGET_CXXFLAGS) $(SAN_FLAGS) -MMD -MP
 TEST_STD ?= c++17
 TEST_CXXFLAGS := -std=$(TEST_STD) $(OPT) $(WARNINGS) -Iinclude -Isrc -Itests $(SYSINCLUDE_FLAGS) \
   $(TARGET_CXXFLAGS) $(GTEST_CXXFLAGS) $(SAN_FLAGS) -MMD -MP
+# Example programs are built the way firmware builds its own code.
+EXAMPLE_CXXFLAGS := -std=c++17 $(OPT) $(WARNINGS) -fno-exceptions -fno-rtti -Iinclude \
+  $(SYSINCLUDE_FLAGS) $(TARGET_CXXFLAGS) $(SAN_FLAGS) -MMD -MP
 TEST_CFLAGS := -std=c11 $(OPT) $(WARNINGS) -pedantic -Iinclude $(TARGET_CFLAGS) $(SAN_FLAGS) \
   -MMD -MP
 
@@ -73,8 +79,12 @@ SUITE_OBJS := $(SUITE_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/c_usage.o
 SUITE := $(BUILD)/tests/edgeattn_tests
 NO_HEAP := $(BUILD)/tests/no_heap_test
 DEMO := $(BUILD)/examples/demo
+MINIMAL := $(BUILD)/examples/minimal_attention
+FIRMWARE := $(BUILD)/examples/firmware/self_attention_firmware
+FIRMWARE_TARGET ?= cortex-m4
 
-.PHONY: all lib deps demo test asan test-run matrix bench lint format format-check clean help
+.PHONY: all lib deps demo test asan test-run matrix footprint footprint-row firmware firmware-run \
+  install bench lint format format-check clean help
 
 all: lib
 
@@ -103,23 +113,23 @@ $(SYSINCLUDE):
 	ln -sfn /usr/include/hwy $@/hwy
 	ln -sfn $(GTEST_SRC)/include/gtest $@/gtest
 
-$(BUILD)/src/%.o: src/%.cc | $(SYSINCLUDE)
+$(BUILD)/src/%.o: src/%.cc $(CONFIG_FILES) | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
 
-$(BUILD)/tests/%.o: tests/%.cc | $(SYSINCLUDE)
+$(BUILD)/tests/%.o: tests/%.cc $(CONFIG_FILES) | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(TEST_CXXFLAGS) -c $< -o $@
 
-$(BUILD)/examples/%.o: examples/%.c
+$(BUILD)/examples/%.o: examples/%.c $(CONFIG_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c $< -o $@
 
-$(BUILD)/examples/%.o: examples/%.cc | $(SYSINCLUDE)
+$(BUILD)/examples/%.o: examples/%.cc $(CONFIG_FILES) | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
-	$(CXX) $(TEST_CXXFLAGS) -c $< -o $@
+	$(CXX) $(EXAMPLE_CXXFLAGS) -c $< -o $@
 
-$(BUILD)/platform/%.o: platform/%.c
+$(BUILD)/platform/%.o: platform/%.c $(CONFIG_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_STARTUP_CFLAGS) -c $< -o $@
 
@@ -150,6 +160,40 @@ $(DEMO): $(BUILD)/examples/demo.o $(LIB)
 demo: deps
 	@$(MAKE) --no-print-directory $(DEMO)
 	$(RUN) ./$(DEMO)
+
+# Programs that link only the library (and the board's start-up code).
+$(MINIMAL) $(FIRMWARE): $(BUILD)/examples/%: $(BUILD)/examples/%.o $(TARGET_OBJS) $(LIB) \
+    $(TARGET_LINK_DEPS)
+	$(CXX) -o $@ $< $(TARGET_OBJS) $(LIB) $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
+
+# The firmware example on a Cortex-M board under qemu, in one command.
+firmware:
+	@$(MAKE) --no-print-directory TARGET=$(FIRMWARE_TARGET) deps
+	@$(MAKE) --no-print-directory TARGET=$(FIRMWARE_TARGET) firmware-run
+
+firmware-run: $(FIRMWARE)
+	$(RUN) $(FIRMWARE)
+
+# Sizes, stack depth and link checks of every static target (README table).
+footprint:
+	@bash tools/footprint.sh
+
+footprint-row: $(LIB) $(MINIMAL)
+	@bash tools/footprint.sh --row "$(TARGET)" "$(SIZE)" "$(NM)" "$(LIB)" "$(MINIMAL)" \
+	  "$(BUILD)" "$(RUN)"
+
+# Headers, archive and a pkg-config file under PREFIX (cross archives too:
+# make TARGET=aarch64-sve PREFIX=/opt/sysroot/usr install).
+PREFIX ?= /usr/local
+PKGCONFIG_LIBS := -ledgeattn $(LIB_DEPS_LDLIBS) -lm
+install: $(LIB)
+	install -d $(DESTDIR)$(PREFIX)/include/edgeattn $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/edgeattn/*.h include/edgeattn/*.hpp $(DESTDIR)$(PREFIX)/include/edgeattn
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libedgeattn.a
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n \
+	  's/^#define EDGEATTN_VERSION_STRING "\(.*\)"/\1/p' include/edgeattn/edgeattn.h)|' \
+	  -e 's|@LIBS@|$(PKGCONFIG_LIBS)|' tools/edgeattn.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/edgeattn.pc
 
 # The malloc interposer cannot sit beside ASan's own, nor in a static libc.
 TEST_BINARIES := $(SUITE) $(if $(filter 1,$(SANITIZE)),,$(if $(filter 1,$(NO_HEAP_TEST)),$(NO_HEAP)))

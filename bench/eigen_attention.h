@@ -1,0 +1,56 @@
+// The peer: attention written the straightforward way with Eigen, as a user would write it
+// instead of linking edgeattn. It materialises the n_q x n_kv score matrix, so it is O(n^2) in
+// memory; workspaces are kept between calls, so the timed loop measures compute, not malloc.
+#ifndef EDGEATTN_BENCH_EIGEN_ATTENTION_H_
+#define EDGEATTN_BENCH_EIGEN_ATTENTION_H_
+
+// GCC 12 reports -Wmaybe-uninitialized inside its own AVX-512 intrinsics (the deliberately
+// undefined `__Y = __Y` operand of _mm512_undefined_*) once Eigen's packet math is inlined
+// into our code; a known false positive fixed in GCC 13 (GCC bug 105593). -isystem cannot
+// silence it because it is reported after inlining, so it is silenced for the Eigen peer.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <Eigen/Core>
+
+namespace edgeattn_bench {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+using ConstRowMap = Eigen::Map<const RowMatrix>;
+using RowMap = Eigen::Map<RowMatrix>;
+// Row-major views with any row stride: whole matrices, maps and column blocks (heads).
+using ConstRowRef = Eigen::Ref<const RowMatrix, 0, Eigen::OuterStride<>>;
+using RowRef = Eigen::Ref<RowMatrix, 0, Eigen::OuterStride<>>;
+
+// out = softmax(scale * q k^T, with -inf above the diagonal when causal) v.
+// q: [n_q, d], k: [n_kv, d], v: [n_kv, d_v], out: [n_q, d_v]; scores: workspace, resized to
+// [n_q, n_kv] (a no-op after the first call).
+void EigenAttention(const ConstRowRef& q, const ConstRowRef& k, const ConstRowRef& v, float scale,
+                    bool causal, RowMatrix* scores, RowRef out);
+
+// nn.MultiheadAttention tensors, as in ea_mha_weights.
+struct EigenMhaWeights {
+  const float* in_proj_weight;   // [3E, E]: W_Q, W_K, W_V rows
+  const float* in_proj_bias;     // [3E]
+  const float* out_proj_weight;  // [E, E]
+  const float* out_proj_bias;    // [E]
+};
+
+// Y = Concat(head_1 .. head_h) W_O^T + b_O with three projections and per-head attention.
+class EigenMha {
+ public:
+  EigenMha(int d_model, int heads, const EigenMhaWeights& weights);
+  // x, y: [n, d_model], row-major.
+  void Run(const float* x, int n, float* y);
+
+ private:
+  int d_model_;
+  int heads_;
+  EigenMhaWeights weights_;
+  RowMatrix q_, k_, v_, concat_, scores_;
+};
+
+}  // namespace edgeattn_bench
+
+#endif  // EDGEATTN_BENCH_EIGEN_ATTENTION_H_

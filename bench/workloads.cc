@@ -1,0 +1,186 @@
+// Prefill, MHA and decode workloads for both libraries (see workloads.h).
+#include "workloads.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bench_inputs.h"
+#include "eigen_attention.h"
+
+namespace edgeattn_bench {
+namespace {
+
+// Plans an Attention(Q, K, V) of the given shape into its own aligned arena.
+struct AttentionPlan {
+  AttentionPlan(int32_t n_q, int32_t n_kv, int32_t d, ea_mask mask)
+      : config{EA_DTYPE_F32, n_q, n_kv, d, d, mask, 0.0f} {
+    size_t bytes = 0;
+    status = ea_attention_arena_size(&config, &bytes);
+    buffer = std::make_unique<AlignedBuffer>(bytes);
+    ea_arena arena;
+    if (status == EA_OK) status = ea_arena_init(&arena, buffer->data(), buffer->size());
+    if (status == EA_OK) status = ea_attention_plan_init(&plan, &config, &arena);
+  }
+
+  ea_attention_config config;
+  ea_attention_plan plan = {};
+  std::unique_ptr<AlignedBuffer> buffer;
+  ea_status status;
+};
+
+// Attention(Q, K, V), n x n, d = kHeadDim, optionally causal.
+class PrefillWorkload : public Workload {
+ public:
+  PrefillWorkload(int32_t n, bool causal)
+      : n_(n),
+        causal_(causal),
+        q_(RandomFloats(static_cast<size_t>(n) * kHeadDim, 1)),
+        k_(RandomFloats(static_cast<size_t>(n) * kHeadDim, 2)),
+        v_(RandomFloats(static_cast<size_t>(n) * kHeadDim, 3)),
+        plan_(n, n, kHeadDim, causal ? EA_MASK_CAUSAL : EA_MASK_NONE) {
+    plan_status_ = plan_.status;
+    edgeattn_out_.assign(q_.size(), 0.0f);
+    eigen_out_.assign(q_.size(), 0.0f);
+  }
+
+  ea_status RunEdgeattn() override {
+    return ea_attention_run(&plan_.plan, q_.data(), k_.data(), v_.data(), n_, edgeattn_out_.data(),
+                            nullptr);
+  }
+
+  void RunEigen() override {
+    EigenAttention(ConstRowMap(q_.data(), n_, kHeadDim), ConstRowMap(k_.data(), n_, kHeadDim),
+                   ConstRowMap(v_.data(), n_, kHeadDim),
+                   1.0f / std::sqrt(static_cast<float>(kHeadDim)), causal_, &scores_,
+                   RowMap(eigen_out_.data(), n_, kHeadDim));
+  }
+
+ private:
+  int32_t n_;
+  bool causal_;
+  std::vector<float> q_, k_, v_;
+  AttentionPlan plan_;
+  RowMatrix scores_;
+};
+
+// MHA over kMhaDModel with kMhaHeads heads, no mask, no positions, with biases.
+class MhaWorkload : public Workload {
+ public:
+  explicit MhaWorkload(int32_t n)
+      : n_(n),
+        x_(RandomFloats(static_cast<size_t>(n) * kMhaDModel, 11)),
+        // Weights scaled by 1/sqrt(E) keep projected values of order 1, like trained layers.
+        in_proj_(RandomFloats(3 * static_cast<size_t>(kMhaDModel) * kMhaDModel, 12,
+                              1.0f / std::sqrt(static_cast<float>(kMhaDModel)))),
+        in_bias_(RandomFloats(3 * static_cast<size_t>(kMhaDModel), 13, 0.1f)),
+        out_proj_(RandomFloats(static_cast<size_t>(kMhaDModel) * kMhaDModel, 14,
+                               1.0f / std::sqrt(static_cast<float>(kMhaDModel)))),
+        out_bias_(RandomFloats(static_cast<size_t>(kMhaDModel), 15, 0.1f)),
+        eigen_(
+            kMhaDModel, kMhaHeads,
+            EigenMhaWeights{in_proj_.data(), in_bias_.data(), out_proj_.data(), out_bias_.data()}) {
+    ea_mha_config config = {};
+    config.dtype = EA_DTYPE_F32;
+    config.max_tokens = n;
+    config.d_model = kMhaDModel;
+    config.heads = kMhaHeads;
+    config.mask = EA_MASK_NONE;
+    config.position = EA_POSITION_NONE;
+    const ea_mha_weights weights = {in_proj_.data(), in_bias_.data(), out_proj_.data(),
+                                    out_bias_.data()};
+    size_t bytes = 0;
+    plan_status_ = ea_mha_arena_size(&config, &bytes);
+    buffer_ = std::make_unique<AlignedBuffer>(bytes);
+    ea_arena arena;
+    if (plan_status_ == EA_OK) {
+      plan_status_ = ea_arena_init(&arena, buffer_->data(), buffer_->size());
+    }
+    if (plan_status_ == EA_OK) plan_status_ = ea_mha_plan_init(&plan_, &config, &weights, &arena);
+    edgeattn_out_.assign(x_.size(), 0.0f);
+    eigen_out_.assign(x_.size(), 0.0f);
+  }
+
+  ea_status RunEdgeattn() override {
+    return ea_mha_run(&plan_, x_.data(), n_, n_, edgeattn_out_.data(), nullptr);
+  }
+
+  void RunEigen() override { eigen_.Run(x_.data(), n_, eigen_out_.data()); }
+
+ private:
+  int32_t n_;
+  std::vector<float> x_, in_proj_, in_bias_, out_proj_, out_bias_;
+  ea_mha_plan plan_ = {};
+  std::unique_ptr<AlignedBuffer> buffer_;
+  EigenMha eigen_;
+};
+
+// One new token per head against a KV cache of n_kv keys: kDecodeHeads independent
+// Attention(1 x d, n_kv x d, n_kv x d). Each head's K and V are contiguous [n_kv, d] blocks.
+class DecodeWorkload : public Workload {
+ public:
+  explicit DecodeWorkload(int32_t n_kv)
+      : n_kv_(n_kv),
+        q_(RandomFloats(static_cast<size_t>(kDecodeHeads) * kHeadDim, 21)),
+        k_(RandomFloats(static_cast<size_t>(kDecodeHeads) * n_kv * kHeadDim, 22)),
+        v_(RandomFloats(static_cast<size_t>(kDecodeHeads) * n_kv * kHeadDim, 23)),
+        plan_(1, n_kv, kHeadDim, EA_MASK_NONE) {
+    plan_status_ = plan_.status;
+    edgeattn_out_.assign(q_.size(), 0.0f);
+    eigen_out_.assign(q_.size(), 0.0f);
+  }
+
+  ea_status RunEdgeattn() override {
+    ea_status status = EA_OK;
+    for (int32_t h = 0; h < kDecodeHeads && status == EA_OK; ++h) {
+      status = ea_attention_run(&plan_.plan, q_.data() + HeadOffset(h, 1),
+                                k_.data() + HeadOffset(h, n_kv_), v_.data() + HeadOffset(h, n_kv_),
+                                n_kv_, edgeattn_out_.data() + HeadOffset(h, 1), nullptr);
+    }
+    return status;
+  }
+
+  void RunEigen() override {
+    const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
+    for (int32_t h = 0; h < kDecodeHeads; ++h) {
+      EigenAttention(ConstRowMap(q_.data() + HeadOffset(h, 1), 1, kHeadDim),
+                     ConstRowMap(k_.data() + HeadOffset(h, n_kv_), n_kv_, kHeadDim),
+                     ConstRowMap(v_.data() + HeadOffset(h, n_kv_), n_kv_, kHeadDim), scale, false,
+                     &scores_, RowMap(eigen_out_.data() + HeadOffset(h, 1), 1, kHeadDim));
+    }
+  }
+
+ private:
+  static size_t HeadOffset(int32_t head, int32_t rows) {
+    return static_cast<size_t>(head) * static_cast<size_t>(rows) * kHeadDim;
+  }
+
+  int32_t n_kv_;
+  std::vector<float> q_, k_, v_;
+  AttentionPlan plan_;
+  RowMatrix scores_;
+};
+
+}  // namespace
+
+double Workload::RelativeGap() const {
+  double gap = 0.0, scale = 0.0;
+  for (size_t i = 0; i < eigen_out_.size(); ++i) {
+    gap = std::max(gap, static_cast<double>(std::fabs(edgeattn_out_[i] - eigen_out_[i])));
+    scale = std::max(scale, static_cast<double>(std::fabs(eigen_out_[i])));
+  }
+  return scale > 0.0 ? gap / scale : gap;
+}
+
+std::unique_ptr<Workload> MakeWorkload(const Shape& shape) {
+  switch (shape.kind) {
+    case Kind::kPrefill:
+      return std::make_unique<PrefillWorkload>(shape.n, shape.causal);
+    case Kind::kMha:
+      return std::make_unique<MhaWorkload>(shape.n);
+    case Kind::kDecode:
+      return std::make_unique<DecodeWorkload>(shape.n);
+  }
+  return nullptr;
+}
+
+}  // namespace edgeattn_bench

@@ -95,7 +95,7 @@ help:
 	@echo "make asan       the test suites under AddressSanitizer + UBSan"
 	@echo "make matrix     every target's suite (Arm under qemu), one table, one digest"
 	@echo "make bench      benchmarks vs the machine's FMA peak and an Eigen baseline"
-	@echo "make lint       cppcheck over src/ and include/"
+	@echo "make lint       cppcheck over src/ and include/, and the format check"
 	@echo "make format     clang-format every source in place"
 	@echo "TARGET=<name>   a toolchains/<name>.mk fragment (default: host)"
 
@@ -232,7 +232,8 @@ bench: deps
 	@mkdir -p bench/results
 	$(RUN) ./$(BENCH) --benchmark_out=bench/results/$(TARGET).json --benchmark_out_format=json
 
-lint:
+# Static analysis of the library, and the sources' formatting.
+lint: format-check
 	@sh tools/install_deps.sh cppcheck
 	cppcheck --quiet --error-exitcode=1 --std=c++17 --language=c++ \
 	  --enable=warning,performance,portability --inline-suppr \
@@ -241,13 +242,15 @@ lint:
 
 FORMAT_SRCS := $(wildcard include/edgeattn/*.h include/edgeattn/*.hpp src/*.h src/*.cc \
   tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
-  examples/*.h bench/*.h bench/*.cc platform/*/*.c platform/*/*.h)
+  examples/*.h examples/*/*.cc bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h)
 
 format:
 	clang-format -i $(FORMAT_SRCS)
 
 format-check:
-	clang-format --dry-run --Werror $(FORMAT_SRCS)
+	@sh tools/install_deps.sh clang-format
+	@clang-format --dry-run --Werror $(FORMAT_SRCS) && echo "clang-format: all sources formatted"
+
 
 clean:
 	rm -rf $(BUILD_ROOT)

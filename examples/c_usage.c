@@ -11,7 +11,7 @@ static ea_mha_plan plan;
 
 ea_status c_usage_mha(const ea_mha_weights* weights, const float* x, float* y) {
   ea_arena arena;
-  const ea_mha_config config = {EA_DTYPE_F32,   kTokens, kDModel, kHeads, EA_MASK_CAUSAL,
+  const ea_mha_config config = {EA_DTYPE_F32,           kTokens, kDModel, kHeads, EA_MASK_CAUSAL,
                                 EA_POSITION_SINUSOIDAL, NULL};
   ea_status status = ea_arena_init(&arena, arena_buffer, sizeof arena_buffer);
   if (status == EA_OK) status = ea_mha_plan_init(&plan, &config, weights, &arena);

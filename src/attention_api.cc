@@ -29,8 +29,7 @@ ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_con
 }
 
 ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const float* k,
-                           const float* v, int32_t n_valid_keys, float* out,
-                           float* attn_weights) {
+                           const float* v, int32_t n_valid_keys, float* out, float* attn_weights) {
   if (plan == nullptr || q == nullptr || k == nullptr || v == nullptr || out == nullptr) {
     return EA_ERR_NULL_POINTER;
   }
@@ -40,10 +39,10 @@ ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const 
   if (attn_weights != nullptr && edgeattn::CheckElements(c.n_q, c.n_kv) != EA_OK) {
     return EA_ERR_DIMENSION_OVERFLOW;
   }
-  edgeattn::CoreOperands operands{q,   static_cast<size_t>(c.d_k), k,
-                                  static_cast<size_t>(c.d_k),      v,
-                                  static_cast<size_t>(c.d_v),      out,
-                                  static_cast<size_t>(c.d_v),      attn_weights};
+  edgeattn::CoreOperands operands{
+      q,           static_cast<size_t>(c.d_k), k,   static_cast<size_t>(c.d_k),
+      v,           static_cast<size_t>(c.d_v), out, static_cast<size_t>(c.d_v),
+      attn_weights};
   edgeattn::RunAttentionCore(*plan, c.n_q, c.n_kv, n_valid_keys, operands);
   return EA_OK;
 }

@@ -30,11 +30,10 @@ ea_status ValidateAttentionConfig(const ea_attention_config& c) {
 void CarveAttentionCore(const ea_attention_config& config, ea_arena* arena,
                         ea_attention_plan* core) {
   core->config = config;
-  core->scale = config.scale != 0.0f ? config.scale
-                                     : 1.0f / sqrtf(static_cast<float>(config.d_k));
-  core->packed_keys = CarveFloats(
-      arena, static_cast<uint64_t>(config.d_k) * RoundUp(static_cast<uint64_t>(config.n_kv),
-                                                         kKeyBlock));
+  core->scale = config.scale != 0.0f ? config.scale : 1.0f / sqrtf(static_cast<float>(config.d_k));
+  core->packed_keys =
+      CarveFloats(arena, static_cast<uint64_t>(config.d_k) *
+                             RoundUp(static_cast<uint64_t>(config.n_kv), kKeyBlock));
   core->score_tile = CarveFloats(arena, static_cast<uint64_t>(kQueryBlock) * kKeyBlock);
   core->ready = EA_PLAN_READY;
 }

@@ -77,8 +77,8 @@ HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
   PackKeysTransposed(args.k, args.ld_k, args.n_kv, args.d_k, args.packed_keys);
 
   for (int32_t first = 0; first < args.n_q; first += kQueryBlock) {
-    const size_t rows = static_cast<size_t>(
-        args.n_q - first < kQueryBlock ? args.n_q - first : kQueryBlock);
+    const size_t rows =
+        static_cast<size_t>(args.n_q - first < kQueryBlock ? args.n_q - first : kQueryBlock);
     int32_t limits[kQueryBlock];
     RowState states[kQueryBlock];
     int32_t block_limit = 0;

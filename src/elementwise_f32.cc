@@ -14,8 +14,8 @@ namespace edgeattn {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-void AddF32Target(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
-                  float* HWY_RESTRICT out, size_t count) {
+void AddF32Target(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, float* HWY_RESTRICT out,
+                  size_t count) {
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;

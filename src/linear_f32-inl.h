@@ -29,8 +29,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // to y[0..kOutputs), each plus its bias.
 template <size_t kOutputs, class D>
 HWY_INLINE void DotWithRows(D d, const float* HWY_RESTRICT x, const float* HWY_RESTRICT w,
-                            size_t n_in, const float* HWY_RESTRICT bias,
-                            float* HWY_RESTRICT y) {
+                            size_t n_in, const float* HWY_RESTRICT bias, float* HWY_RESTRICT y) {
   static_assert(kOutputs == 1 || kOutputs == 4, "one row or a block of four");
   const size_t lanes = hn::Lanes(d);
   auto acc0 = hn::Zero(d);
@@ -65,10 +64,9 @@ HWY_INLINE void DotWithRows(D d, const float* HWY_RESTRICT x, const float* HWY_R
   }
 }
 
-HWY_INLINE void LinearRows(const float* HWY_RESTRICT x, size_t ld_x, int32_t rows,
-                           int32_t n_in, const float* HWY_RESTRICT w,
-                           const float* HWY_RESTRICT bias, int32_t n_out,
-                           float* HWY_RESTRICT y, size_t ld_y) {
+HWY_INLINE void LinearRows(const float* HWY_RESTRICT x, size_t ld_x, int32_t rows, int32_t n_in,
+                           const float* HWY_RESTRICT w, const float* HWY_RESTRICT bias,
+                           int32_t n_out, float* HWY_RESTRICT y, size_t ld_y) {
   const hn::ScalableTag<float> d;
   const size_t in = static_cast<size_t>(n_in);
   const size_t out = static_cast<size_t>(n_out);

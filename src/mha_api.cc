@@ -27,8 +27,8 @@ ea_status Validate(const ea_mha_config& c) {
   ea_status status = CheckDtype(c.dtype);
   if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.heads, 1);
   if (status == EA_OK && c.d_model % c.heads != 0) status = EA_ERR_HEADS_MISMATCH;
-  if (status == EA_OK) status = ValidateModelInput(c.max_tokens, c.d_model, c.position,
-                                                   c.position_table);
+  if (status == EA_OK)
+    status = ValidateModelInput(c.max_tokens, c.d_model, c.position, c.position_table);
   if (status == EA_OK) status = CheckElements(3 * static_cast<int64_t>(c.d_model), c.d_model);
   if (status == EA_OK) status = ValidateAttentionConfig(CoreConfig(c));
   return status;
@@ -100,8 +100,14 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
   const size_t head_weights = static_cast<size_t>(n_tokens) * static_cast<size_t>(n_tokens);
   for (size_t h = 0; h < static_cast<size_t>(c.heads); ++h) {
     const edgeattn::CoreOperands operands{
-        plan->q + h * d_k, e, plan->k + h * d_k, e, plan->v + h * d_k, e,
-        plan->heads_concat + h * d_k, e,
+        plan->q + h * d_k,
+        e,
+        plan->k + h * d_k,
+        e,
+        plan->v + h * d_k,
+        e,
+        plan->heads_concat + h * d_k,
+        e,
         attn_weights != nullptr ? attn_weights + h * head_weights : nullptr};
     edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands);
   }

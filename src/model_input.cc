@@ -15,8 +15,7 @@ ea_status ValidateModelInput(int32_t max_tokens, int32_t d_model, ea_position po
 }
 
 void CarvePositions(ea_position position, const float* caller_table, int32_t max_tokens,
-                    int32_t d_model, ea_arena* arena, const float** table,
-                    float** x_positioned) {
+                    int32_t d_model, ea_arena* arena, const float** table, float** x_positioned) {
   const uint64_t elements = static_cast<uint64_t>(max_tokens) * static_cast<uint64_t>(d_model);
   *table = nullptr;
   *x_positioned = nullptr;
@@ -39,8 +38,7 @@ void CarvePositions(ea_position position, const float* caller_table, int32_t max
 const float* PositionedInput(const float* x, const float* table, float* x_positioned,
                              int32_t n_tokens, int32_t d_model) {
   if (table == nullptr) return x;
-  AddF32(x, table, x_positioned,
-         static_cast<size_t>(n_tokens) * static_cast<size_t>(d_model));
+  AddF32(x, table, x_positioned, static_cast<size_t>(n_tokens) * static_cast<size_t>(d_model));
   return x_positioned;
 }
 

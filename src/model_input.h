@@ -16,8 +16,7 @@ ea_status ValidateModelInput(int32_t max_tokens, int32_t d_model, ea_position po
 // Carves the position table (sinusoidal without a caller table: filled now)
 // and the X + P buffer. Outputs NULL where no region is needed.
 void CarvePositions(ea_position position, const float* caller_table, int32_t max_tokens,
-                    int32_t d_model, ea_arena* arena, const float** table,
-                    float** x_positioned);
+                    int32_t d_model, ea_arena* arena, const float** table, float** x_positioned);
 
 // The rows the projections read: x itself, or x + table written to
 // x_positioned.

@@ -45,8 +45,8 @@ HWY_INLINE void StoreTileStrip(D d, hn::Vec<D> v, float* HWY_RESTRICT row, size_
 
 template <bool kPartial, class D>
 HWY_INLINE void ScoreStrip(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
-                           const float* HWY_RESTRICT panel, size_t d_k,
-                           float* HWY_RESTRICT tile, size_t column, size_t width) {
+                           const float* HWY_RESTRICT panel, size_t d_k, float* HWY_RESTRICT tile,
+                           size_t column, size_t width) {
   const float* strip = panel + column;
   size_t r = 0;
   for (; r + 4 <= rows; r += 4) {
@@ -85,8 +85,7 @@ HWY_INLINE void ScoreStrip(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t
 // tile[r][c] = sum_t q[r * ld_q + t] * panel[t][c], r < rows, c < kKeyBlock.
 template <class D>
 HWY_INLINE void ScoreTile(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
-                          const float* HWY_RESTRICT panel, size_t d_k,
-                          float* HWY_RESTRICT tile) {
+                          const float* HWY_RESTRICT panel, size_t d_k, float* HWY_RESTRICT tile) {
   const size_t lanes = hn::Lanes(d);
   size_t column = 0;
   for (; column + lanes <= static_cast<size_t>(kKeyBlock); column += lanes) {

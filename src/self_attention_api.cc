@@ -26,8 +26,8 @@ ea_attention_config CoreConfig(const ea_self_attention_config& c) {
 ea_status Validate(const ea_self_attention_config& c) {
   ea_status status = CheckDtype(c.dtype);
   if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.d_k, c.d_v);
-  if (status == EA_OK) status = ValidateModelInput(c.max_tokens, c.d_model, c.position,
-                                                   c.position_table);
+  if (status == EA_OK)
+    status = ValidateModelInput(c.max_tokens, c.d_model, c.position, c.position_table);
   if (status == EA_OK) status = CheckElements(c.d_k, c.d_model);
   if (status == EA_OK) status = CheckElements(c.d_v, c.d_model);
   if (status == EA_OK) status = ValidateAttentionConfig(CoreConfig(c));
@@ -82,9 +82,8 @@ ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float*
                                 int32_t n_tokens, int32_t n_valid_keys, float* y,
                                 float* attn_weights) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
-  const ea_status status =
-      edgeattn::CheckRunLengths(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys,
-                                attn_weights != nullptr ? 1 : 0);
+  const ea_status status = edgeattn::CheckRunLengths(plan->ready, n_tokens, plan->config.max_tokens,
+                                                     n_valid_keys, attn_weights != nullptr ? 1 : 0);
   if (status != EA_OK) return status;
 
   const ea_self_attention_config& c = plan->config;
@@ -97,7 +96,7 @@ ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float*
   edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, w.w_q, w.b_q, c.d_k, plan->q, d_k);
   edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, w.w_k, w.b_k, c.d_k, plan->k, d_k);
   edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, w.w_v, w.b_v, c.d_v, plan->v, d_v);
-  const edgeattn::CoreOperands operands{plan->q, d_k, plan->k, d_k, plan->v,
+  const edgeattn::CoreOperands operands{plan->q, d_k, plan->k, d_k,         plan->v,
                                         d_v,     y,   d_v,     attn_weights};
   edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands);
   return EA_OK;

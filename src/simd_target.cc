@@ -1,6 +1,6 @@
-// Reports the SIMD target the dispatcher picks (and its vector width), by asking a function compiled
-// for every target which one it is: what tests and the demo print, and what
-// the per-target tests assert after forcing a target.
+// Reports the SIMD target the dispatcher picks (and its vector width), by asking a function
+// compiled for every target which one it is: what tests and the demo print, and what the per-target
+// tests assert after forcing a target.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd_target.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep

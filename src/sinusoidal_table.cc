@@ -7,8 +7,7 @@
 #include "edgeattn/edgeattn.h"
 #include "validation.h"
 
-extern "C" ea_status ea_sinusoidal_table_fill(float* table, int32_t n_positions,
-                                              int32_t d_model) {
+extern "C" ea_status ea_sinusoidal_table_fill(float* table, int32_t n_positions, int32_t d_model) {
   if (table == nullptr) return EA_ERR_NULL_POINTER;
   if (n_positions <= 0 || d_model <= 0) return EA_ERR_BAD_DIMENSION;
   if (edgeattn::CheckElements(n_positions, d_model) != EA_OK) return EA_ERR_DIMENSION_OVERFLOW;

@@ -27,7 +27,11 @@ struct AttentionRun {
 AttentionRun RunAttention(const AttentionProblem& p, const std::vector<float>& q,
                           const std::vector<float>& k, const std::vector<float>& v,
                           bool want_weights) {
-  const ea_attention_config config{EA_DTYPE_F32, p.n_q, p.n_kv, p.d_k, p.d_v,
+  const ea_attention_config config{EA_DTYPE_F32,
+                                   p.n_q,
+                                   p.n_kv,
+                                   p.d_k,
+                                   p.d_v,
                                    p.causal ? EA_MASK_CAUSAL : EA_MASK_NONE,
                                    static_cast<float>(p.scale)};
   AttentionRun run{EA_OK, std::vector<float>(static_cast<size_t>(p.n_q) * p.d_v, NAN),

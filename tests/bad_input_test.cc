@@ -18,6 +18,7 @@
 
 #include "edgeattn/edgeattn.h"
 #include "reference/random_tensor.h"
+#include "test_support.h"
 
 namespace {
 
@@ -67,21 +68,7 @@ void StoreRawEnum(Enum* field, int32_t value) {
   memcpy(field, &value, sizeof(value));
 }
 
-// Owns bytes whose data() is EA_ARENA_ALIGNMENT-aligned.
-class AlignedBuffer {
- public:
-  explicit AlignedBuffer(size_t bytes) : storage_(bytes + EA_ARENA_ALIGNMENT, 0), size_(bytes) {
-    const uintptr_t address = reinterpret_cast<uintptr_t>(storage_.data());
-    offset_ = (EA_ARENA_ALIGNMENT - address % EA_ARENA_ALIGNMENT) % EA_ARENA_ALIGNMENT;
-  }
-  uint8_t* data() { return storage_.data() + offset_; }
-  size_t size() const { return size_; }
-
- private:
-  std::vector<uint8_t> storage_;
-  size_t offset_ = 0;
-  size_t size_ = 0;
-};
+using AlignedBuffer = edgeattn_test::AlignedBytes;
 
 // Byte ranges a refused call must leave exactly as they were.
 class UntouchedBytes {
@@ -852,57 +839,60 @@ TEST_P(BadInputSelfAttentionRun, RefusedWithStatusAndNoOutputWritten) {
   watched.ExpectUntouched();
 }
 
-const SelfAttentionRunCase kSelfAttentionRunCases[] = {
-    {"NullPlan", [](SelfAttentionRunArgs* a) { a->plan_arg = nullptr; }, EA_ERR_NULL_POINTER},
-    {"NullX", [](SelfAttentionRunArgs* a) { a->x_arg = nullptr; }, EA_ERR_NULL_POINTER},
-    {"NullY", [](SelfAttentionRunArgs* a) { a->y_arg = nullptr; }, EA_ERR_NULL_POINTER},
-    {"NeverPlanned", [](SelfAttentionRunArgs* a) { a->plan_arg = &a->never_planned; },
-     EA_ERR_BAD_ARGUMENT},
-    {"PlanWhoseInitFailed",
-     [](SelfAttentionRunArgs* a) {
-       ea_self_attention_config bad = a->config;
-       bad.d_k = 0;
-       ea_self_attention_plan_init(&a->never_planned, &bad, &a->data.weights, &a->arena);
-       a->plan_arg = &a->never_planned;
-     },
-     EA_ERR_BAD_ARGUMENT},
-    {"NTokensZero",
-     [](SelfAttentionRunArgs* a) {
-       a->n_tokens = 0;
-       a->n_valid_keys = 0;
-     },
-     EA_ERR_BAD_DIMENSION},
-    {"NTokensNegative",
-     [](SelfAttentionRunArgs* a) {
-       a->n_tokens = -1;
-       a->n_valid_keys = 0;
-     },
-     EA_ERR_BAD_DIMENSION},
-    {"NTokensAboveMaxTokens",
-     [](SelfAttentionRunArgs* a) {
-       a->n_tokens = kSelfTokens + 1;
-       a->n_valid_keys = kSelfTokens;
-     },
-     EA_ERR_BAD_DIMENSION},
-    {"NTokensInt32Max",
-     [](SelfAttentionRunArgs* a) {
-       a->n_tokens = kInt32Max;
-       a->n_valid_keys = kSelfTokens;
-     },
-     EA_ERR_BAD_DIMENSION},
-    {"NValidKeysNegative", [](SelfAttentionRunArgs* a) { a->n_valid_keys = -1; },
-     EA_ERR_BAD_ARGUMENT},
-    {"NValidKeysInt32Min", [](SelfAttentionRunArgs* a) { a->n_valid_keys = kInt32Min; },
-     EA_ERR_BAD_ARGUMENT},
-    {"NValidKeysAboveNTokens",
-     [](SelfAttentionRunArgs* a) {
-       a->n_tokens = kSelfTokens - 2;  // still within max_tokens
-       a->n_valid_keys = kSelfTokens - 1;
-     },
-     EA_ERR_BAD_ARGUMENT},
-    {"NValidKeysAboveMaxTokens", [](SelfAttentionRunArgs* a) { a->n_valid_keys = kSelfTokens + 1; },
-     EA_ERR_BAD_ARGUMENT},
-};
+// Run-time refusals shared by self-attention and MHA (the same run signature
+// and argument fields); each operation adds its own plan-failure case.
+template <typename Args, int32_t kTokens>
+std::vector<BadCase<Args>> ModelRunCases(void (*fail_plan_init)(Args*)) {
+  return {
+      {"NullPlan", [](Args* a) { a->plan_arg = nullptr; }, EA_ERR_NULL_POINTER},
+      {"NullX", [](Args* a) { a->x_arg = nullptr; }, EA_ERR_NULL_POINTER},
+      {"NullY", [](Args* a) { a->y_arg = nullptr; }, EA_ERR_NULL_POINTER},
+      {"NeverPlanned", [](Args* a) { a->plan_arg = &a->never_planned; }, EA_ERR_BAD_ARGUMENT},
+      {"PlanWhoseInitFailed", fail_plan_init, EA_ERR_BAD_ARGUMENT},
+      {"NTokensZero",
+       [](Args* a) {
+         a->n_tokens = 0;
+         a->n_valid_keys = 0;
+       },
+       EA_ERR_BAD_DIMENSION},
+      {"NTokensNegative",
+       [](Args* a) {
+         a->n_tokens = -1;
+         a->n_valid_keys = 0;
+       },
+       EA_ERR_BAD_DIMENSION},
+      {"NTokensAboveMaxTokens",
+       [](Args* a) {
+         a->n_tokens = kTokens + 1;
+         a->n_valid_keys = kTokens;
+       },
+       EA_ERR_BAD_DIMENSION},
+      {"NTokensInt32Max",
+       [](Args* a) {
+         a->n_tokens = kInt32Max;
+         a->n_valid_keys = kTokens;
+       },
+       EA_ERR_BAD_DIMENSION},
+      {"NValidKeysNegative", [](Args* a) { a->n_valid_keys = -1; }, EA_ERR_BAD_ARGUMENT},
+      {"NValidKeysInt32Min", [](Args* a) { a->n_valid_keys = kInt32Min; }, EA_ERR_BAD_ARGUMENT},
+      {"NValidKeysAboveNTokens",
+       [](Args* a) {
+         a->n_tokens = kTokens - 2;
+         a->n_valid_keys = kTokens - 1;
+       },
+       EA_ERR_BAD_ARGUMENT},
+      {"NValidKeysAboveMaxTokens", [](Args* a) { a->n_valid_keys = kTokens + 1; },
+       EA_ERR_BAD_ARGUMENT},
+  };
+}
+
+const std::vector<SelfAttentionRunCase> kSelfAttentionRunCases =
+    ModelRunCases<SelfAttentionRunArgs, kSelfTokens>([](SelfAttentionRunArgs* a) {
+      ea_self_attention_config bad = a->config;
+      bad.d_k = 0;
+      ea_self_attention_plan_init(&a->never_planned, &bad, &a->data.weights, &a->arena);
+      a->plan_arg = &a->never_planned;
+    });
 INSTANTIATE_TEST_SUITE_P(BadInput, BadInputSelfAttentionRun,
                          testing::ValuesIn(kSelfAttentionRunCases), CaseName());
 
@@ -1184,54 +1174,13 @@ TEST_P(BadInputMhaRun, RefusedWithStatusAndNoOutputWritten) {
   watched.ExpectUntouched();
 }
 
-const MhaRunCase kMhaRunCases[] = {
-    {"NullPlan", [](MhaRunArgs* a) { a->plan_arg = nullptr; }, EA_ERR_NULL_POINTER},
-    {"NullX", [](MhaRunArgs* a) { a->x_arg = nullptr; }, EA_ERR_NULL_POINTER},
-    {"NullY", [](MhaRunArgs* a) { a->y_arg = nullptr; }, EA_ERR_NULL_POINTER},
-    {"NeverPlanned", [](MhaRunArgs* a) { a->plan_arg = &a->never_planned; }, EA_ERR_BAD_ARGUMENT},
-    {"PlanWhoseInitFailed",
-     [](MhaRunArgs* a) {
-       ea_mha_config bad = a->config;
-       bad.heads = 5;
-       ea_mha_plan_init(&a->never_planned, &bad, &a->data.weights, &a->arena);
-       a->plan_arg = &a->never_planned;
-     },
-     EA_ERR_BAD_ARGUMENT},
-    {"NTokensZero",
-     [](MhaRunArgs* a) {
-       a->n_tokens = 0;
-       a->n_valid_keys = 0;
-     },
-     EA_ERR_BAD_DIMENSION},
-    {"NTokensNegative",
-     [](MhaRunArgs* a) {
-       a->n_tokens = -1;
-       a->n_valid_keys = 0;
-     },
-     EA_ERR_BAD_DIMENSION},
-    {"NTokensAboveMaxTokens",
-     [](MhaRunArgs* a) {
-       a->n_tokens = kMhaTokens + 1;
-       a->n_valid_keys = kMhaTokens;
-     },
-     EA_ERR_BAD_DIMENSION},
-    {"NTokensInt32Max",
-     [](MhaRunArgs* a) {
-       a->n_tokens = kInt32Max;
-       a->n_valid_keys = kMhaTokens;
-     },
-     EA_ERR_BAD_DIMENSION},
-    {"NValidKeysNegative", [](MhaRunArgs* a) { a->n_valid_keys = -1; }, EA_ERR_BAD_ARGUMENT},
-    {"NValidKeysInt32Min", [](MhaRunArgs* a) { a->n_valid_keys = kInt32Min; }, EA_ERR_BAD_ARGUMENT},
-    {"NValidKeysAboveNTokens",
-     [](MhaRunArgs* a) {
-       a->n_tokens = kMhaTokens - 2;
-       a->n_valid_keys = kMhaTokens - 1;
-     },
-     EA_ERR_BAD_ARGUMENT},
-    {"NValidKeysAboveMaxTokens", [](MhaRunArgs* a) { a->n_valid_keys = kMhaTokens + 1; },
-     EA_ERR_BAD_ARGUMENT},
-};
+const std::vector<MhaRunCase> kMhaRunCases =
+    ModelRunCases<MhaRunArgs, kMhaTokens>([](MhaRunArgs* a) {
+      ea_mha_config bad = a->config;
+      bad.heads = 5;
+      ea_mha_plan_init(&a->never_planned, &bad, &a->data.weights, &a->arena);
+      a->plan_arg = &a->never_planned;
+    });
 INSTANTIATE_TEST_SUITE_P(BadInput, BadInputMhaRun, testing::ValuesIn(kMhaRunCases), CaseName());
 
 TEST(BadInputMha, ValidRunSucceedsOnTheSameArguments) {

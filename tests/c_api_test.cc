@@ -25,8 +25,8 @@ TEST(CApi, ReadmeExampleMatchesReference) {
   const std::vector<float> x = RandomTensor(n * e, 5);
   const ea_mha_weights weights{in_w.data(), in_b.data(), out_w.data(), out_b.data()};
 
-  const ea_mha_config config{EA_DTYPE_F32, n, e, h, EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL,
-                             nullptr};
+  const ea_mha_config config{EA_DTYPE_F32,           n,      e, h, EA_MASK_CAUSAL,
+                             EA_POSITION_SINUSOIDAL, nullptr};
   size_t needed = 0;
   ASSERT_EQ(ea_mha_arena_size(&config, &needed), EA_OK);
   EXPECT_LE(needed, c_usage_arena_capacity());
@@ -36,9 +36,8 @@ TEST(CApi, ReadmeExampleMatchesReference) {
 
   const std::vector<double> table = ReferenceSinusoidal(n, e);
   const std::vector<float> table_f(table.begin(), table.end());
-  const ReferenceMhaProblem problem{n,           e,           h,            true,
-                                    n,           in_w.data(), in_b.data(), out_w.data(),
-                                    out_b.data(), table_f.data()};
+  const ReferenceMhaProblem problem{
+      n, e, h, true, n, in_w.data(), in_b.data(), out_w.data(), out_b.data(), table_f.data()};
   EXPECT_LE(NormScaledError(y.data(), ReferenceMha(problem, x.data()).out), kFloatErrorBound);
 }
 
@@ -47,8 +46,8 @@ TEST(CApi, VersionMacrosAgree) {
   std::snprintf(expected, sizeof expected, "%d.%d.%d", EDGEATTN_VERSION_MAJOR,
                 EDGEATTN_VERSION_MINOR, EDGEATTN_VERSION_PATCH);
   EXPECT_STREQ(EDGEATTN_VERSION_STRING, expected);
-  EXPECT_EQ(EDGEATTN_VERSION, EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 +
-                                  EDGEATTN_VERSION_PATCH);
+  EXPECT_EQ(EDGEATTN_VERSION,
+            EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH);
 }
 
 }  // namespace

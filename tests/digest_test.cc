@@ -87,8 +87,8 @@ TEST(CrossTargetDigest, PrintsDigestOfTargetIndependentResults) {
   }
   AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 130, 96, 4, EA_MASK_CAUSAL,
                                       EA_POSITION_SINUSOIDAL, nullptr});
-  AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 7, 16, 2, EA_MASK_NONE, EA_POSITION_NONE,
-                                      nullptr});
+  AddMhaLayout(&digest,
+               ea_mha_config{EA_DTYPE_F32, 7, 16, 2, EA_MASK_NONE, EA_POSITION_NONE, nullptr});
 
   // The compile-time table and its int8 quantization (scale 1/127, zero point 0).
   static constexpr auto kTable = edgeattn::MakeSinusoidalTable<64, 32>();

@@ -27,7 +27,8 @@ ea_mha_config Config(ea_mask mask, ea_position position) {
 }
 
 // Rows of x reordered: result row i = x row perm[i].
-std::vector<float> PermuteRows(const std::vector<float>& x, const std::vector<int>& perm, int cols) {
+std::vector<float> PermuteRows(const std::vector<float>& x, const std::vector<int>& perm,
+                               int cols) {
   std::vector<float> out(x.size());
   for (size_t i = 0; i < perm.size(); ++i) {
     std::copy_n(x.begin() + static_cast<size_t>(perm[i]) * cols, cols, out.begin() + i * cols);
@@ -59,8 +60,8 @@ TEST_P(PropertiesPerTarget, PermutingTokensPermutesOutputsWithoutPositions) {
   const MhaModel model(kDModel, kHeads, true, 900);
   const std::vector<float> x = RandomTensor(kTokens * kDModel, 901);
   const std::vector<int> perm = ReversedOrder(kTokens);
-  const RunResult y = RunMha(model, Config(EA_MASK_NONE, EA_POSITION_NONE), x, kTokens, kTokens,
-                             false);
+  const RunResult y =
+      RunMha(model, Config(EA_MASK_NONE, EA_POSITION_NONE), x, kTokens, kTokens, false);
   const RunResult y_perm = RunMha(model, Config(EA_MASK_NONE, EA_POSITION_NONE),
                                   PermuteRows(x, perm, kDModel), kTokens, kTokens, false);
   ASSERT_EQ(y.status, EA_OK);
@@ -98,9 +99,9 @@ TEST_P(PropertiesPerTarget, SoftmaxRowsSumToOneAndOutputsAreConvexCombinations) 
     ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
     ASSERT_EQ(ea_attention_plan_init(&plan, &config, &arena), EA_OK);
     std::vector<float> out(n_q * d), weights(n_q * n_kv);
-    ASSERT_EQ(ea_attention_run(&plan, q.data(), k.data(), v.data(), n_kv, out.data(),
-                               weights.data()),
-              EA_OK);
+    ASSERT_EQ(
+        ea_attention_run(&plan, q.data(), k.data(), v.data(), n_kv, out.data(), weights.data()),
+        EA_OK);
     for (int i = 0; i < n_q; ++i) {
       double sum = 0.0;
       for (int j = 0; j < n_kv; ++j) {
@@ -137,12 +138,14 @@ TEST_P(PropertiesPerTarget, CausalRowDependsOnlyOnEarlierTokens) {
     ASSERT_EQ(changed.status, EA_OK);
     // Rows before the change are bit-identical; the changed row itself differs.
     for (int i = 0; i < changed_from * kDModel; ++i) {
-      ASSERT_EQ(base.y[i], changed.y[i]) << "row " << i / kDModel << " changed_from " << changed_from;
+      ASSERT_EQ(base.y[i], changed.y[i])
+          << "row " << i / kDModel << " changed_from " << changed_from;
     }
     double row_difference = 0.0;
     for (int c = 0; c < kDModel; ++c) {
-      row_difference = std::max(row_difference, std::fabs(double(base.y[changed_from * kDModel + c]) -
-                                                          changed.y[changed_from * kDModel + c]));
+      row_difference =
+          std::max(row_difference, std::fabs(double(base.y[changed_from * kDModel + c]) -
+                                             changed.y[changed_from * kDModel + c]));
     }
     EXPECT_GT(row_difference, 1e-3);
   }

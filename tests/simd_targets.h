@@ -43,7 +43,7 @@ class PerTargetTest : public testing::TestWithParam<int64_t> {
   void TearDown() override { ForceTarget(0); }
 };
 
-#define EA_INSTANTIATE_PER_TARGET(suite)                                                      \
+#define EA_INSTANTIATE_PER_TARGET(suite)                                                           \
   INSTANTIATE_TEST_SUITE_P(Targets, suite, testing::ValuesIn(::edgeattn_test::TargetsUnderTest()), \
                            ::edgeattn_test::TargetParamName)
 

@@ -66,8 +66,8 @@ TEST_P(TorchGoldenMhaTest, MatchesTorchMultiheadAttention) {
     ASSERT_EQ(ea_mha_run(&plan, c.x, c.n, c.n, y.data(), attn_weights.data()), EA_OK);
 
     const double y_error = edgeattn_test::NormScaledError(y.data(), ToDouble(c.y, n * e));
-    const double w_error = edgeattn_test::NormScaledError(
-        attn_weights.data(), ToDouble(c.attn_weights, weight_count));
+    const double w_error =
+        edgeattn_test::NormScaledError(attn_weights.data(), ToDouble(c.attn_weights, weight_count));
     printf("[ torch    ] %-8s %-26s y err %.3g, weights err %.3g\n", ea_simd_target(), c.name,
            y_error, w_error);
     EXPECT_LE(y_error, kFloatErrorBound);

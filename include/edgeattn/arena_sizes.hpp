@@ -41,32 +41,32 @@ constexpr uint64_t AttentionArenaBytes(int32_t n_kv, int32_t d_k) {
 
 // Where a plan's position table lives.
 enum class PositionStorage {
-  kNone,   // no positional encoding
-  kCaller, // caller's table (learned, or a precomputed sinusoidal table in flash)
-  kArena   // sinusoidal table filled into the arena at plan time
+  kNone,    // no positional encoding
+  kCaller,  // caller's table (learned, or a precomputed sinusoidal table in flash)
+  kArena    // sinusoidal table filled into the arena at plan time
 };
 
 // Shared by self-attention and MHA: table, X + P, Q, K, V projections.
-constexpr uint64_t InputsArenaBytes(int32_t n, int32_t d_model, int32_t q_cols,
-                                  int32_t v_cols, PositionStorage positions) {
+constexpr uint64_t InputsArenaBytes(int32_t n, int32_t d_model, int32_t q_cols, int32_t v_cols,
+                                    PositionStorage positions) {
   const uint64_t rows = static_cast<uint64_t>(n);
   const uint64_t table = positions == PositionStorage::kArena
-                           ? FloatRegionBytes(rows * static_cast<uint64_t>(d_model))
-                           : 0;
+                             ? FloatRegionBytes(rows * static_cast<uint64_t>(d_model))
+                             : 0;
   const uint64_t positioned = positions == PositionStorage::kNone
-                                ? 0
-                                : FloatRegionBytes(rows * static_cast<uint64_t>(d_model));
+                                  ? 0
+                                  : FloatRegionBytes(rows * static_cast<uint64_t>(d_model));
   return table + positioned + 2 * FloatRegionBytes(rows * static_cast<uint64_t>(q_cols)) +
          FloatRegionBytes(rows * static_cast<uint64_t>(v_cols));
 }
 
 constexpr uint64_t SelfAttentionArenaBytes(int32_t n, int32_t d_model, int32_t d_k, int32_t d_v,
-                                         PositionStorage positions) {
+                                           PositionStorage positions) {
   return InputsArenaBytes(n, d_model, d_k, d_v, positions) + AttentionArenaBytes(n, d_k);
 }
 
 constexpr uint64_t MhaArenaBytes(int32_t n, int32_t d_model, int32_t heads,
-                               PositionStorage positions) {
+                                 PositionStorage positions) {
   return InputsArenaBytes(n, d_model, d_model, d_model, positions) +
          FloatRegionBytes(static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model)) +
          AttentionArenaBytes(n, d_model / heads);

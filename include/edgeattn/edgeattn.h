@@ -69,7 +69,6 @@ size_t ea_simd_vector_bytes(void);
  * byte offset far inside int32/size_t on 32-bit MCUs. */
 #define EA_MAX_ELEMENTS (1L << 28)
 
-
 /* ------------------------------------------------------------------ arena */
 
 /* A caller-owned buffer with a bump pointer. Plans carve it; nothing frees. */
@@ -90,7 +89,7 @@ size_t ea_arena_remaining(const ea_arena* arena);
 
 typedef enum ea_dtype {
   EA_DTYPE_F32 = 0,
-  EA_DTYPE_INT8 = 1, /* fixed point, TFLite int8 semantics: a later release */
+  EA_DTYPE_INT8 = 1,  /* fixed point, TFLite int8 semantics: a later release */
   EA_DTYPE_INT16 = 2, /* fixed point, TFLite 16x8 semantics: a later release */
   EA_DTYPE_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_DTYPE_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
@@ -147,8 +146,7 @@ ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_con
  * attn_weights: NULL, or [n_q, n_kv] to receive the softmax probabilities.
  * Rows with no visible key output 0 (and all-zero weights). */
 ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const float* k,
-                           const float* v, int32_t n_valid_keys, float* out,
-                           float* attn_weights);
+                           const float* v, int32_t n_valid_keys, float* out, float* attn_weights);
 
 /* ------------------------------------------------ single-head self-attention */
 

@@ -70,14 +70,13 @@ template <int32_t kMaxTokens, int32_t kDModel, int32_t kDk, int32_t kDv,
           ea_position kPosition = EA_POSITION_NONE,
           bool kTableInArena = kPosition == EA_POSITION_SINUSOIDAL>
 struct SelfAttention {
-  static_assert(kMaxTokens > 0 && kDModel > 0 && kDk > 0 && kDv > 0,
-                "dimensions must be positive");
-  static constexpr size_t kArenaBytes = static_cast<size_t>(SelfAttentionArenaBytes(
-      kMaxTokens, kDModel, kDk, kDv, StorageOf(kPosition, kTableInArena)));
+  static_assert(kMaxTokens > 0 && kDModel > 0 && kDk > 0 && kDv > 0, "dimensions must be positive");
+  static constexpr size_t kArenaBytes = static_cast<size_t>(
+      SelfAttentionArenaBytes(kMaxTokens, kDModel, kDk, kDv, StorageOf(kPosition, kTableInArena)));
 
   static constexpr ea_self_attention_config Config(ea_mask mask = EA_MASK_NONE,
                                                    const float* table = nullptr) {
-    return ea_self_attention_config{EA_DTYPE_F32, kMaxTokens, kDModel, kDk,
+    return ea_self_attention_config{EA_DTYPE_F32, kMaxTokens, kDModel,   kDk,
                                     kDv,          mask,       kPosition, table};
   }
 
@@ -104,8 +103,7 @@ struct Mha {
   static constexpr size_t kArenaBytes = static_cast<size_t>(
       MhaArenaBytes(kMaxTokens, kDModel, kHeads, StorageOf(kPosition, kTableInArena)));
 
-  static constexpr ea_mha_config Config(ea_mask mask = EA_MASK_NONE,
-                                        const float* table = nullptr) {
+  static constexpr ea_mha_config Config(ea_mask mask = EA_MASK_NONE, const float* table = nullptr) {
     return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel, kHeads, mask, kPosition, table};
   }
 

@@ -19,7 +19,7 @@
 namespace edgeattn {
 namespace constexpr_math {
 
-inline constexpr double kHalfPiHigh = 1.57079632679489655800;  // pi/2, split for
+inline constexpr double kHalfPiHigh = 1.57079632679489655800;     // pi/2, split for
 inline constexpr double kHalfPiLow = 6.12323399573676603587e-17;  // exact reduction
 inline constexpr double kLn10000 = 9.21034037197618273607;
 

@@ -115,7 +115,7 @@ __attribute__((noreturn)) void _exit(int status) {
   /* Only reached on a host without SYS_EXIT_EXTENDED: keep 0 and non-zero
    * apart (reason ApplicationExit -> 0, anything else -> 1 on qemu). */
   semihost(SH_SYS_EXIT, (const void*)(uintptr_t)(status == 0 ? SH_ADP_STOPPED_APPLICATION_EXIT
-                                                              : SH_ADP_STOPPED_RUNTIME_ERROR));
+                                                             : SH_ADP_STOPPED_RUNTIME_ERROR));
   for (;;) {
   }
 }
@@ -152,8 +152,8 @@ static char* put_str(char* out, const char* s) {
 /* Reports the fault and ends the program; frame is the exception frame the
  * core stacked (r0-r3, r12, lr, pc, xpsr) on whichever stack was in use. */
 __attribute__((used, noreturn)) void cm_fault_report(const uint32_t* frame) {
-  static const char* const kNames[] = {"thread", "reset", "NMI", "HardFault", "MemManage",
-                                       "BusFault", "UsageFault", "SecureFault"};
+  static const char* const kNames[] = {"thread",    "reset",    "NMI",        "HardFault",
+                                       "MemManage", "BusFault", "UsageFault", "SecureFault"};
   uint32_t ipsr;
   __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
   const uint32_t exception = ipsr & 0x1FFu;
@@ -288,10 +288,10 @@ __attribute__((section(".vectors"), used)) const cm_vector cm_vector_table[16] =
     cm_fault_entry,                   /* 7: SecureFault (v8-M), reserved before */
     0,
     0,
-    0,                                /* 8-10: reserved */
-    cm_fault_entry,                   /* 11: SVCall */
-    cm_fault_entry,                   /* 12: DebugMonitor */
-    0,                                /* 13: reserved */
-    cm_fault_entry,                   /* 14: PendSV */
-    cm_fault_entry,                   /* 15: SysTick */
+    0,              /* 8-10: reserved */
+    cm_fault_entry, /* 11: SVCall */
+    cm_fault_entry, /* 12: DebugMonitor */
+    0,              /* 13: reserved */
+    cm_fault_entry, /* 14: PendSV */
+    cm_fault_entry, /* 15: SysTick */
 };

@@ -24,18 +24,24 @@ ea_mha_weights MhaModel::Weights() const {
 ReferenceMhaProblem MhaModel::Problem(int n, bool causal, int n_valid_keys,
                                       const float* table) const {
   const ea_mha_weights w = Weights();
-  return ReferenceMhaProblem{n,        d_model,          heads,
-                             causal,   n_valid_keys,     w.in_proj_weight,
-                             w.in_proj_bias, w.out_proj_weight, w.out_proj_bias,
+  return ReferenceMhaProblem{n,
+                             d_model,
+                             heads,
+                             causal,
+                             n_valid_keys,
+                             w.in_proj_weight,
+                             w.in_proj_bias,
+                             w.out_proj_weight,
+                             w.out_proj_bias,
                              table};
 }
 
 RunResult RunMha(const MhaModel& model, const ea_mha_config& config, const std::vector<float>& x,
                  int n_tokens, int n_valid_keys, bool want_weights) {
-  RunResult run{EA_OK, std::vector<float>(static_cast<size_t>(n_tokens) * model.d_model, NAN),
-                std::vector<float>(
-                    want_weights ? static_cast<size_t>(model.heads) * n_tokens * n_tokens : 0,
-                    NAN)};
+  RunResult run{
+      EA_OK, std::vector<float>(static_cast<size_t>(n_tokens) * model.d_model, NAN),
+      std::vector<float>(want_weights ? static_cast<size_t>(model.heads) * n_tokens * n_tokens : 0,
+                         NAN)};
   size_t bytes = 0;
   run.status = ea_mha_arena_size(&config, &bytes);
   if (run.status != EA_OK) return run;
@@ -90,9 +96,9 @@ ReferenceResult SelfAttentionModel::Reference(const float* x, int n, bool causal
 RunResult RunSelfAttention(const SelfAttentionModel& model, const ea_self_attention_config& config,
                            const std::vector<float>& x, int n_tokens, int n_valid_keys,
                            bool want_weights) {
-  RunResult run{EA_OK, std::vector<float>(static_cast<size_t>(n_tokens) * model.d_v, NAN),
-                std::vector<float>(want_weights ? static_cast<size_t>(n_tokens) * n_tokens : 0,
-                                   NAN)};
+  RunResult run{
+      EA_OK, std::vector<float>(static_cast<size_t>(n_tokens) * model.d_v, NAN),
+      std::vector<float>(want_weights ? static_cast<size_t>(n_tokens) * n_tokens : 0, NAN)};
   size_t bytes = 0;
   run.status = ea_self_attention_arena_size(&config, &bytes);
   if (run.status != EA_OK) return run;

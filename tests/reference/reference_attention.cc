@@ -82,19 +82,21 @@ ReferenceResult ReferenceMha(const ReferenceMhaProblem& p, const float* x) {
   }
   std::vector<double> proj[3];
   for (int part = 0; part < 3; ++part) {
-    proj[part] = ReferenceLinear(input, p.n, e, p.in_proj_weight + static_cast<size_t>(part) * e * e,
-                                 p.in_proj_bias != nullptr ? p.in_proj_bias + part * e : nullptr, e);
+    proj[part] =
+        ReferenceLinear(input, p.n, e, p.in_proj_weight + static_cast<size_t>(part) * e * e,
+                        p.in_proj_bias != nullptr ? p.in_proj_bias + part * e : nullptr, e);
   }
   std::vector<double> concat(elements);
   ReferenceResult result;
   result.weights.resize(static_cast<size_t>(p.heads) * p.n * p.n);
   for (int h = 0; h < p.heads; ++h) {
     const AttentionProblem head{p.n, p.n, d_k, d_k, p.causal, p.n_valid_keys, 0.0};
-    const ReferenceResult r = ReferenceAttention(head, proj[0].data() + h * d_k, e,
-                                                 proj[1].data() + h * d_k, e,
-                                                 proj[2].data() + h * d_k, e);
+    const ReferenceResult r =
+        ReferenceAttention(head, proj[0].data() + h * d_k, e, proj[1].data() + h * d_k, e,
+                           proj[2].data() + h * d_k, e);
     for (int i = 0; i < p.n; ++i) {
-      for (int c = 0; c < d_k; ++c) concat[static_cast<size_t>(i) * e + h * d_k + c] = r.out[i * d_k + c];
+      for (int c = 0; c < d_k; ++c)
+        concat[static_cast<size_t>(i) * e + h * d_k + c] = r.out[i * d_k + c];
     }
     std::copy(r.weights.begin(), r.weights.end(),
               result.weights.begin() + static_cast<size_t>(h) * p.n * p.n);

@@ -8,7 +8,7 @@ void PackKeysTransposed(const float* keys, size_t ld_keys, int32_t n_keys, int32
                         float* packed) {
   const int32_t panels = (n_keys + kKeyBlock - 1) / kKeyBlock;
   for (int32_t p = 0; p < panels; ++p) {
-    float* panel = const_cast<float*>(KeyPanel(packed, d_k, p));
+    float* panel = KeyPanel(packed, d_k, p);
     for (int32_t c = 0; c < kKeyBlock; ++c) {
       const int32_t key = p * kKeyBlock + c;
       if (key < n_keys) {

@@ -20,6 +20,9 @@ void PackKeysTransposed(const float* keys, size_t ld_keys, int32_t n_keys, int32
 inline const float* KeyPanel(const float* packed, int32_t d_k, int32_t panel) {
   return packed + static_cast<size_t>(panel) * static_cast<size_t>(d_k) * kKeyBlock;
 }
+inline float* KeyPanel(float* packed, int32_t d_k, int32_t panel) {
+  return packed + static_cast<size_t>(panel) * static_cast<size_t>(d_k) * kKeyBlock;
+}
 
 }  // namespace edgeattn
 

@@ -57,15 +57,15 @@ endif
 # guard calls), NDEBUG so Highway's asserts reference no libhwy symbol.
 LIB_CXXFLAGS := -std=c++17 $(OPT) -DNDEBUG $(WARNINGS) -fno-exceptions -fno-rtti \
   -fno-threadsafe-statics -ffunction-sections -fdata-sections -fcallgraph-info=su \
-  -Iinclude -Isrc $(SYSINCLUDE_FLAGS) $(TARGET_CXXFLAGS) $(SAN_FLAGS) -MMD -MP
+  -Iinclude -Isrc $(SYSINCLUDE_FLAGS) $(TARGET_CXXFLAGS) $(SAN_FLAGS) -MD -MP
 TEST_STD ?= c++17
 TEST_CXXFLAGS := -std=$(TEST_STD) $(OPT) $(WARNINGS) -Iinclude -Isrc -Itests $(SYSINCLUDE_FLAGS) \
-  $(TARGET_CXXFLAGS) $(GTEST_CXXFLAGS) $(SAN_FLAGS) -MMD -MP
+  $(TARGET_CXXFLAGS) $(GTEST_CXXFLAGS) $(SAN_FLAGS) -MD -MP
 # Example programs are built the way firmware builds its own code.
 EXAMPLE_CXXFLAGS := -std=c++17 $(OPT) $(WARNINGS) -fno-exceptions -fno-rtti -Iinclude \
-  $(SYSINCLUDE_FLAGS) $(TARGET_CXXFLAGS) $(SAN_FLAGS) -MMD -MP
+  $(SYSINCLUDE_FLAGS) $(TARGET_CXXFLAGS) $(SAN_FLAGS) -MD -MP
 TEST_CFLAGS := -std=c11 $(OPT) $(WARNINGS) -pedantic -Iinclude $(TARGET_CFLAGS) $(SAN_FLAGS) \
-  -MMD -MP
+  -MD -MP
 
 LIB_SRCS := $(wildcard src/*.cc)
 LIB_OBJS := $(LIB_SRCS:%.cc=$(BUILD)/%.o)
@@ -217,7 +217,7 @@ BENCH := $(BUILD)/bench/attention_bench
 BENCH_SRCS := $(wildcard bench/*.cc)
 BENCH_OBJS := $(BENCH_SRCS:%.cc=$(BUILD)/%.o)
 BENCH_CXXFLAGS := -std=c++17 -O3 -march=native -DNDEBUG $(WARNINGS) -Iinclude \
-  -isystem /usr/include/eigen3 $(TARGET_CXXFLAGS) -MMD -MP
+  -isystem /usr/include/eigen3 $(TARGET_CXXFLAGS) -MD -MP
 
 $(BUILD)/bench/%.o: bench/%.cc
 	@mkdir -p $(dir $@)

@@ -39,6 +39,23 @@ ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const 
   if (attn_weights != nullptr && edgeattn::CheckElements(c.n_q, c.n_kv) != EA_OK) {
     return EA_ERR_DIMENSION_OVERFLOW;
   }
+  // The output rows are the kernel's accumulator: they must not share memory
+  // with the inputs or with the weights output.
+  using edgeattn::FloatBytes;
+  using edgeattn::Overlaps;
+  const size_t out_bytes = FloatBytes(int64_t{c.n_q} * c.d_v);
+  const size_t weight_bytes = attn_weights != nullptr ? FloatBytes(int64_t{c.n_q} * c.n_kv) : 0;
+  const void* inputs[3] = {q, k, v};
+  const size_t input_bytes[3] = {FloatBytes(int64_t{c.n_q} * c.d_k),
+                                 FloatBytes(int64_t{c.n_kv} * c.d_k),
+                                 FloatBytes(int64_t{c.n_kv} * c.d_v)};
+  for (int i = 0; i < 3; ++i) {
+    if (Overlaps(out, out_bytes, inputs[i], input_bytes[i]) ||
+        Overlaps(attn_weights, weight_bytes, inputs[i], input_bytes[i])) {
+      return EA_ERR_BAD_ARGUMENT;
+    }
+  }
+  if (Overlaps(out, out_bytes, attn_weights, weight_bytes)) return EA_ERR_BAD_ARGUMENT;
   edgeattn::CoreOperands operands{
       q,           static_cast<size_t>(c.d_k), k,   static_cast<size_t>(c.d_k),
       v,           static_cast<size_t>(c.d_v), out, static_cast<size_t>(c.d_v),

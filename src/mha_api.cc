@@ -84,6 +84,12 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
       edgeattn::CheckRunLengths(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys,
                                 attn_weights != nullptr ? plan->config.heads : 0);
   if (status != EA_OK) return status;
+  // y may overwrite x (x is consumed first), but not the weights output.
+  if (edgeattn::Overlaps(y, edgeattn::FloatBytes(int64_t{n_tokens} * plan->config.d_model),
+                         attn_weights,
+                         edgeattn::FloatBytes(int64_t{plan->config.heads} * n_tokens * n_tokens))) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
 
   const ea_mha_config& c = plan->config;
   const ea_mha_weights& w = plan->weights;

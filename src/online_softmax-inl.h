@@ -4,8 +4,9 @@
 // row itself is the accumulator O. A new panel with a larger maximum rescales
 // l and O by exp(m_old - m_new) once; the scores become probabilities in
 // place and O += P V_panel. Dividing by l happens once at the end. m starts
-// at a large negative *finite* value, so a row that never sees a key keeps
-// l = 0 and O = 0 instead of producing NaN from (-inf) - (-inf).
+// at the lowest finite float, not -inf, and a row that never sees a key takes
+// no step at all: it keeps l = 0 and O = 0 instead of producing NaN from
+// (-inf) - (-inf).
 
 #if defined(EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_
@@ -26,7 +27,8 @@ namespace edgeattn {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-inline constexpr float kInitialRowMax = -1e30f;
+// The lowest finite float: any real score raises it on the first visible key.
+inline constexpr float kInitialRowMax = -3.40282347e38f;
 
 struct RowState {
   float max;  // running maximum of scaled scores

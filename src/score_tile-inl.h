@@ -5,7 +5,8 @@
 // q[t] is broadcast and FMA'd into one accumulator per row. The column strip
 // is one vector wide, so the loop over strips covers the 64 keys on any vector
 // width (1 lane on SCALAR, 16 on AVX-512, 64 on SVE-2048). Widths that do not
-// divide 64 (odd SVE lengths) finish with a partial strip.
+// divide 64 would finish with a partial strip (a guard: Highway 1.0.3 rounds
+// SVE lane counts down to a power of two).
 
 #if defined(EDGEATTN_SRC_SCORE_TILE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_SCORE_TILE_INL_H_

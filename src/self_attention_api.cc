@@ -85,6 +85,11 @@ ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float*
   const ea_status status = edgeattn::CheckRunLengths(plan->ready, n_tokens, plan->config.max_tokens,
                                                      n_valid_keys, attn_weights != nullptr ? 1 : 0);
   if (status != EA_OK) return status;
+  // y may overwrite x (x is consumed first), but not the weights output.
+  if (edgeattn::Overlaps(y, edgeattn::FloatBytes(int64_t{n_tokens} * plan->config.d_v),
+                         attn_weights, edgeattn::FloatBytes(int64_t{n_tokens} * n_tokens))) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
 
   const ea_self_attention_config& c = plan->config;
   const ea_self_attention_weights& w = plan->weights;

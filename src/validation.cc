@@ -61,4 +61,13 @@ ea_status CheckRunLengths(uint32_t ready, int32_t n_tokens, int32_t max_tokens,
   return EA_OK;
 }
 
+bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  if (a == nullptr || b == nullptr || a_bytes == 0 || b_bytes == 0) return false;
+  // Addresses as integers: comparing pointers into different objects with <
+  // is unspecified in C++.
+  const uintptr_t a_begin = reinterpret_cast<uintptr_t>(a);
+  const uintptr_t b_begin = reinterpret_cast<uintptr_t>(b);
+  return a_begin < b_begin + b_bytes && b_begin < a_begin + a_bytes;
+}
+
 }  // namespace edgeattn

@@ -36,6 +36,14 @@ ea_status ToSize(uint64_t bytes, size_t* out);
 ea_status CheckRunLengths(uint32_t ready, int32_t n_tokens, int32_t max_tokens,
                           int32_t n_valid_keys, int32_t weight_matrices);
 
+// True when the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a
+// byte. NULL or empty ranges overlap nothing.
+bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes);
+
+// Float counts as byte counts (callers pass element counts already bounded
+// by EA_MAX_ELEMENTS).
+inline size_t FloatBytes(int64_t count) { return static_cast<size_t>(count) * sizeof(float); }
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_SRC_VALIDATION_H_

@@ -116,6 +116,18 @@ TEST_P(AttentionPerTarget, CustomScaleAndLargeScoresStayFinite) {
   ExpectMatchesReference({65, 129, 32, 32, true, 129, 0.0}, 21, /*magnitude=*/12.0);
 }
 
+TEST_P(AttentionPerTarget, ScoresFarBelowZeroStillFormADistribution) {
+  // Scaled scores of -2e30 and -3e30: below any "large negative" sentinel a
+  // running maximum might start from; the first key must still win.
+  const AttentionProblem p{1, 2, 1, 1, false, 2, 1.0};
+  const std::vector<float> q = {1e15f}, k = {-2e15f, -3e15f}, v = {5.0f, 7.0f};
+  const AttentionRun run = RunAttention(p, q, k, v, true);
+  ASSERT_EQ(run.status, EA_OK);
+  EXPECT_EQ(run.out[0], 5.0f);
+  EXPECT_EQ(run.weights[0], 1.0f);
+  EXPECT_EQ(run.weights[1], 0.0f);
+}
+
 TEST_P(AttentionPerTarget, FullyMaskedRowsAreZeroNotNaN) {
   const AttentionProblem p{20, 70, 8, 12, false, 0, 0.0};  // every key is padding
   const Inputs in = MakeInputs(p, 30);

@@ -144,7 +144,9 @@ ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_con
                                  ea_arena* arena);
 /* n_valid_keys in [0, n_kv]: keys from n_valid_keys on are padding (masked).
  * attn_weights: NULL, or [n_q, n_kv] to receive the softmax probabilities.
- * Rows with no visible key output 0 (and all-zero weights). */
+ * Rows with no visible key output 0 (and all-zero weights).
+ * out and attn_weights must not overlap q, k, v or each other: the output
+ * rows are the running accumulator (EA_ERR_BAD_ARGUMENT otherwise). */
 ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const float* k,
                            const float* v, int32_t n_valid_keys, float* out, float* attn_weights);
 
@@ -192,7 +194,8 @@ ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
                                       const ea_self_attention_config* config,
                                       const ea_self_attention_weights* weights, ea_arena* arena);
 /* x: [n_tokens, d_model]; y: [n_tokens, d_v]; attn_weights: NULL or [n_tokens, n_tokens].
- * n_valid_keys in [0, n_tokens] (key padding; pass n_tokens for none). */
+ * n_valid_keys in [0, n_tokens] (key padding; pass n_tokens for none).
+ * y may be x (in place); y and attn_weights must not overlap. */
 ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float* x,
                                 int32_t n_tokens, int32_t n_valid_keys, float* y,
                                 float* attn_weights);
@@ -239,7 +242,8 @@ ea_status ea_mha_arena_size(const ea_mha_config* config, size_t* bytes);
 ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
                            const ea_mha_weights* weights, ea_arena* arena);
 /* x, y: [n_tokens, d_model]; attn_weights: NULL or [heads, n_tokens, n_tokens]
- * (per head; PyTorch's average_attn_weights=False). */
+ * (per head; PyTorch's average_attn_weights=False).
+ * y may be x (in place); y and attn_weights must not overlap. */
 ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
                      int32_t n_valid_keys, float* y, float* attn_weights);
 

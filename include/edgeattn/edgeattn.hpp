@@ -7,6 +7,12 @@
 //   static ea_mha_plan plan;
 //   Layer::Plan(&plan, weights, arena, EA_MASK_CAUSAL);
 //   ea_mha_run(&plan, x, n, n, y, NULL);
+//
+// A StaticArena passed to Plan belongs to that one plan (Plan starts carving
+// it from the beginning). Several plans share one arena through the
+// ea_arena* overloads, with sizes that add up: StaticArena<A::kArenaBytes +
+// B::kArenaBytes>, ea_arena_init once, then A::Plan(..., &arena) and
+// B::Plan(..., &arena).
 #ifndef EDGEATTN_EDGEATTN_HPP_
 #define EDGEATTN_EDGEATTN_HPP_
 
@@ -37,31 +43,53 @@ constexpr PositionStorage StorageOf(ea_position position, bool table_in_arena) {
 }
 
 namespace detail {
+
+// An arena size as size_t, refused at compile time where the target cannot
+// address it (32-bit MCUs) instead of silently truncated.
+template <uint64_t kBytes>
+constexpr size_t AddressableBytes() {
+  static_assert(kBytes <= static_cast<uint64_t>(SIZE_MAX),
+                "this shape's arena is larger than the target can address");
+  return static_cast<size_t>(kBytes);
+}
+
 template <size_t kBytes>
 ea_status InitArena(StaticArena<kBytes>& storage, ea_arena* arena) {
   return ea_arena_init(arena, storage.bytes, kBytes);
 }
+
+// A shape whose table is the caller's must be given one.
+constexpr bool NeedsCallerTable(ea_position position, bool table_in_arena) {
+  return StorageOf(position, table_in_arena) == PositionStorage::kCaller;
+}
+
 }  // namespace detail
 
 // Attention(Q, K, V) with shapes fixed at compile time.
 template <int32_t kNq, int32_t kNkv, int32_t kDk, int32_t kDv>
 struct Attention {
   static_assert(kNq > 0 && kNkv > 0 && kDk > 0 && kDv > 0, "dimensions must be positive");
-  static constexpr size_t kArenaBytes = static_cast<size_t>(AttentionArenaBytes(kNkv, kDk));
+  static constexpr size_t kArenaBytes = detail::AddressableBytes<AttentionArenaBytes(kNkv, kDk)>();
 
   static constexpr ea_attention_config Config(ea_mask mask = EA_MASK_NONE, float scale = 0.0f) {
     return ea_attention_config{EA_DTYPE_F32, kNq, kNkv, kDk, kDv, mask, scale};
   }
 
+  // Carves the plan from a shared arena.
+  static ea_status Plan(ea_attention_plan* plan, ea_arena* arena, ea_mask mask = EA_MASK_NONE,
+                        float scale = 0.0f) {
+    const ea_attention_config config = Config(mask, scale);
+    return ea_attention_plan_init(plan, &config, arena);
+  }
+
+  // Gives the plan a StaticArena of its own, checked at compile time.
   template <size_t kBytes>
   static ea_status Plan(ea_attention_plan* plan, StaticArena<kBytes>& storage,
                         ea_mask mask = EA_MASK_NONE, float scale = 0.0f) {
     static_assert(kBytes >= kArenaBytes, "arena too small for this attention shape");
     ea_arena arena;
     const ea_status status = detail::InitArena(storage, &arena);
-    if (status != EA_OK) return status;
-    const ea_attention_config config = Config(mask, scale);
-    return ea_attention_plan_init(plan, &config, &arena);
+    return status != EA_OK ? status : Plan(plan, &arena, mask, scale);
   }
 };
 
@@ -71,8 +99,8 @@ template <int32_t kMaxTokens, int32_t kDModel, int32_t kDk, int32_t kDv,
           bool kTableInArena = kPosition == EA_POSITION_SINUSOIDAL>
 struct SelfAttention {
   static_assert(kMaxTokens > 0 && kDModel > 0 && kDk > 0 && kDv > 0, "dimensions must be positive");
-  static constexpr size_t kArenaBytes = static_cast<size_t>(
-      SelfAttentionArenaBytes(kMaxTokens, kDModel, kDk, kDv, StorageOf(kPosition, kTableInArena)));
+  static constexpr size_t kArenaBytes = detail::AddressableBytes<SelfAttentionArenaBytes(
+      kMaxTokens, kDModel, kDk, kDv, StorageOf(kPosition, kTableInArena))>();
 
   static constexpr ea_self_attention_config Config(ea_mask mask = EA_MASK_NONE,
                                                    const float* table = nullptr) {
@@ -80,6 +108,19 @@ struct SelfAttention {
                                     kDv,          mask,       kPosition, table};
   }
 
+  // Carves the plan from a shared arena. `table` is required when the shape
+  // says the table is the caller's.
+  static ea_status Plan(ea_self_attention_plan* plan, const ea_self_attention_weights& weights,
+                        ea_arena* arena, ea_mask mask = EA_MASK_NONE,
+                        const float* table = nullptr) {
+    if (detail::NeedsCallerTable(kPosition, kTableInArena) && table == nullptr) {
+      return EA_ERR_NULL_POINTER;
+    }
+    const ea_self_attention_config config = Config(mask, table);
+    return ea_self_attention_plan_init(plan, &config, &weights, arena);
+  }
+
+  // Gives the plan a StaticArena of its own, checked at compile time.
   template <size_t kBytes>
   static ea_status Plan(ea_self_attention_plan* plan, const ea_self_attention_weights& weights,
                         StaticArena<kBytes>& storage, ea_mask mask = EA_MASK_NONE,
@@ -87,9 +128,7 @@ struct SelfAttention {
     static_assert(kBytes >= kArenaBytes, "arena too small for this self-attention shape");
     ea_arena arena;
     const ea_status status = detail::InitArena(storage, &arena);
-    if (status != EA_OK) return status;
-    const ea_self_attention_config config = Config(mask, table);
-    return ea_self_attention_plan_init(plan, &config, &weights, &arena);
+    return status != EA_OK ? status : Plan(plan, weights, &arena, mask, table);
   }
 };
 
@@ -100,13 +139,25 @@ template <int32_t kMaxTokens, int32_t kDModel, int32_t kHeads,
 struct Mha {
   static_assert(kMaxTokens > 0 && kDModel > 0 && kHeads > 0, "dimensions must be positive");
   static_assert(kDModel % kHeads == 0, "d_model must be divisible by the number of heads");
-  static constexpr size_t kArenaBytes = static_cast<size_t>(
-      MhaArenaBytes(kMaxTokens, kDModel, kHeads, StorageOf(kPosition, kTableInArena)));
+  static constexpr size_t kArenaBytes = detail::AddressableBytes<MhaArenaBytes(
+      kMaxTokens, kDModel, kHeads, StorageOf(kPosition, kTableInArena))>();
 
   static constexpr ea_mha_config Config(ea_mask mask = EA_MASK_NONE, const float* table = nullptr) {
     return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel, kHeads, mask, kPosition, table};
   }
 
+  // Carves the plan from a shared arena. `table` is required when the shape
+  // says the table is the caller's.
+  static ea_status Plan(ea_mha_plan* plan, const ea_mha_weights& weights, ea_arena* arena,
+                        ea_mask mask = EA_MASK_NONE, const float* table = nullptr) {
+    if (detail::NeedsCallerTable(kPosition, kTableInArena) && table == nullptr) {
+      return EA_ERR_NULL_POINTER;
+    }
+    const ea_mha_config config = Config(mask, table);
+    return ea_mha_plan_init(plan, &config, &weights, arena);
+  }
+
+  // Gives the plan a StaticArena of its own, checked at compile time.
   template <size_t kBytes>
   static ea_status Plan(ea_mha_plan* plan, const ea_mha_weights& weights,
                         StaticArena<kBytes>& storage, ea_mask mask = EA_MASK_NONE,
@@ -114,9 +165,7 @@ struct Mha {
     static_assert(kBytes >= kArenaBytes, "arena too small for this MHA shape");
     ea_arena arena;
     const ea_status status = detail::InitArena(storage, &arena);
-    if (status != EA_OK) return status;
-    const ea_mha_config config = Config(mask, table);
-    return ea_mha_plan_init(plan, &config, &weights, &arena);
+    return status != EA_OK ? status : Plan(plan, weights, &arena, mask, table);
   }
 };
 

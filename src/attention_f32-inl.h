@@ -55,7 +55,7 @@ template <class D>
 HWY_INLINE void WriteBlockWeights(D d, const AttentionArgs& args, int32_t first_row, size_t rows,
                                   const int32_t* limits, const RowState* states) {
   const size_t d_k = static_cast<size_t>(args.d_k);
-  const int32_t panels = (args.n_kv + kKeyBlock - 1) / kKeyBlock;
+  const int32_t panels = KeyPanelCount(args.n_kv);
   const float* q_block = args.q + static_cast<size_t>(first_row) * args.ld_q;
   for (int32_t p = 0; p < panels; ++p) {
     const size_t width = VisibleInPanel(args.n_kv, p);
@@ -91,7 +91,7 @@ HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
     }
 
     const float* q_block = args.q + static_cast<size_t>(first) * args.ld_q;
-    const int32_t panels = (block_limit + kKeyBlock - 1) / kKeyBlock;
+    const int32_t panels = KeyPanelCount(block_limit);
     for (int32_t p = 0; p < panels; ++p) {
       ScoreTile(d, q_block, args.ld_q, rows, KeyPanel(args.packed_keys, args.d_k, p), d_k,
                 args.score_tile);

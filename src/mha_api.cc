@@ -35,7 +35,8 @@ ea_status Validate(const ea_mha_config& c) {
 }
 
 uint64_t ArenaBytes(const ea_mha_config& c) {
-  return MhaArenaBytes(c.max_tokens, c.d_model, c.heads, StorageFor(c.position, c.position_table));
+  return MhaArenaBytes(c.max_tokens, c.d_model, c.heads,
+                       StorageOf(c.position, c.position_table == nullptr));
 }
 
 }  // namespace
@@ -81,15 +82,9 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
                      int32_t n_valid_keys, float* y, float* attn_weights) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
   const ea_status status =
-      edgeattn::CheckRunLengths(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys,
-                                attn_weights != nullptr ? plan->config.heads : 0);
+      edgeattn::CheckModelRun(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys, y,
+                              plan->config.d_model, attn_weights, plan->config.heads);
   if (status != EA_OK) return status;
-  // y may overwrite x (x is consumed first), but not the weights output.
-  if (edgeattn::Overlaps(y, edgeattn::FloatBytes(int64_t{n_tokens} * plan->config.d_model),
-                         attn_weights,
-                         edgeattn::FloatBytes(int64_t{plan->config.heads} * n_tokens * n_tokens))) {
-    return EA_ERR_BAD_ARGUMENT;
-  }
 
   const ea_mha_config& c = plan->config;
   const ea_mha_weights& w = plan->weights;

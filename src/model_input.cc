@@ -19,7 +19,7 @@ void CarvePositions(ea_position position, const float* caller_table, int32_t max
   const uint64_t elements = static_cast<uint64_t>(max_tokens) * static_cast<uint64_t>(d_model);
   *table = nullptr;
   *x_positioned = nullptr;
-  switch (StorageFor(position, caller_table)) {
+  switch (StorageOf(position, caller_table == nullptr)) {
     case PositionStorage::kNone:
       return;
     case PositionStorage::kCaller:

@@ -6,7 +6,7 @@ namespace edgeattn {
 
 void PackKeysTransposed(const float* keys, size_t ld_keys, int32_t n_keys, int32_t d_k,
                         float* packed) {
-  const int32_t panels = (n_keys + kKeyBlock - 1) / kKeyBlock;
+  const int32_t panels = KeyPanelCount(n_keys);
   for (int32_t p = 0; p < panels; ++p) {
     float* panel = KeyPanel(packed, d_k, p);
     for (int32_t c = 0; c < kKeyBlock; ++c) {

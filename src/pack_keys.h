@@ -16,6 +16,9 @@ namespace edgeattn {
 void PackKeysTransposed(const float* keys, size_t ld_keys, int32_t n_keys, int32_t d_k,
                         float* packed);
 
+// Panels that hold n_keys keys.
+inline int32_t KeyPanelCount(int32_t n_keys) { return (n_keys + kKeyBlock - 1) / kKeyBlock; }
+
 // Start of panel `panel` inside a packed K^T.
 inline const float* KeyPanel(const float* packed, int32_t d_k, int32_t panel) {
   return packed + static_cast<size_t>(panel) * static_cast<size_t>(d_k) * kKeyBlock;

@@ -36,7 +36,7 @@ ea_status Validate(const ea_self_attention_config& c) {
 
 uint64_t ArenaBytes(const ea_self_attention_config& c) {
   return SelfAttentionArenaBytes(c.max_tokens, c.d_model, c.d_k, c.d_v,
-                                 StorageFor(c.position, c.position_table));
+                                 StorageOf(c.position, c.position_table == nullptr));
 }
 
 }  // namespace
@@ -82,14 +82,10 @@ ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float*
                                 int32_t n_tokens, int32_t n_valid_keys, float* y,
                                 float* attn_weights) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
-  const ea_status status = edgeattn::CheckRunLengths(plan->ready, n_tokens, plan->config.max_tokens,
-                                                     n_valid_keys, attn_weights != nullptr ? 1 : 0);
+  const ea_status status =
+      edgeattn::CheckModelRun(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys, y,
+                              plan->config.d_v, attn_weights, 1);
   if (status != EA_OK) return status;
-  // y may overwrite x (x is consumed first), but not the weights output.
-  if (edgeattn::Overlaps(y, edgeattn::FloatBytes(int64_t{n_tokens} * plan->config.d_v),
-                         attn_weights, edgeattn::FloatBytes(int64_t{n_tokens} * n_tokens))) {
-    return EA_ERR_BAD_ARGUMENT;
-  }
 
   const ea_self_attention_config& c = plan->config;
   const ea_self_attention_weights& w = plan->weights;

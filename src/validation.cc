@@ -38,26 +38,26 @@ ea_status CheckPosition(ea_position position, const float* table) {
   }
 }
 
-PositionStorage StorageFor(ea_position position, const float* table) {
-  if (position == EA_POSITION_NONE) return PositionStorage::kNone;
-  if (position == EA_POSITION_SINUSOIDAL && table == nullptr) return PositionStorage::kArena;
-  return PositionStorage::kCaller;
-}
-
 ea_status ToSize(uint64_t bytes, size_t* out) {
   if (bytes > static_cast<uint64_t>(SIZE_MAX)) return EA_ERR_DIMENSION_OVERFLOW;
   *out = static_cast<size_t>(bytes);
   return EA_OK;
 }
 
-ea_status CheckRunLengths(uint32_t ready, int32_t n_tokens, int32_t max_tokens,
-                          int32_t n_valid_keys, int32_t weight_matrices) {
+ea_status CheckModelRun(uint32_t ready, int32_t n_tokens, int32_t max_tokens, int32_t n_valid_keys,
+                        const float* y, int32_t y_cols, const float* attn_weights,
+                        int32_t weight_matrices) {
   if (ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
   if (n_tokens <= 0 || n_tokens > max_tokens) return EA_ERR_BAD_DIMENSION;
   if (n_valid_keys < 0 || n_valid_keys > n_tokens) return EA_ERR_BAD_ARGUMENT;
+  if (attn_weights == nullptr) return EA_OK;
   // n_tokens is now in (0, INT32_MAX]: the product fits in 64 bits.
   const int64_t weight_elements = static_cast<int64_t>(weight_matrices) * n_tokens * n_tokens;
   if (weight_elements > EA_MAX_ELEMENTS) return EA_ERR_DIMENSION_OVERFLOW;
+  if (Overlaps(y, FloatBytes(int64_t{n_tokens} * y_cols), attn_weights,
+               FloatBytes(weight_elements))) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
   return EA_OK;
 }
 

@@ -25,16 +25,17 @@ ea_status CheckMask(ea_mask mask);
 // Known position kind; LEARNED needs its table.
 ea_status CheckPosition(ea_position position, const float* table);
 
-PositionStorage StorageFor(ea_position position, const float* table);
-
 // Arena bytes as a size_t, or EA_ERR_DIMENSION_OVERFLOW on 32-bit targets.
 ea_status ToSize(uint64_t bytes, size_t* out);
 
-// The runtime checks every run does: a ready plan, n_tokens in [1, max],
-// n_valid_keys in [0, n_tokens], and `weight_matrices` (0 when no weights are
-// requested) n_tokens x n_tokens weight matrices that are addressable.
-ea_status CheckRunLengths(uint32_t ready, int32_t n_tokens, int32_t max_tokens,
-                          int32_t n_valid_keys, int32_t weight_matrices);
+// The run-time checks of self-attention and MHA runs: a ready plan,
+// n_tokens in [1, max], n_valid_keys in [0, n_tokens], `weight_matrices`
+// (0 when attn_weights is NULL) addressable n_tokens x n_tokens matrices,
+// and y ([n_tokens, y_cols]) not sharing memory with attn_weights. y may be x:
+// both operations consume x before writing y.
+ea_status CheckModelRun(uint32_t ready, int32_t n_tokens, int32_t max_tokens, int32_t n_valid_keys,
+                        const float* y, int32_t y_cols, const float* attn_weights,
+                        int32_t weight_matrices);
 
 // True when the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a
 // byte. NULL or empty ranges overlap nothing.

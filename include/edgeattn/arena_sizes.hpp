@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "edgeattn/edgeattn.h"
+
 namespace edgeattn {
 
 // Keys per packed K^T panel. 64 floats are a whole number of vectors for every
@@ -45,6 +47,16 @@ enum class PositionStorage {
   kCaller,  // caller's table (learned, or a precomputed sinusoidal table in flash)
   kArena    // sinusoidal table filled into the arena at plan time
 };
+
+// Where the position table of a shape lives: NONE needs none, SINUSOIDAL fills
+// one into the arena unless the caller passes a precomputed one, LEARNED is
+// always the caller's.
+constexpr PositionStorage StorageOf(ea_position position, bool table_in_arena) {
+  return position == EA_POSITION_NONE
+             ? PositionStorage::kNone
+             : (position == EA_POSITION_SINUSOIDAL && table_in_arena ? PositionStorage::kArena
+                                                                     : PositionStorage::kCaller);
+}
 
 // Shared by self-attention and MHA: table, X + P, Q, K, V projections.
 constexpr uint64_t InputsArenaBytes(int32_t n, int32_t d_model, int32_t q_cols, int32_t v_cols,

@@ -32,16 +32,6 @@ struct alignas(EA_ARENA_ALIGNMENT) StaticArena {
   uint8_t bytes[kBytes];
 };
 
-// Where the position table of a shape lives: NONE needs none, SINUSOIDAL fills
-// one into the arena unless the caller passes a precomputed one, LEARNED is
-// always the caller's.
-constexpr PositionStorage StorageOf(ea_position position, bool table_in_arena) {
-  return position == EA_POSITION_NONE
-             ? PositionStorage::kNone
-             : (position == EA_POSITION_SINUSOIDAL && table_in_arena ? PositionStorage::kArena
-                                                                     : PositionStorage::kCaller);
-}
-
 namespace detail {
 
 // An arena size as size_t, refused at compile time where the target cannot

@@ -59,13 +59,13 @@ HWY_INLINE void WriteBlockWeights(D d, const AttentionArgs& args, int32_t first_
   const float* q_block = args.q + static_cast<size_t>(first_row) * args.ld_q;
   for (int32_t p = 0; p < panels; ++p) {
     const size_t width = VisibleInPanel(args.n_kv, p);
-    ScoreTile(d, q_block, args.ld_q, rows, KeyPanel(args.packed_keys, args.d_k, p), d_k,
+    ScoreTile(d, q_block, args.ld_q, rows, KeyPanel(args.packed_keys, args.d_k, p), d_k, args.scale,
               args.score_tile);
     for (size_t r = 0; r < rows; ++r) {
       float* out = args.weights + (static_cast<size_t>(first_row) + r) * args.ld_weights +
                    static_cast<size_t>(p) * kKeyBlock;
       WriteProbabilities(d, args.score_tile + r * kKeyBlock, VisibleInPanel(limits[r], p), width,
-                         args.scale, states[r], out);
+                         states[r], out);
     }
   }
 }
@@ -85,7 +85,7 @@ HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
     for (size_t r = 0; r < rows; ++r) {
       limits[r] = VisibleKeys(args, first + static_cast<int32_t>(r));
       if (limits[r] > block_limit) block_limit = limits[r];
-      states[r] = RowState{kInitialRowMax, 0.0f};
+      states[r] = InitialRowState();
       float* out = args.out + (static_cast<size_t>(first) + r) * args.ld_out;
       for (size_t c = 0; c < d_v; ++c) out[c] = 0.0f;
     }
@@ -94,21 +94,20 @@ HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
     const int32_t panels = KeyPanelCount(block_limit);
     for (int32_t p = 0; p < panels; ++p) {
       ScoreTile(d, q_block, args.ld_q, rows, KeyPanel(args.packed_keys, args.d_k, p), d_k,
-                args.score_tile);
+                args.scale, args.score_tile);
       const float* values = args.v + static_cast<size_t>(p) * kKeyBlock * args.ld_v;
       for (size_t r = 0; r < rows; ++r) {
         const size_t visible = VisibleInPanel(limits[r], p);
         if (visible == 0) continue;
-        OnlineSoftmaxStep(d, args.score_tile + r * kKeyBlock, visible, args.scale, values,
-                          args.ld_v, d_v, &states[r],
-                          args.out + (static_cast<size_t>(first) + r) * args.ld_out);
+        OnlineSoftmaxStep(d, args.score_tile + r * kKeyBlock, visible, values, args.ld_v, d_v,
+                          &states[r], args.out + (static_cast<size_t>(first) + r) * args.ld_out);
       }
     }
 
     for (size_t r = 0; r < rows; ++r) {
-      const float inverse_sum = states[r].sum > 0.0f ? 1.0f / states[r].sum : 0.0f;
+      const float factor = FinalRowFactor(states[r]);
       float* out = args.out + (static_cast<size_t>(first) + r) * args.ld_out;
-      for (size_t c = 0; c < d_v; ++c) out[c] *= inverse_sum;
+      for (size_t c = 0; c < d_v; ++c) out[c] *= factor;
     }
     if (args.weights != nullptr) WriteBlockWeights(d, args, first, rows, limits, states);
   }

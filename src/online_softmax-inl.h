@@ -7,6 +7,13 @@
 // at the lowest finite float, not -inf, and a row that never sees a key takes
 // no step at all: it keeps l = 0 and O = 0 instead of producing NaN from
 // (-inf) - (-inf).
+//
+// Scores arrive already scaled (score_tile-inl.h), so the maximum and every
+// exponent come from the same rounded values: exp(s - m) is exp(0) = 1 for
+// the largest key at any magnitude. A NaN or +-inf score makes the row
+// non-finite: it stops taking steps (no NaN ever reaches Exp, whose float to
+// int conversion is undefined for NaN on SCALAR) and its output and weights
+// become NaN, as a plain float loop's would.
 
 #if defined(EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_
@@ -16,6 +23,8 @@
 #endif
 
 #include <stddef.h>
+
+#include <limits>
 
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
@@ -31,41 +40,60 @@ namespace hn = hwy::HWY_NAMESPACE;
 inline constexpr float kInitialRowMax = -3.40282347e38f;
 
 struct RowState {
-  float max;  // running maximum of scaled scores
-  float sum;  // running sum of exp(scaled score - max)
+  float max;        // running maximum of scaled scores
+  float sum;        // running sum of exp(scaled score - max)
+  bool non_finite;  // a visible score was NaN or +-inf: the row's result is NaN
 };
 
-// Largest of scores[0, count), count >= 1.
+inline RowState InitialRowState() { return RowState{kInitialRowMax, 0.0f, false}; }
+
+struct PanelMax {
+  float max;
+  bool finite;  // every score was finite (max is then meaningful)
+};
+
+// Largest of scores[0, count), count >= 1, and whether all of them are
+// finite: s - s is 0 for a finite s and NaN for NaN or +-inf, and a sum
+// carries any NaN through on every target (Max may drop NaN operands).
 template <class D>
-HWY_INLINE float MaxOfScores(D d, const float* HWY_RESTRICT scores, size_t count) {
+HWY_INLINE PanelMax MaxOfScores(D d, const float* HWY_RESTRICT scores, size_t count) {
   const size_t lanes = hn::Lanes(d);
   const float lowest = -hwy::HighestValue<float>();
   auto best = hn::Set(d, lowest);
+  auto probe = hn::Zero(d);
   size_t j = 0;
-  for (; j + lanes <= count; j += lanes) best = hn::Max(best, hn::LoadU(d, scores + j));
-  if (j < count) best = hn::Max(best, LoadTail(d, scores + j, count - j, lowest));
-  return hn::GetLane(hn::MaxOfLanes(d, best));
+  for (; j + lanes <= count; j += lanes) {
+    const auto s = hn::LoadU(d, scores + j);
+    best = hn::Max(best, s);
+    probe = hn::Add(probe, hn::Sub(s, s));
+  }
+  if (j < count) {
+    const auto s = LoadTail(d, scores + j, count - j, lowest);
+    best = hn::Max(best, s);
+    probe = hn::Add(probe, hn::Sub(s, s));
+  }
+  const float probe_sum = hn::GetLane(hn::SumOfLanes(d, probe));
+  return PanelMax{hn::GetLane(hn::MaxOfLanes(d, best)), probe_sum == 0.0f};
 }
 
-// scores[j] = exp(scale * scores[j] - row_max) for j < count; returns their sum.
+// scores[j] = exp(scores[j] - row_max) for j < count; returns their sum.
+// Every score is finite and row_max >= each of them, so the exponents lie in
+// [-inf, 0]: never NaN.
 template <class D>
-HWY_INLINE float ExponentiateScores(D d, float* HWY_RESTRICT scores, size_t count, float scale,
-                                    float row_max) {
+HWY_INLINE float ExponentiateScores(D d, float* HWY_RESTRICT scores, size_t count, float row_max) {
   const size_t lanes = hn::Lanes(d);
-  const auto vscale = hn::Set(d, scale);
   const auto vmax = hn::Set(d, row_max);
   auto total = hn::Zero(d);
   size_t j = 0;
   for (; j + lanes <= count; j += lanes) {
-    const auto p = hn::Exp(d, hn::MulSub(vscale, hn::LoadU(d, scores + j), vmax));
+    const auto p = hn::Exp(d, hn::Sub(hn::LoadU(d, scores + j), vmax));
     hn::StoreU(p, d, scores + j);
     total = hn::Add(total, p);
   }
   if (j < count) {
     const size_t rest = count - j;
     const auto p = hn::IfThenElseZero(
-        hn::FirstN(d, rest),
-        hn::Exp(d, hn::MulSub(vscale, LoadTail(d, scores + j, rest, 0.0f), vmax)));
+        hn::FirstN(d, rest), hn::Exp(d, hn::Sub(LoadTail(d, scores + j, rest, row_max), vmax)));
     StoreTail(d, p, scores + j, rest);
     total = hn::Add(total, p);
   }
@@ -98,43 +126,60 @@ HWY_INLINE void AccumulateValues(D d, const float* HWY_RESTRICT probs, size_t co
   }
 }
 
-// Folds `count` raw scores of one panel (already masked: only visible keys)
-// into the row's state and output accumulator. Overwrites scores with
-// unnormalised probabilities.
+// Folds `count` scaled scores of one panel (already masked: only visible
+// keys) into the row's state and output accumulator. Overwrites scores with
+// unnormalised probabilities. A non-finite row takes no further step.
 template <class D>
-HWY_INLINE void OnlineSoftmaxStep(D d, float* HWY_RESTRICT scores, size_t count, float scale,
+HWY_INLINE void OnlineSoftmaxStep(D d, float* HWY_RESTRICT scores, size_t count,
                                   const float* HWY_RESTRICT values, size_t ld_values, size_t d_v,
                                   RowState* state, float* HWY_RESTRICT out) {
-  const float panel_max = scale * MaxOfScores(d, scores, count);
+  if (state->non_finite) return;
+  const PanelMax panel = MaxOfScores(d, scores, count);
+  if (!panel.finite) {
+    state->non_finite = true;
+    return;
+  }
   float rescale = 1.0f;
-  if (panel_max > state->max) {
-    rescale = hn::GetLane(hn::Exp(d, hn::Set(d, state->max - panel_max)));
-    state->max = panel_max;
+  if (panel.max > state->max) {
+    // Both finite: the difference is negative, or -inf, never NaN.
+    rescale = hn::GetLane(hn::Exp(d, hn::Set(d, state->max - panel.max)));
+    state->max = panel.max;
     state->sum *= rescale;
   }
-  state->sum += ExponentiateScores(d, scores, count, scale, state->max);
+  state->sum += ExponentiateScores(d, scores, count, state->max);
   AccumulateValues(d, scores, count, values, ld_values, d_v, rescale, out);
 }
 
-// out[j] = exp(scale * scores[j] - max) / sum for j < visible, 0 for
-// visible <= j < width: one row segment of the attention weights.
+// The factor that turns the accumulated output row into the result: 1 / sum,
+// 0 for a row that saw no key, NaN for a non-finite row.
+inline float FinalRowFactor(const RowState& state) {
+  if (state.non_finite) return std::numeric_limits<float>::quiet_NaN();
+  return state.sum > 0.0f ? 1.0f / state.sum : 0.0f;
+}
+
+// out[j] = exp(scores[j] - max) / sum for j < visible, 0 for
+// visible <= j < width: one row segment of the attention weights (scaled
+// scores, recomputed exactly as the online pass saw them). A non-finite row
+// gets NaN across the whole segment.
 template <class D>
 HWY_INLINE void WriteProbabilities(D d, const float* HWY_RESTRICT scores, size_t visible,
-                                   size_t width, float scale, const RowState& state,
-                                   float* HWY_RESTRICT out) {
+                                   size_t width, const RowState& state, float* HWY_RESTRICT out) {
+  if (state.non_finite) {
+    for (size_t j = 0; j < width; ++j) out[j] = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
   const float inverse_sum = state.sum > 0.0f ? 1.0f / state.sum : 0.0f;
   const size_t lanes = hn::Lanes(d);
-  const auto vscale = hn::Set(d, scale);
   const auto vmax = hn::Set(d, state.max);
   const auto vinv = hn::Set(d, inverse_sum);
   size_t j = 0;
   for (; j + lanes <= visible; j += lanes) {
-    const auto p = hn::Exp(d, hn::MulSub(vscale, hn::LoadU(d, scores + j), vmax));
+    const auto p = hn::Exp(d, hn::Sub(hn::LoadU(d, scores + j), vmax));
     hn::StoreU(hn::Mul(p, vinv), d, out + j);
   }
   if (j < visible) {
     const size_t rest = visible - j;
-    const auto p = hn::Exp(d, hn::MulSub(vscale, LoadTail(d, scores + j, rest, 0.0f), vmax));
+    const auto p = hn::Exp(d, hn::Sub(LoadTail(d, scores + j, rest, state.max), vmax));
     StoreTail(d, hn::Mul(p, vinv), out + j, rest);
     j = visible;
   }

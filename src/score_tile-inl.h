@@ -1,5 +1,11 @@
-// Score tile S = Q_block K_panel^T: up to kQueryBlock query rows against one
-// packed panel of kKeyBlock keys (see pack_keys.h).
+// Score tile S = scale * Q_block K_panel^T: up to kQueryBlock query rows
+// against one packed panel of kKeyBlock keys (see pack_keys.h).
+//
+// The tile holds scaled scores, rounded once: the softmax takes its row
+// maximum and its exponents from these same values, so the largest key's
+// exponent is exactly 0 however large the scores are (a fused
+// scale * s - max would leave the rounding residual of scale * s there,
+// which reaches +-128 once |scale * s| passes 2^31).
 //
 // Register blocking: four query rows share every K vector load; each row's
 // q[t] is broadcast and FMA'd into one accumulator per row. The column strip
@@ -46,8 +52,8 @@ HWY_INLINE void StoreTileStrip(D d, hn::Vec<D> v, float* HWY_RESTRICT row, size_
 
 template <bool kPartial, class D>
 HWY_INLINE void ScoreStrip(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
-                           const float* HWY_RESTRICT panel, size_t d_k, float* HWY_RESTRICT tile,
-                           size_t column, size_t width) {
+                           const float* HWY_RESTRICT panel, size_t d_k, hn::Vec<D> scale,
+                           float* HWY_RESTRICT tile, size_t column, size_t width) {
   const float* strip = panel + column;
   size_t r = 0;
   for (; r + 4 <= rows; r += 4) {
@@ -67,10 +73,10 @@ HWY_INLINE void ScoreStrip(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t
       acc3 = hn::MulAdd(hn::Set(d, q3[t]), keys, acc3);
     }
     float* out = tile + r * kKeyBlock + column;
-    StoreTileStrip<kPartial>(d, acc0, out, width);
-    StoreTileStrip<kPartial>(d, acc1, out + kKeyBlock, width);
-    StoreTileStrip<kPartial>(d, acc2, out + 2 * kKeyBlock, width);
-    StoreTileStrip<kPartial>(d, acc3, out + 3 * kKeyBlock, width);
+    StoreTileStrip<kPartial>(d, hn::Mul(acc0, scale), out, width);
+    StoreTileStrip<kPartial>(d, hn::Mul(acc1, scale), out + kKeyBlock, width);
+    StoreTileStrip<kPartial>(d, hn::Mul(acc2, scale), out + 2 * kKeyBlock, width);
+    StoreTileStrip<kPartial>(d, hn::Mul(acc3, scale), out + 3 * kKeyBlock, width);
   }
   for (; r < rows; ++r) {
     const float* q_row = q + r * ld_q;
@@ -79,21 +85,23 @@ HWY_INLINE void ScoreStrip(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t
       acc = hn::MulAdd(hn::Set(d, q_row[t]),
                        LoadPanelStrip<kPartial>(d, strip + t * kKeyBlock, width), acc);
     }
-    StoreTileStrip<kPartial>(d, acc, tile + r * kKeyBlock + column, width);
+    StoreTileStrip<kPartial>(d, hn::Mul(acc, scale), tile + r * kKeyBlock + column, width);
   }
 }
 
-// tile[r][c] = sum_t q[r * ld_q + t] * panel[t][c], r < rows, c < kKeyBlock.
+// tile[r][c] = scale * sum_t q[r * ld_q + t] * panel[t][c], r < rows, c < kKeyBlock.
 template <class D>
 HWY_INLINE void ScoreTile(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
-                          const float* HWY_RESTRICT panel, size_t d_k, float* HWY_RESTRICT tile) {
+                          const float* HWY_RESTRICT panel, size_t d_k, float scale,
+                          float* HWY_RESTRICT tile) {
   const size_t lanes = hn::Lanes(d);
+  const auto vscale = hn::Set(d, scale);
   size_t column = 0;
   for (; column + lanes <= static_cast<size_t>(kKeyBlock); column += lanes) {
-    ScoreStrip<false>(d, q, ld_q, rows, panel, d_k, tile, column, lanes);
+    ScoreStrip<false>(d, q, ld_q, rows, panel, d_k, vscale, tile, column, lanes);
   }
   if (column < static_cast<size_t>(kKeyBlock)) {
-    ScoreStrip<true>(d, q, ld_q, rows, panel, d_k, tile, column, kKeyBlock - column);
+    ScoreStrip<true>(d, q, ld_q, rows, panel, d_k, vscale, tile, column, kKeyBlock - column);
   }
 }
 

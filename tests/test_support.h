@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cmath>
 #include <vector>
 
 #include "edgeattn/edgeattn.h"
@@ -17,6 +18,14 @@ namespace edgeattn_test {
 // carry ~1e-7 relative error each; sums over up to 1000 keys and d = 256
 // features grow that by well under two orders of magnitude.
 constexpr double kFloatErrorBound = 1e-5;
+
+// The bound for any score magnitude (README "Numerics"): kFloatErrorBound for
+// scaled scores up to 100 in magnitude; beyond, float32 rounding of the
+// scores themselves adds |s| * 2^-24 * sqrt(d_k), as in a plain float loop.
+inline double FloatErrorBound(double max_abs_scaled_score, int d_k) {
+  if (max_abs_scaled_score <= 100.0) return kFloatErrorBound;
+  return kFloatErrorBound + max_abs_scaled_score * std::ldexp(1.0, -24) * std::sqrt(d_k * 1.0);
+}
 
 // Owns a buffer whose data() is EA_ARENA_ALIGNMENT-aligned.
 class AlignedBytes {

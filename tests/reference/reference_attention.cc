@@ -105,6 +105,23 @@ ReferenceResult ReferenceMha(const ReferenceMhaProblem& p, const float* x) {
   return result;
 }
 
+double MaxAbsScaledScore(const AttentionProblem& p, const float* q, const float* k) {
+  const double scale = p.scale != 0.0 ? p.scale : 1.0 / std::sqrt(static_cast<double>(p.d_k));
+  double largest = 0.0;
+  for (int i = 0; i < p.n_q; ++i) {
+    int visible = p.n_valid_keys;
+    if (p.causal) visible = std::min(visible, std::max(0, i + p.n_kv - p.n_q + 1));
+    for (int j = 0; j < visible; ++j) {
+      double dot = 0.0;
+      for (int t = 0; t < p.d_k; ++t) {
+        dot += static_cast<double>(q[i * p.d_k + t]) * static_cast<double>(k[j * p.d_k + t]);
+      }
+      largest = std::max(largest, std::abs(scale * dot));
+    }
+  }
+  return largest;
+}
+
 double NormScaledError(const float* got, const std::vector<double>& want) {
   double max_error = 0.0;
   double max_want = 0.0;

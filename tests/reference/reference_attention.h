@@ -57,6 +57,10 @@ struct ReferenceMhaProblem {
 // y [n, d_model] and per-head weights [heads, n, n].
 ReferenceResult ReferenceMha(const ReferenceMhaProblem& problem, const float* x);
 
+// Largest |scale * q_i . k_j| over the keys each query row sees (float inputs,
+// leading dimensions d_k): what the float error bound depends on.
+double MaxAbsScaledScore(const AttentionProblem& problem, const float* q, const float* k);
+
 // max |got - want| / max |want| (the inf-norm-scaled error); absolute error
 // when want is all zero.
 double NormScaledError(const float* got, const std::vector<double>& want);

@@ -18,7 +18,9 @@ ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* byt
 
 ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_config* config,
                                  ea_arena* arena) {
-  if (plan == nullptr || config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
+  if (plan == nullptr) return EA_ERR_NULL_POINTER;
+  plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
+  if (config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
   ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status == EA_OK) {
     status = edgeattn::CheckArenaFits(arena, AttentionArenaBytes(config->n_kv, config->d_k));
@@ -40,22 +42,23 @@ ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const 
     return EA_ERR_DIMENSION_OVERFLOW;
   }
   // The output rows are the kernel's accumulator: they must not share memory
-  // with the inputs or with the weights output.
+  // with the inputs, the weights output or the plan's arena carve (which the
+  // run writes); the inputs must stay clear of the carve too.
+  using edgeattn::Extent;
   using edgeattn::FloatBytes;
-  using edgeattn::Overlaps;
-  const size_t out_bytes = FloatBytes(int64_t{c.n_q} * c.d_v);
-  const size_t weight_bytes = attn_weights != nullptr ? FloatBytes(int64_t{c.n_q} * c.n_kv) : 0;
-  const void* inputs[3] = {q, k, v};
-  const size_t input_bytes[3] = {FloatBytes(int64_t{c.n_q} * c.d_k),
-                                 FloatBytes(int64_t{c.n_kv} * c.d_k),
-                                 FloatBytes(int64_t{c.n_kv} * c.d_v)};
-  for (int i = 0; i < 3; ++i) {
-    if (Overlaps(out, out_bytes, inputs[i], input_bytes[i]) ||
-        Overlaps(attn_weights, weight_bytes, inputs[i], input_bytes[i])) {
-      return EA_ERR_BAD_ARGUMENT;
-    }
+  using edgeattn::OverlapsAny;
+  const Extent out_extent{out, FloatBytes(int64_t{c.n_q} * c.d_v)};
+  const Extent weights_extent{attn_weights,
+                              attn_weights != nullptr ? FloatBytes(int64_t{c.n_q} * c.n_kv) : 0};
+  const Extent carve = edgeattn::CoreCarve(*plan);
+  const Extent read[4] = {{q, FloatBytes(int64_t{c.n_q} * c.d_k)},
+                          {k, FloatBytes(int64_t{c.n_kv} * c.d_k)},
+                          {v, FloatBytes(int64_t{c.n_kv} * c.d_v)},
+                          carve};
+  if (OverlapsAny(out_extent, read, 4) || OverlapsAny(weights_extent, read, 4) ||
+      OverlapsAny(out_extent, &weights_extent, 1) || OverlapsAny(carve, read, 3)) {
+    return EA_ERR_BAD_ARGUMENT;
   }
-  if (Overlaps(out, out_bytes, attn_weights, weight_bytes)) return EA_ERR_BAD_ARGUMENT;
   edgeattn::CoreOperands operands{
       q,           static_cast<size_t>(c.d_k), k,   static_cast<size_t>(c.d_k),
       v,           static_cast<size_t>(c.d_v), out, static_cast<size_t>(c.d_v),

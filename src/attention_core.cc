@@ -38,6 +38,17 @@ void CarveAttentionCore(const ea_attention_config& config, ea_arena* arena,
   core->ready = EA_PLAN_READY;
 }
 
+Extent CoreCarve(const ea_attention_plan& core) {
+  return Extent{core.packed_keys,
+                static_cast<size_t>(AttentionArenaBytes(core.config.n_kv, core.config.d_k))};
+}
+
+Extent PlanCarveEndingWith(const ea_attention_plan& core, uint64_t total_bytes) {
+  const Extent own = CoreCarve(core);
+  const uint8_t* end = static_cast<const uint8_t*>(own.begin) + own.bytes;
+  return Extent{end - total_bytes, static_cast<size_t>(total_bytes)};
+}
+
 void RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n_kv,
                       int32_t n_valid_keys, const CoreOperands& operands) {
   AttentionArgs args;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "edgeattn/edgeattn.h"
+#include "validation.h"
 
 namespace edgeattn {
 
@@ -17,6 +18,13 @@ ea_status ValidateAttentionConfig(const ea_attention_config& config);
 // has checked that they fit.
 void CarveAttentionCore(const ea_attention_config& config, ea_arena* arena,
                         ea_attention_plan* core);
+
+// The arena bytes a planned core carved (packed keys, then the score tile).
+Extent CoreCarve(const ea_attention_plan& core);
+
+// The whole carve of a plan whose regions end with its core's: regions are
+// carved back to back, so it spans the `total_bytes` before the core's end.
+Extent PlanCarveEndingWith(const ea_attention_plan& core, uint64_t total_bytes);
 
 // Operands of one core run: row-major with leading dimensions.
 struct CoreOperands {

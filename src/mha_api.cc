@@ -53,9 +53,9 @@ ea_status ea_mha_arena_size(const ea_mha_config* config, size_t* bytes) {
 
 ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
                            const ea_mha_weights* weights, ea_arena* arena) {
-  if (plan == nullptr || config == nullptr || weights == nullptr || arena == nullptr) {
-    return EA_ERR_NULL_POINTER;
-  }
+  if (plan == nullptr) return EA_ERR_NULL_POINTER;
+  plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
+  if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
   if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
     return EA_ERR_NULL_POINTER;
   }
@@ -81,13 +81,28 @@ ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
 ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
                      int32_t n_valid_keys, float* y, float* attn_weights) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
-  const ea_status status =
+  ea_status status =
       edgeattn::CheckModelRun(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys, y,
                               plan->config.d_model, attn_weights, plan->config.heads);
-  if (status != EA_OK) return status;
-
   const ea_mha_config& c = plan->config;
   const ea_mha_weights& w = plan->weights;
+  if (status == EA_OK) {
+    using edgeattn::Extent;
+    using edgeattn::FloatBytes;
+    const int64_t n = n_tokens;
+    const int64_t e = c.d_model;
+    const Extent kept[5] = {{w.in_proj_weight, FloatBytes(3 * e * e)},
+                            {w.in_proj_bias, FloatBytes(3 * e)},
+                            {w.out_proj_weight, FloatBytes(e * e)},
+                            {w.out_proj_bias, FloatBytes(e)},
+                            {plan->position_table, FloatBytes(int64_t{c.max_tokens} * e)}};
+    status = edgeattn::CheckModelRunMemory(
+        {x, FloatBytes(n * e)}, {y, FloatBytes(n * e)},
+        {attn_weights, attn_weights != nullptr ? FloatBytes(c.heads * n * n) : 0}, kept, 5,
+        edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c)));
+  }
+  if (status != EA_OK) return status;
+
   const size_t e = static_cast<size_t>(c.d_model);
   const float* input =
       edgeattn::PositionedInput(x, plan->position_table, plan->x_positioned, n_tokens, c.d_model);

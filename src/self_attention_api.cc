@@ -54,9 +54,9 @@ ea_status ea_self_attention_arena_size(const ea_self_attention_config* config, s
 ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
                                       const ea_self_attention_config* config,
                                       const ea_self_attention_weights* weights, ea_arena* arena) {
-  if (plan == nullptr || config == nullptr || weights == nullptr || arena == nullptr) {
-    return EA_ERR_NULL_POINTER;
-  }
+  if (plan == nullptr) return EA_ERR_NULL_POINTER;
+  plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
+  if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
   if (weights->w_q == nullptr || weights->w_k == nullptr || weights->w_v == nullptr) {
     return EA_ERR_NULL_POINTER;
   }
@@ -82,13 +82,28 @@ ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float*
                                 int32_t n_tokens, int32_t n_valid_keys, float* y,
                                 float* attn_weights) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
-  const ea_status status =
-      edgeattn::CheckModelRun(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys, y,
-                              plan->config.d_v, attn_weights, 1);
-  if (status != EA_OK) return status;
-
+  ea_status status = edgeattn::CheckModelRun(plan->ready, n_tokens, plan->config.max_tokens,
+                                             n_valid_keys, y, plan->config.d_v, attn_weights, 1);
   const ea_self_attention_config& c = plan->config;
   const ea_self_attention_weights& w = plan->weights;
+  if (status == EA_OK) {
+    using edgeattn::Extent;
+    using edgeattn::FloatBytes;
+    const int64_t n = n_tokens;
+    const Extent kept[7] = {{w.w_q, FloatBytes(int64_t{c.d_k} * c.d_model)},
+                            {w.w_k, FloatBytes(int64_t{c.d_k} * c.d_model)},
+                            {w.w_v, FloatBytes(int64_t{c.d_v} * c.d_model)},
+                            {w.b_q, FloatBytes(c.d_k)},
+                            {w.b_k, FloatBytes(c.d_k)},
+                            {w.b_v, FloatBytes(c.d_v)},
+                            {plan->position_table, FloatBytes(int64_t{c.max_tokens} * c.d_model)}};
+    status = edgeattn::CheckModelRunMemory(
+        {x, FloatBytes(n * c.d_model)}, {y, FloatBytes(n * c.d_v)},
+        {attn_weights, attn_weights != nullptr ? FloatBytes(n * n) : 0}, kept, 7,
+        edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c)));
+  }
+  if (status != EA_OK) return status;
+
   const float* input =
       edgeattn::PositionedInput(x, plan->position_table, plan->x_positioned, n_tokens, c.d_model);
   const size_t d_model = static_cast<size_t>(c.d_model);

@@ -23,7 +23,8 @@ extern "C" const char* ea_status_str(ea_status status) {
     case EA_ERR_ARENA_MISALIGNED:
       return "the arena is not aligned to EA_ARENA_ALIGNMENT bytes";
     case EA_ERR_BAD_ARGUMENT:
-      return "an argument is out of range, or the plan is not initialised";
+      return "an argument is out of range, buffers break a run's memory rules, or the plan is "
+             "not ready";
     case EA_ERR_UNSUPPORTED:
       return "not supported by this build";
     default:

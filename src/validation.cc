@@ -61,6 +61,23 @@ ea_status CheckModelRun(uint32_t ready, int32_t n_tokens, int32_t max_tokens, in
   return EA_OK;
 }
 
+bool OverlapsAny(Extent range, const Extent* extents, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (Overlaps(range.begin, range.bytes, extents[i].begin, extents[i].bytes)) return true;
+  }
+  return false;
+}
+
+ea_status CheckModelRunMemory(Extent x, Extent y, Extent attn_weights, const Extent* kept,
+                              size_t kept_count, Extent carve) {
+  if (OverlapsAny(y, kept, kept_count) || OverlapsAny(attn_weights, kept, kept_count) ||
+      OverlapsAny(y, &carve, 1) || OverlapsAny(attn_weights, &carve, 1) ||
+      OverlapsAny(x, &carve, 1)) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  return EA_OK;
+}
+
 bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
   if (a == nullptr || b == nullptr || a_bytes == 0 || b_bytes == 0) return false;
   // Addresses as integers: comparing pointers into different objects with <

@@ -41,6 +41,24 @@ ea_status CheckModelRun(uint32_t ready, int32_t n_tokens, int32_t max_tokens, in
 // byte. NULL or empty ranges overlap nothing.
 bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes);
 
+// A byte range a run reads or writes: an operand, a weight tensor, a table or
+// a plan's arena carve.
+struct Extent {
+  const void* begin;
+  size_t bytes;
+};
+
+// True when `range` shares a byte with any of extents[0, count).
+bool OverlapsAny(Extent range, const Extent* extents, size_t count);
+
+// The memory rule of self-attention and MHA runs (EA_ERR_BAD_ARGUMENT when
+// broken): the outputs y and attn_weights overlap neither the plan's arena
+// carve nor anything this or a later run reads (weights, biases, position
+// table: `kept`), and x stays clear of the carve. x and y may overlap: x is
+// consumed before y is written.
+ea_status CheckModelRunMemory(Extent x, Extent y, Extent attn_weights, const Extent* kept,
+                              size_t kept_count, Extent carve);
+
 // Float counts as byte counts (callers pass element counts already bounded
 // by EA_MAX_ELEMENTS).
 inline size_t FloatBytes(int64_t count) { return static_cast<size_t>(count) * sizeof(float); }

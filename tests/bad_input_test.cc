@@ -393,6 +393,15 @@ class BadInputAttentionPlanInitConfig : public testing::TestWithParam<AttentionC
 using AttentionPlanInitCase = BadCase<AttentionPlanInitArgs>;
 class BadInputAttentionPlanInit : public testing::TestWithParam<AttentionPlanInitCase> {};
 
+// A refused plan_init clears the plan's ready word (a failed re-plan must not
+// leave the old plan runnable) and writes nothing else: check the word, then
+// put the canary back so that ExpectUntouched covers the rest of the struct.
+void ExpectPlanInvalidated(const void* plan_arg, uint32_t* ready) {
+  if (plan_arg == nullptr) return;
+  EXPECT_EQ(*ready, 0u) << "a refused plan_init must leave the plan not ready";
+  memset(ready, kCanaryByte, sizeof(*ready));
+}
+
 void ExpectAttentionPlanInitRefused(AttentionPlanInitArgs* args, ea_status expected) {
   size_t needed = 0;
   ASSERT_STATUS(ea_attention_arena_size(&kValidAttention, &needed), EA_OK);
@@ -405,6 +414,7 @@ void ExpectAttentionPlanInitRefused(AttentionPlanInitArgs* args, ea_status expec
   watched.Remember("arena buffer", args->arena_storage.data(), args->arena_storage.size());
   EXPECT_STATUS(ea_attention_plan_init(args->plan_arg, args->config_arg, args->arena_arg),
                 expected);
+  ExpectPlanInvalidated(args->plan_arg, &args->plan.ready);
   EXPECT_EQ(args->arena.used, used_before);
   watched.ExpectUntouched();
 }
@@ -719,6 +729,7 @@ void ExpectSelfAttentionPlanInitRefused(SelfAttentionPlanInitArgs* args, ea_stat
   EXPECT_STATUS(ea_self_attention_plan_init(args->plan_arg, args->config_arg, args->weights_arg,
                                             args->arena_arg),
                 expected);
+  ExpectPlanInvalidated(args->plan_arg, &args->plan.ready);
   EXPECT_EQ(args->arena.used, used_before);
   watched.ExpectUntouched();
 }
@@ -1068,6 +1079,7 @@ void ExpectMhaPlanInitRefused(MhaPlanInitArgs* args, ea_status expected) {
   EXPECT_STATUS(
       ea_mha_plan_init(args->plan_arg, args->config_arg, args->weights_arg, args->arena_arg),
       expected);
+  ExpectPlanInvalidated(args->plan_arg, &args->plan.ready);
   EXPECT_EQ(args->arena.used, used_before);
   watched.ExpectUntouched();
 }

@@ -44,16 +44,33 @@ extern "C" {
 #define EA_ENUM_RANGE_MIN_ (-0x7FFFFFFF - 1)
 #define EA_ENUM_RANGE_MAX_ 0x7FFFFFFF
 
+/* Each code lists every cause that returns it (tests/status_codes_test.cc
+ * triggers each one). */
 typedef enum ea_status {
   EA_OK = 0,
-  EA_ERR_NULL_POINTER = 1,       /* a required pointer is NULL */
-  EA_ERR_BAD_DIMENSION = 2,      /* a dimension is zero or negative */
-  EA_ERR_DIMENSION_OVERFLOW = 3, /* a tensor would exceed EA_MAX_ELEMENTS elements */
-  EA_ERR_HEADS_MISMATCH = 4,     /* d_model is not divisible by the number of heads */
-  EA_ERR_ARENA_TOO_SMALL = 5,    /* the arena has fewer free bytes than the plan needs */
-  EA_ERR_ARENA_MISALIGNED = 6,   /* the arena buffer is not EA_ARENA_ALIGNMENT-aligned */
-  EA_ERR_BAD_ARGUMENT = 7,       /* an enum or run-time length is out of range */
-  EA_ERR_UNSUPPORTED = 8,        /* valid request this build does not implement (yet) */
+  /* A required pointer argument, weight or table is NULL (a LEARNED position
+   * kind without its table included). */
+  EA_ERR_NULL_POINTER = 1,
+  /* A config dimension is zero or negative, or a run's n_tokens is outside
+   * [1, max_tokens]. */
+  EA_ERR_BAD_DIMENSION = 2,
+  /* A tensor (attn_weights included) would exceed EA_MAX_ELEMENTS elements, or
+   * the arena size does not fit in size_t. */
+  EA_ERR_DIMENSION_OVERFLOW = 3,
+  /* d_model is not divisible by the number of heads. */
+  EA_ERR_HEADS_MISMATCH = 4,
+  /* The arena has fewer free bytes than the plan needs. */
+  EA_ERR_ARENA_TOO_SMALL = 5,
+  /* The arena buffer, or its next free byte, is not EA_ARENA_ALIGNMENT-aligned. */
+  EA_ERR_ARENA_MISALIGNED = 6,
+  /* Anything else out of range: an enum value, a negative or non-finite scale,
+   * n_valid_keys outside [0, n_kv], a run on a plan that is not ready, buffers
+   * that break a run's memory rules (see the run functions), an arena struct
+   * whose used > capacity. */
+  EA_ERR_BAD_ARGUMENT = 7,
+  /* A valid request this build does not implement (yet): the fixed-point
+   * dtypes. */
+  EA_ERR_UNSUPPORTED = 8,
   EA_STATUS_RANGE_ = EA_ENUM_RANGE_MAX_
 } ea_status;
 
@@ -64,6 +81,7 @@ const char* ea_status_str(ea_status status);
 const char* ea_simd_target(void);
 /* Its float vector width in bytes (4 on SCALAR, 64 on AVX-512, 16..256 on SVE). */
 size_t ea_simd_vector_bytes(void);
+
 
 /* Largest element count of any one tensor (rows * cols), 2^28: keeps every
  * byte offset far inside int32/size_t on 32-bit MCUs. */
@@ -80,7 +98,9 @@ typedef struct ea_arena {
 
 /* buffer must be EA_ARENA_ALIGNMENT-aligned. */
 ea_status ea_arena_init(ea_arena* arena, void* buffer, size_t capacity);
-/* Forget every carve (plans made from it become invalid). */
+/* Forgets every carve. Every plan carved from the arena becomes invalid: its
+ * regions will be handed out again, and running it afterwards is a caller
+ * bug the library cannot detect (plan_init anew instead). */
 ea_status ea_arena_reset(ea_arena* arena);
 /* Bytes still free. */
 size_t ea_arena_remaining(const ea_arena* arena);
@@ -129,7 +149,11 @@ typedef struct ea_attention_config {
 
 /* Treat the fields of every plan as private: they may change in any release.
  * A plan that plan_init did not complete is refused by run (EA_ERR_BAD_ARGUMENT),
- * provided it was zero-initialised (static storage, or `= {0}`). */
+ * provided it was zero-initialised (static storage, or `= {0}`). A plan_init
+ * that fails clears the plan's ready state first, so a struct that held a
+ * ready plan is not runnable after a failed re-plan.
+ * A plan refers to its arena regions: a copy of the struct shares them, so a
+ * plan and its copy must not run at the same time. */
 #define EA_PLAN_READY 0x45415031u /* "EAP1" */
 typedef struct ea_attention_plan {
   uint32_t ready; /* EA_PLAN_READY once plan_init succeeded */
@@ -144,9 +168,13 @@ ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_con
                                  ea_arena* arena);
 /* n_valid_keys in [0, n_kv]: keys from n_valid_keys on are padding (masked).
  * attn_weights: NULL, or [n_q, n_kv] to receive the softmax probabilities.
- * Rows with no visible key output 0 (and all-zero weights).
- * out and attn_weights must not overlap q, k, v or each other: the output
- * rows are the running accumulator (EA_ERR_BAD_ARGUMENT otherwise). */
+ * Rows with no visible key output 0 (and all-zero weights). A row whose
+ * visible scaled scores include a NaN or +-inf (non-finite inputs, or a dot
+ * product past FLT_MAX) outputs NaN across its output and weights rows.
+ * Memory rules (EA_ERR_BAD_ARGUMENT otherwise, nothing written): out and
+ * attn_weights overlap neither q, k, v, each other, nor the plan's arena
+ * regions (the output rows are the running accumulator), and q, k, v lie
+ * outside the plan's arena regions. */
 ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const float* k,
                            const float* v, int32_t n_valid_keys, float* out, float* attn_weights);
 
@@ -195,7 +223,10 @@ ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
                                       const ea_self_attention_weights* weights, ea_arena* arena);
 /* x: [n_tokens, d_model]; y: [n_tokens, d_v]; attn_weights: NULL or [n_tokens, n_tokens].
  * n_valid_keys in [0, n_tokens] (key padding; pass n_tokens for none).
- * y may be x (in place); y and attn_weights must not overlap. */
+ * Memory rules (EA_ERR_BAD_ARGUMENT otherwise, nothing written): y may be x
+ * (in place); y and attn_weights overlap neither each other, the weights and
+ * biases, the position table, nor the plan's arena regions; x lies outside
+ * the plan's arena regions. */
 ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float* x,
                                 int32_t n_tokens, int32_t n_valid_keys, float* y,
                                 float* attn_weights);
@@ -243,7 +274,7 @@ ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
                            const ea_mha_weights* weights, ea_arena* arena);
 /* x, y: [n_tokens, d_model]; attn_weights: NULL or [heads, n_tokens, n_tokens]
  * (per head; PyTorch's average_attn_weights=False).
- * y may be x (in place); y and attn_weights must not overlap. */
+ * Memory rules as in ea_self_attention_run. */
 ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
                      int32_t n_valid_keys, float* y, float* attn_weights);
 

@@ -1,0 +1,351 @@
+// Every cause that the header's ea_status comments list, triggered once, and
+// checked to return that code: the comments and the code must say the same
+// thing (a run-time n_tokens past max_tokens once returned a code documented
+// as "zero or negative" only). The exhaustive tables of bad inputs, with
+// untouched outputs, are in bad_input_test.cc.
+#include <gtest/gtest.h>
+#include <stdint.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "edgeattn/edgeattn.h"
+#include "model_fixture.h"
+#include "test_support.h"
+
+namespace edgeattn_test {
+namespace {
+
+constexpr int kN = 8, kE = 16, kHeads = 2;
+
+ea_attention_config Attention() {
+  ea_attention_config c{};
+  c.dtype = EA_DTYPE_F32;
+  c.n_q = kN;
+  c.n_kv = kN;
+  c.d_k = 4;
+  c.d_v = 4;
+  c.mask = EA_MASK_NONE;
+  return c;
+}
+
+ea_mha_config Mha() {
+  ea_mha_config c{};
+  c.dtype = EA_DTYPE_F32;
+  c.max_tokens = kN;
+  c.d_model = kE;
+  c.heads = kHeads;
+  c.mask = EA_MASK_CAUSAL;
+  c.position = EA_POSITION_NONE;
+  return c;
+}
+
+template <typename Enum>
+Enum RawEnum(int32_t value) {
+  Enum e;
+  memcpy(&e, &value, sizeof(e));
+  return e;
+}
+
+// Ready plans and buffers the causes below start from.
+struct World {
+  AlignedBytes attention_storage{1 << 16};
+  AlignedBytes mha_storage{1 << 18};
+  ea_attention_plan attention{};
+  ea_mha_plan mha{};
+  MhaModel model{kE, kHeads, true, 5};
+  ea_mha_weights weights{};
+  std::vector<float> q = std::vector<float>(kN * kE, 0.5f);
+  std::vector<float> out = std::vector<float>(kN * kE);
+  std::vector<float> attn = std::vector<float>(kHeads * kN * kN);
+
+  World() {
+    ea_arena arena;
+    const ea_attention_config a = Attention();
+    EXPECT_EQ(ea_arena_init(&arena, attention_storage.data(), attention_storage.size()), EA_OK);
+    EXPECT_EQ(ea_attention_plan_init(&attention, &a, &arena), EA_OK);
+    weights = model.Weights();
+    const ea_mha_config m = Mha();
+    EXPECT_EQ(ea_arena_init(&arena, mha_storage.data(), mha_storage.size()), EA_OK);
+    EXPECT_EQ(ea_mha_plan_init(&mha, &m, &weights, &arena), EA_OK);
+  }
+
+  ea_status PlanAttention(const ea_attention_config& c) {
+    ea_arena arena;
+    ea_attention_plan plan{};
+    const ea_status s = ea_arena_init(&arena, attention_storage.data(), attention_storage.size());
+    return s != EA_OK ? s : ea_attention_plan_init(&plan, &c, &arena);
+  }
+  ea_status PlanMha(const ea_mha_config& c) {
+    ea_arena arena;
+    ea_mha_plan plan{};
+    const ea_status s = ea_arena_init(&arena, mha_storage.data(), mha_storage.size());
+    return s != EA_OK ? s : ea_mha_plan_init(&plan, &c, &weights, &arena);
+  }
+  ea_status RunAttention(int32_t n_valid_keys) {
+    return ea_attention_run(&attention, q.data(), q.data(), q.data(), n_valid_keys, out.data(),
+                            nullptr);
+  }
+};
+
+struct Cause {
+  const char* what;
+  std::function<ea_status(World&)> trigger;
+};
+
+struct Documented {
+  ea_status code;
+  std::vector<Cause> causes;
+};
+
+std::vector<Documented> DocumentedCauses() {
+  return {
+      {EA_ERR_NULL_POINTER,
+       {{"NULL config",
+         [](World&) {
+           size_t b;
+           return ea_attention_arena_size(nullptr, &b);
+         }},
+        {"NULL plan",
+         [](World& w) {
+           ea_arena arena;
+           const ea_attention_config c = Attention();
+           ea_arena_init(&arena, w.attention_storage.data(), w.attention_storage.size());
+           return ea_attention_plan_init(nullptr, &c, &arena);
+         }},
+        {"NULL input at run",
+         [](World& w) {
+           return ea_attention_run(&w.attention, nullptr, w.q.data(), w.q.data(), kN, w.out.data(),
+                                   nullptr);
+         }},
+        {"NULL weight",
+         [](World& w) {
+           ea_mha_weights none = w.weights;
+           none.out_proj_weight = nullptr;
+           ea_arena arena;
+           ea_mha_plan plan{};
+           const ea_mha_config c = Mha();
+           ea_arena_init(&arena, w.mha_storage.data(), w.mha_storage.size());
+           return ea_mha_plan_init(&plan, &c, &none, &arena);
+         }},
+        {"LEARNED without its table",
+         [](World& w) {
+           ea_mha_config c = Mha();
+           c.position = EA_POSITION_LEARNED;
+           return w.PlanMha(c);
+         }},
+        {"NULL arena buffer",
+         [](World&) {
+           ea_arena arena;
+           return ea_arena_init(&arena, nullptr, 64);
+         }},
+        {"NULL table to fill", [](World&) { return ea_sinusoidal_table_fill(nullptr, 4, 4); }}}},
+      {EA_ERR_BAD_DIMENSION,
+       {{"zero dimension",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.n_kv = 0;
+           return w.PlanAttention(c);
+         }},
+        {"negative dimension",
+         [](World& w) {
+           ea_mha_config c = Mha();
+           c.d_model = -16;
+           return w.PlanMha(c);
+         }},
+        {"run n_tokens = 0",
+         [](World& w) { return ea_mha_run(&w.mha, w.q.data(), 0, 0, w.out.data(), nullptr); }},
+        {"run n_tokens > max_tokens",
+         [](World& w) {
+           return ea_mha_run(&w.mha, w.q.data(), kN + 1, kN, w.out.data(), nullptr);
+         }}}},
+      {EA_ERR_DIMENSION_OVERFLOW,
+       {{"tensor past EA_MAX_ELEMENTS",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.n_q = 1 << 20;
+           c.d_k = 1 << 9;
+           return w.PlanAttention(c);
+         }},
+        {"attn_weights past EA_MAX_ELEMENTS",
+         [](World& w) {
+           // n_q * n_kv = 2^29 weights, planned in a small arena (d_k = 1).
+           ea_attention_config c = Attention();
+           c.n_q = 1 << 14;
+           c.n_kv = 1 << 15;
+           c.d_k = 1;
+           c.d_v = 1;
+           size_t bytes = 0;
+           ea_status s = ea_attention_arena_size(&c, &bytes);
+           if (s != EA_OK) return s;
+           AlignedBytes storage(bytes);
+           ea_arena arena;
+           ea_attention_plan plan{};
+           ea_arena_init(&arena, storage.data(), bytes);
+           s = ea_attention_plan_init(&plan, &c, &arena);
+           if (s != EA_OK) return s;
+           float* any = w.q.data();  // never read: the check comes first
+           return ea_attention_run(&plan, any, any, any, 1, w.out.data(), w.attn.data());
+         }}}},
+      {EA_ERR_HEADS_MISMATCH,
+       {{"d_model % heads != 0",
+         [](World& w) {
+           ea_mha_config c = Mha();
+           c.heads = 3;
+           return w.PlanMha(c);
+         }}}},
+      {EA_ERR_ARENA_TOO_SMALL,
+       {{"one byte short",
+         [](World& w) {
+           const ea_attention_config c = Attention();
+           size_t bytes = 0;
+           ea_attention_arena_size(&c, &bytes);
+           ea_arena arena;
+           ea_attention_plan plan{};
+           ea_arena_init(&arena, w.attention_storage.data(), bytes - 1);
+           return ea_attention_plan_init(&plan, &c, &arena);
+         }}}},
+      {EA_ERR_ARENA_MISALIGNED,
+       {{"misaligned buffer",
+         [](World& w) {
+           ea_arena arena;
+           return ea_arena_init(&arena, w.attention_storage.data() + 4, 1024);
+         }},
+        {"misaligned next free byte",
+         [](World& w) {
+           ea_arena arena;
+           ea_arena_init(&arena, w.attention_storage.data(), w.attention_storage.size());
+           arena.used = 4;
+           ea_attention_plan plan{};
+           const ea_attention_config c = Attention();
+           return ea_attention_plan_init(&plan, &c, &arena);
+         }}}},
+      {EA_ERR_BAD_ARGUMENT,
+       {
+           {"unknown dtype",
+            [](World& w) {
+              ea_attention_config c = Attention();
+              c.dtype = RawEnum<ea_dtype>(99);
+              return w.PlanAttention(c);
+            }},
+           {"unknown mask",
+            [](World& w) {
+              ea_attention_config c = Attention();
+              c.mask = RawEnum<ea_mask>(-5);
+              return w.PlanAttention(c);
+            }},
+           {"unknown position kind",
+            [](World& w) {
+              ea_mha_config c = Mha();
+              c.position = RawEnum<ea_position>(3);
+              return w.PlanMha(c);
+            }},
+           {"negative scale",
+            [](World& w) {
+              ea_attention_config c = Attention();
+              c.scale = -1.0f;
+              return w.PlanAttention(c);
+            }},
+           {"NaN scale",
+            [](World& w) {
+              ea_attention_config c = Attention();
+              c.scale = std::nanf("");
+              return w.PlanAttention(c);
+            }},
+           {"infinite scale",
+            [](World& w) {
+              ea_attention_config c = Attention();
+              c.scale = INFINITY;
+              return w.PlanAttention(c);
+            }},
+           {"n_valid_keys < 0", [](World& w) { return w.RunAttention(-1); }},
+           {"n_valid_keys > n_kv", [](World& w) { return w.RunAttention(kN + 1); }},
+           {"plan not ready",
+            [](World& w) {
+              ea_attention_plan zero{};
+              return ea_attention_run(&zero, w.q.data(), w.q.data(), w.q.data(), kN, w.out.data(),
+                                      nullptr);
+            }},
+           {"output over an input",
+            [](World& w) {
+              return ea_attention_run(&w.attention, w.q.data(), w.q.data(), w.q.data(), kN,
+                                      w.q.data(), nullptr);
+            }},
+           {"output over a weight",
+            [](World& w) {
+              return ea_mha_run(&w.mha, w.q.data(), kN, kN,
+                                const_cast<float*>(w.weights.out_proj_weight), nullptr);
+            }},
+           {"arena used > capacity",
+            [](World& w) {
+              ea_arena arena;
+              ea_arena_init(&arena, w.attention_storage.data(), 128);
+              arena.used = 192;
+              ea_attention_plan plan{};
+              const ea_attention_config c = Attention();
+              return ea_attention_plan_init(&plan, &c, &arena);
+            }},
+       }},
+      {EA_ERR_UNSUPPORTED,
+       {{"int8 dtype",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.dtype = EA_DTYPE_INT8;
+           return w.PlanAttention(c);
+         }},
+        {"int16 dtype",
+         [](World& w) {
+           ea_mha_config c = Mha();
+           c.dtype = EA_DTYPE_INT16;
+           return w.PlanMha(c);
+         }}}},
+  };
+}
+
+TEST(StatusCodes, EveryDocumentedCauseReturnsItsCode) {
+  World world;
+  for (const Documented& d : DocumentedCauses()) {
+    for (const Cause& cause : d.causes) {
+      EXPECT_EQ(cause.trigger(world), d.code) << ea_status_str(d.code) << ": " << cause.what;
+    }
+  }
+}
+
+TEST(StatusCodes, EveryCodeHasItsOwnDescription) {
+#if defined(EDGEATTN_NO_ERROR_STRINGS)
+  GTEST_SKIP() << "built with EDGEATTN_NO_ERROR_STRINGS: every description is empty";
+#else
+  std::set<std::string> seen;
+  for (const Documented& d : DocumentedCauses()) {
+    const std::string text = ea_status_str(d.code);
+    EXPECT_FALSE(text.empty());
+    EXPECT_TRUE(seen.insert(text).second) << text;
+  }
+  EXPECT_STREQ(ea_status_str(EA_OK), "ok");
+  EXPECT_STREQ(ea_status_str(RawEnum<ea_status>(12345)), "unknown status");
+#endif
+}
+
+TEST(StatusCodes, ArenaLargerThanSizeTIsAnOverflow) {
+  if (sizeof(size_t) >= 8) {
+    GTEST_SKIP() << "no valid shape's arena exceeds a 64-bit size_t; 32-bit targets run this";
+  }
+  // Every tensor at 2^28 elements (allowed), four of them in the arena: 4 GiB.
+  ea_self_attention_config c{};
+  c.dtype = EA_DTYPE_F32;
+  c.max_tokens = 1 << 14;
+  c.d_model = 1 << 14;
+  c.d_k = 1 << 14;
+  c.d_v = 1 << 14;
+  c.mask = EA_MASK_NONE;
+  c.position = EA_POSITION_NONE;
+  size_t bytes = 0;
+  EXPECT_EQ(ea_self_attention_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+}
+
+}  // namespace
+}  // namespace edgeattn_test

@@ -3,6 +3,7 @@
 #include "attention_core.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "simd_target_cap.h"
 #include "validation.h"
 
 using edgeattn::AttentionArenaBytes;
@@ -20,6 +21,7 @@ ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_con
                                  ea_arena* arena) {
   if (plan == nullptr) return EA_ERR_NULL_POINTER;
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
+  edgeattn::ApplySimdTargetCap();
   if (config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
   ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status == EA_OK) {

@@ -6,6 +6,7 @@
 #include "edgeattn/edgeattn.h"
 #include "kernels.h"
 #include "model_input.h"
+#include "simd_target_cap.h"
 #include "validation.h"
 
 namespace edgeattn {
@@ -55,6 +56,7 @@ ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
                            const ea_mha_weights* weights, ea_arena* arena) {
   if (plan == nullptr) return EA_ERR_NULL_POINTER;
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
+  edgeattn::ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
   if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
     return EA_ERR_NULL_POINTER;

@@ -5,6 +5,7 @@
 #include "edgeattn/edgeattn.h"
 #include "kernels.h"
 #include "model_input.h"
+#include "simd_target_cap.h"
 #include "validation.h"
 
 namespace edgeattn {
@@ -56,6 +57,7 @@ ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
                                       const ea_self_attention_weights* weights, ea_arena* arena) {
   if (plan == nullptr) return EA_ERR_NULL_POINTER;
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
+  edgeattn::ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
   if (weights->w_q == nullptr || weights->w_k == nullptr || weights->w_v == nullptr) {
     return EA_ERR_NULL_POINTER;

@@ -28,6 +28,7 @@ HWY_AFTER_NAMESPACE();
 #include "dispatch.h"
 #include "edgeattn/edgeattn.h"
 #include "kernels.h"
+#include "simd_target_cap.h"
 
 namespace edgeattn {
 
@@ -40,7 +41,13 @@ size_t ActiveVectorBytes() { return EA_DISPATCH(VectorBytesHere)(); }
 
 }  // namespace edgeattn
 
-extern "C" const char* ea_simd_target(void) { return edgeattn::ActiveTargetName(); }
+extern "C" const char* ea_simd_target(void) {
+  edgeattn::ApplySimdTargetCap();
+  return edgeattn::ActiveTargetName();
+}
 
-extern "C" size_t ea_simd_vector_bytes(void) { return edgeattn::ActiveVectorBytes(); }
+extern "C" size_t ea_simd_vector_bytes(void) {
+  edgeattn::ApplySimdTargetCap();
+  return edgeattn::ActiveVectorBytes();
+}
 #endif  // HWY_ONCE

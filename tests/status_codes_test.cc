@@ -225,71 +225,70 @@ std::vector<Documented> DocumentedCauses() {
            return ea_attention_plan_init(&plan, &c, &arena);
          }}}},
       {EA_ERR_BAD_ARGUMENT,
-       {
-           {"unknown dtype",
-            [](World& w) {
-              ea_attention_config c = Attention();
-              c.dtype = RawEnum<ea_dtype>(99);
-              return w.PlanAttention(c);
-            }},
-           {"unknown mask",
-            [](World& w) {
-              ea_attention_config c = Attention();
-              c.mask = RawEnum<ea_mask>(-5);
-              return w.PlanAttention(c);
-            }},
-           {"unknown position kind",
-            [](World& w) {
-              ea_mha_config c = Mha();
-              c.position = RawEnum<ea_position>(3);
-              return w.PlanMha(c);
-            }},
-           {"negative scale",
-            [](World& w) {
-              ea_attention_config c = Attention();
-              c.scale = -1.0f;
-              return w.PlanAttention(c);
-            }},
-           {"NaN scale",
-            [](World& w) {
-              ea_attention_config c = Attention();
-              c.scale = std::nanf("");
-              return w.PlanAttention(c);
-            }},
-           {"infinite scale",
-            [](World& w) {
-              ea_attention_config c = Attention();
-              c.scale = INFINITY;
-              return w.PlanAttention(c);
-            }},
-           {"n_valid_keys < 0", [](World& w) { return w.RunAttention(-1); }},
-           {"n_valid_keys > n_kv", [](World& w) { return w.RunAttention(kN + 1); }},
-           {"plan not ready",
-            [](World& w) {
-              ea_attention_plan zero{};
-              return ea_attention_run(&zero, w.q.data(), w.q.data(), w.q.data(), kN, w.out.data(),
-                                      nullptr);
-            }},
-           {"output over an input",
-            [](World& w) {
-              return ea_attention_run(&w.attention, w.q.data(), w.q.data(), w.q.data(), kN,
-                                      w.q.data(), nullptr);
-            }},
-           {"output over a weight",
-            [](World& w) {
-              return ea_mha_run(&w.mha, w.q.data(), kN, kN,
-                                const_cast<float*>(w.weights.out_proj_weight), nullptr);
-            }},
-           {"arena used > capacity",
-            [](World& w) {
-              ea_arena arena;
-              ea_arena_init(&arena, w.attention_storage.data(), 128);
-              arena.used = 192;
-              ea_attention_plan plan{};
-              const ea_attention_config c = Attention();
-              return ea_attention_plan_init(&plan, &c, &arena);
-            }},
-       }},
+       {{"unknown dtype",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.dtype = RawEnum<ea_dtype>(99);
+           return w.PlanAttention(c);
+         }},
+        {"unknown mask",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.mask = RawEnum<ea_mask>(-5);
+           return w.PlanAttention(c);
+         }},
+        {"unknown position kind",
+         [](World& w) {
+           ea_mha_config c = Mha();
+           c.position = RawEnum<ea_position>(3);
+           return w.PlanMha(c);
+         }},
+        {"negative scale",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.scale = -1.0f;
+           return w.PlanAttention(c);
+         }},
+        {"NaN scale",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.scale = std::nanf("");
+           return w.PlanAttention(c);
+         }},
+        {"infinite scale",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.scale = INFINITY;
+           return w.PlanAttention(c);
+         }},
+        {"n_valid_keys < 0", [](World& w) { return w.RunAttention(-1); }},
+        {"n_valid_keys > n_kv", [](World& w) { return w.RunAttention(kN + 1); }},
+        {"plan not ready",
+         [](World& w) {
+           ea_attention_plan zero{};
+           return ea_attention_run(&zero, w.q.data(), w.q.data(), w.q.data(), kN, w.out.data(),
+                                   nullptr);
+         }},
+        {"output over an input",
+         [](World& w) {
+           return ea_attention_run(&w.attention, w.q.data(), w.q.data(), w.q.data(), kN, w.q.data(),
+                                   nullptr);
+         }},
+        {"output over a weight",
+         [](World& w) {
+           return ea_mha_run(&w.mha, w.q.data(), kN, kN,
+                             const_cast<float*>(w.weights.out_proj_weight), nullptr);
+         }},
+        {"arena used > capacity",
+         [](World& w) {
+           ea_arena arena;
+           ea_arena_init(&arena, w.attention_storage.data(), 128);
+           arena.used = 192;
+           ea_attention_plan plan{};
+           const ea_attention_config c = Attention();
+           return ea_attention_plan_init(&plan, &c, &arena);
+         }},
+        {"unknown SIMD target name", [](World&) { return ea_set_max_simd_target("AVX9"); }}}},
       {EA_ERR_UNSUPPORTED,
        {{"int8 dtype",
          [](World& w) {

@@ -66,10 +66,10 @@ typedef enum ea_status {
   /* Anything else out of range: an enum value, a negative or non-finite scale,
    * n_valid_keys outside [0, n_kv], a run on a plan that is not ready, buffers
    * that break a run's memory rules (see the run functions), an arena struct
-   * whose used > capacity. */
+   * whose used > capacity, an unknown SIMD target name. */
   EA_ERR_BAD_ARGUMENT = 7,
   /* A valid request this build does not implement (yet): the fixed-point
-   * dtypes. */
+   * dtypes; a SIMD target cap below a static build's only target. */
   EA_ERR_UNSUPPORTED = 8,
   EA_STATUS_RANGE_ = EA_ENUM_RANGE_MAX_
 } ea_status;
@@ -82,6 +82,19 @@ const char* ea_simd_target(void);
 /* Its float vector width in bytes (4 on SCALAR, 64 on AVX-512, 16..256 on SVE). */
 size_t ea_simd_vector_bytes(void);
 
+/* Caps the SIMD target of hosted (dynamic-dispatch) builds at `name`, a
+ * Highway target name as ea_simd_target() prints it ("AVX2", "SSE4", case
+ * insensitive): the kernels then run on the best target the CPU supports
+ * that is not above it (as oneDNN's dnnl_set_max_cpu_isa). NULL or "" lifts
+ * the cap. Without a call, the environment variable EDGEATTN_MAX_SIMD_TARGET
+ * sets the same cap on the first plan_init or ea_simd_target() call.
+ * The cap is Highway's process-wide target choice (hwy::DisableTargets), so
+ * it also applies to other dynamically dispatched Highway code in the
+ * process; call it at start-up, before planning, from one thread.
+ * Static builds (firmware, cross) have exactly one target: naming it or any
+ * target above it is EA_OK, naming one below it EA_ERR_UNSUPPORTED.
+ * An unknown name is EA_ERR_BAD_ARGUMENT; in every error case nothing changes. */
+ea_status ea_set_max_simd_target(const char* name);
 
 /* Largest element count of any one tensor (rows * cols), 2^28: keeps every
  * byte offset far inside int32/size_t on 32-bit MCUs. */

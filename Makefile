@@ -36,7 +36,9 @@ WARNINGS := -Wall -Wextra -Werror
 OPT := -O2
 ifeq ($(SANITIZE),1)
   OPT := -O1 -g -fno-omit-frame-pointer
-  SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+  # GCC leaves float-cast-overflow out of "undefined": a NaN or huge float
+  # converted to int is undefined behaviour all the same.
+  SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
 endif
 
 # Cross compilers must not see the host's /usr/include: they get a private
@@ -67,7 +69,8 @@ EXAMPLE_CXXFLAGS := -std=c++17 $(OPT) $(WARNINGS) -fno-exceptions -fno-rtti -Iin
 TEST_CFLAGS := -std=c11 $(OPT) $(WARNINGS) -pedantic -Iinclude $(TARGET_CFLAGS) $(SAN_FLAGS) \
   -MD -MP
 
-LIB_SRCS := $(wildcard src/*.cc)
+# One source list for the Makefile and CMakeLists.txt (make lint checks it).
+LIB_SRCS := $(shell sed -e '/^\#/d' -e '/^[[:space:]]*$$/d' src/sources.txt)
 LIB_OBJS := $(LIB_SRCS:%.cc=$(BUILD)/%.o)
 TARGET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TARGET_OBJS_SRC))
 
@@ -84,7 +87,7 @@ FIRMWARE := $(BUILD)/examples/firmware/self_attention_firmware
 FIRMWARE_TARGET ?= cortex-m4
 
 .PHONY: all lib deps demo test asan test-run matrix footprint footprint-row firmware firmware-run \
-  install bench lint format format-check clean help
+  install install-files consumers bench lint format format-check clean help
 
 all: lib
 
@@ -95,18 +98,23 @@ help:
 	@echo "make asan       the test suites under AddressSanitizer + UBSan"
 	@echo "make matrix     every target's suite (Arm under qemu), one table, one digest"
 	@echo "make bench      benchmarks vs the machine's FMA peak and an Eigen baseline"
+	@echo "make install    headers, archive and edgeattn.pc under PREFIX (default /usr/local)"
+	@echo "make consumers  build and run tests/consumers/ (CMake, pkg-config, archive users)"
 	@echo "make lint       cppcheck over src/ and include/, and the format check"
 	@echo "make format     clang-format every source in place"
 	@echo "TARGET=<name>   a toolchains/<name>.mk fragment (default: host)"
 
-lib: $(LIB)
+# Every documented target installs its own Debian packages first (cheap when
+# they are there: one dpkg-query each), then builds in a second make.
+lib: deps
+	@$(MAKE) --no-print-directory $(LIB)
 
 deps:
 	@sh tools/install_deps.sh $(DEBIAN_PACKAGES)
 
-$(LIB): $(LIB_OBJS)
+$(LIB): $(LIB_OBJS) src/sources.txt
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(AR) rcs $@ $(LIB_OBJS)
 
 $(SYSINCLUDE):
 	@mkdir -p $@
@@ -154,8 +162,14 @@ $(SUITE): $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LIBS) $(TARGET_LINK_DEPS)
 $(NO_HEAP): $(BUILD)/tests/no_heap_test.o $(BUILD)/tests/reference/random_tensor.o $(LIB)
 	$(CXX) -o $@ $^ $(GTEST_LDLIBS) $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
-$(DEMO): $(BUILD)/examples/demo.o $(LIB)
+$(DEMO): $(BUILD)/examples/demo.o $(BUILD)/examples/fma_peak.o $(LIB)
 	$(CXX) $(SAN_FLAGS) -o $@ $^ $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
+
+# The benchmarks' FMA probe, built with the library's flags: same Highway targets as the
+# kernels, so its dynamic dispatch runs the target ea_simd_target() reports.
+$(BUILD)/examples/fma_peak.o: bench/fma_peak.cc $(CONFIG_FILES) | $(SYSINCLUDE)
+	@mkdir -p $(dir $@)
+	$(CXX) $(EXAMPLE_CXXFLAGS) -c $< -o $@
 
 demo: deps
 	@$(MAKE) --no-print-directory $(DEMO)
@@ -185,14 +199,23 @@ footprint-row: $(LIB) $(MINIMAL)
 # Headers, archive and a pkg-config file under PREFIX (cross archives too:
 # make TARGET=aarch64-sve PREFIX=/opt/sysroot/usr install).
 PREFIX ?= /usr/local
-PKGCONFIG_LIBS := -ledgeattn $(LIB_DEPS_LDLIBS) -lm
-install: $(LIB)
+# The archive is static, so what it links against is every program's link
+# dependency: dynamic dispatch's -lhwy becomes `Requires: libhwy` (plain
+# `pkg-config --libs` must link); static builds require nothing.
+PKGCONFIG_REQUIRES := $(if $(filter -lhwy,$(LIB_DEPS_LDLIBS)),libhwy)
+PKGCONFIG_LIBS := $(strip -ledgeattn $(filter-out -lhwy,$(LIB_DEPS_LDLIBS)) -lm)
+install:
+	@sh tools/install_deps.sh $(DEBIAN_PACKAGES) pkg-config
+	@$(MAKE) --no-print-directory install-files
+
+install-files: $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/include/edgeattn $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/edgeattn/*.h include/edgeattn/*.hpp $(DESTDIR)$(PREFIX)/include/edgeattn
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libedgeattn.a
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n \
 	  's/^#define EDGEATTN_VERSION_STRING "\(.*\)"/\1/p' include/edgeattn/edgeattn.h)|' \
-	  -e 's|@LIBS@|$(PKGCONFIG_LIBS)|' tools/edgeattn.pc.in \
+	  -e 's|@REQUIRES@|$(PKGCONFIG_REQUIRES)|' -e '/^Requires: *$$/d' -e 's|@LIBS@|$(PKGCONFIG_LIBS)|' \
+	  tools/edgeattn.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/edgeattn.pc
 
 # The malloc interposer cannot sit beside ASan's own, nor in a static libc.
@@ -210,6 +233,12 @@ asan: deps
 # Every toolchain fragment's suite, SVE at 128..2048 bits, digests compared.
 matrix:
 	@bash tools/matrix.sh
+
+# The library as user projects consume it (tests/consumers/): CMake
+# add_subdirectory and find_package, pkg-config, the archive by path; on the
+# host, aarch64 and Cortex-M4 (both under qemu).
+consumers:
+	@sh tools/consumers.sh "$(BUILD_ROOT)"
 
 # Benchmarks (host only): Google Benchmark, Eigen as the peer a user would
 # write instead, both built for this exact CPU.
@@ -234,7 +263,9 @@ bench: deps
 
 # Static analysis of the library, and the sources' formatting.
 lint: format-check
+	@sh tools/check_readme_example.sh
 	@sh tools/install_deps.sh cppcheck
+	@sh tools/check_sources.sh
 	cppcheck --quiet --error-exitcode=1 --std=c++17 --language=c++ \
 	  --enable=warning,performance,portability --inline-suppr \
 	  --suppress=missingIncludeSystem -Iinclude -Isrc \
@@ -242,9 +273,11 @@ lint: format-check
 
 FORMAT_SRCS := $(wildcard include/edgeattn/*.h include/edgeattn/*.hpp src/*.h src/*.cc \
   tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
-  examples/*.h examples/*/*.cc bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h)
+  examples/*.h examples/*/*.cc bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h \
+  tests/consumers/*.c tests/consumers/*.h)
 
 format:
+	@sh tools/install_deps.sh clang-format
 	clang-format -i $(FORMAT_SRCS)
 
 format-check:

@@ -2,6 +2,12 @@
 # Installs the Debian packages named on the command line that are missing.
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -eu
+# Every make target runs this first: elsewhere than Debian, say what is needed
+# and let the build find it (or fail) on its own.
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "not a Debian system: make sure these (Debian names) are installed: $*" >&2
+  exit 0
+fi
 missing=""
 for package in "$@"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -71,8 +71,15 @@ uint32_t Fnv1a(const float* values, int count) {
 }  // namespace
 
 int main() {
-  const ea_self_attention_weights weights{kWeights.w_q, kWeights.w_k, kWeights.w_v,
-                                          kWeights.b_q, kWeights.b_k, kWeights.b_v};
+  // Fields by name (C++17 has no designated initializers): six same-typed pointers in an
+  // aggregate list could be swapped without a diagnostic.
+  ea_self_attention_weights weights{};
+  weights.w_q = kWeights.w_q;
+  weights.w_k = kWeights.w_k;
+  weights.w_v = kWeights.w_v;
+  weights.b_q = kWeights.b_q;
+  weights.b_k = kWeights.b_k;
+  weights.b_v = kWeights.b_v;
   ea_status status = Layer::Plan(&g_plan, weights, g_arena, EA_MASK_CAUSAL, kPositions.values);
   if (status != EA_OK) {
     printf("plan failed: %s\n", ea_status_str(status));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "edgeattn/edgeattn.h"
+#include "planned_operation.h"
 #include "reference/random_tensor.h"
 #include "reference/reference_attention.h"
 #include "simd_targets.h"
@@ -46,16 +47,10 @@ Result Attend(int n_q, int n_kv, int d_k, int d_v, const std::vector<float>& q,
   config.scale = scale;
   Result result{EA_OK, std::vector<float>(static_cast<size_t>(n_q) * d_v, -1.0f),
                 std::vector<float>(static_cast<size_t>(n_q) * n_kv, -1.0f)};
-  size_t bytes = 0;
-  result.status = ea_attention_arena_size(&config, &bytes);
-  if (result.status != EA_OK) return result;
-  AlignedBytes storage(bytes);
-  ea_arena arena;
-  ea_attention_plan plan{};
-  result.status = ea_arena_init(&arena, storage.data(), storage.size());
-  if (result.status == EA_OK) result.status = ea_attention_plan_init(&plan, &config, &arena);
+  const PlannedAttention planned = PlanAttention(config);
+  result.status = planned.status;
   if (result.status == EA_OK) {
-    result.status = ea_attention_run(&plan, q.data(), k.data(), v.data(), n_valid_keys,
+    result.status = ea_attention_run(&planned.plan, q.data(), k.data(), v.data(), n_valid_keys,
                                      result.out.data(), result.weights.data());
   }
   return result;

@@ -11,6 +11,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "model_fixture.h"
+#include "planned_operation.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 
@@ -42,13 +43,11 @@ class Snapshot {
 TEST(PlanMemory, AttentionRefusesOutputsAndInputsInsideItsArenaCarve) {
   const int n = 70, d = 8;  // two key panels
   const ea_attention_config config{EA_DTYPE_F32, n, n, d, d, EA_MASK_NONE, 0.0f};
-  size_t bytes = 0;
-  ASSERT_EQ(ea_attention_arena_size(&config, &bytes), EA_OK);
-  AlignedBytes storage(bytes);
-  ea_arena arena;
-  ea_attention_plan plan;
-  ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_attention_plan_init(&plan, &config, &arena), EA_OK);
+  PlannedAttention planned = PlanAttention(config);
+  ASSERT_EQ(planned.status, EA_OK);
+  ea_attention_plan& plan = planned.plan;
+  AlignedBytes& storage = planned.storage;
+  const size_t bytes = planned.bytes;
   const std::vector<float> q = RandomTensor(n * d, 1), k = RandomTensor(n * d, 2),
                            v = RandomTensor(n * d, 3);
   std::vector<float> out(n * d), weights(n * n);
@@ -98,7 +97,8 @@ class MhaInOneBuffer : public testing::Test {
     const size_t e = kE;
     weights_floats_ = 3 * e * e + 3 * e + e * e + e;
     table_floats_ = kN * e;
-    memory_.assign(weights_floats_ + table_floats_, 0.0f);
+    // Weights, biases, table, then room for one output right behind the table.
+    memory_.assign(weights_floats_ + table_floats_ + kN * e, 0.0f);
     float* p = memory_.data();
     std::copy(model.in_proj_weight.begin(), model.in_proj_weight.end(), p);
     weights_.in_proj_weight = p;
@@ -182,9 +182,10 @@ TEST_F(MhaInOneBuffer, RefusesOutputsAndInputInsideTheArenaCarve) {
 }
 
 TEST_F(MhaInOneBuffer, StillRunsInPlaceAndNextToItsWeights) {
-  // y right after the table (outside everything the plan reads) and y == x.
-  std::vector<float> roomy(memory_.size() + kN * kE);
-  std::copy(memory_.begin(), memory_.end(), roomy.begin());
+  // y right behind the table: adjacent to what the plan reads, not over it.
+  float* behind_table = table_ + table_floats_;
+  ASSERT_EQ(ea_mha_run(&plan_, x_.data(), kN, kN, behind_table, nullptr), EA_OK);
+  EXPECT_EQ(std::vector<float>(behind_table, behind_table + kN * kE), y_);
   std::vector<float> in_place = x_;
   ASSERT_EQ(ea_mha_run(&plan_, in_place.data(), kN, kN, in_place.data(), nullptr), EA_OK);
   EXPECT_EQ(in_place, y_);
@@ -204,14 +205,10 @@ TEST(PlanMemory, SelfAttentionRefusesOutputsOverWeightsAndTable) {
   config.mask = EA_MASK_NONE;
   config.position = EA_POSITION_SINUSOIDAL;
   config.position_table = table.data();
-  size_t bytes = 0;
-  ASSERT_EQ(ea_self_attention_arena_size(&config, &bytes), EA_OK);
-  AlignedBytes storage(bytes);
-  ea_arena arena;
-  ea_self_attention_plan plan;
   const ea_self_attention_weights weights = model.Weights();
-  ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_self_attention_plan_init(&plan, &config, &weights, &arena), EA_OK);
+  PlannedSelfAttention planned = PlanSelfAttention(config, weights);
+  ASSERT_EQ(planned.status, EA_OK);
+  const ea_self_attention_plan& plan = planned.plan;
   const std::vector<float> x = RandomTensor(n * e, 96);
   std::vector<float> y(n * e);
   ASSERT_EQ(ea_self_attention_run(&plan, x.data(), n, n, y.data(), nullptr), EA_OK);
@@ -228,7 +225,7 @@ TEST(PlanMemory, SelfAttentionRefusesOutputsOverWeightsAndTable) {
     EXPECT_EQ(table, table_before);
     EXPECT_EQ(model.w_v, wv_before);
   }
-  float* carve = reinterpret_cast<float*>(storage.data());
+  float* carve = reinterpret_cast<float*>(planned.storage.data());
   EXPECT_EQ(ea_self_attention_run(&plan, x.data(), n, n, carve + 40, nullptr), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(ea_self_attention_run(&plan, carve, n, n, y.data(), nullptr), EA_ERR_BAD_ARGUMENT);
 }

@@ -14,6 +14,7 @@
 #include <hwy/targets.h>
 
 #include "edgeattn/edgeattn.h"
+#include "planned_operation.h"
 #include "reference/random_tensor.h"
 #include "reference/reference_attention.h"
 #include "simd_targets.h"
@@ -27,16 +28,12 @@ double AttentionError() {
   const AttentionProblem p{20, 70, 16, 8, true, 70, 0.0};
   const std::vector<float> q = RandomTensor(20 * 16, 1), k = RandomTensor(70 * 16, 2),
                            v = RandomTensor(70 * 8, 3);
-  const ea_attention_config config{EA_DTYPE_F32, 20, 70, 16, 8, EA_MASK_CAUSAL, 0.0f};
-  size_t bytes = 0;
-  EXPECT_EQ(ea_attention_arena_size(&config, &bytes), EA_OK);
-  AlignedBytes storage(bytes);
-  ea_arena arena;
-  ea_attention_plan plan;
-  EXPECT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  EXPECT_EQ(ea_attention_plan_init(&plan, &config, &arena), EA_OK);
+  const PlannedAttention planned =
+      PlanAttention({EA_DTYPE_F32, 20, 70, 16, 8, EA_MASK_CAUSAL, 0.0f});
+  EXPECT_EQ(planned.status, EA_OK);
   std::vector<float> out(20 * 8);
-  EXPECT_EQ(ea_attention_run(&plan, q.data(), k.data(), v.data(), 70, out.data(), nullptr), EA_OK);
+  EXPECT_EQ(ea_attention_run(&planned.plan, q.data(), k.data(), v.data(), 70, out.data(), nullptr),
+            EA_OK);
   return NormScaledError(out.data(),
                          ReferenceAttention(p, q.data(), 16, k.data(), 16, v.data(), 8).out);
 }

@@ -1,0 +1,341 @@
+// What one fuzz input means: the decoded case for each entry-point family,
+// and its byte layout as one Visit template per case.
+//
+// Fields hold their encoded form (a class byte and a raw value) and small
+// accessors give their meaning, so that the same Visit serves the fuzzer
+// (ByteReader fills the struct) and make_seeds.cc (ByteWriter emits it).
+// Layout changes therefore regenerate valid seeds instead of breaking them.
+#ifndef EDGEATTN_TESTS_FUZZ_FUZZ_CASE_H_
+#define EDGEATTN_TESTS_FUZZ_FUZZ_CASE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vector>
+
+namespace edgeattn_fuzz {
+
+// The operation an input drives (its first byte, modulo kOperationCount).
+enum Operation : uint8_t { kAttention = 0, kSelfAttention = 1, kMha = 2, kApi = 3 };
+inline constexpr uint8_t kOperationCount = 4;
+
+// Upper bounds that keep one iteration well under a millisecond in the
+// common case: a tensor of at most kMaxTensorFloats is materialised, a run
+// happens only when its multiply-adds stay under kMaxRunWork, and an arena
+// is allocated only up to kMaxArenaBytes. Larger (valid) shapes still go
+// through the size, plan and bad-argument paths.
+inline constexpr int64_t kMaxTensorFloats = 1 << 16;
+inline constexpr int64_t kMaxRunWork = 1 << 18;
+inline constexpr int64_t kMaxArenaBytes = 4 << 20;
+
+// How a tensor's values are made: a distribution, then up to
+// kMaxSprinkles special values (NaN, +-inf, huge, denormal...) written at
+// chosen positions.
+inline constexpr uint8_t kMaxSprinkles = 4;
+inline constexpr size_t kMaxElementBytes = 256;
+
+enum TensorMode : uint8_t {
+  kNormal = 0,        // N(0, sigma^2), sigma = 2^(magnitude % 21 - 10)
+  kPerElement = 1,    // one input byte per element (cyclic past kMaxElementBytes)
+  kConstant = 2,      // every element ElementValue(magnitude)
+  kSmallIntegers = 3  // uniform integers in [-4, 4] times sigma: exact products
+};
+inline constexpr uint8_t kTensorModeCount = 4;
+
+struct Sprinkle {
+  uint16_t position = 0;  // modulo the element count
+  uint8_t value = 0;      // SpecialValue(value)
+};
+
+struct TensorSpec {
+  uint8_t mode = kNormal;
+  uint8_t magnitude = 10;
+  uint32_t seed = 1;
+  uint8_t sprinkles = 0;  // count, modulo kMaxSprinkles + 1
+  Sprinkle sprinkle[kMaxSprinkles];
+  std::vector<uint8_t> elements;  // kPerElement only
+
+  uint8_t Mode() const { return mode % kTensorModeCount; }
+  uint8_t SprinkleCount() const { return sprinkles % (kMaxSprinkles + 1); }
+};
+
+// Where a buffer lives: its own region of the pool (where < 128), or over
+// region (where - 128) % count at `offset` floats from that region's start.
+struct Placement {
+  uint8_t where = 0;
+  int16_t offset = 0;
+
+  bool Separate() const { return where < 128; }
+  int Target(int count) const { return (where - 128) % count; }
+};
+
+// A length decided at run time, relative to a bound (n_valid_keys against
+// n_kv, n_tokens against max_tokens): mostly the bound, sometimes anything in
+// [0, bound], sometimes any int32.
+struct RunLength {
+  uint8_t kind = 0;
+  int32_t value = 0;
+
+  int32_t Resolve(int32_t bound) const {
+    if (kind < 128) return bound;
+    if (kind < 224) {
+      const uint32_t range = static_cast<uint32_t>(bound) + 1u;
+      return bound >= 0 ? static_cast<int32_t>(static_cast<uint32_t>(value) % range) : value;
+    }
+    return value;
+  }
+};
+
+// The caller's arena: capacity relative to what the plan needs, a
+// misaligned buffer, bytes already used before this plan.
+struct ArenaSpec {
+  uint8_t capacity_mode = 0;
+  uint32_t capacity_delta = 0;
+  uint8_t misalign = 0;
+  uint8_t pre_used_mode = 0;
+  uint16_t pre_used = 0;
+
+  // Buffer misalignment in bytes, 0..63.
+  uint32_t Misalignment() const { return misalign >= 192 ? 1u + misalign % 63u : 0u; }
+  // Capacity handed to ea_arena_init for a plan needing `need` bytes after `used`.
+  uint64_t Capacity(uint64_t used, uint64_t need) const {
+    switch (capacity_mode % 8) {
+      case 4:
+        return used + need + capacity_delta % 4096;
+      case 5:
+        return used + (need > 0 ? need - 1 - capacity_delta % need : 0);
+      case 6:
+        return used + capacity_delta % (need + 1);
+      case 7:
+        return 0;
+      default:
+        return used + need;
+    }
+  }
+  // Bytes the arena has used before the plan (multiples of 64 stay aligned).
+  uint64_t PreUsed() const {
+    if (pre_used_mode < 192) return 0;
+    return pre_used_mode % 2 == 0 ? (pre_used % 64u) * 64u : pre_used % 4096u;
+  }
+  // arena.used > capacity: a corrupted arena struct.
+  bool Overfull() const { return pre_used_mode == 255; }
+};
+
+// Bits of AttentionCase::nulls (and the model cases' nulls): which pointer
+// argument is passed as NULL.
+enum NullBit : uint16_t {
+  kNullSizeConfig = 1 << 0,
+  kNullSizeBytes = 1 << 1,
+  kNullPlan = 1 << 2,
+  kNullPlanConfig = 1 << 3,
+  kNullArena = 1 << 4,
+  kNullRunPlan = 1 << 5,
+  kNullInput0 = 1 << 6,  // q (attention) or x
+  kNullInput1 = 1 << 7,  // k, or the first weight matrix
+  kNullInput2 = 1 << 8,  // v, or the second weight matrix
+  kNullOutput = 1 << 9,
+  kNullWeights = 1 << 10,  // the third weight matrix / out_proj weight
+  kNullArenaBase = 1 << 11
+};
+
+// Which Highway targets to run on: bit i selects the i-th supported target;
+// 0 means all of them, one after the other.
+struct Common {
+  uint8_t null_select = 0;  // >= 232: `null_bits` apply
+  uint16_t null_bits = 0;
+  uint8_t targets = 0;
+  uint8_t replan = 0;  // >= 160: re-plan the ready plan with a broken config
+  uint8_t replan_field = 0;
+  int32_t replan_value = 0;
+
+  uint16_t Nulls() const { return null_select >= 232 ? null_bits : 0; }
+  bool Replan() const { return replan >= 160; }
+};
+
+struct AttentionCase {
+  Common common;
+  int32_t dtype = 0, n_q = 1, n_kv = 1, d_k = 1, d_v = 1, mask = 0;
+  uint8_t scale_kind = 0;  // < 128: 0 (default scale); else ScaleValue
+  uint32_t scale_bits = 0;
+  ArenaSpec arena;
+  RunLength n_valid;
+  uint8_t want_weights = 0;  // >= 96: request attention weights
+  Placement q, k, v, out, weights;
+  TensorSpec q_values, k_values, v_values;
+};
+
+// Self-attention (heads == 0 in the layout) and MHA share one case shape.
+struct ModelCase {
+  Common common;
+  int32_t dtype = 0, max_tokens = 1, d_model = 1, d_k = 1, d_v = 1, heads = 1, mask = 0,
+          position = 0;
+  uint8_t table_kind = 0;  // >= 128: the caller passes a table (else NULL)
+  uint8_t biases = 0;      // bit i: bias i present (q, k, v / in_proj, out_proj)
+  ArenaSpec arena;
+  RunLength n_tokens, n_valid;
+  uint8_t want_weights = 0;
+  Placement x, y, weights;
+  TensorSpec x_values, table_values;
+  TensorSpec w_values[4], b_values[4];
+
+  bool CallerTable() const { return table_kind >= 128; }
+};
+
+// The small entry points: arena functions, status strings, target names and
+// the sinusoidal table.
+struct ApiCase {
+  int32_t status_value = 0;
+  uint8_t arena_misalign = 0;
+  uint32_t arena_capacity = 0;
+  uint8_t arena_flags = 0;
+  int32_t n_positions = 1, d_model = 1;
+  uint8_t table_flags = 0;
+  uint8_t cap_kind = 0;  // ea_set_max_simd_target's argument (fuzz_api.cc)
+  std::vector<uint8_t> cap_name;
+};
+
+// Element counts of a case's tensors; the TensorSpec layout depends on them.
+inline size_t BoundedCount(int64_t rows, int64_t cols) {
+  if (rows <= 0 || cols <= 0 || rows > kMaxTensorFloats || cols > kMaxTensorFloats) return 0;
+  const int64_t count = rows * cols;
+  return count <= kMaxTensorFloats ? static_cast<size_t>(count) : 0;
+}
+
+template <class Io>
+void Visit(Io& io, TensorSpec& t, size_t element_count) {
+  io.U8(t.mode);
+  io.U8(t.magnitude);
+  io.U32(t.seed);
+  io.U8(t.sprinkles);
+  for (uint8_t i = 0; i < t.SprinkleCount(); ++i) {
+    io.U16(t.sprinkle[i].position);
+    io.U8(t.sprinkle[i].value);
+  }
+  if (t.Mode() == kPerElement) {
+    io.Bytes(t.elements, element_count < kMaxElementBytes ? element_count : kMaxElementBytes);
+  }
+}
+
+template <class Io>
+void Visit(Io& io, Placement& p) {
+  io.U8(p.where);
+  uint16_t bits = static_cast<uint16_t>(p.offset);
+  io.U16(bits);
+  p.offset = static_cast<int16_t>(bits);
+}
+
+template <class Io>
+void Visit(Io& io, RunLength& r) {
+  io.U8(r.kind);
+  io.I32(r.value);
+}
+
+template <class Io>
+void Visit(Io& io, ArenaSpec& a) {
+  io.U8(a.capacity_mode);
+  io.U32(a.capacity_delta);
+  io.U8(a.misalign);
+  io.U8(a.pre_used_mode);
+  io.U16(a.pre_used);
+}
+
+template <class Io>
+void Visit(Io& io, Common& c) {
+  io.U8(c.null_select);
+  io.U16(c.null_bits);
+  io.U8(c.targets);
+  io.U8(c.replan);
+  io.U8(c.replan_field);
+  io.I32(c.replan_value);
+}
+
+template <class Io>
+void Visit(Io& io, AttentionCase& c) {
+  Visit(io, c.common);
+  io.Enum(c.dtype, 1);
+  io.Dim(c.n_q);
+  io.Dim(c.n_kv);
+  io.Dim(c.d_k);
+  io.Dim(c.d_v);
+  io.Enum(c.mask, 2);
+  io.U8(c.scale_kind);
+  io.U32(c.scale_bits);
+  Visit(io, c.arena);
+  Visit(io, c.n_valid);
+  io.U8(c.want_weights);
+  Visit(io, c.q);
+  Visit(io, c.k);
+  Visit(io, c.v);
+  Visit(io, c.out);
+  Visit(io, c.weights);
+  Visit(io, c.q_values, BoundedCount(c.n_q, c.d_k));
+  Visit(io, c.k_values, BoundedCount(c.n_kv, c.d_k));
+  Visit(io, c.v_values, BoundedCount(c.n_kv, c.d_v));
+}
+
+// Element counts of the model weights: W_Q, W_K, W_V (self-attention) or
+// in_proj, out_proj (MHA), and the matching biases.
+inline size_t ModelWeightCount(const ModelCase& c, bool mha, int i) {
+  if (mha) {
+    if (i >= 2) return 0;
+    return BoundedCount(i == 0 ? 3 * static_cast<int64_t>(c.d_model) : c.d_model, c.d_model);
+  }
+  if (i >= 3) return 0;
+  return BoundedCount(i == 2 ? c.d_v : c.d_k, c.d_model);
+}
+inline size_t ModelBiasCount(const ModelCase& c, bool mha, int i) {
+  if (mha) {
+    if (i >= 2) return 0;
+    return BoundedCount(i == 0 ? 3 * static_cast<int64_t>(c.d_model) : c.d_model, 1);
+  }
+  if (i >= 3) return 0;
+  return BoundedCount(i == 2 ? c.d_v : c.d_k, 1);
+}
+
+template <class Io>
+void Visit(Io& io, ModelCase& c, bool mha) {
+  Visit(io, c.common);
+  io.Enum(c.dtype, 1);
+  io.Dim(c.max_tokens);
+  io.Dim(c.d_model);
+  if (mha) {
+    io.Dim(c.heads);
+  } else {
+    io.Dim(c.d_k);
+    io.Dim(c.d_v);
+  }
+  io.Enum(c.mask, 2);
+  io.Enum(c.position, 3);
+  io.U8(c.table_kind);
+  io.U8(c.biases);
+  Visit(io, c.arena);
+  Visit(io, c.n_tokens);
+  Visit(io, c.n_valid);
+  io.U8(c.want_weights);
+  Visit(io, c.x);
+  Visit(io, c.y);
+  Visit(io, c.weights);
+  Visit(io, c.x_values, BoundedCount(c.max_tokens, c.d_model));
+  Visit(io, c.table_values, BoundedCount(c.max_tokens, c.d_model));
+  for (int i = 0; i < (mha ? 2 : 3); ++i) {
+    Visit(io, c.w_values[i], ModelWeightCount(c, mha, i));
+    Visit(io, c.b_values[i], ModelBiasCount(c, mha, i));
+  }
+}
+
+template <class Io>
+void Visit(Io& io, ApiCase& c) {
+  io.I32(c.status_value);
+  io.U8(c.arena_misalign);
+  io.U32(c.arena_capacity);
+  io.U8(c.arena_flags);
+  io.Dim(c.n_positions);
+  io.Dim(c.d_model);
+  io.U8(c.table_flags);
+  io.U8(c.cap_kind);
+  io.Bytes(c.cap_name, 8);
+}
+
+}  // namespace edgeattn_fuzz
+
+#endif  // EDGEATTN_TESTS_FUZZ_FUZZ_CASE_H_

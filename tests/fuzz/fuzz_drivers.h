@@ -1,0 +1,17 @@
+// One driver per entry-point family; fuzz_main.cc picks one per input.
+#ifndef EDGEATTN_TESTS_FUZZ_FUZZ_DRIVERS_H_
+#define EDGEATTN_TESTS_FUZZ_FUZZ_DRIVERS_H_
+
+#include "byte_reader.h"
+
+namespace edgeattn_fuzz {
+
+void FuzzAttention(ByteReader& input);
+void FuzzSelfAttention(ByteReader& input);
+void FuzzMha(ByteReader& input);
+// Arena functions, status strings, target names, the sinusoidal table.
+void FuzzApi(ByteReader& input);
+
+}  // namespace edgeattn_fuzz
+
+#endif  // EDGEATTN_TESTS_FUZZ_FUZZ_DRIVERS_H_

@@ -1,0 +1,57 @@
+// libFuzzer entry point of the edgeattn harness (tests/fuzz/README.md): the
+// first byte of an input picks the entry-point family, the rest is that
+// family's case (fuzz_case.h).
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <chrono>
+
+#include "byte_reader.h"
+#include "failure.h"
+#include "fuzz_case.h"
+#include "fuzz_drivers.h"
+#include "reference_bound.h"
+#include "simd_targets.h"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  edgeattn_fuzz::InitTargets();
+  fprintf(stderr, "edgeattn fuzz: %zu SIMD targets:", edgeattn_fuzz::Targets().size());
+  for (int64_t target : edgeattn_fuzz::Targets()) {
+    fprintf(stderr, " %s", edgeattn_fuzz::TargetName(target));
+  }
+  fprintf(stderr, "\n");
+  atexit([] {
+    const edgeattn_fuzz::BoundStats& stats = edgeattn_fuzz::Stats();
+    fprintf(stderr, "edgeattn fuzz: error bound checked %zu times, %zu ill-conditioned skipped\n",
+            stats.checked, stats.ill_conditioned);
+  });
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const auto start = std::chrono::steady_clock::now();
+  edgeattn_fuzz::ByteReader input(data, size);
+  uint8_t operation = 0;
+  input.U8(operation);
+  switch (operation % edgeattn_fuzz::kOperationCount) {
+    case edgeattn_fuzz::kAttention:
+      edgeattn_fuzz::FuzzAttention(input);
+      break;
+    case edgeattn_fuzz::kSelfAttention:
+      edgeattn_fuzz::FuzzSelfAttention(input);
+      break;
+    case edgeattn_fuzz::kMha:
+      edgeattn_fuzz::FuzzMha(input);
+      break;
+    default:
+      edgeattn_fuzz::FuzzApi(input);
+      break;
+  }
+  edgeattn_fuzz::Debug("input of %zu bytes took %lld us\n", size,
+                       static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                  std::chrono::steady_clock::now() - start)
+                                                  .count()));
+  return 0;
+}

@@ -1,0 +1,283 @@
+// Writes the committed seed corpus (tests/fuzz/corpus): a few cases per
+// entry point, each named for what it covers. The cases are built as
+// structs and encoded with the same Visit layouts the fuzzer decodes, so
+// they stay valid when a layout changes: rerun `make fuzz-seeds`.
+// The fuzzer never writes here; `make fuzz` copies the seeds to build/fuzz.
+#include <stdio.h>
+
+#include <stdlib.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "byte_reader.h"
+#include "edgeattn/edgeattn.h"
+#include "fuzz_case.h"
+
+using namespace edgeattn_fuzz;
+
+namespace {
+
+std::string g_directory;
+int g_written = 0;
+
+template <class Case>
+void Write(const char* name, Operation operation, Case& c) {
+  ByteWriter writer;
+  uint8_t op = operation;
+  writer.U8(op);
+  if constexpr (std::is_same_v<Case, ModelCase>) {
+    Visit(writer, c, operation == kMha);
+  } else {
+    Visit(writer, c);
+  }
+  const std::string path = g_directory + "/" + name;
+  FILE* file = fopen(path.c_str(), "wb");
+  if (file == nullptr ||
+      fwrite(writer.bytes().data(), 1, writer.bytes().size(), file) != writer.bytes().size()) {
+    fprintf(stderr, "make_seeds: cannot write %s\n", path.c_str());
+    exit(1);
+  }
+  fclose(file);
+  ++g_written;
+}
+
+TensorSpec Normal(uint32_t seed, uint8_t magnitude = 10) {
+  TensorSpec t;
+  t.mode = kNormal;
+  t.magnitude = magnitude;
+  t.seed = seed;
+  return t;
+}
+
+// A normal tensor with one special value (SpecialValue index) at `position`.
+TensorSpec WithSpecial(uint32_t seed, uint16_t position, uint8_t special) {
+  TensorSpec t = Normal(seed);
+  t.sprinkles = 1;
+  t.sprinkle[0] = Sprinkle{position, special};
+  return t;
+}
+
+constexpr uint8_t kNaN = 0, kInf = 2, kMinusInf = 3, kBig30 = 9, kDenormal = 23;
+
+Placement Over(int candidate, int16_t offset = 0) {
+  return Placement{static_cast<uint8_t>(128 + candidate), offset};
+}
+
+AttentionCase Attention(int n_q, int n_kv, int d_k, int d_v) {
+  AttentionCase c;
+  c.n_q = n_q;
+  c.n_kv = n_kv;
+  c.d_k = d_k;
+  c.d_v = d_v;
+  c.want_weights = 200;
+  c.q_values = Normal(1);
+  c.k_values = Normal(2);
+  c.v_values = Normal(3);
+  return c;
+}
+
+ModelCase Model(int max_tokens, int d_model, int d_k, int d_v, int heads) {
+  ModelCase c;
+  c.max_tokens = max_tokens;
+  c.d_model = d_model;
+  c.d_k = d_k;
+  c.d_v = d_v;
+  c.heads = heads;
+  c.want_weights = 200;
+  c.x_values = Normal(11);
+  c.table_values = Normal(12, 8);
+  for (int i = 0; i < 4; ++i) {
+    c.w_values[i] = Normal(20 + i, 8);
+    c.b_values[i] = Normal(30 + i, 6);
+  }
+  return c;
+}
+
+void AttentionSeeds() {
+  AttentionCase c = Attention(4, 6, 8, 8);
+  Write("attention-basic", kAttention, c);
+  c = Attention(20, 70, 8, 4);  // two query blocks, two key panels
+  c.mask = EA_MASK_CAUSAL;
+  Write("attention-causal-tiles", kAttention, c);
+  c = Attention(3, 130, 5, 3);
+  c.mask = EA_MASK_CAUSAL;
+  Write("attention-causal-bottom-right", kAttention, c);
+  c = Attention(10, 4, 3, 3);  // rows with no visible key
+  c.mask = EA_MASK_CAUSAL;
+  c.n_valid = RunLength{200, 3};
+  Write("attention-masked-rows", kAttention, c);
+  c = Attention(6, 9, 4, 5);
+  c.q_values = WithSpecial(1, 5, kNaN);
+  Write("attention-nan-query", kAttention, c);
+  c = Attention(17, 66, 4, 4);
+  c.k_values = WithSpecial(2, 65 * 4 + 1, kInf);
+  Write("attention-inf-key", kAttention, c);
+  c = Attention(4, 8, 4, 4);
+  c.q_values = Normal(1, 20);  // sigma 1024, scores ~ 1e6
+  c.k_values = Normal(2, 20);
+  Write("attention-large-scores", kAttention, c);
+  c = Attention(4, 8, 4, 4);
+  c.q_values = WithSpecial(1, 2, kBig30);  // one score ~1e32
+  c.scale_kind = 150;
+  c.scale_bits = 6;  // scale 100
+  Write("attention-huge-scores", kAttention, c);
+  c = Attention(5, 5, 3, 3);
+  c.v_values = WithSpecial(3, 4, kMinusInf);
+  Write("attention-inf-value", kAttention, c);
+  c = Attention(5, 5, 3, 3);
+  c.q_values = WithSpecial(1, 1, kDenormal);
+  c.k_values.magnitude = 0;  // sigma 2^-10
+  Write("attention-denormal", kAttention, c);
+  c = Attention(4, 6, 8, 8);
+  c.out = Over(1, 2);  // out over q
+  Write("attention-out-over-q", kAttention, c);
+  c = Attention(4, 6, 8, 8);
+  c.weights = Over(3);  // weights over v
+  Write("attention-weights-over-v", kAttention, c);
+  c = Attention(4, 6, 8, 8);
+  c.out = Over(0, 16);  // out over the plan's packed keys
+  Write("attention-out-over-arena", kAttention, c);
+  c = Attention(6, 6, 4, 4);
+  c.k = Over(1);  // k is q: allowed
+  Write("attention-k-is-q", kAttention, c);
+  c = Attention(1, 1, 1, 1);
+  c.d_k = 1 << 28;
+  Write("attention-dk-limit", kAttention, c);
+  c = Attention(4, 0x7FFFFFC1, 1, 1);
+  Write("attention-nkv-roundup-overflow", kAttention, c);
+  c = Attention(-1, 4, 0, 4);
+  Write("attention-bad-dims", kAttention, c);
+  c = Attention(4, 4, 4, 4);
+  c.dtype = 1;  // INT8: unsupported
+  c.mask = 5;
+  c.scale_kind = 200;  // NaN scale
+  Write("attention-bad-enums", kAttention, c);
+  c = Attention(4, 70, 4, 4);
+  c.arena.capacity_mode = 5;  // one byte too small, and more
+  c.arena.capacity_delta = 3;
+  Write("attention-arena-too-small", kAttention, c);
+  c = Attention(4, 4, 4, 4);
+  c.arena.misalign = 200;
+  Write("attention-arena-misaligned", kAttention, c);
+  c = Attention(4, 4, 4, 4);
+  c.arena.pre_used_mode = 193;  // used = 100: misaligned carve start
+  c.arena.pre_used = 100;
+  Write("attention-arena-used-misaligned", kAttention, c);
+  c = Attention(4, 4, 4, 4);
+  c.common.null_select = 240;
+  c.common.null_bits = kNullInput1 | kNullOutput;
+  Write("attention-null-pointers", kAttention, c);
+  c = Attention(4, 6, 8, 8);
+  c.common.replan = 200;
+  c.common.replan_field = 1;
+  c.common.replan_value = 0;  // n_q = 0
+  Write("attention-replan-broken", kAttention, c);
+  c = Attention(4, 6, 8, 8);
+  c.n_valid = RunLength{240, 7};  // n_kv + 1
+  Write("attention-bad-valid-keys", kAttention, c);
+  c = Attention(32768, 16385, 1, 1);  // weights [n_q, n_kv] past 2^28 elements
+  Write("attention-weights-overflow", kAttention, c);
+}
+
+void ModelSeeds() {
+  ModelCase c = Model(12, 8, 4, 6, 1);
+  c.position = EA_POSITION_SINUSOIDAL;
+  c.biases = 7;
+  c.n_tokens = RunLength{200, 9};
+  Write("self-attention-sinusoidal", kSelfAttention, c);
+  c = Model(8, 6, 3, 6, 1);
+  c.position = EA_POSITION_LEARNED;
+  c.table_kind = 200;
+  c.mask = EA_MASK_CAUSAL;
+  c.y = Over(5);  // candidates: arena, w0, w1, w2, table, x: y is x
+  Write("self-attention-learned-in-place", kSelfAttention, c);
+  c = Model(8, 6, 3, 6, 1);
+  c.position = EA_POSITION_LEARNED;
+  Write("self-attention-learned-null-table", kSelfAttention, c);
+  c = Model(8, 6, 3, 3, 1);
+  c.y = Over(1, 1);  // y over W_Q
+  Write("self-attention-y-over-wq", kSelfAttention, c);
+  c = Model(8, 6, 3, 3, 1);
+  c.position = EA_POSITION_LEARNED;
+  c.table_kind = 200;
+  c.weights = Over(4);  // attention weights over the table
+  Write("self-attention-weights-over-table", kSelfAttention, c);
+  c = Model(8, 6, 3, 3, 1);
+  c.x_values = WithSpecial(11, 13, kNaN);
+  Write("self-attention-nan-x", kSelfAttention, c);
+  c = Model(8, 6, 3, 3, 1);
+  c.n_tokens = RunLength{240, 9};
+  Write("self-attention-too-many-tokens", kSelfAttention, c);
+  c = Model(70, 4, 2, 2, 1);
+  c.mask = EA_MASK_CAUSAL;
+  c.n_valid = RunLength{200, 40};
+  Write("self-attention-70-tokens", kSelfAttention, c);
+  c = Model(16385, 1, 1, 1, 1);  // weights [n, n] past 2^28 elements
+  Write("self-attention-weights-overflow", kSelfAttention, c);
+
+  c = Model(20, 16, 0, 0, 4);
+  c.position = EA_POSITION_SINUSOIDAL;
+  c.biases = 3;
+  Write("mha-basic", kMha, c);
+  c = Model(8, 10, 0, 0, 3);
+  Write("mha-heads-mismatch", kMha, c);
+  c = Model(70, 4, 0, 0, 2);
+  c.mask = EA_MASK_CAUSAL;
+  c.want_weights = 0;
+  Write("mha-70-tokens-causal", kMha, c);
+  c = Model(6, 8, 0, 0, 2);
+  c.weights = Over(4, 2);  // candidates: arena, in_proj, out_proj, x, y
+  Write("mha-weights-over-y", kMha, c);
+  c = Model(4, 1 << 14, 0, 0, 1);
+  Write("mha-in-proj-overflow", kMha, c);
+  c = Model(6, 8, 0, 0, 2);
+  c.common.replan = 200;
+  c.common.replan_field = 3;
+  c.common.replan_value = 3;  // heads 3: mismatch
+  Write("mha-replan-broken", kMha, c);
+  c = Model(6, 8, 0, 0, 2);
+  c.x = Over(0);  // candidates: arena, in_proj, out_proj: x where the plan puts Q
+  Write("mha-x-in-scratch", kMha, c);
+  c = Model(6, 8, 0, 0, 2);
+  c.x_values = WithSpecial(11, 9, kInf);
+  c.y = Over(3);  // in place
+  Write("mha-inf-x-in-place", kMha, c);
+}
+
+void ApiSeeds() {
+  ApiCase c;
+  c.status_value = 12345;
+  c.arena_misalign = 3;
+  c.arena_capacity = 1000;
+  c.n_positions = 17;
+  c.d_model = 9;
+  Write("api-basic", kApi, c);
+  c = ApiCase();
+  c.n_positions = 1 << 20;
+  c.d_model = 1 << 10;
+  c.arena_flags = 3;
+  Write("api-table-overflow", kApi, c);
+  c = ApiCase();
+  c.status_value = -1;
+  c.n_positions = 0;
+  c.d_model = -64;
+  c.table_flags = 1;
+  Write("api-bad-table", kApi, c);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: make_seeds DIRECTORY\n");
+    return 2;
+  }
+  g_directory = argv[1];
+  AttentionSeeds();
+  ModelSeeds();
+  ApiSeeds();
+  printf("make_seeds: %d seeds in %s\n", g_written, argv[1]);
+  return 0;
+}

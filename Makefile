@@ -87,7 +87,7 @@ FIRMWARE := $(BUILD)/examples/firmware/self_attention_firmware
 FIRMWARE_TARGET ?= cortex-m4
 
 .PHONY: all lib deps demo test asan test-run matrix footprint footprint-row firmware firmware-run \
-  install install-files consumers bench lint format format-check clean help
+  install install-files consumers bench lint format format-check clean help fuzz
 
 all: lib
 
@@ -98,6 +98,7 @@ help:
 	@echo "make asan       the test suites under AddressSanitizer + UBSan"
 	@echo "make matrix     every target's suite (Arm under qemu), one table, one digest"
 	@echo "make bench      benchmarks vs the machine's FMA peak and an Eigen baseline"
+	@echo "make fuzz       libFuzzer harness (clang, ASan/UBSan) for FUZZ_SECONDS (default 60)"
 	@echo "make install    headers, archive and edgeattn.pc under PREFIX (default /usr/local)"
 	@echo "make consumers  build and run tests/consumers/ (CMake, pkg-config, archive users)"
 	@echo "make lint       cppcheck over src/ and include/, and the format check"
@@ -274,7 +275,7 @@ lint: format-check
 FORMAT_SRCS := $(wildcard include/edgeattn/*.h include/edgeattn/*.hpp src/*.h src/*.cc \
   tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
   examples/*.h examples/*/*.cc bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h \
-  tests/consumers/*.c tests/consumers/*.h)
+  tests/consumers/*.c tests/consumers/*.h tests/fuzz/*.h tests/fuzz/*.cc)
 
 format:
 	@sh tools/install_deps.sh clang-format
@@ -288,4 +289,5 @@ format-check:
 clean:
 	rm -rf $(BUILD_ROOT)
 
+include tests/fuzz/fuzz.mk
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -325,7 +325,11 @@ TEST(StatusCodes, EveryCodeHasItsOwnDescription) {
     EXPECT_TRUE(seen.insert(text).second) << text;
   }
   EXPECT_STREQ(ea_status_str(EA_OK), "ok");
-  EXPECT_STREQ(ea_status_str(RawEnum<ea_status>(12345)), "unknown status");
+  // Any int a C caller passes, negative ones included (the fuzzer found -1 to be
+  // outside the enum's range when it had no negative member).
+  for (int32_t raw : {12345, -1, INT32_MIN, INT32_MAX}) {
+    EXPECT_STREQ(ea_status_str(RawEnum<ea_status>(raw)), "unknown status") << raw;
+  }
 #endif
 }
 

@@ -71,7 +71,8 @@ typedef enum ea_status {
   /* A valid request this build does not implement (yet): the fixed-point
    * dtypes; a SIMD target cap below a static build's only target. */
   EA_ERR_UNSUPPORTED = 8,
-  EA_STATUS_RANGE_ = EA_ENUM_RANGE_MAX_
+  EA_STATUS_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
+  EA_STATUS_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_status;
 
 /* A short English description; "" when built with EDGEATTN_NO_ERROR_STRINGS. */

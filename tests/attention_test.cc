@@ -158,6 +158,38 @@ TEST_P(AttentionPerTarget, WeightsOutputDoesNotChangeTheResult) {
   EXPECT_EQ(with.out, without.out);
 }
 
+TEST_P(AttentionPerTarget, LongRowsStayInsideTheValuesHull) {
+  // Row 0 has q = 0: a flat softmax over every key, so with every value row
+  // equal the output must be that row. Row 1 is a random row. Per-key
+  // accumulation onto the output once drifted by 2.4e-4 at 32768 keys.
+  for (int n_kv : {4096, 16384, 32768, 65535}) {
+    SCOPED_TRACE(testing::Message() << "n_kv=" << n_kv);
+    const AttentionProblem p{2, n_kv, 2, 3, false, n_kv, 0.0};
+    std::vector<float> q = RandomTensor(2 * 2, 60);
+    q[0] = q[1] = 0.0f;
+    const std::vector<float> k = RandomTensor(static_cast<size_t>(n_kv) * 2, 61);
+    std::vector<float> v(static_cast<size_t>(n_kv) * 3);
+    for (size_t j = 0; j < v.size(); j += 3) {
+      v[j] = 0.3f;
+      v[j + 1] = -1.7f;
+      v[j + 2] = 5.0f;
+    }
+    const AttentionRun run = RunAttention(p, q, k, v, /*want_weights=*/false);
+    ASSERT_EQ(run.status, EA_OK);
+    const float want[3] = {0.3f, -1.7f, 5.0f};
+    const double bound = LongRowErrorBound(n_kv);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(run.out[c], want[c], bound * std::fabs(want[c])) << "column " << c;
+      EXPECT_NEAR(run.out[3 + c], want[c], bound * std::fabs(want[c])) << "column " << c;
+    }
+    const std::vector<float> v_random = RandomTensor(static_cast<size_t>(n_kv) * 3, 62);
+    const AttentionRun random = RunAttention(p, q, k, v_random, false);
+    ASSERT_EQ(random.status, EA_OK);
+    const ReferenceResult ref = ReferenceAttention(p, q.data(), 2, k.data(), 2, v_random.data(), 3);
+    EXPECT_LE(NormScaledError(random.out.data(), ref.out), bound);
+  }
+}
+
 EA_INSTANTIATE_PER_TARGET(AttentionPerTarget);
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <vector>
@@ -327,7 +328,7 @@ TEST(StatusCodes, EveryCodeHasItsOwnDescription) {
   EXPECT_STREQ(ea_status_str(EA_OK), "ok");
   // Any int a C caller passes, negative ones included (the fuzzer found -1 to be
   // outside the enum's range when it had no negative member).
-  for (int32_t raw : {12345, -1, INT32_MIN, INT32_MAX}) {
+  for (int32_t raw : std::initializer_list<int32_t>{12345, -1, INT32_MIN, INT32_MAX}) {
     EXPECT_STREQ(ea_status_str(RawEnum<ea_status>(raw)), "unknown status") << raw;
   }
 #endif

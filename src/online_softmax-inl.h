@@ -13,7 +13,8 @@
 // the largest key at any magnitude. A NaN or +-inf score makes the row
 // non-finite: it stops taking steps (no NaN ever reaches Exp, whose float to
 // int conversion is undefined for NaN on SCALAR) and its output and weights
-// become NaN, as a plain float loop's would.
+// become NaN (as a plain float loop's would for NaN and +inf; for -inf on
+// purpose, see ea_attention_run).
 
 #if defined(EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_
@@ -52,28 +53,38 @@ struct PanelMax {
   bool finite;  // every score was finite (max is then meaningful)
 };
 
-// Largest of scores[0, count), count >= 1, and whether all of them are
-// finite: s - s is 0 for a finite s and NaN for NaN or +-inf, and a sum
-// carries any NaN through on every target (Max may drop NaN operands).
+// All-ones lanes where s is NaN or +-inf: its exponent bits are all set. An
+// integer test, so that no float flag (-ffinite-math-only, -ffast-math in a
+// parent project's build) can fold it away, and independent of Max, which
+// may drop NaN operands.
+template <class D>
+HWY_INLINE hn::Vec<hn::RebindToSigned<D>> NonFiniteLanes(D /* d */, hn::Vec<D> s) {
+  const hn::RebindToSigned<D> di;
+  const auto exponent = hn::Set(di, 0x7F800000);
+  return hn::VecFromMask(di, hn::Eq(hn::And(hn::BitCast(di, s), exponent), exponent));
+}
+
+// Largest of scores[0, count), count >= 1, and whether all of them are finite.
 template <class D>
 HWY_INLINE PanelMax MaxOfScores(D d, const float* HWY_RESTRICT scores, size_t count) {
+  const hn::RebindToSigned<D> di;
   const size_t lanes = hn::Lanes(d);
   const float lowest = -hwy::HighestValue<float>();
   auto best = hn::Set(d, lowest);
-  auto probe = hn::Zero(d);
+  auto non_finite = hn::Zero(di);
   size_t j = 0;
   for (; j + lanes <= count; j += lanes) {
     const auto s = hn::LoadU(d, scores + j);
     best = hn::Max(best, s);
-    probe = hn::Add(probe, hn::Sub(s, s));
+    non_finite = hn::Or(non_finite, NonFiniteLanes(d, s));
   }
   if (j < count) {
     const auto s = LoadTail(d, scores + j, count - j, lowest);
     best = hn::Max(best, s);
-    probe = hn::Add(probe, hn::Sub(s, s));
+    non_finite = hn::Or(non_finite, NonFiniteLanes(d, s));
   }
-  const float probe_sum = hn::GetLane(hn::SumOfLanes(d, probe));
-  return PanelMax{hn::GetLane(hn::MaxOfLanes(d, best)), probe_sum == 0.0f};
+  const bool finite = hn::AllFalse(di, hn::Ne(non_finite, hn::Zero(di)));
+  return PanelMax{hn::GetLane(hn::MaxOfLanes(d, best)), finite};
 }
 
 // scores[j] = exp(scores[j] - row_max) for j < count; returns their sum.

@@ -73,11 +73,11 @@ TEST_P(ExtremeScores, HugeFiniteScoresGiveAProperSoftmax) {
   }
 }
 
-// Two keys whose scaled scores are huge and close: the larger one's
-// exponent is exactly 0, so its weight is 1 / (1 + exp(-gap)).
-TEST_P(ExtremeScores, HugeScoresKeepTheirGaps) {
+// Two keys with huge scaled scores far apart: the larger one's exponent is
+// exactly 0, so it takes all the weight (exp of the gap underflows to 0).
+TEST_P(ExtremeScores, HugeScoresPickTheLargerKey) {
   const int d_k = 4;
-  const float x = 1e6f;  // scaled scores about 2e12 * 0.5 = 1e12 (ulp 2^17)
+  const float x = 1e6f;  // scaled scores 4e12 * 0.5 = 2e12 and 1e12
   const std::vector<float> q(d_k, x);
   std::vector<float> k(2 * d_k, x);
   k[d_k] = x * 0.5f;  // second key: a score 2.5e11 lower
@@ -86,6 +86,21 @@ TEST_P(ExtremeScores, HugeScoresKeepTheirGaps) {
   EXPECT_EQ(r.weights[0], 1.0f);
   EXPECT_EQ(r.weights[1], 0.0f);
   EXPECT_EQ(r.out[0], 3.0f);
+}
+
+// Every score hugely negative (q = -k): still a proper distribution, the
+// least negative key winning.
+TEST_P(ExtremeScores, HugeNegativeScoresGiveAProperSoftmax) {
+  for (float x : {1e6f, 1e15f}) {
+    SCOPED_TRACE(testing::Message() << "x=" << x);
+    const std::vector<float> q = {x, x};
+    const std::vector<float> k = {-x, -x, -x, -2 * x};  // scores -x^2 and -1.5 x^2
+    const Result r = Attend(1, 2, 2, 1, q, k, {3.0f, 5.0f}, 2);
+    ASSERT_EQ(r.status, EA_OK);
+    EXPECT_EQ(r.out[0], 3.0f);
+    EXPECT_EQ(r.weights[0], 1.0f);
+    EXPECT_EQ(r.weights[1], 0.0f);
+  }
 }
 
 // Random inputs whose scaled scores reach the thousands, against the double
@@ -118,9 +133,8 @@ bool AllFinite(const float* values, size_t count) {
   return true;
 }
 
-// Two query rows against three keys (d_k = 1): row 0 meets the given key
-// value in key 1, row 1 has q = 0 and so scores 0 everywhere unless the key
-// itself is NaN or infinite.
+// Two query rows against three keys (d_k = 1), keys {0, bad_key, 0}: row 0
+// has q = q0, row 1 has q = 1, so row 1 scores bad_key itself in key 1.
 struct RowPair {
   Result result;
   bool row0_nan, row1_nan, row0_finite, row1_finite;

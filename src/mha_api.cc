@@ -40,6 +40,23 @@ uint64_t ArenaBytes(const ea_mha_config& c) {
                        StorageOf(c.position, c.position_table == nullptr));
 }
 
+// What plans and runs read and must not overwrite: weights, biases and the
+// position table (`table`: the caller's, or the plan's resolved one).
+constexpr size_t kKeptCount = 5;
+struct Kept {
+  Extent extents[kKeptCount];
+};
+Kept KeptExtents(const ea_mha_config& c, const ea_mha_weights& w, const float* table) {
+  Kept kept{};
+  const int64_t e = c.d_model;
+  kept.extents[0] = Extent{w.in_proj_weight, FloatBytes(3 * e * e)};
+  kept.extents[1] = Extent{w.in_proj_bias, FloatBytes(3 * e)};
+  kept.extents[2] = Extent{w.out_proj_weight, FloatBytes(e * e)};
+  kept.extents[3] = Extent{w.out_proj_bias, FloatBytes(e)};
+  kept.extents[4] = Extent{table, FloatBytes(int64_t{c.max_tokens} * e)};
+  return kept;
+}
+
 }  // namespace
 }  // namespace edgeattn
 
@@ -63,6 +80,12 @@ ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
   }
   ea_status status = edgeattn::Validate(*config);
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, edgeattn::ArenaBytes(*config));
+  if (status == EA_OK) {
+    const edgeattn::Kept kept = edgeattn::KeptExtents(*config, *weights, config->position_table);
+    status =
+        edgeattn::CheckKeptOutsideCarve(kept.extents, edgeattn::kKeptCount,
+                                        edgeattn::NextCarve(*arena, edgeattn::ArenaBytes(*config)));
+  }
   if (status != EA_OK) return status;
 
   const ea_mha_config& c = *config;
@@ -89,19 +112,14 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
   const ea_mha_config& c = plan->config;
   const ea_mha_weights& w = plan->weights;
   if (status == EA_OK) {
-    using edgeattn::Extent;
     using edgeattn::FloatBytes;
     const int64_t n = n_tokens;
     const int64_t e = c.d_model;
-    const Extent kept[5] = {{w.in_proj_weight, FloatBytes(3 * e * e)},
-                            {w.in_proj_bias, FloatBytes(3 * e)},
-                            {w.out_proj_weight, FloatBytes(e * e)},
-                            {w.out_proj_bias, FloatBytes(e)},
-                            {plan->position_table, FloatBytes(int64_t{c.max_tokens} * e)}};
+    const edgeattn::Kept kept = edgeattn::KeptExtents(c, w, plan->position_table);
     status = edgeattn::CheckModelRunMemory(
         {x, FloatBytes(n * e)}, {y, FloatBytes(n * e)},
-        {attn_weights, attn_weights != nullptr ? FloatBytes(c.heads * n * n) : 0}, kept, 5,
-        edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c)));
+        {attn_weights, attn_weights != nullptr ? FloatBytes(c.heads * n * n) : 0}, kept.extents,
+        edgeattn::kKeptCount, edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c)));
   }
   if (status != EA_OK) return status;
 

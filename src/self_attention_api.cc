@@ -40,6 +40,25 @@ uint64_t ArenaBytes(const ea_self_attention_config& c) {
                                  StorageOf(c.position, c.position_table == nullptr));
 }
 
+// What plans and runs read and must not overwrite: weights, biases and the
+// position table (`table`: the caller's, or the plan's resolved one).
+constexpr size_t kKeptCount = 7;
+struct Kept {
+  Extent extents[kKeptCount];
+};
+Kept KeptExtents(const ea_self_attention_config& c, const ea_self_attention_weights& w,
+                 const float* table) {
+  Kept kept{};
+  kept.extents[0] = Extent{w.w_q, FloatBytes(int64_t{c.d_k} * c.d_model)};
+  kept.extents[1] = Extent{w.w_k, FloatBytes(int64_t{c.d_k} * c.d_model)};
+  kept.extents[2] = Extent{w.w_v, FloatBytes(int64_t{c.d_v} * c.d_model)};
+  kept.extents[3] = Extent{w.b_q, FloatBytes(c.d_k)};
+  kept.extents[4] = Extent{w.b_k, FloatBytes(c.d_k)};
+  kept.extents[5] = Extent{w.b_v, FloatBytes(c.d_v)};
+  kept.extents[6] = Extent{table, FloatBytes(int64_t{c.max_tokens} * c.d_model)};
+  return kept;
+}
+
 }  // namespace
 }  // namespace edgeattn
 
@@ -64,6 +83,12 @@ ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
   }
   ea_status status = edgeattn::Validate(*config);
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, edgeattn::ArenaBytes(*config));
+  if (status == EA_OK) {
+    const edgeattn::Kept kept = edgeattn::KeptExtents(*config, *weights, config->position_table);
+    status =
+        edgeattn::CheckKeptOutsideCarve(kept.extents, edgeattn::kKeptCount,
+                                        edgeattn::NextCarve(*arena, edgeattn::ArenaBytes(*config)));
+  }
   if (status != EA_OK) return status;
 
   const ea_self_attention_config& c = *config;
@@ -89,20 +114,13 @@ ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float*
   const ea_self_attention_config& c = plan->config;
   const ea_self_attention_weights& w = plan->weights;
   if (status == EA_OK) {
-    using edgeattn::Extent;
     using edgeattn::FloatBytes;
     const int64_t n = n_tokens;
-    const Extent kept[7] = {{w.w_q, FloatBytes(int64_t{c.d_k} * c.d_model)},
-                            {w.w_k, FloatBytes(int64_t{c.d_k} * c.d_model)},
-                            {w.w_v, FloatBytes(int64_t{c.d_v} * c.d_model)},
-                            {w.b_q, FloatBytes(c.d_k)},
-                            {w.b_k, FloatBytes(c.d_k)},
-                            {w.b_v, FloatBytes(c.d_v)},
-                            {plan->position_table, FloatBytes(int64_t{c.max_tokens} * c.d_model)}};
+    const edgeattn::Kept kept = edgeattn::KeptExtents(c, w, plan->position_table);
     status = edgeattn::CheckModelRunMemory(
         {x, FloatBytes(n * c.d_model)}, {y, FloatBytes(n * c.d_v)},
-        {attn_weights, attn_weights != nullptr ? FloatBytes(n * n) : 0}, kept, 7,
-        edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c)));
+        {attn_weights, attn_weights != nullptr ? FloatBytes(n * n) : 0}, kept.extents,
+        edgeattn::kKeptCount, edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c)));
   }
   if (status != EA_OK) return status;
 

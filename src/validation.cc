@@ -68,6 +68,14 @@ bool OverlapsAny(Extent range, const Extent* extents, size_t count) {
   return false;
 }
 
+Extent NextCarve(const ea_arena& arena, uint64_t bytes) {
+  return Extent{arena.base + arena.used, static_cast<size_t>(bytes)};
+}
+
+ea_status CheckKeptOutsideCarve(const Extent* kept, size_t count, Extent carve) {
+  return OverlapsAny(carve, kept, count) ? EA_ERR_BAD_ARGUMENT : EA_OK;
+}
+
 ea_status CheckModelRunMemory(Extent x, Extent y, Extent attn_weights, const Extent* kept,
                               size_t kept_count, Extent carve) {
   if (OverlapsAny(y, kept, kept_count) || OverlapsAny(attn_weights, kept, kept_count) ||

@@ -181,6 +181,26 @@ TEST_F(MhaInOneBuffer, RefusesOutputsAndInputInsideTheArenaCarve) {
   }
 }
 
+TEST_F(MhaInOneBuffer, PlanInitRefusesAnArenaOverItsOwnWeightsOrTable) {
+  // One sizing mistake in a shared buffer: the arena starts inside a weight
+  // tensor or the table, so planning and every run would overwrite it.
+  float* starts[] = {const_cast<float*>(weights_.in_proj_weight),
+                     const_cast<float*>(weights_.out_proj_weight) + 16, table_};
+  for (float* start : starts) {
+    uint8_t* base = reinterpret_cast<uint8_t*>(start);
+    base += (EA_ARENA_ALIGNMENT - reinterpret_cast<uintptr_t>(base) % EA_ARENA_ALIGNMENT) %
+            EA_ARENA_ALIGNMENT;
+    const std::vector<float> before = memory_;
+    ea_arena arena;
+    ASSERT_EQ(ea_arena_init(&arena, base, storage_.size()), EA_OK);
+    ea_mha_plan plan;
+    EXPECT_EQ(ea_mha_plan_init(&plan, &config_, &weights_, &arena), EA_ERR_BAD_ARGUMENT);
+    EXPECT_EQ(arena.used, 0u);
+    EXPECT_EQ(memory_, before);
+    EXPECT_EQ(ea_mha_run(&plan, x_.data(), kN, kN, y_.data(), nullptr), EA_ERR_BAD_ARGUMENT);
+  }
+}
+
 TEST_F(MhaInOneBuffer, StillRunsInPlaceAndNextToItsWeights) {
   // y right behind the table: adjacent to what the plan reads, not over it.
   float* behind_table = table_ + table_floats_;
@@ -228,6 +248,18 @@ TEST(PlanMemory, SelfAttentionRefusesOutputsOverWeightsAndTable) {
   float* carve = reinterpret_cast<float*>(planned.storage.data());
   EXPECT_EQ(ea_self_attention_run(&plan, x.data(), n, n, carve + 40, nullptr), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(ea_self_attention_run(&plan, carve, n, n, y.data(), nullptr), EA_ERR_BAD_ARGUMENT);
+
+  // A caller's table inside the arena the plan is about to carve is refused.
+  AlignedBytes shared(planned.bytes);
+  float* table_in_arena = reinterpret_cast<float*>(shared.data()) + 16;
+  ASSERT_EQ(ea_sinusoidal_table_fill(table_in_arena, n, e), EA_OK);
+  ea_self_attention_config over = config;
+  over.position_table = table_in_arena;
+  ea_arena arena;
+  ea_self_attention_plan refused;
+  ASSERT_EQ(ea_arena_init(&arena, shared.data(), shared.size()), EA_OK);
+  EXPECT_EQ(ea_self_attention_plan_init(&refused, &over, &weights, &arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(arena.used, 0u);
 }
 
 TEST(PlanMemory, FailedReplanLeavesThePlanNotReady) {

@@ -7,14 +7,19 @@
  *   3. ea_*_plan_init() validates everything once and carves the arena;
  *   4. ea_*_run() computes, any number of times, with no allocation and no
  *      shape validation (only O(1) pointer and length checks).
- * Every function returns an ea_status; on any error no output byte is written.
+ * Every function returns an ea_status; on any error no output byte is written
+ * (a failed plan_init does clear the plan's ready state, see below).
  *
  * Layouts: all matrices are row-major float32. Weights are [out, in] row-major
  * (PyTorch nn.Linear / nn.MultiheadAttention and TFLite FULLY_CONNECTED layout):
  * a projection computes y = x W^T + b.
  *
  * Thread safety: a plan owns scratch memory in its arena, so one plan runs on
- * one thread at a time. Different plans on different arenas are independent.
+ * one thread at a time. Different plans on different arenas are independent,
+ * except that plan_init and ea_simd_target() apply the SIMD target cap
+ * (ea_set_max_simd_target): on hosted builds, make those calls before runs
+ * start on other threads. An output must not overlap another live plan's
+ * arena regions either (the library checks only the plan it runs).
  */
 #ifndef EDGEATTN_EDGEATTN_H_
 #define EDGEATTN_EDGEATTN_H_
@@ -44,8 +49,10 @@ extern "C" {
 #define EA_ENUM_RANGE_MIN_ (-0x7FFFFFFF - 1)
 #define EA_ENUM_RANGE_MAX_ 0x7FFFFFFF
 
-/* Each code lists every cause that returns it (tests/status_codes_test.cc
- * triggers each one). */
+/* Each code lists every cause that returns it. tests/status_codes_test.cc
+ * triggers each one, except the two a build cannot reach: the size_t overflow
+ * only on 32-bit targets, the target cap below a static build's target only
+ * in tests/simd_target_cap_test.cc. */
 typedef enum ea_status {
   EA_OK = 0,
   /* A required pointer argument, weight or table is NULL (a LEARNED position
@@ -86,12 +93,16 @@ size_t ea_simd_vector_bytes(void);
 /* Caps the SIMD target of hosted (dynamic-dispatch) builds at `name`, a
  * Highway target name as ea_simd_target() prints it ("AVX2", "SSE4", case
  * insensitive): the kernels then run on the best target the CPU supports
- * that is not above it (as oneDNN's dnnl_set_max_cpu_isa). NULL or "" lifts
- * the cap. Without a call, the environment variable EDGEATTN_MAX_SIMD_TARGET
- * sets the same cap on the first plan_init or ea_simd_target() call.
+ * that is not above it (as oneDNN's dnnl_set_max_cpu_isa). NULL or "" drops
+ * the explicit cap and hands control back to the environment variable
+ * EDGEATTN_MAX_SIMD_TARGET (no cap when it is unset): the library reads it
+ * with getenv at every plan_init, ea_simd_target() and ea_simd_vector_bytes()
+ * while no explicit cap is set, and ignores a name it does not know.
  * The cap is Highway's process-wide target choice (hwy::DisableTargets), so
  * it also applies to other dynamically dispatched Highway code in the
- * process; call it at start-up, before planning, from one thread.
+ * process, and replaces any DisableTargets mask the application set itself;
+ * call it at start-up, before planning, from one thread. With clang, whose
+ * Highway fallback is EMU128 rather than SCALAR, a "SCALAR" cap runs EMU128.
  * Static builds (firmware, cross) have exactly one target: naming it or any
  * target above it is EA_OK, naming one below it EA_ERR_UNSUPPORTED.
  * An unknown name is EA_ERR_BAD_ARGUMENT; in every error case nothing changes. */
@@ -184,7 +195,11 @@ ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_con
  * attn_weights: NULL, or [n_q, n_kv] to receive the softmax probabilities.
  * Rows with no visible key output 0 (and all-zero weights). A row whose
  * visible scaled scores include a NaN or +-inf (non-finite inputs, or a dot
- * product past FLT_MAX) outputs NaN across its output and weights rows.
+ * product past FLT_MAX) outputs NaN across its output and weights rows. For
+ * -inf this differs on purpose from PyTorch, which gives such a key weight 0:
+ * masks are the mask argument and n_valid_keys, and a -inf score here is an
+ * overflow to report, not a mask. NaN or inf in V reaches every row that sees
+ * that key (0 * inf is NaN), even where the key's weight underflowed to 0.
  * Memory rules (EA_ERR_BAD_ARGUMENT otherwise, nothing written): out and
  * attn_weights overlap neither q, k, v, each other, nor the plan's arena
  * regions (the output rows are the running accumulator), and q, k, v lie

@@ -34,7 +34,7 @@ void CarveAttentionCore(const ea_attention_config& config, ea_arena* arena,
   core->packed_keys =
       CarveFloats(arena, static_cast<uint64_t>(config.d_k) *
                              RoundUp(static_cast<uint64_t>(config.n_kv), kKeyBlock));
-  core->score_tile = CarveFloats(arena, static_cast<uint64_t>(kQueryBlock) * kKeyBlock);
+  core->score_tile = CarveFloats(arena, static_cast<uint64_t>(kScoreTileRows) * kScoreTileKeys);
   core->ready = EA_PLAN_READY;
 }
 

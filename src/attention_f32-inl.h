@@ -1,13 +1,27 @@
 // Float32 Attention(Q, K, V), FlashAttention-style: the n_q x n_kv score
-// matrix never exists. For each block of kQueryBlock query rows, stream the
-// packed key panels: score tile (score_tile-inl.h), then an online-softmax
-// step per row (online_softmax-inl.h) that folds the panel into the output
-// rows. Working memory: packed K^T plus one 16 x 64 tile.
+// matrix never exists.
+//
+//   pack K^T once (pack_keys.h)
+//   for each block of kQueryBlockRows query rows:
+//     for each block of kScoreTileKeys keys, up to the last one a row sees:
+//       for each micro tile of kGridRows rows of the block:
+//         S = scale Q_tile K_block^T          score_tile-inl.h
+//         per row: online softmax step         online_softmax-inl.h
+//         O_tile = O_tile * rescale + P V      weighted_values-inl.h
+//   O /= l per row
+//
+// Why this loop order: a key block's K^T and V (2 x 256 x d floats, 128 KiB
+// at d = 64) stay in L2 while every micro tile of the query block reuses
+// them, and one micro tile's Q rows, scores and output rows (6 x (d + 256 +
+// d) floats) stay in L1. B_r = 60 rows reuse each key block ten times while
+// the rows' state stays a small stack frame.
 //
 // Masks are per-row key limits: row i sees keys [0, limit_i), where
-// limit_i = min(n_valid_keys, i + n_kv - n_q + 1) when causal. The key loop
-// stops at the last panel any row of the block sees, so causal attention skips
-// the upper triangle and masks only inside the diagonal panel.
+// limit_i = min(n_valid_keys, i + n_kv - n_q + 1) when causal. A micro tile
+// computes scores only up to the largest limit of its rows, so causal
+// attention touches nothing above the diagonal, and only the diagonal block
+// is partially masked: the keys every row of the tile sees go through the
+// grid together, the few the longer rows see beyond that go row by row.
 
 #if defined(EDGEATTN_SRC_ATTENTION_F32_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_ATTENTION_F32_INL_H_
@@ -25,12 +39,19 @@
 #include "kernels.h"
 #include "online_softmax-inl.h"
 #include "pack_keys.h"
+#include "register_grid-inl.h"
 #include "score_tile-inl.h"
+#include "weighted_values-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+static_assert(kGridRows <= static_cast<size_t>(kScoreTileRows), "the tile holds a grid's rows");
+static_assert(kScoreTileKeys % kKeyBlock == 0, "a key block is whole panels");
+
+inline constexpr int32_t kQueryBlockRows = static_cast<int32_t>(kGridRows) * 10;
 
 // Number of keys query row `row` may see.
 HWY_INLINE int32_t VisibleKeys(const AttentionArgs& args, int32_t row) {
@@ -42,65 +63,127 @@ HWY_INLINE int32_t VisibleKeys(const AttentionArgs& args, int32_t row) {
   return limit;
 }
 
-// Keys of panel `panel` that a row with `limit` visible keys sees: 0..64.
-HWY_INLINE size_t VisibleInPanel(int32_t limit, int32_t panel) {
-  const int32_t count = limit - panel * kKeyBlock;
+// Keys [first_key, first_key + width) that a row with `limit` visible keys sees.
+HWY_INLINE size_t VisibleInBlock(int32_t limit, int32_t first_key, size_t width) {
+  const int32_t count = limit - first_key;
   if (count <= 0) return 0;
-  return count < kKeyBlock ? static_cast<size_t>(count) : static_cast<size_t>(kKeyBlock);
+  return static_cast<size_t>(count) < width ? static_cast<size_t>(count) : width;
 }
 
-// Second pass for the optional attention-weights output of one query block,
-// once the block's final row maxima and sums are known.
+HWY_INLINE int32_t LargestLimit(const int32_t* limits, size_t rows) {
+  int32_t largest = 0;
+  for (size_t r = 0; r < rows; ++r) largest = limits[r] > largest ? limits[r] : largest;
+  return largest;
+}
+
+HWY_INLINE int32_t PanelsFor(size_t keys) {
+  return static_cast<int32_t>((keys + kKeyBlock - 1) / kKeyBlock);
+}
+
+// One micro tile (rows <= kGridRows, starting at query row `first_row`)
+// against the keys [first_key, first_key + width) of one key block.
 template <class D>
-HWY_INLINE void WriteBlockWeights(D d, const AttentionArgs& args, int32_t first_row, size_t rows,
-                                  const int32_t* limits, const RowState* states) {
-  const size_t d_k = static_cast<size_t>(args.d_k);
-  const int32_t panels = KeyPanelCount(args.n_kv);
-  const float* q_block = args.q + static_cast<size_t>(first_row) * args.ld_q;
-  for (int32_t p = 0; p < panels; ++p) {
-    const size_t width = VisibleInPanel(args.n_kv, p);
-    ScoreTile(d, q_block, args.ld_q, rows, KeyPanel(args.packed_keys, args.d_k, p), d_k, args.scale,
-              args.score_tile);
+HWY_INLINE void AttendKeyBlock(D d, const AttentionArgs& args, int32_t first_row, size_t rows,
+                               int32_t first_key, size_t width, const int32_t* limits,
+                               RowState* states) {
+  float* tile = args.score_tile;
+  ScoreBlock(d, args.q + static_cast<size_t>(first_row) * args.ld_q, args.ld_q, rows,
+             args.packed_keys, args.d_k, first_key / kKeyBlock, PanelsFor(width), args.scale, tile);
+
+  float rescale[kGridRows];
+  size_t usable[kGridRows];  // probabilities each row contributes
+  size_t common = width;     // keys every row contributes
+  bool rescaled = false;
+  for (size_t r = 0; r < rows; ++r) {
+    rescale[r] = 1.0f;
+    usable[r] = 0;
+    const size_t visible = VisibleInBlock(limits[r], first_key, width);
+    if (visible > 0) {
+      bool ok = false;
+      rescale[r] = OnlineSoftmaxStep(d, tile + r * kScoreTileKeys, visible, &states[r], &ok);
+      if (ok) usable[r] = visible;
+    }
+    common = usable[r] < common ? usable[r] : common;
+    rescaled = rescaled || rescale[r] != 1.0f;
+  }
+
+  WeightedValuesArgs pv;
+  pv.probs = tile;
+  pv.first_key = 0;
+  pv.end_key = common;
+  pv.values = args.v + static_cast<size_t>(first_key) * args.ld_v;
+  pv.ld_values = args.ld_v;
+  pv.rescale = rescale;
+  pv.out = args.out + static_cast<size_t>(first_row) * args.ld_out;
+  pv.ld_out = args.ld_out;
+  const size_t d_v = static_cast<size_t>(args.d_v);
+  if (common > 0 || rescaled) AccumulateWeightedValues(d, pv, rows, d_v);
+
+  // Keys only some rows see (the diagonal of a causal block): row by row.
+  const float one = 1.0f;
+  for (size_t r = 0; r < rows; ++r) {
+    if (usable[r] <= common) continue;
+    WeightedValuesArgs row = pv;
+    row.probs = tile + r * kScoreTileKeys;
+    row.first_key = common;
+    row.end_key = usable[r];
+    row.rescale = &one;
+    row.out = pv.out + r * args.ld_out;
+    AccumulateWeightedValues(d, row, 1, d_v);
+  }
+}
+
+// Second pass for the optional attention-weights output of one micro tile,
+// once its rows' final maxima and sums are known: whole rows, zeros where
+// masked.
+template <class D>
+HWY_INLINE void WriteTileWeights(D d, const AttentionArgs& args, int32_t first_row, size_t rows,
+                                 const int32_t* limits, const RowState* states) {
+  const int32_t tile_limit = LargestLimit(limits, rows);
+  for (int32_t first_key = 0; first_key < args.n_kv; first_key += kScoreTileKeys) {
+    const size_t width = static_cast<size_t>(
+        args.n_kv - first_key < kScoreTileKeys ? args.n_kv - first_key : kScoreTileKeys);
+    const size_t scored = VisibleInBlock(tile_limit, first_key, width);
+    if (scored > 0) {
+      ScoreBlock(d, args.q + static_cast<size_t>(first_row) * args.ld_q, args.ld_q, rows,
+                 args.packed_keys, args.d_k, first_key / kKeyBlock, PanelsFor(scored), args.scale,
+                 args.score_tile);
+    }
     for (size_t r = 0; r < rows; ++r) {
       float* out = args.weights + (static_cast<size_t>(first_row) + r) * args.ld_weights +
-                   static_cast<size_t>(p) * kKeyBlock;
-      WriteProbabilities(d, args.score_tile + r * kKeyBlock, VisibleInPanel(limits[r], p), width,
-                         states[r], out);
+                   static_cast<size_t>(first_key);
+      WriteProbabilities(d, args.score_tile + r * kScoreTileKeys,
+                         VisibleInBlock(limits[r], first_key, width), width, states[r], out);
     }
   }
 }
 
 HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
   const hn::ScalableTag<float> d;
-  const size_t d_k = static_cast<size_t>(args.d_k);
   const size_t d_v = static_cast<size_t>(args.d_v);
   PackKeysTransposed(args.k, args.ld_k, args.n_kv, args.d_k, args.packed_keys);
 
-  for (int32_t first = 0; first < args.n_q; first += kQueryBlock) {
-    const size_t rows =
-        static_cast<size_t>(args.n_q - first < kQueryBlock ? args.n_q - first : kQueryBlock);
-    int32_t limits[kQueryBlock];
-    RowState states[kQueryBlock];
-    int32_t block_limit = 0;
+  for (int32_t first = 0; first < args.n_q; first += kQueryBlockRows) {
+    const size_t rows = static_cast<size_t>(args.n_q - first < kQueryBlockRows ? args.n_q - first
+                                                                               : kQueryBlockRows);
+    int32_t limits[kQueryBlockRows];
+    RowState states[kQueryBlockRows];
     for (size_t r = 0; r < rows; ++r) {
       limits[r] = VisibleKeys(args, first + static_cast<int32_t>(r));
-      if (limits[r] > block_limit) block_limit = limits[r];
       states[r] = InitialRowState();
       float* out = args.out + (static_cast<size_t>(first) + r) * args.ld_out;
       for (size_t c = 0; c < d_v; ++c) out[c] = 0.0f;
     }
 
-    const float* q_block = args.q + static_cast<size_t>(first) * args.ld_q;
-    const int32_t panels = KeyPanelCount(block_limit);
-    for (int32_t p = 0; p < panels; ++p) {
-      ScoreTile(d, q_block, args.ld_q, rows, KeyPanel(args.packed_keys, args.d_k, p), d_k,
-                args.scale, args.score_tile);
-      const float* values = args.v + static_cast<size_t>(p) * kKeyBlock * args.ld_v;
-      for (size_t r = 0; r < rows; ++r) {
-        const size_t visible = VisibleInPanel(limits[r], p);
-        if (visible == 0) continue;
-        OnlineSoftmaxStep(d, args.score_tile + r * kKeyBlock, visible, values, args.ld_v, d_v,
-                          &states[r], args.out + (static_cast<size_t>(first) + r) * args.ld_out);
+    const int32_t block_limit = LargestLimit(limits, rows);
+    for (int32_t first_key = 0; first_key < block_limit; first_key += kScoreTileKeys) {
+      for (size_t m = 0; m < rows; m += kGridRows) {
+        const size_t tile_rows = rows - m < kGridRows ? rows - m : kGridRows;
+        const int32_t tile_limit = LargestLimit(limits + m, tile_rows);
+        const size_t width = VisibleInBlock(tile_limit, first_key, kScoreTileKeys);
+        if (width == 0) continue;
+        AttendKeyBlock(d, args, first + static_cast<int32_t>(m), tile_rows, first_key, width,
+                       limits + m, states + m);
       }
     }
 
@@ -109,7 +192,13 @@ HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
       float* out = args.out + (static_cast<size_t>(first) + r) * args.ld_out;
       for (size_t c = 0; c < d_v; ++c) out[c] *= factor;
     }
-    if (args.weights != nullptr) WriteBlockWeights(d, args, first, rows, limits, states);
+    if (args.weights != nullptr) {
+      for (size_t m = 0; m < rows; m += kGridRows) {
+        const size_t tile_rows = rows - m < kGridRows ? rows - m : kGridRows;
+        WriteTileWeights(d, args, first + static_cast<int32_t>(m), tile_rows, limits + m,
+                         states + m);
+      }
+    }
   }
 }
 

@@ -30,7 +30,7 @@ struct AttentionArgs {
   bool causal;           // bottom-right aligned
   float scale;
   float* packed_keys;  // arena: d_k x RoundUp(n_kv, kKeyBlock)
-  float* score_tile;   // arena: kQueryBlock x kKeyBlock
+  float* score_tile;   // arena: kScoreTileRows x kScoreTileKeys
 };
 void AttentionF32(const AttentionArgs& args);
 

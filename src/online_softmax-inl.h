@@ -1,20 +1,20 @@
-// Online (streaming) softmax for one query row, one key panel at a time.
+// Online (streaming) softmax for one query row, one block of keys at a time.
 //
 // The row keeps a running maximum m and sum l of exp(score - m); the output
-// row itself is the accumulator O. A new panel with a larger maximum rescales
-// l and O by exp(m_old - m_new) once; the scores become probabilities in
-// place and O += P V_panel. Dividing by l happens once at the end. m starts
-// at the lowest finite float, not -inf, and a row that never sees a key takes
-// no step at all: it keeps l = 0 and O = 0 instead of producing NaN from
-// (-inf) - (-inf).
+// row itself is the accumulator O. A block with a larger maximum rescales l
+// (here) and O (by the factor this step returns, in weighted_values-inl.h)
+// by exp(m_old - m_new) once; the scores become probabilities in place.
+// Dividing by l happens once at the end. m starts at the lowest finite float,
+// not -inf, and a row that never sees a key takes no step at all: it keeps
+// l = 0 and O = 0 instead of producing NaN from (-inf) - (-inf).
 //
 // Scores arrive already scaled (score_tile-inl.h), so the maximum and every
 // exponent come from the same rounded values: exp(s - m) is exp(0) = 1 for
 // the largest key at any magnitude. A NaN or +-inf score makes the row
-// non-finite: it stops taking steps (no NaN ever reaches Exp, whose float to
-// int conversion is undefined for NaN on SCALAR) and its output and weights
-// become NaN (as a plain float loop's would for NaN and +inf; for -inf on
-// purpose, see ea_attention_run).
+// non-finite: it stops taking steps (no NaN ever reaches the exponential,
+// exp_f32-inl.h, whose float to int conversion would be undefined for NaN)
+// and its output and weights become NaN (as a plain float loop's would for
+// NaN and +inf; for -inf on purpose, see ea_attention_run).
 
 #if defined(EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_ONLINE_SOFTMAX_INL_H_
@@ -27,9 +27,9 @@
 
 #include <limits>
 
-#include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
+#include "exp_f32-inl.h"
 #include "vector_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -48,7 +48,7 @@ struct RowState {
 
 inline RowState InitialRowState() { return RowState{kInitialRowMax, 0.0f, false}; }
 
-struct PanelMax {
+struct BlockMax {
   float max;
   bool finite;  // every score was finite (max is then meaningful)
 };
@@ -66,7 +66,7 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<D>> NonFiniteLanes(D /* d */, hn::Vec<D> s
 
 // Largest of scores[0, count), count >= 1, and whether all of them are finite.
 template <class D>
-HWY_INLINE PanelMax MaxOfScores(D d, const float* HWY_RESTRICT scores, size_t count) {
+HWY_INLINE BlockMax MaxOfScores(D d, const float* HWY_RESTRICT scores, size_t count) {
   const hn::RebindToSigned<D> di;
   const size_t lanes = hn::Lanes(d);
   const float lowest = -hwy::HighestValue<float>();
@@ -84,7 +84,7 @@ HWY_INLINE PanelMax MaxOfScores(D d, const float* HWY_RESTRICT scores, size_t co
     non_finite = hn::Or(non_finite, NonFiniteLanes(d, s));
   }
   const bool finite = hn::AllFalse(di, hn::Ne(non_finite, hn::Zero(di)));
-  return PanelMax{hn::GetLane(hn::MaxOfLanes(d, best)), finite};
+  return BlockMax{hn::GetLane(hn::MaxOfLanes(d, best)), finite};
 }
 
 // scores[j] = exp(scores[j] - row_max) for j < count; returns their sum.
@@ -97,72 +97,47 @@ HWY_INLINE float ExponentiateScores(D d, float* HWY_RESTRICT scores, size_t coun
   auto total = hn::Zero(d);
   size_t j = 0;
   for (; j + lanes <= count; j += lanes) {
-    const auto p = hn::Exp(d, hn::Sub(hn::LoadU(d, scores + j), vmax));
+    const auto p = ExpNonPositive(d, hn::Sub(hn::LoadU(d, scores + j), vmax));
     hn::StoreU(p, d, scores + j);
     total = hn::Add(total, p);
   }
   if (j < count) {
     const size_t rest = count - j;
     const auto p = hn::IfThenElseZero(
-        hn::FirstN(d, rest), hn::Exp(d, hn::Sub(LoadTail(d, scores + j, rest, row_max), vmax)));
+        hn::FirstN(d, rest),
+        ExpNonPositive(d, hn::Sub(LoadTail(d, scores + j, rest, row_max), vmax)));
     StoreTail(d, p, scores + j, rest);
     total = hn::Add(total, p);
   }
   return hn::GetLane(hn::SumOfLanes(d, total));
 }
 
-// out = out * rescale + sum_j probs[j] * values[j * ld_values + 0 .. d_v).
-// The panel's sum is formed on its own, from zero, and added to the row once:
-// adding each key's term straight onto a row that already holds thousands of
-// keys' weight let rounding drift the result out of the values' hull on long
-// rows (2.4e-4 relative at 32768 flat keys; now one rounding per panel).
+// Folds `count` >= 1 scaled scores of one block (only visible keys) into the
+// row's state: raises the maximum, rescales the sum, and overwrites the scores
+// with their unnormalised probabilities. Returns the factor exp(m_old - m_new)
+// that the row's output accumulator must be rescaled by before this block's
+// P V is added, and false in *usable when the row is (or just became)
+// non-finite: its probabilities are then not written and must not be used.
 template <class D>
-HWY_INLINE void AccumulateValues(D d, const float* HWY_RESTRICT probs, size_t count,
-                                 const float* HWY_RESTRICT values, size_t ld_values, size_t d_v,
-                                 float rescale, float* HWY_RESTRICT out) {
-  const size_t lanes = hn::Lanes(d);
-  const auto vrescale = hn::Set(d, rescale);
-  size_t c = 0;
-  for (; c + lanes <= d_v; c += lanes) {
-    auto acc = hn::Zero(d);
-    for (size_t j = 0; j < count; ++j) {
-      acc = hn::MulAdd(hn::Set(d, probs[j]), hn::LoadU(d, values + j * ld_values + c), acc);
-    }
-    hn::StoreU(hn::MulAdd(hn::LoadU(d, out + c), vrescale, acc), d, out + c);
-  }
-  if (c < d_v) {
-    const size_t rest = d_v - c;
-    auto acc = hn::Zero(d);
-    for (size_t j = 0; j < count; ++j) {
-      acc = hn::MulAdd(hn::Set(d, probs[j]), LoadTail(d, values + j * ld_values + c, rest, 0.0f),
-                       acc);
-    }
-    StoreTail(d, hn::MulAdd(LoadTail(d, out + c, rest, 0.0f), vrescale, acc), out + c, rest);
-  }
-}
-
-// Folds `count` scaled scores of one panel (already masked: only visible
-// keys) into the row's state and output accumulator. Overwrites scores with
-// unnormalised probabilities. A non-finite row takes no further step.
-template <class D>
-HWY_INLINE void OnlineSoftmaxStep(D d, float* HWY_RESTRICT scores, size_t count,
-                                  const float* HWY_RESTRICT values, size_t ld_values, size_t d_v,
-                                  RowState* state, float* HWY_RESTRICT out) {
-  if (state->non_finite) return;
-  const PanelMax panel = MaxOfScores(d, scores, count);
-  if (!panel.finite) {
+HWY_INLINE float OnlineSoftmaxStep(D d, float* HWY_RESTRICT scores, size_t count, RowState* state,
+                                   bool* usable) {
+  *usable = false;
+  if (state->non_finite) return 1.0f;
+  const BlockMax block = MaxOfScores(d, scores, count);
+  if (!block.finite) {
     state->non_finite = true;
-    return;
+    return 1.0f;
   }
   float rescale = 1.0f;
-  if (panel.max > state->max) {
+  if (block.max > state->max) {
     // Both finite: the difference is negative, or -inf, never NaN.
-    rescale = hn::GetLane(hn::Exp(d, hn::Set(d, state->max - panel.max)));
-    state->max = panel.max;
+    rescale = hn::GetLane(ExpNonPositive(d, hn::Set(d, state->max - block.max)));
+    state->max = block.max;
     state->sum *= rescale;
   }
   state->sum += ExponentiateScores(d, scores, count, state->max);
-  AccumulateValues(d, scores, count, values, ld_values, d_v, rescale, out);
+  *usable = true;
+  return rescale;
 }
 
 // The factor that turns the accumulated output row into the result: 1 / sum,
@@ -189,12 +164,12 @@ HWY_INLINE void WriteProbabilities(D d, const float* HWY_RESTRICT scores, size_t
   const auto vinv = hn::Set(d, inverse_sum);
   size_t j = 0;
   for (; j + lanes <= visible; j += lanes) {
-    const auto p = hn::Exp(d, hn::Sub(hn::LoadU(d, scores + j), vmax));
+    const auto p = ExpNonPositive(d, hn::Sub(hn::LoadU(d, scores + j), vmax));
     hn::StoreU(hn::Mul(p, vinv), d, out + j);
   }
   if (j < visible) {
     const size_t rest = visible - j;
-    const auto p = hn::Exp(d, hn::Sub(LoadTail(d, scores + j, rest, state.max), vmax));
+    const auto p = ExpNonPositive(d, hn::Sub(LoadTail(d, scores + j, rest, state.max), vmax));
     StoreTail(d, hn::Mul(p, vinv), out + j, rest);
     j = visible;
   }

@@ -1,5 +1,6 @@
-// Score tile S = scale * Q_block K_panel^T: up to kQueryBlock query rows
-// against one packed panel of kKeyBlock keys (see pack_keys.h).
+// Score tile S = scale * Q_rows K_block^T: up to kGridRows query rows against
+// a block of packed key panels (pack_keys.h), into a tile whose rows are
+// kScoreTileKeys floats apart.
 //
 // The tile holds scaled scores, rounded once: the softmax takes its row
 // maximum and its exponents from these same values, so the largest key's
@@ -7,12 +8,12 @@
 // scale * s - max would leave the rounding residual of scale * s there,
 // which reaches +-128 once |scale * s| passes 2^31).
 //
-// Register blocking: four query rows share every K vector load; each row's
-// q[t] is broadcast and FMA'd into one accumulator per row. The column strip
-// is one vector wide, so the loop over strips covers the 64 keys on any vector
-// width (1 lane on SCALAR, 16 on AVX-512, 64 on SVE-2048). Widths that do not
-// divide 64 would finish with a partial strip (a guard: Highway 1.0.3 rounds
-// SVE lane counts down to a power of two).
+// Micro-kernel: the register grid of register_grid-inl.h. For each feature t,
+// C vectors of consecutive keys are loaded from the panel once and FMA'd with
+// q[r][t] broadcast, for R rows. A panel of 64 keys is a whole number of
+// C-vector strips on every target (lane counts are powers of two up to 64);
+// where C vectors are wider than the panel (SVE at 1024 and 2048 bits), the
+// strip narrows to the panel.
 
 #if defined(EDGEATTN_SRC_SCORE_TILE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_SCORE_TILE_INL_H_
@@ -22,87 +23,80 @@
 #endif
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include <utility>
 
 #include <hwy/highway.h>
 
 #include "edgeattn/arena_sizes.hpp"
-#include "vector_tail-inl.h"
+#include "pack_keys.h"
+#include "register_grid-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// One vector-wide strip of panel columns [c, c + width), loaded whole or as a
-// tail.
-template <bool kPartial, class D>
-HWY_INLINE hn::Vec<D> LoadPanelStrip(D d, const float* HWY_RESTRICT row, size_t width) {
-  if (kPartial) return LoadTail(d, row, width, 0.0f);
-  return hn::Load(d, row);
-}
-
-template <bool kPartial, class D>
-HWY_INLINE void StoreTileStrip(D d, hn::Vec<D> v, float* HWY_RESTRICT row, size_t width) {
-  if (kPartial) {
-    StoreTail(d, v, row, width);
-  } else {
-    hn::Store(v, d, row);
-  }
-}
-
-template <bool kPartial, class D>
-HWY_INLINE void ScoreStrip(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
-                           const float* HWY_RESTRICT panel, size_t d_k, hn::Vec<D> scale,
-                           float* HWY_RESTRICT tile, size_t column, size_t width) {
-  const float* strip = panel + column;
-  size_t r = 0;
-  for (; r + 4 <= rows; r += 4) {
-    const float* q0 = q + r * ld_q;
-    const float* q1 = q0 + ld_q;
-    const float* q2 = q1 + ld_q;
-    const float* q3 = q2 + ld_q;
-    auto acc0 = hn::Zero(d);
-    auto acc1 = hn::Zero(d);
-    auto acc2 = hn::Zero(d);
-    auto acc3 = hn::Zero(d);
-    for (size_t t = 0; t < d_k; ++t) {
-      const auto keys = LoadPanelStrip<kPartial>(d, strip + t * kKeyBlock, width);
-      acc0 = hn::MulAdd(hn::Set(d, q0[t]), keys, acc0);
-      acc1 = hn::MulAdd(hn::Set(d, q1[t]), keys, acc1);
-      acc2 = hn::MulAdd(hn::Set(d, q2[t]), keys, acc2);
-      acc3 = hn::MulAdd(hn::Set(d, q3[t]), keys, acc3);
-    }
-    float* out = tile + r * kKeyBlock + column;
-    StoreTileStrip<kPartial>(d, hn::Mul(acc0, scale), out, width);
-    StoreTileStrip<kPartial>(d, hn::Mul(acc1, scale), out + kKeyBlock, width);
-    StoreTileStrip<kPartial>(d, hn::Mul(acc2, scale), out + 2 * kKeyBlock, width);
-    StoreTileStrip<kPartial>(d, hn::Mul(acc3, scale), out + 3 * kKeyBlock, width);
-  }
-  for (; r < rows; ++r) {
-    const float* q_row = q + r * ld_q;
-    auto acc = hn::Zero(d);
-    for (size_t t = 0; t < d_k; ++t) {
-      acc = hn::MulAdd(hn::Set(d, q_row[t]),
-                       LoadPanelStrip<kPartial>(d, strip + t * kKeyBlock, width), acc);
-    }
-    StoreTileStrip<kPartial>(d, hn::Mul(acc, scale), tile + r * kKeyBlock + column, width);
-  }
-}
-
-// tile[r][c] = scale * sum_t q[r * ld_q + t] * panel[t][c], r < rows, c < kKeyBlock.
-template <class D>
-HWY_INLINE void ScoreTile(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
-                          const float* HWY_RESTRICT panel, size_t d_k, float scale,
-                          float* HWY_RESTRICT tile) {
+// One R x C grid: tile[r][c] = scale * sum_t q[r][t] * strip[t][c] for the
+// strip of C vectors starting at `strip` (a panel row is kKeyBlock floats).
+template <size_t kCols, class D, size_t... I, class... V>
+HWY_INLINE void ScoreGridCells(D d, std::index_sequence<I...> /* cells */,
+                               const float* HWY_RESTRICT q, size_t ld_q,
+                               const float* HWY_RESTRICT strip, size_t d_k, hn::Vec<D> scale,
+                               float* HWY_RESTRICT tile, V... acc) {
   const size_t lanes = hn::Lanes(d);
+  for (size_t t = 0; t < d_k; ++t) {
+    const float* keys = strip + t * kKeyBlock;
+    ((acc = hn::MulAdd(hn::Set(d, q[(I / kCols) * ld_q + t]),
+                       hn::Load(d, keys + (I % kCols) * lanes), acc)),
+     ...);
+  }
+  (hn::Store(hn::Mul(acc, scale), d, tile + (I / kCols) * kScoreTileKeys + (I % kCols) * lanes),
+   ...);
+}
+
+template <size_t kRows, size_t kCols, class D, size_t... I>
+HWY_INLINE void ScoreGrid(D d, std::index_sequence<I...> cells, const float* HWY_RESTRICT q,
+                          size_t ld_q, const float* HWY_RESTRICT strip, size_t d_k,
+                          hn::Vec<D> scale, float* HWY_RESTRICT tile) {
+  ScoreGridCells<kCols>(d, cells, q, ld_q, strip, d_k, scale, tile, ZeroCell<I>(d)...);
+}
+
+// All strips of `panels` consecutive panels from `first_panel`, kRows rows.
+template <size_t kRows, size_t kCols, class D>
+HWY_INLINE void ScorePanels(D d, const float* HWY_RESTRICT q, size_t ld_q,
+                            const float* HWY_RESTRICT packed, int32_t d_k, int32_t first_panel,
+                            int32_t panels, hn::Vec<D> scale, float* HWY_RESTRICT tile) {
+  const size_t strip_width = kCols * hn::Lanes(d);
+  for (int32_t p = 0; p < panels; ++p) {
+    const float* panel = KeyPanel(packed, d_k, first_panel + p);
+    float* tile_panel = tile + static_cast<size_t>(p) * kKeyBlock;
+    for (size_t c = 0; c < static_cast<size_t>(kKeyBlock); c += strip_width) {
+      ScoreGrid<kRows, kCols>(d, std::make_index_sequence<kRows * kCols>(), q, ld_q, panel + c,
+                              static_cast<size_t>(d_k), scale, tile_panel + c);
+    }
+  }
+}
+
+// tile[r][j] = scale * q_r . k_(first_panel * 64 + j) for r < rows <= kGridRows
+// and j < panels * 64 <= kScoreTileKeys.
+template <class D>
+HWY_INLINE void ScoreBlock(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
+                           const float* HWY_RESTRICT packed, int32_t d_k, int32_t first_panel,
+                           int32_t panels, float scale, float* HWY_RESTRICT tile) {
   const auto vscale = hn::Set(d, scale);
-  size_t column = 0;
-  for (; column + lanes <= static_cast<size_t>(kKeyBlock); column += lanes) {
-    ScoreStrip<false>(d, q, ld_q, rows, panel, d_k, vscale, tile, column, lanes);
-  }
-  if (column < static_cast<size_t>(kKeyBlock)) {
-    ScoreStrip<true>(d, q, ld_q, rows, panel, d_k, vscale, tile, column, kKeyBlock - column);
-  }
+  const size_t lanes = hn::Lanes(d);
+  WithRowCount<kGridRows>(rows, [&](auto row_count) {
+    constexpr size_t kRows = decltype(row_count)::value;
+    if (kGridCols * lanes <= static_cast<size_t>(kKeyBlock)) {
+      ScorePanels<kRows, kGridCols>(d, q, ld_q, packed, d_k, first_panel, panels, vscale, tile);
+    } else if (2 * lanes <= static_cast<size_t>(kKeyBlock)) {
+      ScorePanels<kRows, 2>(d, q, ld_q, packed, d_k, first_panel, panels, vscale, tile);
+    } else {
+      ScorePanels<kRows, 1>(d, q, ld_q, packed, d_k, first_panel, panels, vscale, tile);
+    }
+  });
 }
 
 }  // namespace HWY_NAMESPACE

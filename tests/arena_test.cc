@@ -48,26 +48,26 @@ static_assert(sizeof(edgeattn::StaticArena<CompileTimeMha::kArenaBytes>) >=
               "");
 static_assert(edgeattn::StaticArena<100>::kSize == 100, "");
 
-// Hand-computed sizes (64-byte regions; the [16, 64] score tile is 4096 bytes),
+// Hand-computed sizes (64-byte regions; the [6, 256] score tile is 6144 bytes),
 // so that the formula is checked against arithmetic, not only against itself.
 // Attention, n_kv = 65, d_k = 3: keys pad to 128, 3 * 128 * 4 = 1536.
-static_assert(edgeattn::AttentionArenaBytes(65, 3) == 1536 + 4096, "");
+static_assert(edgeattn::AttentionArenaBytes(65, 3) == 1536 + 6144, "");
 // One key, one feature: one 64-key panel of 256 bytes.
-static_assert(edgeattn::AttentionArenaBytes(1, 1) == 256 + 4096, "");
+static_assert(edgeattn::AttentionArenaBytes(1, 1) == 256 + 6144, "");
 // Self-attention n = 17, d_model = 6, d_k = 3, d_v = 5, table in the arena:
 // table 408 -> 448, X + P 448, Q and K 204 -> 256 each, V 340 -> 384,
 // packed keys 3 * 64 * 4 = 768.
 static_assert(edgeattn::SelfAttentionArenaBytes(17, 6, 3, 5, PositionStorage::kArena) ==
-                  448 + 448 + 2 * 256 + 384 + 768 + 4096,
+                  448 + 448 + 2 * 256 + 384 + 768 + 6144,
               "");
 static_assert(edgeattn::SelfAttentionArenaBytes(17, 6, 3, 5, PositionStorage::kNone) ==
-                  2 * 256 + 384 + 768 + 4096,
+                  2 * 256 + 384 + 768 + 6144,
               "");
 // MHA n = 17, d_model = 12, heads = 4 (d_k = 3), caller's table: X + P, Q, K,
 // V and the head concat are 816 -> 832 bytes each; packed keys 768.
-static_assert(edgeattn::MhaArenaBytes(17, 12, 4, PositionStorage::kCaller) == 5 * 832 + 768 + 4096,
+static_assert(edgeattn::MhaArenaBytes(17, 12, 4, PositionStorage::kCaller) == 5 * 832 + 768 + 6144,
               "");
-static_assert(CompileTimeMha::kArenaBytes == 5 * 832 + 768 + 4096, "");
+static_assert(CompileTimeMha::kArenaBytes == 5 * 832 + 768 + 6144, "");
 
 // -------------------------------------------------------------- test helpers
 

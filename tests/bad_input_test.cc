@@ -232,8 +232,8 @@ enum class ArenaFault {
   kMisalignedUsedOffset,
 };
 
-// The last region every plan carves: the attention core's [16, 64] score tile.
-constexpr size_t kScoreTileRegionBytes = 16 * 64 * sizeof(float);
+// The last region every plan carves: the attention core's [6, 256] score tile.
+constexpr size_t kScoreTileRegionBytes = 6 * 256 * sizeof(float);
 
 // Initialises `arena` over `storage`, then applies `fault` for a plan that
 // needs `needed` bytes.

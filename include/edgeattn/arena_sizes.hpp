@@ -20,9 +20,11 @@ namespace edgeattn {
 // width from SCALAR up to SVE-2048, so panel layout (and therefore arena size)
 // is the same on every target. See docs/ARCHITECTURE.md for the derivation.
 inline constexpr int32_t kKeyBlock = 64;
-// Query rows per tile: 16 x (d_k + d_v + kKeyBlock) floats stay within half of
-// a 32 KiB L1 for d <= 64.
-inline constexpr int32_t kQueryBlock = 16;
+// The score tile: up to kScoreTileRows query rows (the micro-kernel's grid
+// rows on every target) against a block of kScoreTileKeys keys, 6 KiB. The
+// same on every target, so that the arena size is. See docs/ARCHITECTURE.md.
+inline constexpr int32_t kScoreTileRows = 6;
+inline constexpr int32_t kScoreTileKeys = 256;
 inline constexpr uint64_t kRegionAlignment = 64;
 
 constexpr uint64_t RoundUp(uint64_t value, uint64_t multiple) {
@@ -38,7 +40,7 @@ constexpr uint64_t FloatRegionBytes(uint64_t count) {
 constexpr uint64_t AttentionArenaBytes(int32_t n_kv, int32_t d_k) {
   return FloatRegionBytes(static_cast<uint64_t>(d_k) *
                           RoundUp(static_cast<uint64_t>(n_kv), kKeyBlock)) +
-         FloatRegionBytes(static_cast<uint64_t>(kQueryBlock) * kKeyBlock);
+         FloatRegionBytes(static_cast<uint64_t>(kScoreTileRows) * kScoreTileKeys);
 }
 
 // Where a plan's position table lives.

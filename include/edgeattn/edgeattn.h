@@ -185,7 +185,7 @@ typedef struct ea_attention_plan {
   ea_attention_config config;
   float scale;
   float* packed_keys; /* [d_k, n_kv rounded up to 64] arena region */
-  float* score_tile;  /* [16, 64] arena region */
+  float* score_tile;  /* [6, 256] arena region */
 } ea_attention_plan;
 
 ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* bytes);

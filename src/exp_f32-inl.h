@@ -9,7 +9,8 @@
 // accuracy (8e-8) the 1e-5 attention tolerance does not need.
 //
 // Accuracy (tests/exp_test.cc, every target): relative error below
-// 3e-7 + |x| 2^-24 (the second term is the rounding of x log2(e)). Results
+// 3e-7 + |x| 2^-23 (the second term: the rounding of x log2(e) and of the
+// constant log2(e); the input s - max carries |s| 2^-24 anyway). Results
 // below 2^-126 may flush to 0; exp(-inf) = 0; x = 0 gives exactly 1. NaN input
 // is not allowed (the softmax never passes one: see online_softmax-inl.h).
 

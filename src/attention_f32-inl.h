@@ -1,7 +1,7 @@
 // Float32 Attention(Q, K, V), FlashAttention-style: the n_q x n_kv score
 // matrix never exists.
 //
-//   pack K^T once (pack_keys.h)
+//   pack K^T once (transposed_panels.h)
 //   for each block of kQueryBlockRows query rows:
 //     for each block of kScoreTileKeys keys, up to the last one a row sees:
 //       for each micro tile of kGridRows rows of the block:
@@ -38,9 +38,9 @@
 #include "edgeattn/arena_sizes.hpp"
 #include "kernels.h"
 #include "online_softmax-inl.h"
-#include "pack_keys.h"
 #include "register_grid-inl.h"
 #include "score_tile-inl.h"
+#include "transposed_panels.h"
 #include "weighted_values-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -161,7 +161,7 @@ HWY_INLINE void WriteTileWeights(D d, const AttentionArgs& args, int32_t first_r
 HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
   const hn::ScalableTag<float> d;
   const size_t d_v = static_cast<size_t>(args.d_v);
-  PackKeysTransposed(args.k, args.ld_k, args.n_kv, args.d_k, args.packed_keys);
+  PackTransposedPanels(args.k, args.ld_k, args.n_kv, args.d_k, args.packed_keys);
 
   for (int32_t first = 0; first < args.n_q; first += kQueryBlockRows) {
     const size_t rows = static_cast<size_t>(args.n_q - first < kQueryBlockRows ? args.n_q - first

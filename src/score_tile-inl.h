@@ -1,5 +1,5 @@
 // Score tile S = scale * Q_rows K_block^T: up to kGridRows query rows against
-// a block of packed key panels (pack_keys.h), into a tile whose rows are
+// a block of packed key panels (transposed_panels.h), into a tile whose rows are
 // kScoreTileKeys floats apart.
 //
 // The tile holds scaled scores, rounded once: the softmax takes its row
@@ -30,8 +30,8 @@
 #include <hwy/highway.h>
 
 #include "edgeattn/arena_sizes.hpp"
-#include "pack_keys.h"
 #include "register_grid-inl.h"
+#include "transposed_panels.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -70,7 +70,7 @@ HWY_INLINE void ScorePanels(D d, const float* HWY_RESTRICT q, size_t ld_q,
                             int32_t panels, hn::Vec<D> scale, float* HWY_RESTRICT tile) {
   const size_t strip_width = kCols * hn::Lanes(d);
   for (int32_t p = 0; p < panels; ++p) {
-    const float* panel = KeyPanel(packed, d_k, first_panel + p);
+    const float* panel = Panel(packed, d_k, first_panel + p);
     float* tile_panel = tile + static_cast<size_t>(p) * kKeyBlock;
     for (size_t c = 0; c < static_cast<size_t>(kKeyBlock); c += strip_width) {
       ScoreGrid<kRows, kCols>(d, std::make_index_sequence<kRows * kCols>(), q, ld_q, panel + c,

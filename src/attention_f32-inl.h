@@ -76,6 +76,22 @@ HWY_INLINE int32_t LargestLimit(const int32_t* limits, size_t rows) {
   return largest;
 }
 
+// row[0, count) *= factor; factor 0 sets the row to 0 whatever it held.
+template <class D>
+HWY_INLINE void ScaleRow(D d, float* HWY_RESTRICT row, size_t count, float factor) {
+  const size_t lanes = hn::Lanes(d);
+  const auto vfactor = hn::Set(d, factor);
+  size_t c = 0;
+  if (factor == 0.0f) {
+    for (; c + lanes <= count; c += lanes) hn::StoreU(hn::Zero(d), d, row + c);
+    for (; c < count; ++c) row[c] = 0.0f;
+    return;
+  }
+  for (; c + lanes <= count; c += lanes)
+    hn::StoreU(hn::Mul(hn::LoadU(d, row + c), vfactor), d, row + c);
+  for (; c < count; ++c) row[c] *= factor;
+}
+
 HWY_INLINE int32_t PanelsFor(size_t keys) {
   return static_cast<int32_t>((keys + kKeyBlock - 1) / kKeyBlock);
 }
@@ -171,8 +187,7 @@ HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
     for (size_t r = 0; r < rows; ++r) {
       limits[r] = VisibleKeys(args, first + static_cast<int32_t>(r));
       states[r] = InitialRowState();
-      float* out = args.out + (static_cast<size_t>(first) + r) * args.ld_out;
-      for (size_t c = 0; c < d_v; ++c) out[c] = 0.0f;
+      ScaleRow(d, args.out + (static_cast<size_t>(first) + r) * args.ld_out, d_v, 0.0f);
     }
 
     const int32_t block_limit = LargestLimit(limits, rows);
@@ -188,9 +203,8 @@ HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
     }
 
     for (size_t r = 0; r < rows; ++r) {
-      const float factor = FinalRowFactor(states[r]);
-      float* out = args.out + (static_cast<size_t>(first) + r) * args.ld_out;
-      for (size_t c = 0; c < d_v; ++c) out[c] *= factor;
+      ScaleRow(d, args.out + (static_cast<size_t>(first) + r) * args.ld_out, d_v,
+               FinalRowFactor(states[r]));
     }
     if (args.weights != nullptr) {
       for (size_t m = 0; m < rows; m += kGridRows) {

@@ -1,6 +1,11 @@
-// The shape of the register-blocked micro-kernels (score_tile-inl.h,
-// weighted_values-inl.h): an R x C grid of vector accumulators, R rows of
-// the left operand broadcast lane by lane against C vectors of the right one.
+// The register-blocked micro-kernel every float product runs on (scores
+// Q K^T in score_tile-inl.h, P V in weighted_values-inl.h, projections X W^T
+// in linear_f32-inl.h): an R x C grid of vector accumulators,
+//
+//   acc[r][c] = sum_t a[r][t] * b[t][c * lanes .. (c + 1) * lanes),
+//
+// one element of each of R rows of A broadcast against C vectors of a row of
+// B, loaded once per t. Each caller supplies the epilogue that stores a cell.
 //
 // Sizing from the register file: the grid needs R*C accumulators, C operand
 // vectors and one broadcast. With 32 vector registers (AVX-512, AArch64 NEON
@@ -26,6 +31,8 @@
 #include <utility>
 
 #include <hwy/highway.h>
+
+#include "vector_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -57,6 +64,78 @@ HWY_INLINE void WithRowCount(size_t rows, const Body& body) {
 template <size_t I, class D>
 HWY_INLINE hn::Vec<D> ZeroCell(D d) {
   return hn::Zero(d);
+}
+
+// Calls body(std::integral_constant<size_t, cols>()) with the widest grid of
+// at most kGridCols vectors that fits a 64-wide panel (transposed_panels.h):
+// kGridCols, except on SVE at 1024 and 2048 bits.
+template <class D, class Body>
+HWY_INLINE void WithPanelStripCols(D d, const Body& body) {
+  const size_t lanes = hn::Lanes(d);
+  if (kGridCols * lanes <= 64) {
+    body(std::integral_constant<size_t, kGridCols>());
+  } else if (2 * lanes <= 64) {
+    body(std::integral_constant<size_t, 2>());
+  } else {
+    body(std::integral_constant<size_t, 1>());
+  }
+}
+
+// Grid cell I's row and column.
+template <size_t kCols>
+constexpr size_t CellRow(size_t cell) {
+  return cell / kCols;
+}
+template <size_t kCols>
+constexpr size_t CellCol(size_t cell) {
+  return cell % kCols;
+}
+
+// One vector of B's row: whole, or (kPartial, C = 1) its first `width` lanes.
+template <bool kPartial, class D>
+HWY_INLINE hn::Vec<D> LoadGridOperand(D d, const float* HWY_RESTRICT p, size_t width) {
+  if (kPartial) return LoadTail(d, p, width, 0.0f);
+  return hn::LoadU(d, p);
+}
+
+// Operands of one grid product: A rows a + r * ld_a, B rows b + t * ld_b,
+// t in [first, end); `width` is the lane count of a partial column.
+struct GridOperands {
+  const float* a;
+  size_t ld_a;
+  const float* b;
+  size_t ld_b;
+  size_t first;
+  size_t end;
+  size_t width;
+};
+
+template <size_t kCols, bool kPartial, class D, class Epilogue, size_t... I, class... V>
+HWY_INLINE void GridProductCells(D d, std::index_sequence<I...> /* cells */, const GridOperands& g,
+                                 const Epilogue& epilogue, V... acc) {
+  const size_t lanes = hn::Lanes(d);
+  for (size_t t = g.first; t < g.end; ++t) {
+    const float* b_row = g.b + t * g.ld_b;
+    ((acc = hn::MulAdd(hn::Set(d, g.a[CellRow<kCols>(I) * g.ld_a + t]),
+                       LoadGridOperand<kPartial>(d, b_row + CellCol<kCols>(I) * lanes, g.width),
+                       acc)),
+     ...);
+  }
+  (epilogue(std::integral_constant<size_t, I>(), acc), ...);
+}
+
+template <size_t kCols, bool kPartial, class D, class Epilogue, size_t... I>
+HWY_INLINE void GridProductStart(D d, std::index_sequence<I...> cells, const GridOperands& g,
+                                 const Epilogue& epilogue) {
+  GridProductCells<kCols, kPartial>(d, cells, g, epilogue, ZeroCell<I>(d)...);
+}
+
+// Runs a kRows x kCols grid (kPartial: kCols = 1 and a partial column), then
+// epilogue(std::integral_constant<size_t, cell>, accumulator) for each cell.
+template <size_t kRows, size_t kCols, bool kPartial, class D, class Epilogue>
+HWY_INLINE void GridProduct(D d, const GridOperands& g, const Epilogue& epilogue) {
+  static_assert(!kPartial || kCols == 1, "a partial column is a single vector");
+  GridProductStart<kCols, kPartial>(d, std::make_index_sequence<kRows * kCols>(), g, epilogue);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -3,13 +3,13 @@
 // (row stride kScoreTileKeys) against rows of V read in place (contiguous
 // along d_v, so no packing is needed).
 //
-// Micro-kernel: the register grid of register_grid-inl.h over the output
-// columns. For each key j, C vectors of V's row j are loaded once and FMA'd
-// with p[r][j] broadcast, for R rows; the grid then folds into the output row
-// with one MulAdd per vector. Each call's sum starts from zero and reaches the
-// row once: adding each key's term straight onto a row that already holds
-// thousands of keys' weight let rounding drift the result out of the values'
-// hull on long rows (2.4e-4 relative at 32768 flat keys).
+// Micro-kernel: the register grid (register_grid-inl.h) with A = the
+// probabilities, B = V's rows, t running over the keys; strips of C vectors
+// across d_v, then single vectors, then a partial one. Each call's sum starts
+// from zero and reaches the output row once, through the epilogue's MulAdd:
+// adding each key's term straight onto a row that already holds thousands of
+// keys' weight let rounding drift the result out of the values' hull on long
+// rows (2.4e-4 relative at 32768 flat keys).
 
 #if defined(EDGEATTN_SRC_WEIGHTED_VALUES_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_WEIGHTED_VALUES_INL_H_
@@ -19,8 +19,6 @@
 #endif
 
 #include <stddef.h>
-
-#include <utility>
 
 #include <hwy/highway.h>
 
@@ -45,65 +43,38 @@ struct WeightedValuesArgs {
   size_t ld_out;
 };
 
-// kPartial: one vector of `width` < Lanes(d) columns (the last of a row).
-template <bool kPartial, class D>
-HWY_INLINE hn::Vec<D> LoadColumns(D d, const float* HWY_RESTRICT p, size_t width) {
-  if (kPartial) return LoadTail(d, p, width, 0.0f);
-  return hn::LoadU(d, p);
-}
-
-template <bool kPartial, class D>
-HWY_INLINE void StoreColumns(D d, hn::Vec<D> v, float* HWY_RESTRICT p, size_t width) {
-  if (kPartial) {
-    StoreTail(d, v, p, width);
-  } else {
-    hn::StoreU(v, d, p);
-  }
-}
-
-// One R x C grid of output columns [column, column + C * lanes), or one
-// partial vector of `width` columns.
-template <size_t kCols, bool kPartial, class D, size_t... I, class... V>
-HWY_INLINE void WeightedValuesCells(D d, std::index_sequence<I...> /* cells */,
-                                    const WeightedValuesArgs& a, size_t column, size_t width,
-                                    V... acc) {
+// Output columns [column, column + kCols * lanes), or (kPartial) the `width`
+// columns from `column`.
+template <size_t kRows, size_t kCols, bool kPartial, class D>
+HWY_INLINE void WeightedValuesStrip(D d, const WeightedValuesArgs& a, size_t column, size_t width) {
   const size_t lanes = hn::Lanes(d);
-  for (size_t j = a.first_key; j < a.end_key; ++j) {
-    const float* value_row = a.values + j * a.ld_values + column;
-    ((acc = hn::MulAdd(hn::Set(d, a.probs[(I / kCols) * kScoreTileKeys + j]),
-                       LoadColumns<kPartial>(d, value_row + (I % kCols) * lanes, width), acc)),
-     ...);
-  }
-  ((StoreColumns<kPartial>(
-       d,
-       hn::MulAdd(LoadColumns<kPartial>(
-                      d, a.out + (I / kCols) * a.ld_out + column + (I % kCols) * lanes, width),
-                  hn::Set(d, a.rescale[I / kCols]), acc),
-       a.out + (I / kCols) * a.ld_out + column + (I % kCols) * lanes, width)),
-   ...);
+  const GridOperands g{a.probs,   kScoreTileKeys, a.values + column, a.ld_values, a.first_key,
+                       a.end_key, width};
+  GridProduct<kRows, kCols, kPartial>(d, g, [&](auto cell, hn::Vec<D> acc) {
+    constexpr size_t kCell = decltype(cell)::value;
+    constexpr size_t kRow = CellRow<kCols>(kCell);
+    float* out = a.out + kRow * a.ld_out + column + CellCol<kCols>(kCell) * lanes;
+    const auto sum =
+        hn::MulAdd(LoadGridOperand<kPartial>(d, out, width), hn::Set(d, a.rescale[kRow]), acc);
+    if (kPartial) {
+      StoreTail(d, sum, out, width);
+    } else {
+      hn::StoreU(sum, d, out);
+    }
+  });
 }
 
-template <size_t kRows, size_t kCols, bool kPartial, class D, size_t... I>
-HWY_INLINE void WeightedValuesGrid(D d, std::index_sequence<I...> cells,
-                                   const WeightedValuesArgs& a, size_t column, size_t width) {
-  WeightedValuesCells<kCols, kPartial>(d, cells, a, column, width, ZeroCell<I>(d)...);
-}
-
-// Every column of d_v: strips of kGridCols vectors, then single vectors, then
-// the partial last vector.
 template <size_t kRows, class D>
 HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgs& a, size_t d_v) {
   const size_t lanes = hn::Lanes(d);
   size_t c = 0;
   for (; c + kGridCols * lanes <= d_v; c += kGridCols * lanes) {
-    WeightedValuesGrid<kRows, kGridCols, false>(d, std::make_index_sequence<kRows * kGridCols>(), a,
-                                                c, lanes);
+    WeightedValuesStrip<kRows, kGridCols, false>(d, a, c, lanes);
   }
-  for (; c + lanes <= d_v; c += lanes) {
-    WeightedValuesGrid<kRows, 1, false>(d, std::make_index_sequence<kRows>(), a, c, lanes);
-  }
-  if (c < d_v) {
-    WeightedValuesGrid<kRows, 1, true>(d, std::make_index_sequence<kRows>(), a, c, d_v - c);
+  for (; c + lanes <= d_v; c += lanes) WeightedValuesStrip<kRows, 1, false>(d, a, c, lanes);
+  // SCALAR's single lane never leaves a partial vector.
+  if constexpr (HWY_TARGET != HWY_SCALAR) {
+    if (c < d_v) WeightedValuesStrip<kRows, 1, true>(d, a, c, d_v - c);
   }
 }
 

@@ -34,9 +34,9 @@ struct AttentionArgs {
 };
 void AttentionF32(const AttentionArgs& args);
 
-// y[r, o] = bias[o] + sum_i x[r, i] * w[o, i] for r < rows, o < n_out.
-// bias may be NULL.
-void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* w,
+// y[r, o] = bias[o] + sum_i x[r, i] * w[o, i] for r < rows, o < n_out, with
+// W packed (transposed_panels.h). bias may be NULL; y must not overlap x.
+void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* packed_w,
                const float* bias, int32_t n_out, float* y, size_t ld_y);
 
 // out[i] = a[i] + b[i].

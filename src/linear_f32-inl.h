@@ -1,10 +1,13 @@
-// Projection y = x W^T + b with W in [out, in] layout (nn.Linear, TFLite FC).
+// Projection y = x W^T + b, W [out, in] packed as transposed panels of 64
+// output rows (transposed_panels.h): a packed-panel GEMM on the register grid
+// (register_grid-inl.h), A = x rows, B = a strip of C vectors of a panel, t
+// running over the inputs; the epilogue adds the bias and stores, the last
+// panel's columns past n_out masked.
 //
-// Each output is a dot product of an x row with a W row, both contiguous, so
-// the kernel vectorises along the input dimension: one x row against four W
-// rows at a time (the x vector is loaded once for four FMAs), horizontal sums
-// at the end. Weights are used in place; packing them into panels at plan time
-// belongs to the speed work (see docs/ARCHITECTURE.md).
+// Loop order: blocks of kRowBlock x rows, then panels, then micro tiles of
+// kGridRows rows: a panel (n_in x 64 floats, 64 KiB at n_in = 256) stays in
+// L2 while every micro tile of the block reuses it, and a micro tile's x rows
+// stay in L1 across the panel's strips.
 
 #if defined(EDGEATTN_SRC_LINEAR_F32_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_LINEAR_F32_INL_H_
@@ -18,6 +21,9 @@
 
 #include <hwy/highway.h>
 
+#include "edgeattn/arena_sizes.hpp"
+#include "register_grid-inl.h"
+#include "transposed_panels.h"
 #include "vector_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -25,60 +31,73 @@ namespace edgeattn {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Dot products of x with `kOutputs` consecutive W rows (stride n_in), written
-// to y[0..kOutputs), each plus its bias.
-template <size_t kOutputs, class D>
-HWY_INLINE void DotWithRows(D d, const float* HWY_RESTRICT x, const float* HWY_RESTRICT w,
-                            size_t n_in, const float* HWY_RESTRICT bias, float* HWY_RESTRICT y) {
-  static_assert(kOutputs == 1 || kOutputs == 4, "one row or a block of four");
+inline constexpr size_t kLinearRowBlock = kGridRows * 10;
+
+// Operands of one call.
+struct LinearArgs {
+  const float* x;
+  size_t ld_x;
+  size_t n_in;
+  const float* packed;  // the whole packed W
+  const float* bias;    // NULL or [n_out]
+  size_t n_out;
+  float* y;
+  size_t ld_y;
+};
+
+// y[r][o] = bias[o] + acc for the `count` <= lanes columns from o.
+template <class D>
+HWY_INLINE void StoreOutputs(D d, hn::Vec<D> acc, const float* HWY_RESTRICT bias, size_t o,
+                             size_t count, float* HWY_RESTRICT out) {
   const size_t lanes = hn::Lanes(d);
-  auto acc0 = hn::Zero(d);
-  auto acc1 = hn::Zero(d);
-  auto acc2 = hn::Zero(d);
-  auto acc3 = hn::Zero(d);
-  size_t i = 0;
-  for (; i + lanes <= n_in; i += lanes) {
-    const auto xv = hn::LoadU(d, x + i);
-    acc0 = hn::MulAdd(xv, hn::LoadU(d, w + i), acc0);
-    if (kOutputs == 4) {
-      acc1 = hn::MulAdd(xv, hn::LoadU(d, w + n_in + i), acc1);
-      acc2 = hn::MulAdd(xv, hn::LoadU(d, w + 2 * n_in + i), acc2);
-      acc3 = hn::MulAdd(xv, hn::LoadU(d, w + 3 * n_in + i), acc3);
-    }
+  if (count >= lanes) {
+    hn::StoreU(bias != nullptr ? hn::Add(acc, hn::LoadU(d, bias + o)) : acc, d, out);
+    return;
   }
-  if (i < n_in) {
-    const size_t rest = n_in - i;
-    const auto xv = LoadTail(d, x + i, rest, 0.0f);
-    acc0 = hn::MulAdd(xv, LoadTail(d, w + i, rest, 0.0f), acc0);
-    if (kOutputs == 4) {
-      acc1 = hn::MulAdd(xv, LoadTail(d, w + n_in + i, rest, 0.0f), acc1);
-      acc2 = hn::MulAdd(xv, LoadTail(d, w + 2 * n_in + i, rest, 0.0f), acc2);
-      acc3 = hn::MulAdd(xv, LoadTail(d, w + 3 * n_in + i, rest, 0.0f), acc3);
+  if constexpr (HWY_TARGET != HWY_SCALAR) {  // SCALAR's one lane is never partial
+    if (count > 0) {
+      StoreTail(d, bias != nullptr ? hn::Add(acc, LoadTail(d, bias + o, count, 0.0f)) : acc, out,
+                count);
     }
-  }
-  y[0] = hn::GetLane(hn::SumOfLanes(d, acc0)) + (bias ? bias[0] : 0.0f);
-  if (kOutputs == 4) {
-    y[1] = hn::GetLane(hn::SumOfLanes(d, acc1)) + (bias ? bias[1] : 0.0f);
-    y[2] = hn::GetLane(hn::SumOfLanes(d, acc2)) + (bias ? bias[2] : 0.0f);
-    y[3] = hn::GetLane(hn::SumOfLanes(d, acc3)) + (bias ? bias[3] : 0.0f);
   }
 }
 
-HWY_INLINE void LinearRows(const float* HWY_RESTRICT x, size_t ld_x, int32_t rows, int32_t n_in,
-                           const float* HWY_RESTRICT w, const float* HWY_RESTRICT bias,
-                           int32_t n_out, float* HWY_RESTRICT y, size_t ld_y) {
+// Rows [first_row, first_row + kRows) against panel `panel`.
+template <size_t kRows, size_t kCols, class D>
+HWY_INLINE void LinearPanel(D d, const LinearArgs& a, size_t first_row, int32_t panel) {
+  const size_t lanes = hn::Lanes(d);
+  const size_t first_out = static_cast<size_t>(panel) * kKeyBlock;
+  const size_t columns = a.n_out - first_out < static_cast<size_t>(kKeyBlock)
+                             ? a.n_out - first_out
+                             : static_cast<size_t>(kKeyBlock);
+  const float* panel_start = Panel(a.packed, static_cast<int32_t>(a.n_in), panel);
+  const float* x = a.x + first_row * a.ld_x;
+  for (size_t c = 0; c < columns; c += kCols * lanes) {
+    const GridOperands g{x, a.ld_x, panel_start + c, kKeyBlock, 0, a.n_in, lanes};
+    GridProduct<kRows, kCols, false>(d, g, [&](auto cell, hn::Vec<D> acc) {
+      constexpr size_t kCell = decltype(cell)::value;
+      const size_t column = c + CellCol<kCols>(kCell) * lanes;  // within the panel
+      const size_t count = column < columns ? columns - column : 0;
+      StoreOutputs(d, acc, a.bias, first_out + column, count,
+                   a.y + (first_row + CellRow<kCols>(kCell)) * a.ld_y + first_out + column);
+    });
+  }
+}
+
+HWY_INLINE void LinearPacked(const LinearArgs& a, size_t rows) {
   const hn::ScalableTag<float> d;
-  const size_t in = static_cast<size_t>(n_in);
-  const size_t out = static_cast<size_t>(n_out);
-  for (size_t r = 0; r < static_cast<size_t>(rows); ++r) {
-    const float* x_row = x + r * ld_x;
-    float* y_row = y + r * ld_y;
-    size_t o = 0;
-    for (; o + 4 <= out; o += 4) {
-      DotWithRows<4>(d, x_row, w + o * in, in, bias ? bias + o : nullptr, y_row + o);
-    }
-    for (; o < out; ++o) {
-      DotWithRows<1>(d, x_row, w + o * in, in, bias ? bias + o : nullptr, y_row + o);
+  const int32_t panels = PanelCount(static_cast<int32_t>(a.n_out));
+  for (size_t block = 0; block < rows; block += kLinearRowBlock) {
+    const size_t block_end = rows - block < kLinearRowBlock ? rows : block + kLinearRowBlock;
+    for (int32_t p = 0; p < panels; ++p) {
+      for (size_t m = block; m < block_end; m += kGridRows) {
+        const size_t tile_rows = block_end - m < kGridRows ? block_end - m : kGridRows;
+        WithRowCount<kGridRows>(tile_rows, [&](auto row_count) {
+          WithPanelStripCols(d, [&](auto col_count) {
+            LinearPanel<decltype(row_count)::value, decltype(col_count)::value>(d, a, m, p);
+          });
+        });
+      }
     }
   }
 }

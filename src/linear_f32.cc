@@ -11,9 +11,11 @@ HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
 namespace HWY_NAMESPACE {
 
-void LinearF32Target(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* w,
+void LinearF32Target(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* packed_w,
                      const float* bias, int32_t n_out, float* y, size_t ld_y) {
-  LinearRows(x, ld_x, rows, n_in, w, bias, n_out, y, ld_y);
+  const LinearArgs args{
+      x, ld_x, static_cast<size_t>(n_in), packed_w, bias, static_cast<size_t>(n_out), y, ld_y};
+  LinearPacked(args, static_cast<size_t>(rows));
 }
 
 }  // namespace HWY_NAMESPACE
@@ -28,9 +30,9 @@ namespace edgeattn {
 
 EA_EXPORT(LinearF32Target);
 
-void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* w,
+void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* packed_w,
                const float* bias, int32_t n_out, float* y, size_t ld_y) {
-  EA_DISPATCH(LinearF32Target)(x, ld_x, rows, n_in, w, bias, n_out, y, ld_y);
+  EA_DISPATCH(LinearF32Target)(x, ld_x, rows, n_in, packed_w, bias, n_out, y, ld_y);
 }
 
 }  // namespace edgeattn

@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "model_input.h"
 #include "simd_target_cap.h"
+#include "transposed_panels.h"
 #include "validation.h"
 
 namespace edgeattn {
@@ -30,14 +31,14 @@ ea_status Validate(const ea_mha_config& c) {
   if (status == EA_OK && c.d_model % c.heads != 0) status = EA_ERR_HEADS_MISMATCH;
   if (status == EA_OK)
     status = ValidateModelInput(c.max_tokens, c.d_model, c.position, c.position_table);
-  if (status == EA_OK) status = CheckElements(3 * static_cast<int64_t>(c.d_model), c.d_model);
+  if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, 3 * c.d_model, c.d_model);
   if (status == EA_OK) status = ValidateAttentionConfig(CoreConfig(c));
   return status;
 }
 
 uint64_t ArenaBytes(const ea_mha_config& c) {
   return MhaArenaBytes(c.max_tokens, c.d_model, c.heads,
-                       StorageOf(c.position, c.position_table == nullptr));
+                       StorageOf(c.position, c.position_table == nullptr), c.weights_layout);
 }
 
 // What plans and runs read and must not overwrite: weights, biases and the
@@ -49,12 +50,24 @@ struct Kept {
 Kept KeptExtents(const ea_mha_config& c, const ea_mha_weights& w, const float* table) {
   Kept kept{};
   const int64_t e = c.d_model;
-  kept.extents[0] = Extent{w.in_proj_weight, FloatBytes(3 * e * e)};
+  kept.extents[0] =
+      Extent{w.in_proj_weight, WeightMatrixBytes(3 * c.d_model, c.d_model, c.weights_layout)};
   kept.extents[1] = Extent{w.in_proj_bias, FloatBytes(3 * e)};
-  kept.extents[2] = Extent{w.out_proj_weight, FloatBytes(e * e)};
+  kept.extents[2] =
+      Extent{w.out_proj_weight, WeightMatrixBytes(c.d_model, c.d_model, c.weights_layout)};
   kept.extents[3] = Extent{w.out_proj_bias, FloatBytes(e)};
   kept.extents[4] = Extent{table, FloatBytes(int64_t{c.max_tokens} * e)};
   return kept;
+}
+
+// The packed copy of W [n_out, d_model] the projections read: the caller's
+// (PACKED) or one packed now into the arena.
+const float* ResolvePackedWeights(const float* w, int32_t n_out, int32_t d_model,
+                                  ea_weights_layout layout, ea_arena* arena) {
+  if (layout == EA_WEIGHTS_PACKED) return w;
+  float* packed = CarveFloats(arena, PackedLinearFloats(n_out, d_model));
+  PackTransposedPanels(w, static_cast<size_t>(d_model), n_out, d_model, packed);
+  return packed;
 }
 
 }  // namespace
@@ -94,9 +107,11 @@ ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
   plan->weights = *weights;
   edgeattn::CarvePositions(c.position, c.position_table, c.max_tokens, c.d_model, arena,
                            &plan->position_table, &plan->x_positioned);
-  plan->q = edgeattn::CarveFloats(arena, elements);
-  plan->k = edgeattn::CarveFloats(arena, elements);
-  plan->v = edgeattn::CarveFloats(arena, elements);
+  plan->packed_in_proj = edgeattn::ResolvePackedWeights(weights->in_proj_weight, 3 * c.d_model,
+                                                        c.d_model, c.weights_layout, arena);
+  plan->packed_out_proj = edgeattn::ResolvePackedWeights(weights->out_proj_weight, c.d_model,
+                                                         c.d_model, c.weights_layout, arena);
+  plan->qkv = edgeattn::CarveFloats(arena, 3 * elements);
   plan->heads_concat = edgeattn::CarveFloats(arena, elements);
   edgeattn::CarveAttentionCore(edgeattn::CoreConfig(c), arena, &plan->core);
   plan->ready = EA_PLAN_READY;
@@ -126,28 +141,27 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
   const size_t e = static_cast<size_t>(c.d_model);
   const float* input =
       edgeattn::PositionedInput(x, plan->position_table, plan->x_positioned, n_tokens, c.d_model);
-  float* projections[3] = {plan->q, plan->k, plan->v};
-  for (size_t part = 0; part < 3; ++part) {
-    const float* bias = w.in_proj_bias != nullptr ? w.in_proj_bias + part * e : nullptr;
-    edgeattn::LinearF32(input, e, n_tokens, c.d_model, w.in_proj_weight + part * e * e, bias,
-                        c.d_model, projections[part], e);
-  }
+  // One GEMM for Q, K and V: in_proj's rows are W_Q, W_K, W_V, so the
+  // outputs land side by side in qkv's rows.
+  const size_t ld_qkv = 3 * e;
+  edgeattn::LinearF32(input, e, n_tokens, c.d_model, plan->packed_in_proj, w.in_proj_bias,
+                      3 * c.d_model, plan->qkv, ld_qkv);
   const size_t d_k = e / static_cast<size_t>(c.heads);
   const size_t head_weights = static_cast<size_t>(n_tokens) * static_cast<size_t>(n_tokens);
   for (size_t h = 0; h < static_cast<size_t>(c.heads); ++h) {
     const edgeattn::CoreOperands operands{
-        plan->q + h * d_k,
-        e,
-        plan->k + h * d_k,
-        e,
-        plan->v + h * d_k,
-        e,
+        plan->qkv + h * d_k,
+        ld_qkv,
+        plan->qkv + e + h * d_k,
+        ld_qkv,
+        plan->qkv + 2 * e + h * d_k,
+        ld_qkv,
         plan->heads_concat + h * d_k,
         e,
         attn_weights != nullptr ? attn_weights + h * head_weights : nullptr};
     edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands);
   }
-  edgeattn::LinearF32(plan->heads_concat, e, n_tokens, c.d_model, w.out_proj_weight,
+  edgeattn::LinearF32(plan->heads_concat, e, n_tokens, c.d_model, plan->packed_out_proj,
                       w.out_proj_bias, c.d_model, y, e);
   return EA_OK;
 }

@@ -6,6 +6,7 @@
 #include "kernels.h"
 #include "model_input.h"
 #include "simd_target_cap.h"
+#include "transposed_panels.h"
 #include "validation.h"
 
 namespace edgeattn {
@@ -29,15 +30,16 @@ ea_status Validate(const ea_self_attention_config& c) {
   if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.d_k, c.d_v);
   if (status == EA_OK)
     status = ValidateModelInput(c.max_tokens, c.d_model, c.position, c.position_table);
-  if (status == EA_OK) status = CheckElements(c.d_k, c.d_model);
-  if (status == EA_OK) status = CheckElements(c.d_v, c.d_model);
+  if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, c.d_k, c.d_model);
+  if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, c.d_v, c.d_model);
   if (status == EA_OK) status = ValidateAttentionConfig(CoreConfig(c));
   return status;
 }
 
 uint64_t ArenaBytes(const ea_self_attention_config& c) {
   return SelfAttentionArenaBytes(c.max_tokens, c.d_model, c.d_k, c.d_v,
-                                 StorageOf(c.position, c.position_table == nullptr));
+                                 StorageOf(c.position, c.position_table == nullptr),
+                                 c.weights_layout);
 }
 
 // What plans and runs read and must not overwrite: weights, biases and the
@@ -49,14 +51,24 @@ struct Kept {
 Kept KeptExtents(const ea_self_attention_config& c, const ea_self_attention_weights& w,
                  const float* table) {
   Kept kept{};
-  kept.extents[0] = Extent{w.w_q, FloatBytes(int64_t{c.d_k} * c.d_model)};
-  kept.extents[1] = Extent{w.w_k, FloatBytes(int64_t{c.d_k} * c.d_model)};
-  kept.extents[2] = Extent{w.w_v, FloatBytes(int64_t{c.d_v} * c.d_model)};
+  kept.extents[0] = Extent{w.w_q, WeightMatrixBytes(c.d_k, c.d_model, c.weights_layout)};
+  kept.extents[1] = Extent{w.w_k, WeightMatrixBytes(c.d_k, c.d_model, c.weights_layout)};
+  kept.extents[2] = Extent{w.w_v, WeightMatrixBytes(c.d_v, c.d_model, c.weights_layout)};
   kept.extents[3] = Extent{w.b_q, FloatBytes(c.d_k)};
   kept.extents[4] = Extent{w.b_k, FloatBytes(c.d_k)};
   kept.extents[5] = Extent{w.b_v, FloatBytes(c.d_v)};
   kept.extents[6] = Extent{table, FloatBytes(int64_t{c.max_tokens} * c.d_model)};
   return kept;
+}
+
+// The packed copy of W [n_out, d_model] the projections read: the caller's
+// (PACKED) or one packed now into the arena.
+const float* ResolvePackedWeights(const float* w, int32_t n_out, int32_t d_model,
+                                  ea_weights_layout layout, ea_arena* arena) {
+  if (layout == EA_WEIGHTS_PACKED) return w;
+  float* packed = CarveFloats(arena, PackedLinearFloats(n_out, d_model));
+  PackTransposedPanels(w, static_cast<size_t>(d_model), n_out, d_model, packed);
+  return packed;
 }
 
 }  // namespace
@@ -97,6 +109,12 @@ ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
   plan->weights = *weights;
   edgeattn::CarvePositions(c.position, c.position_table, c.max_tokens, c.d_model, arena,
                            &plan->position_table, &plan->x_positioned);
+  plan->packed_w_q =
+      edgeattn::ResolvePackedWeights(weights->w_q, c.d_k, c.d_model, c.weights_layout, arena);
+  plan->packed_w_k =
+      edgeattn::ResolvePackedWeights(weights->w_k, c.d_k, c.d_model, c.weights_layout, arena);
+  plan->packed_w_v =
+      edgeattn::ResolvePackedWeights(weights->w_v, c.d_v, c.d_model, c.weights_layout, arena);
   plan->q = edgeattn::CarveFloats(arena, n * static_cast<uint64_t>(c.d_k));
   plan->k = edgeattn::CarveFloats(arena, n * static_cast<uint64_t>(c.d_k));
   plan->v = edgeattn::CarveFloats(arena, n * static_cast<uint64_t>(c.d_v));
@@ -129,9 +147,12 @@ ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float*
   const size_t d_model = static_cast<size_t>(c.d_model);
   const size_t d_k = static_cast<size_t>(c.d_k);
   const size_t d_v = static_cast<size_t>(c.d_v);
-  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, w.w_q, w.b_q, c.d_k, plan->q, d_k);
-  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, w.w_k, w.b_k, c.d_k, plan->k, d_k);
-  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, w.w_v, w.b_v, c.d_v, plan->v, d_v);
+  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, plan->packed_w_q, w.b_q, c.d_k, plan->q,
+                      d_k);
+  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, plan->packed_w_k, w.b_k, c.d_k, plan->k,
+                      d_k);
+  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, plan->packed_w_v, w.b_v, c.d_v, plan->v,
+                      d_v);
   const edgeattn::CoreOperands operands{plan->q, d_k, plan->k, d_k,         plan->v,
                                         d_v,     y,   d_v,     attn_weights};
   edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands);

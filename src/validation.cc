@@ -1,5 +1,7 @@
 #include "validation.h"
 
+#include "edgeattn/arena_sizes.hpp"
+
 namespace edgeattn {
 
 ea_status CheckDtype(ea_dtype dtype) {
@@ -24,6 +26,12 @@ ea_status CheckElements(int64_t rows, int64_t cols) {
 
 ea_status CheckMask(ea_mask mask) {
   return (mask == EA_MASK_NONE || mask == EA_MASK_CAUSAL) ? EA_OK : EA_ERR_BAD_ARGUMENT;
+}
+
+ea_status CheckWeightMatrix(ea_weights_layout layout, int32_t n_out, int32_t n_in) {
+  if (layout != EA_WEIGHTS_ROW_MAJOR && layout != EA_WEIGHTS_PACKED) return EA_ERR_BAD_ARGUMENT;
+  return CheckElements(static_cast<int64_t>(RoundUp(static_cast<uint64_t>(n_out), kKeyBlock)),
+                       n_in);
 }
 
 ea_status CheckPosition(ea_position position, const float* table) {

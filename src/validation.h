@@ -22,6 +22,10 @@ ea_status CheckElements(int64_t rows, int64_t cols);
 
 ea_status CheckMask(ea_mask mask);
 
+// A known weights layout, and a packed W [n_out, n_in] within EA_MAX_ELEMENTS
+// (both dimensions already positive).
+ea_status CheckWeightMatrix(ea_weights_layout layout, int32_t n_out, int32_t n_in);
+
 // Known position kind; LEARNED needs its table.
 ea_status CheckPosition(ea_position position, const float* table);
 
@@ -70,6 +74,13 @@ ea_status CheckModelRunMemory(Extent x, Extent y, Extent attn_weights, const Ext
 // Float counts as byte counts (callers pass element counts already bounded
 // by EA_MAX_ELEMENTS).
 inline size_t FloatBytes(int64_t count) { return static_cast<size_t>(count) * sizeof(float); }
+
+// The bytes a caller's weight matrix W [n_out, n_in] spans in `layout`.
+inline size_t WeightMatrixBytes(int32_t n_out, int32_t n_in, ea_weights_layout layout) {
+  return layout == EA_WEIGHTS_PACKED
+             ? FloatBytes(static_cast<int64_t>(PackedLinearFloats(n_out, n_in)))
+             : FloatBytes(int64_t{n_out} * n_in);
+}
 
 }  // namespace edgeattn
 

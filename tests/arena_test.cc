@@ -54,20 +54,37 @@ static_assert(edgeattn::StaticArena<100>::kSize == 100, "");
 static_assert(edgeattn::AttentionArenaBytes(65, 3) == 1536 + 6144, "");
 // One key, one feature: one 64-key panel of 256 bytes.
 static_assert(edgeattn::AttentionArenaBytes(1, 1) == 256 + 6144, "");
+// A packed weight matrix: n_in x outputs rounded up to 64.
+static_assert(edgeattn::PackedLinearFloats(3, 6) == 6 * 64, "");
+static_assert(edgeattn::PackedLinearFloats(65, 2) == 2 * 128, "");
 // Self-attention n = 17, d_model = 6, d_k = 3, d_v = 5, table in the arena:
 // table 408 -> 448, X + P 448, Q and K 204 -> 256 each, V 340 -> 384,
-// packed keys 3 * 64 * 4 = 768.
-static_assert(edgeattn::SelfAttentionArenaBytes(17, 6, 3, 5, PositionStorage::kArena) ==
+// packed keys 3 * 64 * 4 = 768; row-major weights add W_Q, W_K, W_V packed,
+// 6 * 64 * 4 = 1536 bytes each.
+static_assert(edgeattn::SelfAttentionArenaBytes(17, 6, 3, 5, PositionStorage::kArena,
+                                                EA_WEIGHTS_PACKED) ==
                   448 + 448 + 2 * 256 + 384 + 768 + 6144,
               "");
-static_assert(edgeattn::SelfAttentionArenaBytes(17, 6, 3, 5, PositionStorage::kNone) ==
-                  2 * 256 + 384 + 768 + 6144,
+static_assert(edgeattn::SelfAttentionArenaBytes(17, 6, 3, 5, PositionStorage::kNone,
+                                                EA_WEIGHTS_PACKED) == 2 * 256 + 384 + 768 + 6144,
               "");
-// MHA n = 17, d_model = 12, heads = 4 (d_k = 3), caller's table: X + P, Q, K,
-// V and the head concat are 816 -> 832 bytes each; packed keys 768.
-static_assert(edgeattn::MhaArenaBytes(17, 12, 4, PositionStorage::kCaller) == 5 * 832 + 768 + 6144,
+static_assert(edgeattn::SelfAttentionArenaBytes(17, 6, 3, 5, PositionStorage::kNone,
+                                                EA_WEIGHTS_ROW_MAJOR) ==
+                  3 * 1536 + 2 * 256 + 384 + 768 + 6144,
               "");
-static_assert(CompileTimeMha::kArenaBytes == 5 * 832 + 768 + 6144, "");
+// MHA n = 17, d_model = 12, heads = 4 (d_k = 3), caller's table: X + P and
+// the head concat 816 -> 832 bytes each, Q|K|V 2448 -> 2496, packed keys
+// 768; row-major weights add in_proj (36 outputs) and out_proj (12) packed,
+// 12 * 64 * 4 = 3072 bytes each.
+static_assert(edgeattn::MhaArenaBytes(17, 12, 4, PositionStorage::kCaller, EA_WEIGHTS_PACKED) ==
+                  2 * 832 + 2496 + 768 + 6144,
+              "");
+static_assert(edgeattn::MhaArenaBytes(17, 12, 4, PositionStorage::kCaller, EA_WEIGHTS_ROW_MAJOR) ==
+                  2 * 3072 + 2 * 832 + 2496 + 768 + 6144,
+              "");
+static_assert(CompileTimeMha::kArenaBytes == 2 * 3072 + 2 * 832 + 2496 + 768 + 6144, "");
+static_assert(CompileTimeMha::kPackedInProjFloats == 12 * 64, "");
+static_assert(CompileTimeMha::kPackedOutProjFloats == 12 * 64, "");
 
 // -------------------------------------------------------------- test helpers
 
@@ -192,22 +209,39 @@ constexpr bool kConsistentStorage = (kPosition == EA_POSITION_NONE) ==
                                     (kPosition != EA_POSITION_LEARNED ||
                                      kStorage == PositionStorage::kCaller);
 
+// The weights a harness hands to plan_init: row-major as made, or packed by
+// ea_pack_linear_weights.
+inline std::vector<float> InLayout(const std::vector<float>& w, int32_t n_out, int32_t n_in,
+                                   ea_weights_layout layout) {
+  if (layout == EA_WEIGHTS_ROW_MAJOR) return w;
+  size_t floats = 0;
+  EXPECT_EQ(ea_packed_linear_size(n_out, n_in, &floats), EA_OK);
+  std::vector<float> packed(floats);
+  EXPECT_EQ(ea_pack_linear_weights(w.data(), n_out, n_in, packed.data(), floats), EA_OK);
+  return packed;
+}
+
+inline std::string LayoutName(ea_weights_layout layout) {
+  return layout == EA_WEIGHTS_PACKED ? "_PackedWeights" : "";
+}
+
 template <int32_t kTokens, int32_t kDModel, int32_t kDk, int32_t kDv, ea_position kPosition,
-          PositionStorage kStorage, ea_mask kMask = EA_MASK_NONE>
+          PositionStorage kStorage, ea_mask kMask = EA_MASK_NONE,
+          ea_weights_layout kWeights = EA_WEIGHTS_ROW_MAJOR>
 class SelfAttentionHarness {
   static_assert(kConsistentStorage<kPosition, kStorage>, "position kind and storage disagree");
 
  public:
   using Shape = edgeattn::SelfAttention<kTokens, kDModel, kDk, kDv, kPosition,
-                                        kStorage == PositionStorage::kArena>;
+                                        kStorage == PositionStorage::kArena, kWeights>;
   static constexpr uint64_t kFormulaBytes =
-      edgeattn::SelfAttentionArenaBytes(kTokens, kDModel, kDk, kDv, kStorage);
+      edgeattn::SelfAttentionArenaBytes(kTokens, kDModel, kDk, kDv, kStorage, kWeights);
 
   static std::string Name() {
     return "SelfAttention_n" + std::to_string(kTokens) + "_dmodel" + std::to_string(kDModel) +
            "_dk" + std::to_string(kDk) + "_dv" + std::to_string(kDv) + "_" +
            PositionName(kPosition) + StorageName(kStorage) +
-           (kMask == EA_MASK_CAUSAL ? "_Causal" : "");
+           (kMask == EA_MASK_CAUSAL ? "_Causal" : "") + LayoutName(kWeights);
   }
   // The C size function only needs to know whether a caller table exists.
   static ea_status ArenaSize(size_t* bytes) {
@@ -233,9 +267,9 @@ class SelfAttentionHarness {
     return edgeattn_test::RandomTensor(static_cast<size_t>(rows) * kDModel, seed,
                                        1.0 / std::sqrt(static_cast<double>(kDModel)));
   }
-  std::vector<float> w_q_ = Weight(kDk, 201);
-  std::vector<float> w_k_ = Weight(kDk, 202);
-  std::vector<float> w_v_ = Weight(kDv, 203);
+  std::vector<float> w_q_ = InLayout(Weight(kDk, 201), kDk, kDModel, kWeights);
+  std::vector<float> w_k_ = InLayout(Weight(kDk, 202), kDk, kDModel, kWeights);
+  std::vector<float> w_v_ = InLayout(Weight(kDv, 203), kDv, kDModel, kWeights);
   std::vector<float> b_q_ = edgeattn_test::RandomTensor(kDk, 204, 0.1);
   std::vector<float> b_k_ = edgeattn_test::RandomTensor(kDk, 205, 0.1);
   std::vector<float> b_v_ = edgeattn_test::RandomTensor(kDv, 206, 0.1);
@@ -247,20 +281,21 @@ class SelfAttentionHarness {
 };
 
 template <int32_t kTokens, int32_t kDModel, int32_t kHeads, ea_position kPosition,
-          PositionStorage kStorage, ea_mask kMask = EA_MASK_NONE>
+          PositionStorage kStorage, ea_mask kMask = EA_MASK_NONE,
+          ea_weights_layout kWeights = EA_WEIGHTS_ROW_MAJOR>
 class MhaHarness {
   static_assert(kConsistentStorage<kPosition, kStorage>, "position kind and storage disagree");
 
  public:
-  using Shape =
-      edgeattn::Mha<kTokens, kDModel, kHeads, kPosition, kStorage == PositionStorage::kArena>;
+  using Shape = edgeattn::Mha<kTokens, kDModel, kHeads, kPosition,
+                              kStorage == PositionStorage::kArena, kWeights>;
   static constexpr uint64_t kFormulaBytes =
-      edgeattn::MhaArenaBytes(kTokens, kDModel, kHeads, kStorage);
+      edgeattn::MhaArenaBytes(kTokens, kDModel, kHeads, kStorage, kWeights);
 
   static std::string Name() {
     return "Mha_n" + std::to_string(kTokens) + "_dmodel" + std::to_string(kDModel) + "_heads" +
            std::to_string(kHeads) + "_" + PositionName(kPosition) + StorageName(kStorage) +
-           (kMask == EA_MASK_CAUSAL ? "_Causal" : "");
+           (kMask == EA_MASK_CAUSAL ? "_Causal" : "") + LayoutName(kWeights);
   }
   static ea_status ArenaSize(size_t* bytes) {
     static const float kAnyTable = 0.0f;
@@ -283,9 +318,11 @@ class MhaHarness {
   static constexpr size_t kSquare = static_cast<size_t>(kDModel) * kDModel;
   const double weight_stddev_ = 1.0 / std::sqrt(static_cast<double>(kDModel));
   std::vector<float> in_proj_weight_ =
-      edgeattn_test::RandomTensor(3 * kSquare, 301, weight_stddev_);
+      InLayout(edgeattn_test::RandomTensor(3 * kSquare, 301, weight_stddev_), 3 * kDModel, kDModel,
+               kWeights);
   std::vector<float> in_proj_bias_ = edgeattn_test::RandomTensor(3 * kDModel, 302, 0.1);
-  std::vector<float> out_proj_weight_ = edgeattn_test::RandomTensor(kSquare, 303, weight_stddev_);
+  std::vector<float> out_proj_weight_ = InLayout(
+      edgeattn_test::RandomTensor(kSquare, 303, weight_stddev_), kDModel, kDModel, kWeights);
   std::vector<float> out_proj_bias_ = edgeattn_test::RandomTensor(kDModel, 304, 0.1);
   ea_mha_weights weights_{in_proj_weight_.data(), in_proj_bias_.data(), out_proj_weight_.data(),
                           out_proj_bias_.data()};
@@ -315,6 +352,9 @@ using ArenaShapes = testing::Types<
     SelfAttentionHarness<65, 20, 17, 17, EA_POSITION_LEARNED, kCaller, EA_MASK_CAUSAL>,
     SelfAttentionHarness<1, 7, 3, 1, EA_POSITION_SINUSOIDAL, kInArena>,
     SelfAttentionHarness<64, 32, 16, 8, EA_POSITION_LEARNED, kCaller>,
+    SelfAttentionHarness<17, 6, 3, 5, EA_POSITION_NONE, kNone, EA_MASK_NONE, EA_WEIGHTS_PACKED>,
+    SelfAttentionHarness<65, 20, 17, 17, EA_POSITION_SINUSOIDAL, kInArena, EA_MASK_CAUSAL,
+                         EA_WEIGHTS_PACKED>,
     // MHA with every position kind and storage; d_k = d_model / heads odd too.
     MhaHarness<1, 4, 1, EA_POSITION_NONE, kNone>,
     MhaHarness<17, 12, 4, EA_POSITION_NONE, kNone, EA_MASK_CAUSAL>,
@@ -326,7 +366,9 @@ using ArenaShapes = testing::Types<
     MhaHarness<65, 34, 2, EA_POSITION_SINUSOIDAL, kCaller>,
     MhaHarness<65, 51, 3, EA_POSITION_LEARNED, kCaller, EA_MASK_CAUSAL>,
     MhaHarness<1, 17, 1, EA_POSITION_SINUSOIDAL, kInArena>,
-    MhaHarness<64, 64, 8, EA_POSITION_LEARNED, kCaller>>;
+    MhaHarness<64, 64, 8, EA_POSITION_LEARNED, kCaller>,
+    MhaHarness<17, 12, 4, EA_POSITION_LEARNED, kCaller, EA_MASK_NONE, EA_WEIGHTS_PACKED>,
+    MhaHarness<65, 51, 3, EA_POSITION_SINUSOIDAL, kInArena, EA_MASK_CAUSAL, EA_WEIGHTS_PACKED>>;
 
 struct HarnessName {
   template <typename Harness>

@@ -581,8 +581,8 @@ constexpr int32_t kSelfDModel = 8;
 constexpr int32_t kSelfDk = 4;
 constexpr int32_t kSelfDv = 5;
 constexpr ea_self_attention_config kValidSelfAttention = {
-    EA_DTYPE_F32,           kSelfTokens, kSelfDModel, kSelfDk, kSelfDv, EA_MASK_CAUSAL,
-    EA_POSITION_SINUSOIDAL, nullptr};
+    EA_DTYPE_F32,           kSelfTokens, kSelfDModel,         kSelfDk, kSelfDv, EA_MASK_CAUSAL,
+    EA_POSITION_SINUSOIDAL, nullptr,     EA_WEIGHTS_ROW_MAJOR};
 
 using SelfAttentionConfigCase = BadCase<ea_self_attention_config>;
 
@@ -918,8 +918,9 @@ TEST(BadInputSelfAttention, ValidRunSucceedsOnTheSameArguments) {
 // n_tokens^2 = 2^30 probabilities: the plan is valid, asking for them is not.
 TEST(BadInputSelfAttention, RunRefusesWeightsAboveMaxElements) {
   constexpr int32_t kTokens = 1 << 15;
-  const ea_self_attention_config config = {EA_DTYPE_F32, kTokens,          1,      1, 1,
-                                           EA_MASK_NONE, EA_POSITION_NONE, nullptr};
+  const ea_self_attention_config config = {
+      EA_DTYPE_F32,        kTokens, 1, 1, 1, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
+      EA_WEIGHTS_ROW_MAJOR};
   size_t needed = 0;
   ASSERT_STATUS(ea_self_attention_arena_size(&config, &needed), EA_OK);
   AlignedBuffer storage(needed);
@@ -947,9 +948,9 @@ TEST(BadInputSelfAttention, RunRefusesWeightsAboveMaxElements) {
 constexpr int32_t kMhaTokens = 6;
 constexpr int32_t kMhaDModel = 12;
 constexpr int32_t kMhaHeads = 3;
-constexpr ea_mha_config kValidMha = {EA_DTYPE_F32, kMhaTokens,     kMhaDModel,
-                                     kMhaHeads,    EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL,
-                                     nullptr};
+constexpr ea_mha_config kValidMha = {EA_DTYPE_F32, kMhaTokens,          kMhaDModel,
+                                     kMhaHeads,    EA_MASK_CAUSAL,      EA_POSITION_SINUSOIDAL,
+                                     nullptr,      EA_WEIGHTS_ROW_MAJOR};
 
 using MhaConfigCase = BadCase<ea_mha_config>;
 
@@ -983,11 +984,12 @@ const MhaConfigCase kMhaConfigCases[] = {
     {"InputAboveMaxElements",
      [](ea_mha_config* c) { c->max_tokens = static_cast<int32_t>(EA_MAX_ELEMENTS / 12 + 1); },
      EA_ERR_DIMENSION_OVERFLOW},
-    // 3 * 9462^2 = 268588332 > 2^28 while one token of 9462 features is small.
+    // Packed in_proj: roundup(3 * 9453, 64) * 9453 = 268616448 > 2^28 while one
+    // token of 9453 features is small.
     {"InProjWeightAboveMaxElements",
      [](ea_mha_config* c) {
        c->max_tokens = 1;
-       c->d_model = 9462;
+       c->d_model = 9453;
      },
      EA_ERR_DIMENSION_OVERFLOW},
     {"MaskUnknown2", [](ea_mha_config* c) { StoreRawEnum(&c->mask, 2); }, EA_ERR_BAD_ARGUMENT},
@@ -1027,13 +1029,14 @@ TEST(BadInputMha, ArenaSizeNullPointers) {
 }
 
 TEST(BadInputMha, ExactInProjLimitIsAccepted) {
-  // 3 * 9459^2 = 268418043 <= 2^28, and 9459 = 3 * 3153.
+  // Packed in_proj: roundup(3 * 9450, 64) * 9450 = 267926400 <= 2^28, the
+  // largest such d_model divisible by 3 (kValidMha's heads).
   ea_mha_config at_limit = kValidMha;
   at_limit.max_tokens = 1;
-  at_limit.d_model = 9459;
+  at_limit.d_model = 9450;
   size_t bytes = 0;
   EXPECT_STATUS(ea_mha_arena_size(&at_limit, &bytes), EA_OK);
-  at_limit.max_tokens = static_cast<int32_t>(EA_MAX_ELEMENTS / 9459);
+  at_limit.max_tokens = static_cast<int32_t>(EA_MAX_ELEMENTS / 9450);
   // Every tensor is within the limit, but the arena (about 5 GiB) only has a
   // size_t on 64-bit targets; 32-bit ones must say so instead of wrapping.
   const bool arena_fits_size_t = sizeof(size_t) >= 8;
@@ -1209,7 +1212,7 @@ TEST(BadInputMha, RunRefusesWeightsAboveMaxElementsCountingHeads) {
   constexpr int32_t kTokens = 1 << 13;
   constexpr int32_t kDModel = 8;
   const ea_mha_config config = {EA_DTYPE_F32, kTokens,          kDModel, 8,
-                                EA_MASK_NONE, EA_POSITION_NONE, nullptr};
+                                EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR};
   size_t needed = 0;
   ASSERT_STATUS(ea_mha_arena_size(&config, &needed), EA_OK);
   AlignedBuffer storage(needed);

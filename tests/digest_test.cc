@@ -65,9 +65,9 @@ void AddMhaLayout(Digest* digest, const ea_mha_config& config) {
   digest->Add(bytes);
   digest->Add(offset(plan.position_table));
   digest->Add(offset(plan.x_positioned));
-  digest->Add(offset(plan.q));
-  digest->Add(offset(plan.k));
-  digest->Add(offset(plan.v));
+  digest->Add(offset(plan.packed_in_proj));
+  digest->Add(offset(plan.packed_out_proj));
+  digest->Add(offset(plan.qkv));
   digest->Add(offset(plan.heads_concat));
   digest->Add(offset(plan.core.packed_keys));
   digest->Add(offset(plan.core.score_tile));
@@ -86,9 +86,9 @@ TEST(CrossTargetDigest, PrintsDigestOfTargetIndependentResults) {
     }
   }
   AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 130, 96, 4, EA_MASK_CAUSAL,
-                                      EA_POSITION_SINUSOIDAL, nullptr});
-  AddMhaLayout(&digest,
-               ea_mha_config{EA_DTYPE_F32, 7, 16, 2, EA_MASK_NONE, EA_POSITION_NONE, nullptr});
+                                      EA_POSITION_SINUSOIDAL, nullptr, EA_WEIGHTS_ROW_MAJOR});
+  AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 7, 16, 2, EA_MASK_NONE, EA_POSITION_NONE,
+                                      nullptr, EA_WEIGHTS_ROW_MAJOR});
 
   // The compile-time table and its int8 quantization (scale 1/127, zero point 0).
   static constexpr auto kTable = edgeattn::MakeSinusoidalTable<64, 32>();

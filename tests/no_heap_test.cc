@@ -489,7 +489,8 @@ void RunSelfAttentionCase(const Case& c) {
                                         kSelfDv,
                                         c.mask,
                                         ApiPosition(c.position),
-                                        table.empty() ? nullptr : table.data()};
+                                        table.empty() ? nullptr : table.data(),
+                                        EA_WEIGHTS_ROW_MAJOR};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_self_attention_arena_size(&config, &bytes)), EA_OK);
   const std::vector<float> w_q = RandomTensor(Count(kSelfDk, kDModel), 11, 0.2);
@@ -535,7 +536,8 @@ void RunMhaCase(const Case& c) {
                              kHeads,
                              c.mask,
                              ApiPosition(c.position),
-                             table.empty() ? nullptr : table.data()};
+                             table.empty() ? nullptr : table.data(),
+                             EA_WEIGHTS_ROW_MAJOR};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
   const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 21, 0.2);
@@ -602,6 +604,33 @@ TEST(NoHeap, Arena) {
   EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena)), 4096u);
 }
 
+TEST(NoHeap, PackedWeightsAndAPlanThatUsesThem) {
+  const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 26, 0.2);
+  const std::vector<float> out_w = RandomTensor(Count(kDModel, kDModel), 27, 0.2);
+  size_t in_floats = 0, out_floats = 0;
+  ASSERT_EQ(NO_HEAP(ea_packed_linear_size(3 * kDModel, kDModel, &in_floats)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_packed_linear_size(kDModel, kDModel, &out_floats)), EA_OK);
+  std::vector<float> in_packed(in_floats), out_packed(out_floats);
+  ASSERT_EQ(NO_HEAP(ea_pack_linear_weights(in_w.data(), 3 * kDModel, kDModel, in_packed.data(),
+                                           in_floats)),
+            EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_pack_linear_weights(out_w.data(), kDModel, kDModel, out_packed.data(),
+                                           out_floats)),
+            EA_OK);
+  const ea_mha_config config{EA_DTYPE_F32, kMaxTokens,       kDModel, kHeads,
+                             EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_PACKED};
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
+  const ea_mha_weights w{in_packed.data(), nullptr, out_packed.data(), nullptr};
+  TestArena arena(bytes);
+  ea_mha_plan plan{};
+  ASSERT_EQ(NO_HEAP(ea_mha_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+  const std::vector<float> x = RandomTensor(Count(kMaxTokens, kDModel), 28);
+  std::vector<float> y(Count(kMaxTokens, kDModel), kNaN);
+  EXPECT_EQ(NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens, kMaxTokens, y.data(), nullptr)), EA_OK);
+  ExpectAllFinite(y, "y");
+}
+
 TEST(NoHeap, SinusoidalTableFill) {
   std::vector<float> table(Count(kMaxTokens, kDModel + 1), kNaN);
   EXPECT_EQ(NO_HEAP(ea_sinusoidal_table_fill(table.data(), kMaxTokens, kDModel + 1)), EA_OK);
@@ -632,15 +661,22 @@ TEST(NoHeap, ErrorPaths) {
                                      nullptr)),
             EA_ERR_BAD_ARGUMENT);
 
-  ea_self_attention_config self{EA_DTYPE_F32, kMaxTokens,          kDModel, kSelfDk, kSelfDv,
-                                EA_MASK_NONE, EA_POSITION_LEARNED, nullptr};
+  ea_self_attention_config self{EA_DTYPE_F32,
+                                kMaxTokens,
+                                kDModel,
+                                kSelfDk,
+                                kSelfDv,
+                                EA_MASK_NONE,
+                                EA_POSITION_LEARNED,
+                                nullptr,
+                                EA_WEIGHTS_ROW_MAJOR};
   EXPECT_EQ(NO_HEAP(ea_self_attention_arena_size(&self, &bytes)), EA_ERR_NULL_POINTER);
   ea_self_attention_plan self_plan{};
   EXPECT_EQ(NO_HEAP(ea_self_attention_run(&self_plan, data.data(), 1, 1, out.data(), nullptr)),
             EA_ERR_BAD_ARGUMENT);
 
   const ea_mha_config mha{EA_DTYPE_F32, kMaxTokens,       kDModel, 5,
-                          EA_MASK_NONE, EA_POSITION_NONE, nullptr};
+                          EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR};
   EXPECT_EQ(NO_HEAP(ea_mha_arena_size(&mha, &bytes)), EA_ERR_HEADS_MISMATCH);
   ea_mha_plan mha_plan{};
   EXPECT_EQ(NO_HEAP(ea_mha_run(&mha_plan, data.data(), 1, 1, out.data(), nullptr)),

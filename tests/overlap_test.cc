@@ -70,8 +70,8 @@ TEST(Overlap, AttentionRefusesOutputsSharingMemoryWithInputsOrEachOther) {
 TEST(Overlap, MhaRunsInPlaceAndRefusesOutputOverWeights) {
   const int n = 10, e = 16, h = 2;
   const MhaModel model(e, h, true, 70);
-  const ea_mha_config config{EA_DTYPE_F32,           n,      e, h, EA_MASK_CAUSAL,
-                             EA_POSITION_SINUSOIDAL, nullptr};
+  const ea_mha_config config{
+      EA_DTYPE_F32, n, e, h, EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL, nullptr, EA_WEIGHTS_ROW_MAJOR};
   size_t bytes = 0;
   ASSERT_EQ(ea_mha_arena_size(&config, &bytes), EA_OK);
   AlignedBytes storage(bytes);
@@ -98,8 +98,8 @@ TEST(Overlap, MhaRunsInPlaceAndRefusesOutputOverWeights) {
 TEST(Overlap, SelfAttentionRunsInPlaceAndRefusesOutputOverWeights) {
   const int n = 9, e = 8;
   const SelfAttentionModel model(e, 6, e, true, 80);
-  const ea_self_attention_config config{EA_DTYPE_F32,     n,      e, 6, e, EA_MASK_NONE,
-                                        EA_POSITION_NONE, nullptr};
+  const ea_self_attention_config config{
+      EA_DTYPE_F32, n, e, 6, e, EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR};
   size_t bytes = 0;
   ASSERT_EQ(ea_self_attention_arena_size(&config, &bytes), EA_OK);
   AlignedBytes storage(bytes);

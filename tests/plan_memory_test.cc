@@ -294,7 +294,8 @@ TEST(PlanMemory, FailedReplanLeavesThePlanNotReady) {
 TEST(PlanMemory, FailedReplanOfModelsLeavesThemNotReady) {
   const MhaModel mha_model(16, 2, false, 97);
   const ea_mha_weights mha_weights = mha_model.Weights();
-  ea_mha_config mha{EA_DTYPE_F32, 6, 16, 2, EA_MASK_NONE, EA_POSITION_NONE, nullptr};
+  ea_mha_config mha{EA_DTYPE_F32,        6, 16, 2, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
+                    EA_WEIGHTS_ROW_MAJOR};
   size_t bytes = 0;
   ASSERT_EQ(ea_mha_arena_size(&mha, &bytes), EA_OK);
   AlignedBytes storage(bytes);
@@ -309,7 +310,8 @@ TEST(PlanMemory, FailedReplanOfModelsLeavesThemNotReady) {
 
   const SelfAttentionModel sa_model(8, 4, 4, false, 98);
   const ea_self_attention_weights sa_weights = sa_model.Weights();
-  ea_self_attention_config sa{EA_DTYPE_F32, 6, 8, 4, 4, EA_MASK_NONE, EA_POSITION_NONE, nullptr};
+  ea_self_attention_config sa{
+      EA_DTYPE_F32, 6, 8, 4, 4, EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR};
   ASSERT_EQ(ea_self_attention_arena_size(&sa, &bytes), EA_OK);
   AlignedBytes sa_storage(bytes);
   ea_self_attention_plan sa_plan;

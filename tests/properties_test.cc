@@ -23,7 +23,8 @@ namespace {
 constexpr int kTokens = 37, kDModel = 32, kHeads = 4;
 
 ea_mha_config Config(ea_mask mask, ea_position position) {
-  return ea_mha_config{EA_DTYPE_F32, kTokens, kDModel, kHeads, mask, position, nullptr};
+  return ea_mha_config{EA_DTYPE_F32, kTokens,  kDModel, kHeads,
+                       mask,         position, nullptr, EA_WEIGHTS_ROW_MAJOR};
 }
 
 // Rows of x reordered: result row i = x row perm[i].

@@ -111,6 +111,8 @@ std::vector<Documented> DocumentedCauses() {
            size_t b;
            return ea_attention_arena_size(nullptr, &b);
          }},
+        {"NULL weights to pack",
+         [](World& w) { return ea_pack_linear_weights(nullptr, 3, 2, w.out.data(), 128); }},
         {"NULL plan",
          [](World& w) {
            ea_arena arena;
@@ -158,6 +160,8 @@ std::vector<Documented> DocumentedCauses() {
            c.d_model = -16;
            return w.PlanMha(c);
          }},
+        {"packed weights with no outputs",
+         [](World& w) { return ea_pack_linear_weights(w.q.data(), 0, 2, w.out.data(), 64); }},
         {"run n_tokens = 0",
          [](World& w) { return ea_mha_run(&w.mha, w.q.data(), 0, 0, w.out.data(), nullptr); }},
         {"run n_tokens > max_tokens",
@@ -165,7 +169,12 @@ std::vector<Documented> DocumentedCauses() {
            return ea_mha_run(&w.mha, w.q.data(), kN + 1, kN, w.out.data(), nullptr);
          }}}},
       {EA_ERR_DIMENSION_OVERFLOW,
-       {{"tensor past EA_MAX_ELEMENTS",
+       {{"packed weights past EA_MAX_ELEMENTS",
+         [](World&) {
+           size_t floats = 0;
+           return ea_packed_linear_size(1 << 20, 1 << 9, &floats);
+         }},
+        {"tensor past EA_MAX_ELEMENTS",
          [](World& w) {
            ea_attention_config c = Attention();
            c.n_q = 1 << 20;
@@ -209,6 +218,11 @@ std::vector<Documented> DocumentedCauses() {
            ea_attention_plan plan{};
            ea_arena_init(&arena, w.attention_storage.data(), bytes - 1);
            return ea_attention_plan_init(&plan, &c, &arena);
+         }},
+        {"packing buffer one float short",
+         [](World& w) {
+           // W [3, 2] packs into 2 * 64 floats.
+           return ea_pack_linear_weights(w.q.data(), 3, 2, w.out.data(), 2 * 64 - 1);
          }}}},
       {EA_ERR_ARENA_MISALIGNED,
        {{"misaligned buffer",
@@ -237,6 +251,17 @@ std::vector<Documented> DocumentedCauses() {
            ea_attention_config c = Attention();
            c.mask = RawEnum<ea_mask>(-5);
            return w.PlanAttention(c);
+         }},
+        {"unknown weights layout",
+         [](World& w) {
+           ea_mha_config c = Mha();
+           c.weights_layout = RawEnum<ea_weights_layout>(2);
+           return w.PlanMha(c);
+         }},
+        {"packing buffer over its weights",
+         [](World& w) {
+           // W [3, 1] packs into 64 floats, which fit but start inside W.
+           return ea_pack_linear_weights(w.out.data(), 3, 1, w.out.data() + 2, w.out.size() - 2);
          }},
         {"unknown position kind",
          [](World& w) {

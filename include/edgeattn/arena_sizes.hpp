@@ -60,30 +60,45 @@ constexpr PositionStorage StorageOf(ea_position position, bool table_in_arena) {
                                                                      : PositionStorage::kCaller);
 }
 
-// Shared by self-attention and MHA: table, X + P, Q, K, V projections.
-constexpr uint64_t InputsArenaBytes(int32_t n, int32_t d_model, int32_t q_cols, int32_t v_cols,
-                                    PositionStorage positions) {
-  const uint64_t rows = static_cast<uint64_t>(n);
-  const uint64_t table = positions == PositionStorage::kArena
-                             ? FloatRegionBytes(rows * static_cast<uint64_t>(d_model))
-                             : 0;
-  const uint64_t positioned = positions == PositionStorage::kNone
-                                  ? 0
-                                  : FloatRegionBytes(rows * static_cast<uint64_t>(d_model));
-  return table + positioned + 2 * FloatRegionBytes(rows * static_cast<uint64_t>(q_cols)) +
-         FloatRegionBytes(rows * static_cast<uint64_t>(v_cols));
+// Floats of a weight matrix W [n_out, n_in] packed for the projection kernel
+// (ea_pack_linear_weights): transposed panels of kKeyBlock output rows.
+constexpr uint64_t PackedLinearFloats(int32_t n_out, int32_t n_in) {
+  return static_cast<uint64_t>(n_in) * RoundUp(static_cast<uint64_t>(n_out), kKeyBlock);
 }
 
+// Bytes of a weight matrix's packed copy in the arena: plan_init packs
+// row-major weights there; packed ones stay where the caller keeps them.
+constexpr uint64_t PackedWeightBytes(int32_t n_out, int32_t n_in, ea_weights_layout layout) {
+  return layout == EA_WEIGHTS_PACKED ? 0 : FloatRegionBytes(PackedLinearFloats(n_out, n_in));
+}
+
+// Shared by self-attention and MHA: the position table and X + P.
+constexpr uint64_t PositionsArenaBytes(int32_t n, int32_t d_model, PositionStorage positions) {
+  const uint64_t elements = static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model);
+  const uint64_t table = positions == PositionStorage::kArena ? FloatRegionBytes(elements) : 0;
+  const uint64_t positioned = positions == PositionStorage::kNone ? 0 : FloatRegionBytes(elements);
+  return table + positioned;
+}
+
+// Positions, packed W_Q, W_K, W_V, then Q, K, V and the attention core.
 constexpr uint64_t SelfAttentionArenaBytes(int32_t n, int32_t d_model, int32_t d_k, int32_t d_v,
-                                           PositionStorage positions) {
-  return InputsArenaBytes(n, d_model, d_k, d_v, positions) + AttentionArenaBytes(n, d_k);
+                                           PositionStorage positions, ea_weights_layout weights) {
+  const uint64_t rows = static_cast<uint64_t>(n);
+  return PositionsArenaBytes(n, d_model, positions) + 2 * PackedWeightBytes(d_k, d_model, weights) +
+         PackedWeightBytes(d_v, d_model, weights) +
+         2 * FloatRegionBytes(rows * static_cast<uint64_t>(d_k)) +
+         FloatRegionBytes(rows * static_cast<uint64_t>(d_v)) + AttentionArenaBytes(n, d_k);
 }
 
+// Positions, packed in_proj and out_proj, Q|K|V side by side, the heads'
+// concatenation, then the attention core (one head at a time).
 constexpr uint64_t MhaArenaBytes(int32_t n, int32_t d_model, int32_t heads,
-                                 PositionStorage positions) {
-  return InputsArenaBytes(n, d_model, d_model, d_model, positions) +
-         FloatRegionBytes(static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model)) +
-         AttentionArenaBytes(n, d_model / heads);
+                                 PositionStorage positions, ea_weights_layout weights) {
+  const uint64_t elements = static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model);
+  return PositionsArenaBytes(n, d_model, positions) +
+         PackedWeightBytes(3 * d_model, d_model, weights) +
+         PackedWeightBytes(d_model, d_model, weights) + FloatRegionBytes(3 * elements) +
+         FloatRegionBytes(elements) + AttentionArenaBytes(n, d_model / heads);
 }
 
 }  // namespace edgeattn

@@ -66,14 +66,16 @@ typedef enum ea_status {
   EA_ERR_DIMENSION_OVERFLOW = 3,
   /* d_model is not divisible by the number of heads. */
   EA_ERR_HEADS_MISMATCH = 4,
-  /* The arena has fewer free bytes than the plan needs. */
+  /* The arena has fewer free bytes than the plan needs, or a packing buffer
+   * fewer floats than ea_packed_linear_size. */
   EA_ERR_ARENA_TOO_SMALL = 5,
   /* The arena buffer, or its next free byte, is not EA_ARENA_ALIGNMENT-aligned. */
   EA_ERR_ARENA_MISALIGNED = 6,
   /* Anything else out of range: an enum value, a negative or non-finite scale,
    * n_valid_keys outside [0, n_kv], a run on a plan that is not ready, buffers
    * that break a run's memory rules (see the run functions), an arena struct
-   * whose used > capacity, an unknown SIMD target name. */
+   * whose used > capacity, an unknown SIMD target name, a packing buffer
+   * that overlaps its weights. */
   EA_ERR_BAD_ARGUMENT = 7,
   /* A valid request this build does not implement (yet): the fixed-point
    * dtypes; a SIMD target cap below a static build's only target. */
@@ -158,6 +160,31 @@ typedef enum ea_position {
   EA_POSITION_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_position;
 
+/* How a model plan's weight matrices W [out, in] are given. */
+typedef enum ea_weights_layout {
+  /* Row-major, as PyTorch and TFLite store them. plan_init packs them into
+   * the arena (their share of the arena formula), so a plan does not see
+   * later changes to them: plan again. */
+  EA_WEIGHTS_ROW_MAJOR = 0,
+  /* Already packed by ea_pack_linear_weights (offline, or at start-up), e.g.
+   * constant data in flash: the plan reads them in place, no arena for them. */
+  EA_WEIGHTS_PACKED = 1,
+  EA_WEIGHTS_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
+  EA_WEIGHTS_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
+} ea_weights_layout;
+
+/* ------------------------------------------------------ packed weights */
+
+/* The layout the projection kernel streams: W [n_out, n_in] transposed in
+ * panels of 64 output rows, n_in x 64 floats each, the last panel padded with
+ * zeros. *floats = n_in * roundup(n_out, 64). */
+ea_status ea_packed_linear_size(int32_t n_out, int32_t n_in, size_t* floats);
+/* Packs row-major w [n_out, n_in] into packed, which holds packed_floats
+ * floats (at least ea_packed_linear_size's) and does not overlap w. Any
+ * alignment works; 64 bytes is fastest. */
+ea_status ea_pack_linear_weights(const float* w, int32_t n_out, int32_t n_in, float* packed,
+                                 size_t packed_floats);
+
 /* ---------------------------------------------------- Attention(Q, K, V) */
 
 /* out = softmax(scale * Q K^T + mask) V, Q: [n_q, d_k], K: [n_kv, d_k],
@@ -222,12 +249,15 @@ typedef struct ea_self_attention_config {
    * precomputed [max_tokens, d_model] table (e.g. edgeattn::SinusoidalTable in
    * flash). LEARNED: the caller's table, required. NONE: ignored. */
   const float* position_table;
+  ea_weights_layout weights_layout; /* of w_q, w_k, w_v */
 } ea_self_attention_config;
 
+/* ROW_MAJOR: w_q [d_k, d_model], w_k [d_k, d_model], w_v [d_v, d_model].
+ * PACKED: each packed by ea_pack_linear_weights with the same shape. */
 typedef struct ea_self_attention_weights {
-  const float* w_q; /* [d_k, d_model] */
-  const float* w_k; /* [d_k, d_model] */
-  const float* w_v; /* [d_v, d_model] */
+  const float* w_q;
+  const float* w_k;
+  const float* w_v;
   const float* b_q; /* [d_k] or NULL */
   const float* b_k; /* [d_k] or NULL */
   const float* b_v; /* [d_v] or NULL */
@@ -238,15 +268,19 @@ typedef struct ea_self_attention_plan {
   ea_self_attention_config config;
   ea_self_attention_weights weights;
   const float* position_table; /* resolved table or NULL */
-  float* x_positioned;         /* [n, d_model] or NULL without positions */
-  float* q;                    /* [n, d_k] */
-  float* k;                    /* [n, d_k] */
-  float* v;                    /* [n, d_v] */
-  ea_attention_plan core;      /* planned for max_tokens x max_tokens */
+  const float* packed_w_q;     /* packed weights: arena regions or the caller's */
+  const float* packed_w_k;
+  const float* packed_w_v;
+  float* x_positioned;    /* [n, d_model] or NULL without positions */
+  float* q;               /* [n, d_k] */
+  float* k;               /* [n, d_k] */
+  float* v;               /* [n, d_v] */
+  ea_attention_plan core; /* planned for max_tokens x max_tokens */
 } ea_self_attention_plan;
 
 ea_status ea_self_attention_arena_size(const ea_self_attention_config* config, size_t* bytes);
-/* The weights are referenced, not copied: they must outlive the plan. */
+/* Biases and PACKED weights are referenced, not copied: they must outlive the
+ * plan. ROW_MAJOR weights are read once, packed into the arena. */
 ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
                                       const ea_self_attention_config* config,
                                       const ea_self_attention_weights* weights, ea_arena* arena);
@@ -275,9 +309,12 @@ typedef struct ea_mha_config {
   int32_t heads;
   ea_mask mask;
   ea_position position;
-  const float* position_table; /* as in ea_self_attention_config */
+  const float* position_table;      /* as in ea_self_attention_config */
+  ea_weights_layout weights_layout; /* of in_proj_weight and out_proj_weight */
 } ea_mha_config;
 
+/* PACKED: in_proj_weight is the packing of the whole [3*d_model, d_model]
+ * matrix, out_proj_weight that of [d_model, d_model]. */
 typedef struct ea_mha_weights {
   const float* in_proj_weight;  /* [3*d_model, d_model] */
   const float* in_proj_bias;    /* [3*d_model] or NULL */
@@ -290,15 +327,16 @@ typedef struct ea_mha_plan {
   ea_mha_config config;
   ea_mha_weights weights;
   const float* position_table;
+  const float* packed_in_proj; /* packed weights: arena regions or the caller's */
+  const float* packed_out_proj;
   float* x_positioned; /* [n, d_model] or NULL */
-  float* q;            /* [n, d_model], head h in columns h*d_k.. */
-  float* k;
-  float* v;
+  float* qkv;          /* [n, 3*d_model]: Q, K, V; head h in columns h*d_k.. of each */
   float* heads_concat; /* [n, d_model] */
   ea_attention_plan core;
 } ea_mha_plan;
 
 ea_status ea_mha_arena_size(const ea_mha_config* config, size_t* bytes);
+/* Weights as in ea_self_attention_plan_init. */
 ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
                            const ea_mha_weights* weights, ea_arena* arena);
 /* x, y: [n_tokens, d_model]; attn_weights: NULL or [heads, n_tokens, n_tokens]

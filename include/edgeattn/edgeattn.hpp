@@ -84,18 +84,23 @@ struct Attention {
 };
 
 // Single-head self-attention with shapes fixed at compile time.
+// kWeights = EA_WEIGHTS_PACKED: the weights come packed (ea_pack_linear_weights,
+// kPackedQkFloats / kPackedVFloats floats each), e.g. from flash.
 template <int32_t kMaxTokens, int32_t kDModel, int32_t kDk, int32_t kDv,
           ea_position kPosition = EA_POSITION_NONE,
-          bool kTableInArena = kPosition == EA_POSITION_SINUSOIDAL>
+          bool kTableInArena = kPosition == EA_POSITION_SINUSOIDAL,
+          ea_weights_layout kWeights = EA_WEIGHTS_ROW_MAJOR>
 struct SelfAttention {
   static_assert(kMaxTokens > 0 && kDModel > 0 && kDk > 0 && kDv > 0, "dimensions must be positive");
   static constexpr size_t kArenaBytes = detail::AddressableBytes<SelfAttentionArenaBytes(
-      kMaxTokens, kDModel, kDk, kDv, StorageOf(kPosition, kTableInArena))>();
+      kMaxTokens, kDModel, kDk, kDv, StorageOf(kPosition, kTableInArena), kWeights)>();
+  static constexpr size_t kPackedQkFloats = PackedLinearFloats(kDk, kDModel);
+  static constexpr size_t kPackedVFloats = PackedLinearFloats(kDv, kDModel);
 
   static constexpr ea_self_attention_config Config(ea_mask mask = EA_MASK_NONE,
                                                    const float* table = nullptr) {
-    return ea_self_attention_config{EA_DTYPE_F32, kMaxTokens, kDModel,   kDk,
-                                    kDv,          mask,       kPosition, table};
+    return ea_self_attention_config{EA_DTYPE_F32, kMaxTokens, kDModel, kDk,     kDv,
+                                    mask,         kPosition,  table,   kWeights};
   }
 
   // Carves the plan from a shared arena. `table` is required when the shape
@@ -123,17 +128,23 @@ struct SelfAttention {
 };
 
 // Multi-head attention with shapes fixed at compile time.
+// kWeights as in SelfAttention: packed in_proj holds kPackedInProjFloats,
+// packed out_proj kPackedOutProjFloats.
 template <int32_t kMaxTokens, int32_t kDModel, int32_t kHeads,
           ea_position kPosition = EA_POSITION_NONE,
-          bool kTableInArena = kPosition == EA_POSITION_SINUSOIDAL>
+          bool kTableInArena = kPosition == EA_POSITION_SINUSOIDAL,
+          ea_weights_layout kWeights = EA_WEIGHTS_ROW_MAJOR>
 struct Mha {
   static_assert(kMaxTokens > 0 && kDModel > 0 && kHeads > 0, "dimensions must be positive");
   static_assert(kDModel % kHeads == 0, "d_model must be divisible by the number of heads");
   static constexpr size_t kArenaBytes = detail::AddressableBytes<MhaArenaBytes(
-      kMaxTokens, kDModel, kHeads, StorageOf(kPosition, kTableInArena))>();
+      kMaxTokens, kDModel, kHeads, StorageOf(kPosition, kTableInArena), kWeights)>();
+  static constexpr size_t kPackedInProjFloats = PackedLinearFloats(3 * kDModel, kDModel);
+  static constexpr size_t kPackedOutProjFloats = PackedLinearFloats(kDModel, kDModel);
 
   static constexpr ea_mha_config Config(ea_mask mask = EA_MASK_NONE, const float* table = nullptr) {
-    return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel, kHeads, mask, kPosition, table};
+    return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel, kHeads,
+                         mask,         kPosition,  table,   kWeights};
   }
 
   // Carves the plan from a shared arena. `table` is required when the shape

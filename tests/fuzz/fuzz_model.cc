@@ -55,7 +55,7 @@ struct SelfAttentionOp {
   static uint64_t Need(const Config& c) {
     return edgeattn::SelfAttentionArenaBytes(
         c.max_tokens, c.d_model, c.d_k, c.d_v,
-        edgeattn::StorageOf(c.position, c.position_table == nullptr));
+        edgeattn::StorageOf(c.position, c.position_table == nullptr), c.weights_layout);
   }
   static ea_status Size(const Config* c, size_t* bytes) {
     return ea_self_attention_arena_size(c, bytes);
@@ -123,7 +123,8 @@ struct MhaOp {
   static StatusSet Rules(const Config& c) { return MhaConfigRules(c); }
   static uint64_t Need(const Config& c) {
     return edgeattn::MhaArenaBytes(c.max_tokens, c.d_model, c.heads,
-                                   edgeattn::StorageOf(c.position, c.position_table == nullptr));
+                                   edgeattn::StorageOf(c.position, c.position_table == nullptr),
+                                   c.weights_layout);
   }
   static ea_status Size(const Config* c, size_t* bytes) { return ea_mha_arena_size(c, bytes); }
   static ea_status PlanInit(Plan* p, const Config* c, const Weights* w, ea_arena* a) {

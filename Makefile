@@ -87,7 +87,8 @@ FIRMWARE := $(BUILD)/examples/firmware/self_attention_firmware
 FIRMWARE_TARGET ?= cortex-m4
 
 .PHONY: all lib deps demo test asan test-run matrix footprint footprint-row firmware firmware-run \
-  install install-files consumers bench lint format format-check clean help fuzz
+  install install-files consumers bench bench-quick bench-report lint format format-check clean \
+  help fuzz
 
 all: lib
 
@@ -97,7 +98,9 @@ help:
 	@echo "make test       install dependencies, build and run every test suite"
 	@echo "make asan       the test suites under AddressSanitizer + UBSan"
 	@echo "make matrix     every target's suite (Arm under qemu), one table, one digest"
-	@echo "make bench      benchmarks vs the machine's FMA peak and an Eigen baseline"
+	@echo "make bench      benchmarks vs the FMA peak, Eigen and oneDNN (bench/results/latest.json)"
+	@echo "make bench-quick  the headline benchmark shapes in under a minute (quick.json)"
+	@echo "make bench-report plot and README tables from BENCH_RESULTS (default latest.json)"
 	@echo "make fuzz       libFuzzer harness (clang, ASan/UBSan) for FUZZ_SECONDS (default 60)"
 	@echo "make install    headers, archive and edgeattn.pc under PREFIX (default /usr/local)"
 	@echo "make consumers  build and run tests/consumers/ (CMake, pkg-config, archive users)"
@@ -241,26 +244,49 @@ matrix:
 consumers:
 	@sh tools/consumers.sh "$(BUILD_ROOT)"
 
-# Benchmarks (host only): Google Benchmark, Eigen as the peer a user would
-# write instead, both built for this exact CPU.
+# Benchmarks (host only): Google Benchmark; Eigen and oneDNN as the peers a user would
+# reach for instead, both built for this exact CPU and run on one thread. The FMA probe is
+# the demo's object (library flags, dynamic dispatch), so it can be capped at AVX2 as the
+# kernels are. bench-quick: the headline shapes in under a minute; bench: the full suite,
+# then bench-report (README tables and bench/results/latest.png from the JSON).
 BENCH := $(BUILD)/bench/attention_bench
-BENCH_SRCS := $(wildcard bench/*.cc)
-BENCH_OBJS := $(BENCH_SRCS:%.cc=$(BUILD)/%.o)
+BENCH_SRCS := $(filter-out bench/fma_peak.cc,$(wildcard bench/*.cc))
+BENCH_OBJS := $(BENCH_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/fma_peak.o
 BENCH_CXXFLAGS := -std=c++17 -O3 -march=native -DNDEBUG $(WARNINGS) -Iinclude \
   -isystem /usr/include/eigen3 $(TARGET_CXXFLAGS) -MD -MP
+# libdnnl runs on OpenMP (libgomp); the bench calls omp_set_num_threads itself.
+BENCH_LDLIBS := -lbenchmark -ldnnl -lgomp $(LIB_DEPS_LDLIBS) -pthread
+BENCH_PACKAGES := libbenchmark-dev libeigen3-dev libdnnl-dev python3-matplotlib
+BENCH_RESULTS ?= bench/results/latest.json
+# Debian's interpreter, the one python3-matplotlib installs into (not a pyenv or venv first
+# on PATH).
+BENCH_PYTHON ?= /usr/bin/python3
 
-$(BUILD)/bench/%.o: bench/%.cc
+$(BUILD)/bench/%.o: bench/%.cc $(CONFIG_FILES)
 	@mkdir -p $(dir $@)
 	$(CXX) $(BENCH_CXXFLAGS) -c $< -o $@
 
 $(BENCH): $(BENCH_OBJS) $(LIB)
-	$(CXX) -o $@ $^ -lbenchmark $(LIB_DEPS_LDLIBS) -pthread
+	$(CXX) -o $@ $^ $(BENCH_LDLIBS)
 
 bench: deps
-	@sh tools/install_deps.sh libbenchmark-dev libeigen3-dev
+	@sh tools/install_deps.sh $(BENCH_PACKAGES)
 	@$(MAKE) --no-print-directory $(BENCH)
 	@mkdir -p bench/results
-	$(RUN) ./$(BENCH) --benchmark_out=bench/results/$(TARGET).json --benchmark_out_format=json
+	$(RUN) ./$(BENCH) --benchmark_out=bench/results/latest.json --benchmark_out_format=json
+	@$(MAKE) --no-print-directory bench-report BENCH_RESULTS=bench/results/latest.json
+
+bench-quick: deps
+	@sh tools/install_deps.sh $(BENCH_PACKAGES)
+	@$(MAKE) --no-print-directory $(BENCH)
+	@mkdir -p bench/results
+	$(RUN) ./$(BENCH) --suite=quick --benchmark_out=bench/results/quick.json \
+	  --benchmark_out_format=json
+
+# Plot and README tables from a results file (default: the last `make bench`).
+bench-report:
+	@sh tools/install_deps.sh python3-matplotlib
+	$(BENCH_PYTHON) tools/bench_report.py $(BENCH_RESULTS)
 
 # Static analysis of the library, and the sources' formatting.
 lint: format-check

@@ -1,103 +1,172 @@
-// make bench: edgeattn against this core's own FMA peak and against the Eigen code a user would
-// write instead, all measured in the same run. Order: measure the FMA peak; cross-check that
-// both libraries compute the same outputs on every shape; time every shape with Google
-// Benchmark (edgeattn and Eigen back to back); print the summary table. Single-threaded.
-// Flags pass through to Google Benchmark (--benchmark_out, --benchmark_filter, ...).
+// make bench / make bench-quick: edgeattn against this core's own FMA peak and against two
+// peers a user would otherwise reach for, Eigen and oneDNN, all measured in the same run and on
+// one thread. Order: limit oneDNN's OpenMP to one thread; measure the FMA peaks (best target
+// and AVX2); cross-check that the three libraries compute the same outputs on every shape;
+// time every shape with Google Benchmark (eigen, onednn, edgeattn back to back, then
+// edgeattn capped at AVX2 where the suite has that row); print the summary table.
+// --suite=quick picks the headline shapes with shorter timing; every other flag goes to Google
+// Benchmark (--benchmark_out, --benchmark_filter, ...).
 #include <stdio.h>
+#include <string.h>
 
 #include <benchmark/benchmark.h>
 
+#include "benchmark_names.h"
+#include "cross_check.h"
 #include "edgeattn/edgeattn.h"
 #include "eigen_attention.h"
 #include "fma_peak.h"
+#include "onednn_attention.h"
+#include "ratio_json_reporter.h"
 #include "shapes.h"
+#include "simd_cap.h"
+#include "single_thread.h"
 #include "summary_reporter.h"
+#include "target_peaks.h"
 #include "workloads.h"
 
 namespace edgeattn_bench {
 namespace {
 
-// Worst relative gap tolerated between the two libraries' outputs (README promises 1e-5
-// against a double reference for edgeattn; Eigen's float rounding adds its own share).
-constexpr double kMaxRelativeGap = 1e-4;
+// How long each suite measures. Each benchmark runs `repetitions` times for at least
+// `min_seconds`; the table and the ratios use the median.
+struct Timing {
+  double min_seconds;
+  int repetitions;
+  int peak_trials;  // FMA probe trials of about 50 ms each; the best one counts
+};
 
-// Each benchmark runs kRepetitions times for at least kMinSeconds; the table uses the median.
-constexpr double kMinSeconds = 0.3;
-constexpr int kRepetitions = 3;
+Timing TimingOf(Suite suite) {
+  return suite == Suite::kQuick ? Timing{0.1, 3, 8} : Timing{0.3, 3, 16};
+}
 
-enum class Library { kEdgeattn, kEigen };
+constexpr double kPeakSecondsPerTrial = 0.05;
+
+// Removes --suite=quick|full from the arguments (Google Benchmark refuses flags it does not
+// know) and returns the suite; full by default.
+bool TakeSuiteFlag(int* argc, char** argv, Suite* suite) {
+  constexpr const char kFlag[] = "--suite=";
+  bool ok = true;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (strncmp(argv[i], kFlag, sizeof kFlag - 1) != 0) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    const char* value = argv[i] + sizeof kFlag - 1;
+    if (strcmp(value, "quick") == 0) {
+      *suite = Suite::kQuick;
+    } else if (strcmp(value, "full") == 0) {
+      *suite = Suite::kFull;
+    } else {
+      fprintf(stderr, "unknown suite '%s' (quick or full)\n", value);
+      ok = false;
+    }
+  }
+  *argc = kept;
+  argv[kept] = nullptr;
+  return ok;
+}
+
+// Google Benchmark refuses a custom file reporter when --benchmark_out is not given.
+bool WritesOutputFile(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (strncmp(argv[i], "--benchmark_out=", 16) == 0 && argv[i][16] != '\0') return true;
+  }
+  return false;
+}
+
+const char* EigenVersion() {
+  return EIGEN_MAKESTRING(EIGEN_WORLD_VERSION) "." EIGEN_MAKESTRING(
+      EIGEN_MAJOR_VERSION) "." EIGEN_MAKESTRING(EIGEN_MINOR_VERSION);
+}
 
 void RunShape(benchmark::State& state, const Shape& shape, Library library, double peak_gflops) {
+  // Only edgeattn's rows are capped; the peers always run their normal builds.
+  const ScopedSimdCap cap(library == Library::kEdgeattn ? SimdCapName(shape.simd) : nullptr);
+  if (cap.status() != EA_OK) {
+    state.SkipWithError(ea_status_str(cap.status()));
+    return;
+  }
   const std::unique_ptr<Workload> workload = MakeWorkload(shape);
   if (workload->plan_status() != EA_OK) {
     state.SkipWithError(ea_status_str(workload->plan_status()));
     return;
   }
-  // One untimed call: faults the pages in and warms the caches.
-  if (library == Library::kEdgeattn) {
-    if (workload->RunEdgeattn() != EA_OK) {
-      state.SkipWithError("ea run failed");
-      return;
-    }
-    for (auto _ : state) {
-      const ea_status status = workload->RunEdgeattn();
-      benchmark::DoNotOptimize(status);
-      benchmark::ClobberMemory();
-    }
-    state.SetLabel(ea_simd_target());
-  } else {
-    workload->RunEigen();
-    for (auto _ : state) {
+  // One untimed call each: faults the pages in and warms the caches.
+  switch (library) {
+    case Library::kEdgeattn:
+      if (workload->RunEdgeattn() != EA_OK) {
+        state.SkipWithError("ea run failed");
+        return;
+      }
+      for (auto _ : state) {
+        const ea_status status = workload->RunEdgeattn();
+        benchmark::DoNotOptimize(status);
+        benchmark::ClobberMemory();
+      }
+      state.SetLabel(ea_simd_target());
+      break;
+    case Library::kEigen:
       workload->RunEigen();
-      benchmark::ClobberMemory();
-    }
-    state.SetLabel("Eigen " EIGEN_MAKESTRING(EIGEN_WORLD_VERSION) "." EIGEN_MAKESTRING(
-        EIGEN_MAJOR_VERSION) "." EIGEN_MAKESTRING(EIGEN_MINOR_VERSION));
+      for (auto _ : state) {
+        workload->RunEigen();
+        benchmark::ClobberMemory();
+      }
+      state.SetLabel(std::string("Eigen ") + EigenVersion());
+      break;
+    case Library::kOnednn:
+      workload->RunOnednn();
+      for (auto _ : state) {
+        workload->RunOnednn();
+        benchmark::ClobberMemory();
+      }
+      state.SetLabel("oneDNN " + OnednnVersion() + " " + OnednnCpuIsa());
+      break;
   }
-  // Rates over real time (the benchmarks use UseRealTime): FLOP/s and the fraction of peak.
+  // Rates over real time (the benchmarks use UseRealTime): FLOP/s and the percent of the peak
+  // of the target this row ran on. vs_eigen and vs_onednn are added by the reporters.
   const double flops = ShapeFlops(shape);
-  state.counters["GFLOP/s"] =
+  state.counters["gflops"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["peak_fraction"] = benchmark::Counter(
-      flops / (peak_gflops * 1e9), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["pct_peak"] = benchmark::Counter(100.0 * flops / (peak_gflops * 1e9),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void Register(const Shape& shape, Library library, double peak_gflops) {
-  const std::string name = library == Library::kEdgeattn ? EdgeattnName(shape) : EigenName(shape);
-  benchmark::RegisterBenchmark(name.c_str(),
+void Register(const Shape& shape, Library library, double peak_gflops, const Timing& timing) {
+  benchmark::RegisterBenchmark(BenchmarkName(shape, library).c_str(),
                                [shape, library, peak_gflops](benchmark::State& state) {
                                  RunShape(state, shape, library, peak_gflops);
                                })
       ->UseRealTime()
-      ->MinTime(kMinSeconds)
-      ->Repetitions(kRepetitions)
-      ->DisplayAggregatesOnly(true)
+      ->MinTime(timing.min_seconds)
+      ->Repetitions(timing.repetitions)
       ->Unit(benchmark::kMicrosecond);
 }
 
-// Both libraries on the same inputs must agree before their speeds mean anything.
-bool CrossCheck(const std::vector<Shape>& shapes, double* worst_gap) {
-  bool ok = true;
-  double& worst = *worst_gap;
-  for (const Shape& shape : shapes) {
-    const std::unique_ptr<Workload> workload = MakeWorkload(shape);
-    if (workload->plan_status() != EA_OK || workload->RunEdgeattn() != EA_OK) {
-      printf("cross-check %s: edgeattn failed\n", ShapeName(shape).c_str());
-      ok = false;
-      continue;
-    }
-    workload->RunEigen();
-    const double gap = workload->RelativeGap();
-    if (!(gap <= kMaxRelativeGap)) {
-      printf("cross-check %s: max |edgeattn - Eigen| / max |Eigen| = %.3g\n",
-             ShapeName(shape).c_str(), gap);
-      ok = false;
-    }
-    if (gap > worst) worst = gap;
-  }
-  printf("cross-check of %zu shapes: worst max |edgeattn - Eigen| / max |Eigen| = %.2g (%s)\n",
-         shapes.size(), worst, ok ? "agree" : "FAILED");
-  return ok;
+void PrintPeak(const char* which, const FmaPeak& peak) {
+  printf(
+      "FMA peak, %s: %.1f GFLOP/s (Highway %s, %s, %zu lanes x %d chains, %lld iterations "
+      "in %.3f s)\n",
+      which, peak.gflops, peak.target, peak.dispatch, peak.lanes, peak.chains,
+      static_cast<long long>(peak.iterations), peak.seconds);
+}
+
+std::string ProbeDescription(const FmaPeak& peak) {
+  return std::string(peak.target) + " " + peak.dispatch + ", " + std::to_string(peak.lanes) +
+         " lanes x " + std::to_string(peak.chains) + " chains";
+}
+
+std::string Join(const std::vector<std::string>& parts, const char* separator) {
+  std::string joined;
+  for (const std::string& part : parts) joined += (joined.empty() ? "" : separator) + part;
+  return joined;
+}
+
+std::string Formatted(const char* format, double value) {
+  char text[32];
+  snprintf(text, sizeof text, format, value);
+  return text;
 }
 
 }  // namespace
@@ -105,42 +174,113 @@ bool CrossCheck(const std::vector<Shape>& shapes, double* worst_gap) {
 
 int main(int argc, char** argv) {
   using namespace edgeattn_bench;
+  Suite suite = Suite::kFull;
+  if (!TakeSuiteFlag(&argc, argv, &suite)) return 1;
+  const bool write_file = WritesOutputFile(argc, argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const Timing timing = TimingOf(suite);
+
+  // Before oneDNN's first primitive (single_thread.h); Eigen is built without OpenMP.
+  const int omp_threads = LimitOpenMpToOneThread();
   Eigen::setNbThreads(1);
 
-  const FmaPeak peak = MeasureFmaPeak();
-  printf(
-      "FMA peak: %.1f GFLOP/s (Highway %s static dispatch, %zu lanes x %d chains, "
-      "%lld iterations in %.3f s); edgeattn runs on %s\n",
-      peak.gflops, peak.target, peak.lanes, peak.chains, static_cast<long long>(peak.iterations),
-      peak.seconds, ea_simd_target());
+  TargetPeaks peaks;
+  peaks.best =
+      MeasureFmaPeak(kPeakSecondsPerTrial, timing.peak_trials, FmaProbeTarget::kDispatched);
+  {
+    const ScopedSimdCap avx2(SimdCapName(SimdTarget::kAvx2));
+    peaks.avx2 =
+        MeasureFmaPeak(kPeakSecondsPerTrial, timing.peak_trials, FmaProbeTarget::kDispatched);
+  }
+  PrintPeak("best target", peaks.best);
+  PrintPeak("capped at AVX2", peaks.avx2);
+  printf("edgeattn %s runs on %s (AVX2 rows: capped through ea_set_max_simd_target)\n",
+         EDGEATTN_VERSION_STRING, ea_simd_target());
+  if (strcmp(peaks.best.target, ea_simd_target()) != 0 || strcmp(peaks.avx2.target, "AVX2") != 0) {
+    printf(
+        "note: the probes ran %s and %s, the library runs %s and AVX2: pct_peak compares "
+        "different targets\n",
+        peaks.best.target, peaks.avx2.target, ea_simd_target());
+  }
+  printf("oneDNN %s (%s), OpenMP limited to %d thread; Eigen %s\n", OnednnVersion().c_str(),
+         OnednnCpuIsa(), omp_threads, EigenVersion());
 
-  const std::vector<Shape> shapes = BenchmarkShapes();
-  double worst_gap = 0.0;
-  if (!CrossCheck(shapes, &worst_gap)) return 1;
+  const std::vector<Shape> shapes = BenchmarkShapes(suite);
+  const CrossCheckResult check = CrossCheck(shapes);
+  for (const std::string& line : check.onednn_implementations) {
+    printf("oneDNN implementations, %s\n", line.c_str());
+  }
+  if (!check.agree) return 1;
+  // oneDNN has now run every shape; libgomp would still hold any worker it had started.
+  const int threads = ProcessThreadCount();
+  printf("threads in this process after every library ran every shape: %d\n", threads);
+  if (threads != 1 || omp_threads != 1) {
+    printf("FAILED: the benchmarks must run on one thread\n");
+    return 1;
+  }
   fflush(stdout);
 
   // Context lands at the top of the JSON output (--benchmark_out).
-  benchmark::AddCustomContext("fma_peak_gflops", std::to_string(peak.gflops));
-  benchmark::AddCustomContext("fma_peak_probe", std::string(peak.target) + " static dispatch, " +
-                                                    std::to_string(peak.lanes) + " lanes x " +
-                                                    std::to_string(peak.chains) + " chains");
+  benchmark::AddCustomContext("suite", suite == Suite::kQuick ? "quick" : "full");
+  benchmark::AddCustomContext(
+      "timing", std::to_string(timing.repetitions) + " repetitions of at least " +
+                    Formatted("%.1f", timing.min_seconds) + " s, real time; rows hold the median");
+  benchmark::AddCustomContext("fma_peak_gflops", Formatted("%.3f", peaks.best.gflops));
+  benchmark::AddCustomContext("fma_peak_probe", ProbeDescription(peaks.best));
+  benchmark::AddCustomContext("fma_peak_avx2_gflops", Formatted("%.3f", peaks.avx2.gflops));
+  benchmark::AddCustomContext("fma_peak_avx2_probe", ProbeDescription(peaks.avx2));
   benchmark::AddCustomContext("edgeattn_version", EDGEATTN_VERSION_STRING);
   benchmark::AddCustomContext("edgeattn_simd_target", ea_simd_target());
-  char gap_text[32];
-  snprintf(gap_text, sizeof gap_text, "%.3g", worst_gap);
-  benchmark::AddCustomContext("crosscheck_worst_relative_gap", gap_text);
+  benchmark::AddCustomContext("eigen_version", EigenVersion());
+  benchmark::AddCustomContext("onednn_version", OnednnVersion());
+  benchmark::AddCustomContext("onednn_cpu_isa", OnednnCpuIsa());
+  benchmark::AddCustomContext("onednn_implementations", Join(check.onednn_implementations, "; "));
+  benchmark::AddCustomContext(
+      "threading",
+      "one thread: OpenMP (oneDNN's runtime) limited by omp_set_num_threads(1), "
+      "omp_get_max_threads() = " +
+          std::to_string(omp_threads) +
+          ", process threads after the cross-check = " + std::to_string(threads));
+  benchmark::AddCustomContext("crosscheck_worst_relative_gap_eigen",
+                              Formatted("%.3g", check.worst_eigen_gap));
+  benchmark::AddCustomContext("crosscheck_worst_relative_gap_onednn",
+                              Formatted("%.3g", check.worst_onednn_gap));
+  benchmark::AddCustomContext("counters",
+                              "gflops; pct_peak = 100 gflops / FMA peak of the row's target; "
+                              "vs_eigen, vs_onednn = peer's median time / this row's time");
+  std::vector<std::string> headline;
+  for (const Shape& shape : BenchmarkShapes(Suite::kQuick)) headline.push_back(ShapeName(shape));
+  benchmark::AddCustomContext("headline_shapes", Join(headline, ","));
 
   for (const Shape& shape : shapes) {
-    Register(shape, Library::kEdgeattn, peak.gflops);
-    Register(shape, Library::kEigen, peak.gflops);
+    // Peers first, so that their times are known when edgeattn's row is reported. The AVX2
+    // rows are edgeattn's only: their ratios use the peers' rows of the same shape.
+    if (shape.simd == SimdTarget::kBest) {
+      for (const Library peer : {Library::kEigen, Library::kOnednn}) {
+        Register(shape, peer, peaks.GflopsFor(shape, peer), timing);
+      }
+    }
+    Register(shape, Library::kEdgeattn, peaks.GflopsFor(shape, Library::kEdgeattn), timing);
   }
   SummaryReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  PrintSummaryTable(reporter, shapes, peak.gflops);
-  // The ratios use the peak measured first; a second probe shows whether the clock moved.
-  printf("FMA peak measured again after the runs: %.1f GFLOP/s\n", MeasureFmaPeak().gflops);
+  RatioJsonReporter file_reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter, write_file ? &file_reporter : nullptr);
+  PrintSummaryTable(reporter, shapes, peaks);
+  // The ratios use the peaks measured first; a second probe shows whether the clock moved.
+  const double best_after =
+      MeasureFmaPeak(kPeakSecondsPerTrial, timing.peak_trials, FmaProbeTarget::kDispatched).gflops;
+  double avx2_after = 0.0;
+  {
+    const ScopedSimdCap avx2(SimdCapName(SimdTarget::kAvx2));
+    avx2_after =
+        MeasureFmaPeak(kPeakSecondsPerTrial, timing.peak_trials, FmaProbeTarget::kDispatched)
+            .gflops;
+  }
+  printf(
+      "FMA peaks measured again after the runs: %.1f GFLOP/s (%s), %.1f GFLOP/s (AVX2); "
+      "threads: %d\n",
+      best_after, peaks.best.target, avx2_after, ProcessThreadCount());
   benchmark::Shutdown();
   return 0;
 }

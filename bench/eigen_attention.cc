@@ -23,7 +23,7 @@ void EigenAttention(const ConstRowRef& q, const ConstRowRef& k, const ConstRowRe
   out.noalias() = s * v;
 }
 
-EigenMha::EigenMha(int d_model, int heads, const EigenMhaWeights& weights)
+EigenMha::EigenMha(int d_model, int heads, const MhaWeights& weights)
     : d_model_(d_model), heads_(heads), weights_(weights) {}
 
 void EigenMha::Run(const float* x_data, int n, float* y_data) {

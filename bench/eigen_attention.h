@@ -1,4 +1,4 @@
-// The peer: attention written the straightforward way with Eigen, as a user would write it
+// The first peer: attention written the straightforward way with Eigen, as a user would write it
 // instead of linking edgeattn. It materialises the n_q x n_kv score matrix, so it is O(n^2) in
 // memory; workspaces are kept between calls, so the timed loop measures compute, not malloc.
 #ifndef EDGEATTN_BENCH_EIGEN_ATTENTION_H_
@@ -12,6 +12,8 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <Eigen/Core>
+
+#include "mha_weights.h"
 
 namespace edgeattn_bench {
 
@@ -29,25 +31,17 @@ using RowRef = Eigen::Ref<RowMatrix, 0, Eigen::OuterStride<>>;
 void EigenAttention(const ConstRowRef& q, const ConstRowRef& k, const ConstRowRef& v, float scale,
                     bool causal, RowMatrix* scores, RowRef out);
 
-// nn.MultiheadAttention tensors, as in ea_mha_weights.
-struct EigenMhaWeights {
-  const float* in_proj_weight;   // [3E, E]: W_Q, W_K, W_V rows
-  const float* in_proj_bias;     // [3E]
-  const float* out_proj_weight;  // [E, E]
-  const float* out_proj_bias;    // [E]
-};
-
 // Y = Concat(head_1 .. head_h) W_O^T + b_O with three projections and per-head attention.
 class EigenMha {
  public:
-  EigenMha(int d_model, int heads, const EigenMhaWeights& weights);
+  EigenMha(int d_model, int heads, const MhaWeights& weights);
   // x, y: [n, d_model], row-major.
   void Run(const float* x, int n, float* y);
 
  private:
   int d_model_;
   int heads_;
-  EigenMhaWeights weights_;
+  MhaWeights weights_;
   RowMatrix q_, k_, v_, concat_, scores_;
 };
 

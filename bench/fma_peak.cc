@@ -2,13 +2,14 @@
 // cover FMA latency times FMA pipes (4 cycles x 2 pipes = 8 in flight on current x86 cores,
 // 4 x 4 = 16 on the widest Arm cores): 12 chains, 16 where there are 32 vector registers.
 //
-// It is compiled once per Highway target (foreach_target), so the same file serves two
-// callers: the benchmarks (-march=native, static dispatch, as before) and the demo, which
-// builds it with the library's own flags and dispatches at run time, so that it runs the very
-// target ea_simd_target() reports. With a single compiled target (static builds:
+// It is compiled once per Highway target (foreach_target), with the library's own flags, into
+// one object that the demo and the benchmarks share. Both dispatch at run time, so it runs the
+// very target ea_simd_target() reports; under an ea_set_max_simd_target cap (Highway's
+// process-wide target choice) it runs the capped target, which is how the benchmarks measure
+// the AVX2 peak on an AVX-512 core. With a single compiled target (static builds:
 // HWY_COMPILE_ONLY_STATIC) Highway's dynamic dispatch is a direct call and needs no libhwy.
 #undef HWY_TARGET_INCLUDE
-// Resolved through -Iinclude, which both the bench and the demo builds pass.
+// Resolved through -Iinclude, which the flags it is built with pass.
 #define HWY_TARGET_INCLUDE "../bench/fma_peak.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 

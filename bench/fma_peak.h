@@ -10,8 +10,8 @@
 namespace edgeattn_bench {
 
 // Which compiled copy of the probe runs. The library dispatches at run time, so a peak that
-// scales its figures should come from kDispatched (the demo does). The benchmarks use kStatic,
-// the best target their -march=native build fixes, and print it beside ea_simd_target().
+// scales its figures should come from kDispatched (the demo and the benchmarks do, the
+// benchmarks once as is and once capped at AVX2).
 enum class FmaProbeTarget {
   kStatic,      // HWY_STATIC_DISPATCH: the best target the compiler flags allow
   kDispatched,  // HWY_DYNAMIC_DISPATCH: the target Highway picks at run time, as the library

@@ -1,43 +1,83 @@
-// Shape list and FLOP counting rules for the benchmarks (see shapes.h).
+// Shape lists, names and FLOP counting rules for the benchmarks (see shapes.h).
 #include "shapes.h"
 
 namespace edgeattn_bench {
+namespace {
 
-std::vector<Shape> BenchmarkShapes() {
+constexpr int32_t kMhaHeadDim = kMhaDModel / kMhaHeads;
+
+Shape Prefill(int32_t n, int32_t d, bool causal, SimdTarget simd = SimdTarget::kBest) {
+  return Shape{Kind::kPrefill, n, d, causal, simd};
+}
+
+Shape Mha(int32_t n, SimdTarget simd = SimdTarget::kBest) {
+  return Shape{Kind::kMha, n, kMhaHeadDim, false, simd};
+}
+
+Shape Decode(int32_t n_kv) {
+  return Shape{Kind::kDecode, n_kv, kDecodeHeadDim, false, SimdTarget::kBest};
+}
+
+// The shape, then the same shape with edgeattn capped at AVX2.
+void AddWithAvx2Twin(std::vector<Shape>* shapes, Shape shape) {
+  shapes->push_back(shape);
+  shape.simd = SimdTarget::kAvx2;
+  shapes->push_back(shape);
+}
+
+}  // namespace
+
+std::vector<Shape> BenchmarkShapes(Suite suite) {
   std::vector<Shape> shapes;
-  for (const int32_t n : {128, 512, 2048, 4096}) {
-    shapes.push_back(Shape{Kind::kPrefill, n, false});
-    shapes.push_back(Shape{Kind::kPrefill, n, true});
+  if (suite == Suite::kQuick) {
+    shapes.push_back(Prefill(128, 64, false));
+    shapes.push_back(Prefill(512, 64, false));
+    AddWithAvx2Twin(&shapes, Prefill(2048, 64, false));
+    shapes.push_back(Prefill(2048, 64, true));
+    shapes.push_back(Mha(128));
+    AddWithAvx2Twin(&shapes, Mha(1024));
+    shapes.push_back(Decode(512));
+    return shapes;
   }
-  for (const int32_t n : {128, 1024}) shapes.push_back(Shape{Kind::kMha, n, false});
-  for (const int32_t n : {512, 4096}) shapes.push_back(Shape{Kind::kDecode, n, false});
+  for (const int32_t d : {64, 128}) {
+    for (const int32_t n : {128, 512, 2048, 4096}) {
+      AddWithAvx2Twin(&shapes, Prefill(n, d, false));
+      AddWithAvx2Twin(&shapes, Prefill(n, d, true));
+    }
+  }
+  for (const int32_t n : {128, 1024}) AddWithAvx2Twin(&shapes, Mha(n));
+  for (const int32_t n : {512, 4096}) shapes.push_back(Decode(n));
   return shapes;
 }
 
 std::string ShapeName(const Shape& shape) {
+  const std::string precision = shape.simd == SimdTarget::kAvx2 ? "f32_avx2/" : "f32/";
   const std::string n = std::to_string(shape.n);
+  const std::string d = std::to_string(shape.head_dim);
   switch (shape.kind) {
     case Kind::kPrefill:
-      return "prefill/d" + std::to_string(kHeadDim) + "/n" + n +
-             (shape.causal ? "/causal" : "/full");
+      return precision + (shape.causal ? "prefill_causal" : "prefill") + "/d" + d + "/n" + n;
     case Kind::kMha:
-      return "mha/E" + std::to_string(kMhaDModel) + "h" + std::to_string(kMhaHeads) + "/n" + n;
+      return precision + "mha/dm" + std::to_string(kMhaDModel) + "h" + std::to_string(kMhaHeads) +
+             "/n" + n;
     case Kind::kDecode:
-      return "decode/" + std::to_string(kDecodeHeads) + "x" + std::to_string(kHeadDim) + "/kv" + n;
+      return precision + "decode/h" + std::to_string(kDecodeHeads) + "d" + d + "/kv" + n;
   }
   return "?";
 }
 
+const char* SimdCapName(SimdTarget simd) { return simd == SimdTarget::kAvx2 ? "AVX2" : nullptr; }
+
 // Counting rules (multiply-add = 2 FLOPs; softmax exp/max/sum are not counted):
 // - prefill, no mask: Q K^T is 2 n^2 d and P V is 2 n^2 d, so 4 n^2 d.
 // - prefill, causal: only the n (n + 1) / 2 visible query-key pairs are useful work, 4 d FLOPs
-//   each, so 2 n (n + 1) d. Eigen computes the full square and then masks it; it is still
-//   charged only the useful FLOPs, the same as edgeattn, so both ratios stay time ratios.
+//   each, so 2 n (n + 1) d. Eigen and oneDNN compute the full square and then mask it; they are
+//   still charged only the useful FLOPs, the same as edgeattn, so the ratios stay time ratios.
 // - MHA: Q, K, V and output projections 4 x 2 n E^2, plus attention 4 n^2 E over all heads.
 // - decode: per head 4 L d for one query against L keys; times the number of heads.
 double ShapeFlops(const Shape& shape) {
   const double n = shape.n;
-  const double d = kHeadDim;
+  const double d = shape.head_dim;
   switch (shape.kind) {
     case Kind::kPrefill:
       return shape.causal ? 2.0 * n * (n + 1.0) * d : 4.0 * n * n * d;

@@ -1,5 +1,6 @@
-// The benchmarked shapes and their FLOP counts. Both libraries are charged the same FLOPs for a
-// shape, so the edgeattn/Eigen ratio of GFLOP/s is exactly the inverse ratio of their times.
+// The benchmarked shapes, their names and their FLOP counts. Every library is charged the same
+// FLOPs for a shape, so a ratio of GFLOP/s between two libraries is exactly the inverse ratio of
+// their times.
 #ifndef EDGEATTN_BENCH_SHAPES_H_
 #define EDGEATTN_BENCH_SHAPES_H_
 
@@ -11,27 +12,44 @@
 namespace edgeattn_bench {
 
 enum class Kind {
-  kPrefill,  // Attention(Q, K, V), n queries x n keys, head dimension kHeadDim
+  kPrefill,  // Attention(Q, K, V), n queries x n keys, head dimension Shape::head_dim
   kMha,      // multi-head self-attention with projections, kMhaDModel / kMhaHeads
-  kDecode    // one query per head against a KV cache of n keys, kDecodeHeads heads
+  kDecode    // one query per head against a KV cache of n keys, kDecodeHeads heads of 64
 };
 
-inline constexpr int32_t kHeadDim = 64;
+// The SIMD target edgeattn's kernels run on (the peers always run their normal build).
+enum class SimdTarget {
+  kBest,  // what dynamic dispatch picks on this CPU (AVX3_DL on the development machine)
+  kAvx2   // capped at AVX2 through ea_set_max_simd_target
+};
+
 inline constexpr int32_t kMhaDModel = 256;
 inline constexpr int32_t kMhaHeads = 4;
 inline constexpr int32_t kDecodeHeads = 8;
+inline constexpr int32_t kDecodeHeadDim = 64;
 
 struct Shape {
   Kind kind;
-  int32_t n;    // tokens (prefill, MHA) or KV-cache length (decode)
-  bool causal;  // prefill only
+  int32_t n;         // tokens (prefill, MHA) or KV-cache length (decode)
+  int32_t head_dim;  // d of one head (MHA: kMhaDModel / kMhaHeads)
+  bool causal;       // prefill only
+  SimdTarget simd;
 };
 
-// Every shape `make bench` measures, in report order.
-std::vector<Shape> BenchmarkShapes();
+enum class Suite {
+  kFull,  // make bench
+  kQuick  // make bench-quick: the headline shapes
+};
 
-// "prefill/n512/causal", "mha/E256h4/n128", "decode/kv4096/8x64": benchmark name prefix.
+// The shapes a suite measures, in report order; an AVX2 shape follows its best-target twin.
+std::vector<Shape> BenchmarkShapes(Suite suite);
+
+// "f32/prefill/d64/n2048", "f32/prefill_causal/d64/n2048", "f32/mha/dm256h4/n1024",
+// "f32/decode/h8d64/kv512"; "f32_avx2/..." when edgeattn is capped at AVX2.
 std::string ShapeName(const Shape& shape);
+
+// The Highway target name ea_set_max_simd_target takes ("AVX2"), or nullptr for kBest.
+const char* SimdCapName(SimdTarget simd);
 
 // Useful floating-point operations of one run (see shapes.cc for the counting rules).
 double ShapeFlops(const Shape& shape);

@@ -1,55 +1,80 @@
-// Recording console reporter and the closing summary table (see summary_reporter.h).
+// Console reporter with peer ratios, and the closing summary table (see summary_reporter.h).
 #include "summary_reporter.h"
 
 #include <stdio.h>
 
+#include "benchmark_names.h"
+
 namespace edgeattn_bench {
 
-void SummaryReporter::ReportRuns(const std::vector<Run>& runs) {
-  benchmark::ConsoleReporter::ReportRuns(runs);
-  for (const Run& run : runs) {
-    if (run.error_occurred || run.iterations <= 0) continue;
-    const std::string& name = run.run_name.function_name;
-    // Aggregates other than the median (mean, stddev, cv) are not times of a run.
-    if (run.run_type == Run::RT_Aggregate && run.aggregate_name != "median") continue;
-    if (run.real_accumulated_time > 0.0) {
-      const double share = run.cpu_accumulated_time / run.real_accumulated_time;
-      if (share < min_cpu_share_) min_cpu_share_ = share;
+void SummaryReporter::ReportRuns(const std::vector<Run>& runs) { Show(ratios_.Add(runs)); }
+
+void SummaryReporter::Finalize() {
+  Show(ratios_.Flush());
+  benchmark::ConsoleReporter::Finalize();
+}
+
+void SummaryReporter::Show(const std::vector<std::vector<Run>>& batches) {
+  for (const std::vector<Run>& batch : batches) {
+    std::vector<Run> shown;
+    for (const Run& run : batch) {
+      if (run.run_type == Run::RT_Iteration && !run.error_occurred &&
+          run.real_accumulated_time > 0.0) {
+        const double share = run.cpu_accumulated_time / run.real_accumulated_time;
+        if (share < min_cpu_share_) min_cpu_share_ = share;
+      }
+      // Repeated benchmarks show their aggregates (mean, median, stddev, cv) only.
+      if (run.repetitions <= 1 || run.run_type == Run::RT_Aggregate) shown.push_back(run);
     }
-    const double seconds = run.real_accumulated_time / static_cast<double>(run.iterations);
-    if (run.run_type == Run::RT_Aggregate) {
-      seconds_[name] = seconds;
-      from_median_[name] = true;
-    } else if (!from_median_[name]) {
-      seconds_[name] = seconds;
-    }
+    if (!shown.empty()) benchmark::ConsoleReporter::ReportRuns(shown);
   }
 }
 
-double SummaryReporter::SecondsPerIteration(const std::string& name) const {
-  const auto found = seconds_.find(name);
-  return found == seconds_.end() ? -1.0 : found->second;
+namespace {
+
+void PrintCell(double value, const char* format) {
+  if (value > 0.0) {
+    printf(" ");
+    printf(format, value);
+    printf(" |");
+  } else {
+    printf(" - |");
+  }
 }
 
-std::string EdgeattnName(const Shape& shape) { return ShapeName(shape) + "/edgeattn"; }
-std::string EigenName(const Shape& shape) { return ShapeName(shape) + "/eigen"; }
+}  // namespace
 
 void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
-                       double peak_gflops) {
-  printf("\nsingle core, measured FMA peak %.1f GFLOP/s\n\n", peak_gflops);
+                       const TargetPeaks& peaks) {
+  printf("\nsingle core, FMA peaks measured at the start: %.1f GFLOP/s (%s), %.1f GFLOP/s (%s)\n",
+         peaks.best.gflops, peaks.best.target, peaks.avx2.gflops, peaks.avx2.target);
+  printf("pct_peak: of the peak of the target the row ran on (f32_avx2 rows: edgeattn on AVX2,\n");
+  printf("its peers on their normal builds); vs_X = X's median time / edgeattn's\n\n");
   printf(
-      "| shape | edgeattn GFLOP/s | Eigen GFLOP/s | edgeattn/Eigen | edgeattn/peak "
-      "| Eigen/peak |\n");
-  printf("|---|---:|---:|---:|---:|---:|\n");
+      "| shape | edgeattn GFLOP/s | eigen GFLOP/s | onednn GFLOP/s | edgeattn pct_peak "
+      "| eigen pct_peak | onednn pct_peak | vs_eigen | vs_onednn |\n");
+  printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  const Library libraries[] = {Library::kEdgeattn, Library::kEigen, Library::kOnednn};
   for (const Shape& shape : shapes) {
-    const double edgeattn_s = reporter.SecondsPerIteration(EdgeattnName(shape));
-    const double eigen_s = reporter.SecondsPerIteration(EigenName(shape));
-    if (edgeattn_s <= 0.0 || eigen_s <= 0.0) continue;
-    const double gflop = ShapeFlops(shape) * 1e-9;
-    const double edgeattn = gflop / edgeattn_s;
-    const double eigen = gflop / eigen_s;
-    printf("| %s | %.1f | %.1f | %.2f | %.2f | %.2f |\n", ShapeName(shape).c_str(), edgeattn, eigen,
-           edgeattn / eigen, edgeattn / peak_gflops, eigen / peak_gflops);
+    double seconds[3], gflops[3];
+    bool any = false;
+    for (int i = 0; i < 3; ++i) {
+      const std::string name = BenchmarkName(shape, libraries[i]);
+      seconds[i] = reporter.SecondsPerIteration(
+          libraries[i] == Library::kEdgeattn ? name : PeerBenchmarkName(name, libraries[i]));
+      gflops[i] = seconds[i] > 0.0 ? ShapeFlops(shape) * 1e-9 / seconds[i] : -1.0;
+      any = any || seconds[i] > 0.0;
+    }
+    if (!any) continue;
+    printf("| %s |", ShapeName(shape).c_str());
+    for (int i = 0; i < 3; ++i) PrintCell(gflops[i], "%.1f");
+    for (int i = 0; i < 3; ++i) {
+      PrintCell(100.0 * gflops[i] / peaks.GflopsFor(shape, libraries[i]), "%.1f");
+    }
+    for (int i = 1; i < 3; ++i) {
+      PrintCell(seconds[0] > 0.0 && seconds[i] > 0.0 ? seconds[i] / seconds[0] : -1.0, "%.2f");
+    }
+    printf("\n");
   }
   const double share = reporter.MinCpuShare();
   printf("\nlowest CPU/real time share of any benchmark: %.2f%s\n", share,

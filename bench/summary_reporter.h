@@ -1,15 +1,17 @@
-// Console output of Google Benchmark, plus a record of every benchmark's real time per
-// iteration, so that main can print the edgeattn-vs-Eigen-vs-peak table after the runs.
+// Console output of Google Benchmark (rows shown with their peer ratios, one shape at a time),
+// plus the closing table: per shape, GFLOP/s and percent of peak of all three libraries and
+// edgeattn's time ratios against both peers, from the same run's median times.
 #ifndef EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 #define EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
+#include "peer_ratios.h"
 #include "shapes.h"
+#include "target_peaks.h"
 
 namespace edgeattn_bench {
 
@@ -17,30 +19,29 @@ class SummaryReporter : public benchmark::ConsoleReporter {
  public:
   SummaryReporter() : benchmark::ConsoleReporter(OO_Tabular) {}
 
+  // Register benchmarks without DisplayAggregatesOnly: this reporter needs every repetition
+  // for the ratios, and itself shows only the aggregates of repeated benchmarks.
   void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
 
   // Real seconds per iteration of the benchmark registered as `name` (the median when it ran
   // with repetitions), or a negative number if it did not run or failed.
-  double SecondsPerIteration(const std::string& name) const;
+  double SecondsPerIteration(const std::string& name) const { return ratios_.MedianSeconds(name); }
 
-  // Smallest CPU time / real time over the recorded benchmarks: 1 when the core was ours for
-  // the whole run, lower when other processes took it (real-time figures are then low).
+  // Smallest CPU time / real time over the repetitions: 1 when the core was ours for the whole
+  // run, lower when other processes took it (real-time figures are then low).
   double MinCpuShare() const { return min_cpu_share_; }
 
  private:
-  std::map<std::string, double> seconds_;
+  void Show(const std::vector<std::vector<Run>>& batches);
+
+  PeerRatios ratios_;
   double min_cpu_share_ = 1.0;
-  std::map<std::string, bool> from_median_;
 };
 
-// Benchmark names of the two libraries for one shape.
-std::string EdgeattnName(const Shape& shape);
-std::string EigenName(const Shape& shape);
-
-// Prints, as a Markdown table: shape | edgeattn GFLOP/s | Eigen GFLOP/s | edgeattn/Eigen |
-// edgeattn/peak | Eigen/peak, for every shape both libraries ran.
+// Prints the closing table as Markdown, for every shape at least one library ran.
 void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
-                       double peak_gflops);
+                       const TargetPeaks& peaks);
 
 }  // namespace edgeattn_bench
 

@@ -1,4 +1,4 @@
-// Prefill, MHA and decode workloads for both libraries (see workloads.h).
+// Prefill, MHA and decode workloads for the three libraries (see workloads.h).
 #include "workloads.h"
 
 #include <algorithm>
@@ -6,6 +6,7 @@
 
 #include "bench_inputs.h"
 #include "eigen_attention.h"
+#include "onednn_attention.h"
 
 namespace edgeattn_bench {
 namespace {
@@ -28,19 +29,31 @@ struct AttentionPlan {
   ea_status status;
 };
 
-// Attention(Q, K, V), n x n, d = kHeadDim, optionally causal.
+float InverseSqrt(int32_t d) { return 1.0f / std::sqrt(static_cast<float>(d)); }
+
+// One attention over contiguous row-major [n_q, d], [n_kv, d], [n_kv, d], [n_q, d] matrices.
+OnednnAttentionShape DenseAttention(int32_t n_q, int32_t n_kv, int32_t d, bool causal) {
+  const StridedMatrices queries{int64_t{n_q} * d, d};
+  const StridedMatrices keys{int64_t{n_kv} * d, d};
+  return OnednnAttentionShape{1,      n_q,     n_kv, d,    InverseSqrt(d),
+                              causal, queries, keys, keys, queries};
+}
+
+// Attention(Q, K, V), n x n, head dimension d, optionally causal.
 class PrefillWorkload : public Workload {
  public:
-  PrefillWorkload(int32_t n, bool causal)
-      : n_(n),
+  PrefillWorkload(int32_t n, int32_t d, bool causal)
+      : Workload(static_cast<size_t>(n) * d),
+        n_(n),
+        d_(d),
         causal_(causal),
-        q_(RandomFloats(static_cast<size_t>(n) * kHeadDim, 1)),
-        k_(RandomFloats(static_cast<size_t>(n) * kHeadDim, 2)),
-        v_(RandomFloats(static_cast<size_t>(n) * kHeadDim, 3)),
-        plan_(n, n, kHeadDim, causal ? EA_MASK_CAUSAL : EA_MASK_NONE) {
+        q_(RandomFloats(static_cast<size_t>(n) * d, 1)),
+        k_(RandomFloats(static_cast<size_t>(n) * d, 2)),
+        v_(RandomFloats(static_cast<size_t>(n) * d, 3)),
+        plan_(n, n, d, causal ? EA_MASK_CAUSAL : EA_MASK_NONE),
+        onednn_(DenseAttention(n, n, d, causal), q_.data(), k_.data(), v_.data(),
+                onednn_out_.data()) {
     plan_status_ = plan_.status;
-    edgeattn_out_.assign(q_.size(), 0.0f);
-    eigen_out_.assign(q_.size(), 0.0f);
   }
 
   ea_status RunEdgeattn() override {
@@ -49,36 +62,42 @@ class PrefillWorkload : public Workload {
   }
 
   void RunEigen() override {
-    EigenAttention(ConstRowMap(q_.data(), n_, kHeadDim), ConstRowMap(k_.data(), n_, kHeadDim),
-                   ConstRowMap(v_.data(), n_, kHeadDim),
-                   1.0f / std::sqrt(static_cast<float>(kHeadDim)), causal_, &scores_,
-                   RowMap(eigen_out_.data(), n_, kHeadDim));
+    EigenAttention(ConstRowMap(q_.data(), n_, d_), ConstRowMap(k_.data(), n_, d_),
+                   ConstRowMap(v_.data(), n_, d_), InverseSqrt(d_), causal_, &scores_,
+                   RowMap(eigen_out_.data(), n_, d_));
   }
+
+  void RunOnednn() override { onednn_.Run(); }
+
+  std::string OnednnImplementations() const override { return onednn_.Implementations(); }
 
  private:
   int32_t n_;
+  int32_t d_;
   bool causal_;
   std::vector<float> q_, k_, v_;
   AttentionPlan plan_;
   RowMatrix scores_;
+  OnednnAttention onednn_;
 };
 
 // MHA over kMhaDModel with kMhaHeads heads, no mask, no positions, with biases.
 class MhaWorkload : public Workload {
  public:
   explicit MhaWorkload(int32_t n)
-      : n_(n),
+      : Workload(static_cast<size_t>(n) * kMhaDModel),
+        n_(n),
         x_(RandomFloats(static_cast<size_t>(n) * kMhaDModel, 11)),
         // Weights scaled by 1/sqrt(E) keep projected values of order 1, like trained layers.
         in_proj_(RandomFloats(3 * static_cast<size_t>(kMhaDModel) * kMhaDModel, 12,
-                              1.0f / std::sqrt(static_cast<float>(kMhaDModel)))),
+                              InverseSqrt(kMhaDModel))),
         in_bias_(RandomFloats(3 * static_cast<size_t>(kMhaDModel), 13, 0.1f)),
         out_proj_(RandomFloats(static_cast<size_t>(kMhaDModel) * kMhaDModel, 14,
-                               1.0f / std::sqrt(static_cast<float>(kMhaDModel)))),
+                               InverseSqrt(kMhaDModel))),
         out_bias_(RandomFloats(static_cast<size_t>(kMhaDModel), 15, 0.1f)),
-        eigen_(
-            kMhaDModel, kMhaHeads,
-            EigenMhaWeights{in_proj_.data(), in_bias_.data(), out_proj_.data(), out_bias_.data()}) {
+        weights_{in_proj_.data(), in_bias_.data(), out_proj_.data(), out_bias_.data()},
+        eigen_(kMhaDModel, kMhaHeads, weights_),
+        onednn_(kMhaDModel, kMhaHeads, n, weights_, x_.data(), onednn_out_.data()) {
     ea_mha_config config = {};
     config.dtype = EA_DTYPE_F32;
     config.max_tokens = n;
@@ -86,8 +105,8 @@ class MhaWorkload : public Workload {
     config.heads = kMhaHeads;
     config.mask = EA_MASK_NONE;
     config.position = EA_POSITION_NONE;
-    const ea_mha_weights weights = {in_proj_.data(), in_bias_.data(), out_proj_.data(),
-                                    out_bias_.data()};
+    const ea_mha_weights weights = {weights_.in_proj_weight, weights_.in_proj_bias,
+                                    weights_.out_proj_weight, weights_.out_proj_bias};
     size_t bytes = 0;
     plan_status_ = ea_mha_arena_size(&config, &bytes);
     buffer_ = std::make_unique<AlignedBuffer>(bytes);
@@ -96,8 +115,6 @@ class MhaWorkload : public Workload {
       plan_status_ = ea_arena_init(&arena, buffer_->data(), buffer_->size());
     }
     if (plan_status_ == EA_OK) plan_status_ = ea_mha_plan_init(&plan_, &config, &weights, &arena);
-    edgeattn_out_.assign(x_.size(), 0.0f);
-    eigen_out_.assign(x_.size(), 0.0f);
   }
 
   ea_status RunEdgeattn() override {
@@ -106,27 +123,40 @@ class MhaWorkload : public Workload {
 
   void RunEigen() override { eigen_.Run(x_.data(), n_, eigen_out_.data()); }
 
+  void RunOnednn() override { onednn_.Run(); }
+
+  std::string OnednnImplementations() const override { return onednn_.Implementations(); }
+
  private:
   int32_t n_;
   std::vector<float> x_, in_proj_, in_bias_, out_proj_, out_bias_;
+  MhaWeights weights_;
   ea_mha_plan plan_ = {};
   std::unique_ptr<AlignedBuffer> buffer_;
   EigenMha eigen_;
+  OnednnMha onednn_;
 };
 
 // One new token per head against a KV cache of n_kv keys: kDecodeHeads independent
 // Attention(1 x d, n_kv x d, n_kv x d). Each head's K and V are contiguous [n_kv, d] blocks.
+// Every library runs the heads one by one.
 class DecodeWorkload : public Workload {
  public:
   explicit DecodeWorkload(int32_t n_kv)
-      : n_kv_(n_kv),
-        q_(RandomFloats(static_cast<size_t>(kDecodeHeads) * kHeadDim, 21)),
-        k_(RandomFloats(static_cast<size_t>(kDecodeHeads) * n_kv * kHeadDim, 22)),
-        v_(RandomFloats(static_cast<size_t>(kDecodeHeads) * n_kv * kHeadDim, 23)),
-        plan_(1, n_kv, kHeadDim, EA_MASK_NONE) {
+      : Workload(static_cast<size_t>(kDecodeHeads) * kDecodeHeadDim),
+        n_kv_(n_kv),
+        q_(RandomFloats(static_cast<size_t>(kDecodeHeads) * kDecodeHeadDim, 21)),
+        k_(RandomFloats(static_cast<size_t>(kDecodeHeads) * n_kv * kDecodeHeadDim, 22)),
+        v_(RandomFloats(static_cast<size_t>(kDecodeHeads) * n_kv * kDecodeHeadDim, 23)),
+        plan_(1, n_kv, kDecodeHeadDim, EA_MASK_NONE) {
     plan_status_ = plan_.status;
-    edgeattn_out_.assign(q_.size(), 0.0f);
-    eigen_out_.assign(q_.size(), 0.0f);
+    onednn_heads_.reserve(kDecodeHeads);
+    for (int32_t h = 0; h < kDecodeHeads; ++h) {
+      onednn_heads_.emplace_back(DenseAttention(1, n_kv, kDecodeHeadDim, false),
+                                 q_.data() + HeadOffset(h, 1), k_.data() + HeadOffset(h, n_kv),
+                                 v_.data() + HeadOffset(h, n_kv),
+                                 onednn_out_.data() + HeadOffset(h, 1));
+    }
   }
 
   ea_status RunEdgeattn() override {
@@ -140,33 +170,48 @@ class DecodeWorkload : public Workload {
   }
 
   void RunEigen() override {
-    const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
     for (int32_t h = 0; h < kDecodeHeads; ++h) {
-      EigenAttention(ConstRowMap(q_.data() + HeadOffset(h, 1), 1, kHeadDim),
-                     ConstRowMap(k_.data() + HeadOffset(h, n_kv_), n_kv_, kHeadDim),
-                     ConstRowMap(v_.data() + HeadOffset(h, n_kv_), n_kv_, kHeadDim), scale, false,
-                     &scores_, RowMap(eigen_out_.data() + HeadOffset(h, 1), 1, kHeadDim));
+      EigenAttention(ConstRowMap(q_.data() + HeadOffset(h, 1), 1, kDecodeHeadDim),
+                     ConstRowMap(k_.data() + HeadOffset(h, n_kv_), n_kv_, kDecodeHeadDim),
+                     ConstRowMap(v_.data() + HeadOffset(h, n_kv_), n_kv_, kDecodeHeadDim),
+                     InverseSqrt(kDecodeHeadDim), false, &scores_,
+                     RowMap(eigen_out_.data() + HeadOffset(h, 1), 1, kDecodeHeadDim));
     }
+  }
+
+  void RunOnednn() override {
+    for (OnednnAttention& head : onednn_heads_) head.Run();
+  }
+
+  std::string OnednnImplementations() const override {
+    return onednn_heads_.front().Implementations();
   }
 
  private:
   static size_t HeadOffset(int32_t head, int32_t rows) {
-    return static_cast<size_t>(head) * static_cast<size_t>(rows) * kHeadDim;
+    return static_cast<size_t>(head) * static_cast<size_t>(rows) * kDecodeHeadDim;
   }
 
   int32_t n_kv_;
   std::vector<float> q_, k_, v_;
   AttentionPlan plan_;
   RowMatrix scores_;
+  std::vector<OnednnAttention> onednn_heads_;
 };
 
 }  // namespace
 
-double Workload::RelativeGap() const {
+Workload::Workload(size_t output_floats)
+    : edgeattn_out_(output_floats, 0.0f),
+      eigen_out_(output_floats, 0.0f),
+      onednn_out_(output_floats, 0.0f) {}
+
+double Workload::RelativeGap(Library peer) const {
+  const std::vector<float>& peer_out = peer == Library::kOnednn ? onednn_out_ : eigen_out_;
   double gap = 0.0, scale = 0.0;
-  for (size_t i = 0; i < eigen_out_.size(); ++i) {
-    gap = std::max(gap, static_cast<double>(std::fabs(edgeattn_out_[i] - eigen_out_[i])));
-    scale = std::max(scale, static_cast<double>(std::fabs(eigen_out_[i])));
+  for (size_t i = 0; i < peer_out.size(); ++i) {
+    gap = std::max(gap, static_cast<double>(std::fabs(edgeattn_out_[i] - peer_out[i])));
+    scale = std::max(scale, static_cast<double>(std::fabs(peer_out[i])));
   }
   return scale > 0.0 ? gap / scale : gap;
 }
@@ -174,7 +219,7 @@ double Workload::RelativeGap() const {
 std::unique_ptr<Workload> MakeWorkload(const Shape& shape) {
   switch (shape.kind) {
     case Kind::kPrefill:
-      return std::make_unique<PrefillWorkload>(shape.n, shape.causal);
+      return std::make_unique<PrefillWorkload>(shape.n, shape.head_dim, shape.causal);
     case Kind::kMha:
       return std::make_unique<MhaWorkload>(shape.n);
     case Kind::kDecode:

@@ -1,12 +1,17 @@
 // One benchmark shape made runnable: the same deterministic inputs fed to edgeattn (planned
-// once, arena aligned, runs allocate nothing) and to the Eigen peer, each writing its own
-// output so the two can be cross-checked before anything is timed.
+// once, arena aligned, runs allocate nothing), to the Eigen peer and to the oneDNN peer
+// (primitives and memory objects made here, once), each writing its own output so that the
+// three can be cross-checked before anything is timed.
 #ifndef EDGEATTN_BENCH_WORKLOADS_H_
 #define EDGEATTN_BENCH_WORKLOADS_H_
 
+#include <stddef.h>
+
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "benchmark_names.h"
 #include "edgeattn/edgeattn.h"
 #include "shapes.h"
 
@@ -19,15 +24,25 @@ class Workload {
   ea_status plan_status() const { return plan_status_; }
   virtual ea_status RunEdgeattn() = 0;
   virtual void RunEigen() = 0;
-  // max |edgeattn - Eigen| / max |Eigen| over the outputs of the latest runs.
-  double RelativeGap() const;
+  virtual void RunOnednn() = 0;
+  // The oneDNN implementations the peer's primitives use ("brg:avx512_core", ...).
+  virtual std::string OnednnImplementations() const = 0;
+  // max |edgeattn - peer| / max |peer| over the outputs of the latest runs (peer: Eigen or
+  // oneDNN).
+  double RelativeGap(Library peer) const;
 
  protected:
+  // Every library's output has `output_floats` elements.
+  explicit Workload(size_t output_floats);
+
   ea_status plan_status_ = EA_ERR_BAD_ARGUMENT;
   std::vector<float> edgeattn_out_;
   std::vector<float> eigen_out_;
+  std::vector<float> onednn_out_;
 };
 
+// The shape's workload. A shape with SimdTarget::kAvx2 must be made under the AVX2 cap
+// (ScopedSimdCap), which plan_init applies.
 std::unique_ptr<Workload> MakeWorkload(const Shape& shape);
 
 }  // namespace edgeattn_bench

@@ -1,0 +1,40 @@
+// Benchmark names: "<precision>/<kind>/<sizes>/<library>" (see benchmark_names.h).
+#include "benchmark_names.h"
+
+namespace edgeattn_bench {
+
+const char* LibraryName(Library library) {
+  switch (library) {
+    case Library::kEigen:
+      return "eigen";
+    case Library::kOnednn:
+      return "onednn";
+    case Library::kEdgeattn:
+      return "edgeattn";
+  }
+  return "?";
+}
+
+std::string BenchmarkName(const Shape& shape, Library library) {
+  return ShapeName(shape) + "/" + LibraryName(library);
+}
+
+std::string ShapeOfBenchmark(const std::string& benchmark_name) {
+  const size_t slash = benchmark_name.rfind('/');
+  return slash == std::string::npos ? std::string() : benchmark_name.substr(0, slash);
+}
+
+std::string LibraryOfBenchmark(const std::string& benchmark_name) {
+  const size_t slash = benchmark_name.rfind('/');
+  return slash == std::string::npos ? benchmark_name : benchmark_name.substr(slash + 1);
+}
+
+std::string PeerBenchmarkName(const std::string& benchmark_name, Library peer) {
+  const std::string shape = ShapeOfBenchmark(benchmark_name);
+  // The first component is the precision and SIMD variant ("f32", "f32_avx2"); peers run "f32".
+  const size_t first_slash = shape.find('/');
+  const std::string sizes = first_slash == std::string::npos ? shape : shape.substr(first_slash);
+  return "f32" + sizes + "/" + LibraryName(peer);
+}
+
+}  // namespace edgeattn_bench

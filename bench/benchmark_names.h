@@ -1,0 +1,35 @@
+// The three libraries and the benchmark names built from them: "<shape>/<library>", e.g.
+// "f32/prefill/d64/n2048/onednn". The reporters read a row's shape and library back from its
+// name, to find the peers' rows of the same shape and compute the time ratios.
+#ifndef EDGEATTN_BENCH_BENCHMARK_NAMES_H_
+#define EDGEATTN_BENCH_BENCHMARK_NAMES_H_
+
+#include <string>
+
+#include "shapes.h"
+
+namespace edgeattn_bench {
+
+// In registration order for every shape: the peers first, so that their times are known when
+// edgeattn's row is reported.
+enum class Library { kEigen, kOnednn, kEdgeattn };
+
+// "eigen", "onednn", "edgeattn": the last component of a benchmark name.
+const char* LibraryName(Library library);
+
+// ShapeName(shape) + "/" + LibraryName(library).
+std::string BenchmarkName(const Shape& shape, Library library);
+
+// "f32/prefill/d64/n2048" for "f32/prefill/d64/n2048/eigen": everything before the library.
+std::string ShapeOfBenchmark(const std::string& benchmark_name);
+
+// "eigen" for "f32/prefill/d64/n2048/eigen": the last component.
+std::string LibraryOfBenchmark(const std::string& benchmark_name);
+
+// The peer's row the ratios of `benchmark_name` are measured against: the same shape on the
+// peer's normal build ("f32_avx2/mha/dm256h4/n1024/edgeattn" -> "f32/mha/dm256h4/n1024/eigen").
+std::string PeerBenchmarkName(const std::string& benchmark_name, Library peer);
+
+}  // namespace edgeattn_bench
+
+#endif  // EDGEATTN_BENCH_BENCHMARK_NAMES_H_

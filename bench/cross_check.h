@@ -1,0 +1,32 @@
+// Before anything is timed, the three libraries run every shape of the suite on the same inputs
+// and must agree: a speed ratio means nothing between outputs that differ. The AVX2 shapes are
+// checked under the AVX2 cap, so the kernels they time are the kernels checked.
+#ifndef EDGEATTN_BENCH_CROSS_CHECK_H_
+#define EDGEATTN_BENCH_CROSS_CHECK_H_
+
+#include <string>
+#include <vector>
+
+#include "shapes.h"
+
+namespace edgeattn_bench {
+
+// Worst gap tolerated between edgeattn's output and a peer's, max |edgeattn - peer| /
+// max |peer| (README promises 1e-5 against a double reference for edgeattn; the peers' float
+// rounding adds its own share).
+inline constexpr double kMaxRelativeGap = 1e-4;
+
+struct CrossCheckResult {
+  bool agree = true;
+  double worst_eigen_gap = 0.0;   // max over shapes of max |edgeattn - Eigen| / max |Eigen|
+  double worst_onednn_gap = 0.0;  // the same against oneDNN
+  // The distinct oneDNN implementation lists, each with the first shape that used it.
+  std::vector<std::string> onednn_implementations;
+};
+
+// Runs every shape once per library and compares; prints each failure and a summary line.
+CrossCheckResult CrossCheck(const std::vector<Shape>& shapes);
+
+}  // namespace edgeattn_bench
+
+#endif  // EDGEATTN_BENCH_CROSS_CHECK_H_

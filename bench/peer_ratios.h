@@ -1,0 +1,50 @@
+// The vs_eigen and vs_onednn counters of every row: peer's median time / this row's time, both
+// from the same run (> 1: this row is faster than the peer; a peer's ratio against itself is
+// 1). Google Benchmark reports each benchmark when it finishes, and some ratios need a peer that
+// runs later (Eigen's vs_onednn), so a reporter holds one shape's rows back: when a row of
+// another shape arrives, or at the end, the held rows are released with their ratios filled
+// in. Both reporters (console and JSON file) use this, so both show the same counters.
+#ifndef EDGEATTN_BENCH_PEER_RATIOS_H_
+#define EDGEATTN_BENCH_PEER_RATIOS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+namespace edgeattn_bench {
+
+class PeerRatios {
+ public:
+  using Run = benchmark::BenchmarkReporter::Run;
+
+  // Takes one ReportRuns batch. Returns the batches that are complete now, with the ratio
+  // counters set, the names shortened to the registered ones (no "/min_time:...",
+  // "/repeats:...", "/real_time") and the rate counters marked final (no "/s" suffix).
+  std::vector<std::vector<Run>> Add(std::vector<Run> batch);
+
+  // At the end of the run: every batch still held, completed the same way.
+  std::vector<std::vector<Run>> Flush();
+
+  // Median real seconds per iteration of the benchmark registered as `name` (the single run's
+  // time without repetitions), or a negative number if it did not run or failed.
+  double MedianSeconds(const std::string& name) const;
+
+ private:
+  struct Times {
+    std::vector<double> repetitions;  // seconds per iteration of each repetition
+    double median = -1.0;
+  };
+
+  void Record(const std::vector<Run>& batch);
+  void SetRatios(Run* run) const;
+
+  std::map<std::string, Times> times_;
+  std::string held_shape_;
+  std::vector<std::vector<Run>> held_;
+};
+
+}  // namespace edgeattn_bench
+
+#endif  // EDGEATTN_BENCH_PEER_RATIOS_H_

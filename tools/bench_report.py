@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+"""Turns one benchmark results file into the plot and the README speed tables.
+
+`make bench` writes bench/results/latest.json (Google Benchmark JSON, with the gflops,
+pct_peak, vs_eigen and vs_onednn counters on every row); `make bench-report` runs this on it:
+
+- bench/results/latest.png (next to the JSON, same stem): GFLOP/s per shape and percent of
+  the FMA peak per shape, edgeattn vs oneDNN vs Eigen as grouped bars;
+- the table between <!-- bench-table:begin --> and <!-- bench-table:end --> in README.md
+  (the headline shapes, as listed in the JSON's headline_shapes context) and in
+  bench/README.md (every shape), rewritten in place.
+
+Standard library and matplotlib only, so it runs wherever `make bench` does.
+"""
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BEGIN_MARKER = "<!-- bench-table:begin -->"
+END_MARKER = "<!-- bench-table:end -->"
+# Column and bar order; names as the benchmark names end.
+LIBRARIES = ("edgeattn", "eigen", "onednn")
+DISPLAY_NAMES = {"edgeattn": "edgeattn", "eigen": "Eigen", "onednn": "oneDNN"}
+BAR_ORDER = ("edgeattn", "onednn", "eigen")
+BAR_COLOURS = {"edgeattn": "#1f77b4", "onednn": "#ff7f0e", "eigen": "#2ca02c"}
+
+
+def split_name(run_name):
+    """'f32/prefill/d64/n2048/eigen' -> ('f32/prefill/d64/n2048', 'eigen')."""
+    shape, _, library = run_name.rpartition("/")
+    return shape, library
+
+
+def peer_shape(shape):
+    """The peers run their normal build: 'f32_avx2/mha/...' -> 'f32/mha/...'."""
+    _, _, sizes = shape.partition("/")
+    return "f32/" + sizes
+
+
+class Results:
+    """The median row of every (shape, library), in the order the benchmarks ran."""
+
+    def __init__(self, path):
+        with open(path, encoding="utf-8") as results_file:
+            data = json.load(results_file)
+        self.path = path
+        self.context = data.get("context", {})
+        self.rows = {}
+        self.shapes = []
+        self.min_cpu_share = 1.0
+        for row in data.get("benchmarks", []):
+            if row.get("error_occurred"):
+                continue
+            repeated = row.get("repetitions", 1) > 1
+            if row["run_type"] == "iteration":
+                if row["real_time"] > 0:
+                    self.min_cpu_share = min(self.min_cpu_share, row["cpu_time"] / row["real_time"])
+                if repeated:
+                    continue
+            elif row.get("aggregate_name") != "median":
+                continue
+            shape, library = split_name(row["run_name"])
+            if shape not in self.shapes:
+                self.shapes.append(shape)
+            self.rows[(shape, library)] = row
+
+    def row(self, shape, library):
+        """The library's row for a shape; the peers' rows of an AVX2 shape are the f32 ones."""
+        if library != "edgeattn":
+            shape = peer_shape(shape)
+        return self.rows.get((shape, library))
+
+    def value(self, shape, library, counter):
+        row = self.row(shape, library)
+        return None if row is None else row.get(counter)
+
+    def headline_shapes(self):
+        listed = self.context.get("headline_shapes", "")
+        wanted = [shape for shape in listed.split(",") if shape]
+        return [shape for shape in self.shapes if shape in wanted] or self.shapes
+
+
+def cell(value, digits):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def caption(results):
+    context = results.context
+    source = os.path.relpath(results.path, REPO)
+    noisy = results.min_cpu_share < 0.9
+    return (
+        f"`{source}` ({context.get('suite', '?')} suite, {context.get('date', '?')[:10]}, "
+        f"`make bench-report`): one core, float32, medians of "
+        f"{context.get('timing', '?').split(' of ')[0]}. FMA peaks of that run: "
+        f"{float(context.get('fma_peak_gflops', 'nan')):.1f} GFLOP/s "
+        f"({context.get('edgeattn_simd_target', '?')}), "
+        f"{float(context.get('fma_peak_avx2_gflops', 'nan')):.1f} GFLOP/s (AVX2). "
+        f"Eigen {context.get('eigen_version', '?')}, oneDNN {context.get('onednn_version', '?')} "
+        f"({context.get('onednn_cpu_isa', '?')}). pct_peak is against the peak of the target "
+        "the row ran on; vs_X = X's time / edgeattn's (> 1: edgeattn is faster). `f32_avx2` "
+        "rows: edgeattn capped at AVX2, the peers' columns are their normal builds' rows. "
+        f"Lowest CPU/real time share: {results.min_cpu_share:.2f}"
+        + (" (the machine was shared: figures are noisy)." if noisy else ".")
+    )
+
+
+def markdown_table(results, shapes):
+    lines = [
+        *textwrap.wrap(caption(results), width=95, break_on_hyphens=False),
+        "",
+        "| shape | edgeattn GFLOP/s | Eigen GFLOP/s | oneDNN GFLOP/s | edgeattn pct_peak "
+        "| Eigen pct_peak | oneDNN pct_peak | vs_eigen | vs_onednn |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for shape in shapes:
+        cells = [cell(results.value(shape, lib, "gflops"), 1) for lib in LIBRARIES]
+        cells += [cell(results.value(shape, lib, "pct_peak"), 1) for lib in LIBRARIES]
+        cells += [cell(results.value(shape, "edgeattn", ratio), 2)
+                  for ratio in ("vs_eigen", "vs_onednn")]
+        lines.append(f"| {shape} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def replace_table(readme_path, table):
+    with open(readme_path, encoding="utf-8") as readme:
+        text = readme.read()
+    begin = text.find(BEGIN_MARKER)
+    end = text.find(END_MARKER)
+    if begin < 0 or end < begin:
+        sys.exit(f"{readme_path}: no {BEGIN_MARKER} ... {END_MARKER} block")
+    updated = text[: begin + len(BEGIN_MARKER)] + "\n" + table + "\n" + text[end:]
+    if updated != text:
+        with open(readme_path, "w", encoding="utf-8") as readme:
+            readme.write(updated)
+    print(f"table of {readme_path} regenerated")
+
+
+def bar_style(shape, library):
+    """Colour, hatch and legend label of one bar; edgeattn capped at AVX2 stands apart."""
+    if library == "edgeattn" and shape.startswith("f32_avx2/"):
+        return "#9ecae1", "//", "edgeattn, capped at AVX2"
+    return BAR_COLOURS[library], None, DISPLAY_NAMES[library]
+
+
+def plot(results, png_path):
+    try:
+        import matplotlib  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        sys.exit("matplotlib is missing: apt-get install python3-matplotlib, and run this with "
+                 "Debian's /usr/bin/python3 (as make bench-report does)")
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+
+    shapes = results.shapes
+    width = 0.27
+    figure, axes = plt.subplots(2, 1, figsize=(max(8.0, 0.5 * len(shapes) + 2.0), 9.0),
+                                sharex=True)
+    panels = (("gflops", "GFLOP/s"), ("pct_peak", "% of the FMA peak of the row's target"))
+    for axis, (counter, label) in zip(axes, panels):
+        labelled = set()
+        for index, shape in enumerate(shapes):
+            # A peer's bar only where it ran: AVX2 shapes have edgeattn's bar alone.
+            bars = [(library, results.rows[(shape, library)][counter]) for library in BAR_ORDER
+                    if counter in results.rows.get((shape, library), {})]
+            for position, (library, height) in enumerate(bars):
+                colour, hatch, legend = bar_style(shape, library)
+                axis.bar(index + (position - (len(bars) - 1) / 2) * width, height, width,
+                         color=colour, hatch=hatch, edgecolor="white" if hatch is None else "#1f77b4",
+                         label=None if legend in labelled else legend)
+                labelled.add(legend)
+        axis.set_ylabel(label)
+        axis.grid(axis="y", alpha=0.3)
+    axes[0].legend()
+    axes[0].set_title(f"edgeattn vs oneDNN vs Eigen, one core, float32 "
+                      f"({os.path.basename(results.path)}, {results.context.get('date', '')[:10]})")
+    axes[1].set_xticks(range(len(shapes)))
+    axes[1].set_xticklabels(shapes, rotation=60, ha="right", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(png_path, dpi=110)
+    plt.close(figure)
+    print(f"plot written to {png_path}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("results", nargs="?",
+                        default=os.path.join(REPO, "bench", "results", "latest.json"))
+    parser.add_argument("--png", help="plot path (default: the results path with .png)")
+    parser.add_argument("--readme", default=os.path.join(REPO, "README.md"),
+                        help="gets the headline shapes' table")
+    parser.add_argument("--bench-readme", default=os.path.join(REPO, "bench", "README.md"),
+                        help="gets every shape's table")
+    args = parser.parse_args()
+
+    results = Results(args.results)
+    if not results.rows:
+        sys.exit(f"{args.results}: no benchmark rows")
+    plot(results, args.png or os.path.splitext(args.results)[0] + ".png")
+    replace_table(args.readme, markdown_table(results, results.headline_shapes()))
+    replace_table(args.bench_readme, markdown_table(results, results.shapes))
+
+
+if __name__ == "__main__":
+    main()

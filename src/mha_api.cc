@@ -7,7 +7,6 @@
 #include "kernels.h"
 #include "model_input.h"
 #include "simd_target_cap.h"
-#include "transposed_panels.h"
 #include "validation.h"
 
 namespace edgeattn {
@@ -58,16 +57,6 @@ Kept KeptExtents(const ea_mha_config& c, const ea_mha_weights& w, const float* t
   kept.extents[3] = Extent{w.out_proj_bias, FloatBytes(e)};
   kept.extents[4] = Extent{table, FloatBytes(int64_t{c.max_tokens} * e)};
   return kept;
-}
-
-// The packed copy of W [n_out, d_model] the projections read: the caller's
-// (PACKED) or one packed now into the arena.
-const float* ResolvePackedWeights(const float* w, int32_t n_out, int32_t d_model,
-                                  ea_weights_layout layout, ea_arena* arena) {
-  if (layout == EA_WEIGHTS_PACKED) return w;
-  float* packed = CarveFloats(arena, PackedLinearFloats(n_out, d_model));
-  PackTransposedPanels(w, static_cast<size_t>(d_model), n_out, d_model, packed);
-  return packed;
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "model_input.h"
 
 #include "arena.h"
+#include "edgeattn/arena_sizes.hpp"
 #include "kernels.h"
+#include "transposed_panels.h"
 #include "validation.h"
 
 namespace edgeattn {
@@ -40,6 +42,14 @@ const float* PositionedInput(const float* x, const float* table, float* x_positi
   if (table == nullptr) return x;
   AddF32(x, table, x_positioned, static_cast<size_t>(n_tokens) * static_cast<size_t>(d_model));
   return x_positioned;
+}
+
+const float* ResolvePackedWeights(const float* w, int32_t n_out, int32_t d_model,
+                                  ea_weights_layout layout, ea_arena* arena) {
+  if (layout == EA_WEIGHTS_PACKED) return w;
+  float* packed = CarveFloats(arena, PackedLinearFloats(n_out, d_model));
+  PackTransposedPanels(w, static_cast<size_t>(d_model), n_out, d_model, packed);
+  return packed;
 }
 
 }  // namespace edgeattn

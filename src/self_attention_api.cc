@@ -6,7 +6,6 @@
 #include "kernels.h"
 #include "model_input.h"
 #include "simd_target_cap.h"
-#include "transposed_panels.h"
 #include "validation.h"
 
 namespace edgeattn {
@@ -59,16 +58,6 @@ Kept KeptExtents(const ea_self_attention_config& c, const ea_self_attention_weig
   kept.extents[5] = Extent{w.b_v, FloatBytes(c.d_v)};
   kept.extents[6] = Extent{table, FloatBytes(int64_t{c.max_tokens} * c.d_model)};
   return kept;
-}
-
-// The packed copy of W [n_out, d_model] the projections read: the caller's
-// (PACKED) or one packed now into the arena.
-const float* ResolvePackedWeights(const float* w, int32_t n_out, int32_t d_model,
-                                  ea_weights_layout layout, ea_arena* arena) {
-  if (layout == EA_WEIGHTS_PACKED) return w;
-  float* packed = CarveFloats(arena, PackedLinearFloats(n_out, d_model));
-  PackTransposedPanels(w, static_cast<size_t>(d_model), n_out, d_model, packed);
-  return packed;
 }
 
 }  // namespace

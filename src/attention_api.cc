@@ -14,7 +14,8 @@ ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* byt
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
   const ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status != EA_OK) return status;
-  return edgeattn::ToSize(AttentionArenaBytes(config->n_kv, config->d_k), bytes);
+  return edgeattn::ToSize(
+      AttentionArenaBytes(config->n_kv, config->d_k, config->parallel.max_workers), bytes);
 }
 
 ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_config* config,
@@ -25,7 +26,8 @@ ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_con
   if (config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
   ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status == EA_OK) {
-    status = edgeattn::CheckArenaFits(arena, AttentionArenaBytes(config->n_kv, config->d_k));
+    status = edgeattn::CheckArenaFits(
+        arena, AttentionArenaBytes(config->n_kv, config->d_k, config->parallel.max_workers));
   }
   if (status != EA_OK) return status;
   edgeattn::CarveAttentionCore(*config, arena, plan);
@@ -65,8 +67,7 @@ ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const 
       q,           static_cast<size_t>(c.d_k), k,   static_cast<size_t>(c.d_k),
       v,           static_cast<size_t>(c.d_v), out, static_cast<size_t>(c.d_v),
       attn_weights};
-  edgeattn::RunAttentionCore(*plan, c.n_q, c.n_kv, n_valid_keys, operands);
-  return EA_OK;
+  return edgeattn::RunAttentionCore(*plan, c.n_q, c.n_kv, n_valid_keys, operands);
 }
 
 }  // extern "C"

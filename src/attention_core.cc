@@ -5,6 +5,8 @@
 #include "arena.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "kernels.h"
+#include "parallel_for.h"
+#include "transposed_panels.h"
 #include "validation.h"
 
 namespace edgeattn {
@@ -20,6 +22,7 @@ ea_status ValidateAttentionConfig(const ea_attention_config& c) {
                            c.d_k);
   }
   if (status == EA_OK) status = CheckMask(c.mask);
+  if (status == EA_OK) status = ValidateParallelFor(c.parallel);
   // 0 selects 1/sqrt(d_k); anything else must be a positive finite number.
   if (status == EA_OK && c.scale != 0.0f && !(c.scale > 0.0f && isfinite(c.scale))) {
     status = EA_ERR_BAD_ARGUMENT;
@@ -34,13 +37,15 @@ void CarveAttentionCore(const ea_attention_config& config, ea_arena* arena,
   core->packed_keys =
       CarveFloats(arena, static_cast<uint64_t>(config.d_k) *
                              RoundUp(static_cast<uint64_t>(config.n_kv), kKeyBlock));
-  core->score_tile = CarveFloats(arena, static_cast<uint64_t>(kScoreTileRows) * kScoreTileKeys);
+  core->score_tile =
+      CarveFloats(arena, Workers(config.parallel.max_workers) * kScoreTileRows * kScoreTileKeys);
   core->ready = EA_PLAN_READY;
 }
 
 Extent CoreCarve(const ea_attention_plan& core) {
   return Extent{core.packed_keys,
-                static_cast<size_t>(AttentionArenaBytes(core.config.n_kv, core.config.d_k))};
+                static_cast<size_t>(AttentionArenaBytes(core.config.n_kv, core.config.d_k,
+                                                        core.config.parallel.max_workers))};
 }
 
 Extent PlanCarveEndingWith(const ea_attention_plan& core, uint64_t total_bytes) {
@@ -49,8 +54,8 @@ Extent PlanCarveEndingWith(const ea_attention_plan& core, uint64_t total_bytes) 
   return Extent{end - total_bytes, static_cast<size_t>(total_bytes)};
 }
 
-void RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n_kv,
-                      int32_t n_valid_keys, const CoreOperands& operands) {
+ea_status RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n_kv,
+                           int32_t n_valid_keys, const CoreOperands& operands) {
   AttentionArgs args;
   args.q = operands.q;
   args.k = operands.k;
@@ -70,8 +75,19 @@ void RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n_kv,
   args.causal = core.config.mask == EA_MASK_CAUSAL;
   args.scale = core.scale;
   args.packed_keys = core.packed_keys;
-  args.score_tile = core.score_tile;
-  AttentionF32(args);
+  args.score_tile = nullptr;  // each task's worker has its own
+  PackTransposedPanels(args.k, args.ld_k, n_kv, args.d_k, args.packed_keys);
+
+  const int32_t blocks = (n_q + kQueryBlockRows - 1) / kQueryBlockRows;
+  const size_t tile_floats = static_cast<size_t>(kScoreTileRows) * kScoreTileKeys;
+  const bool ok = RunTasks(core.config.parallel, blocks, [&](int32_t block, int32_t worker) {
+    AttentionArgs task = args;
+    task.score_tile = core.score_tile + static_cast<size_t>(worker) * tile_floats;
+    const int32_t first = block * kQueryBlockRows;
+    AttentionQueryBlockF32(task, first,
+                           n_q - first < kQueryBlockRows ? n_q - first : kQueryBlockRows);
+  });
+  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 
 }  // namespace edgeattn

@@ -1,8 +1,8 @@
 // Float32 Attention(Q, K, V), FlashAttention-style: the n_q x n_kv score
 // matrix never exists.
 //
-//   pack K^T once (transposed_panels.h)
-//   for each block of kQueryBlockRows query rows:
+//   pack K^T once (transposed_panels.h; attention_core.cc)
+//   for each block of kQueryBlockRows query rows (one task of a run):
 //     for each block of kScoreTileKeys keys, up to the last one a row sees:
 //       for each micro tile of kGridRows rows of the block:
 //         S = scale Q_tile K_block^T          score_tile-inl.h
@@ -13,8 +13,8 @@
 // Why this loop order: a key block's K^T and V (2 x 256 x d floats, 128 KiB
 // at d = 64) stay in L2 while every micro tile of the query block reuses
 // them, and one micro tile's Q rows, scores and output rows (6 x (d + 256 +
-// d) floats) stay in L1. B_r = 60 rows reuse each key block ten times while
-// the rows' state stays a small stack frame.
+// d) floats) stay in L1. B_r = 60 rows (kQueryBlockRows) reuse each key
+// block ten times while the rows' state stays a small stack frame.
 //
 // Masks are per-row key limits: row i sees keys [0, limit_i), where
 // limit_i = min(n_valid_keys, i + n_kv - n_q + 1) when causal. A micro tile
@@ -50,8 +50,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 static_assert(kGridRows <= static_cast<size_t>(kScoreTileRows), "the tile holds a grid's rows");
 static_assert(kScoreTileKeys % kKeyBlock == 0, "a key block is whole panels");
-
-inline constexpr int32_t kQueryBlockRows = static_cast<int32_t>(kGridRows) * 10;
+static_assert(kQueryBlockRows % kGridRows == 0, "a query block is whole micro tiles");
 
 // Number of keys query row `row` may see.
 HWY_INLINE int32_t VisibleKeys(const AttentionArgs& args, int32_t row) {
@@ -174,44 +173,38 @@ HWY_INLINE void WriteTileWeights(D d, const AttentionArgs& args, int32_t first_r
   }
 }
 
-HWY_INLINE void AttentionTiled(const AttentionArgs& args) {
+// Query rows [first, first + rows) of one run, rows <= kQueryBlockRows.
+HWY_INLINE void AttendQueryBlock(const AttentionArgs& args, int32_t first, size_t rows) {
   const hn::ScalableTag<float> d;
   const size_t d_v = static_cast<size_t>(args.d_v);
-  PackTransposedPanels(args.k, args.ld_k, args.n_kv, args.d_k, args.packed_keys);
+  int32_t limits[kQueryBlockRows];
+  RowState states[kQueryBlockRows];
+  for (size_t r = 0; r < rows; ++r) {
+    limits[r] = VisibleKeys(args, first + static_cast<int32_t>(r));
+    states[r] = InitialRowState();
+    ScaleRow(d, args.out + (static_cast<size_t>(first) + r) * args.ld_out, d_v, 0.0f);
+  }
 
-  for (int32_t first = 0; first < args.n_q; first += kQueryBlockRows) {
-    const size_t rows = static_cast<size_t>(args.n_q - first < kQueryBlockRows ? args.n_q - first
-                                                                               : kQueryBlockRows);
-    int32_t limits[kQueryBlockRows];
-    RowState states[kQueryBlockRows];
-    for (size_t r = 0; r < rows; ++r) {
-      limits[r] = VisibleKeys(args, first + static_cast<int32_t>(r));
-      states[r] = InitialRowState();
-      ScaleRow(d, args.out + (static_cast<size_t>(first) + r) * args.ld_out, d_v, 0.0f);
+  const int32_t block_limit = LargestLimit(limits, rows);
+  for (int32_t first_key = 0; first_key < block_limit; first_key += kScoreTileKeys) {
+    for (size_t m = 0; m < rows; m += kGridRows) {
+      const size_t tile_rows = rows - m < kGridRows ? rows - m : kGridRows;
+      const int32_t tile_limit = LargestLimit(limits + m, tile_rows);
+      const size_t width = VisibleInBlock(tile_limit, first_key, kScoreTileKeys);
+      if (width == 0) continue;
+      AttendKeyBlock(d, args, first + static_cast<int32_t>(m), tile_rows, first_key, width,
+                     limits + m, states + m);
     }
+  }
 
-    const int32_t block_limit = LargestLimit(limits, rows);
-    for (int32_t first_key = 0; first_key < block_limit; first_key += kScoreTileKeys) {
-      for (size_t m = 0; m < rows; m += kGridRows) {
-        const size_t tile_rows = rows - m < kGridRows ? rows - m : kGridRows;
-        const int32_t tile_limit = LargestLimit(limits + m, tile_rows);
-        const size_t width = VisibleInBlock(tile_limit, first_key, kScoreTileKeys);
-        if (width == 0) continue;
-        AttendKeyBlock(d, args, first + static_cast<int32_t>(m), tile_rows, first_key, width,
-                       limits + m, states + m);
-      }
-    }
-
-    for (size_t r = 0; r < rows; ++r) {
-      ScaleRow(d, args.out + (static_cast<size_t>(first) + r) * args.ld_out, d_v,
-               FinalRowFactor(states[r]));
-    }
-    if (args.weights != nullptr) {
-      for (size_t m = 0; m < rows; m += kGridRows) {
-        const size_t tile_rows = rows - m < kGridRows ? rows - m : kGridRows;
-        WriteTileWeights(d, args, first + static_cast<int32_t>(m), tile_rows, limits + m,
-                         states + m);
-      }
+  for (size_t r = 0; r < rows; ++r) {
+    ScaleRow(d, args.out + (static_cast<size_t>(first) + r) * args.ld_out, d_v,
+             FinalRowFactor(states[r]));
+  }
+  if (args.weights != nullptr) {
+    for (size_t m = 0; m < rows; m += kGridRows) {
+      const size_t tile_rows = rows - m < kGridRows ? rows - m : kGridRows;
+      WriteTileWeights(d, args, first + static_cast<int32_t>(m), tile_rows, limits + m, states + m);
     }
   }
 }

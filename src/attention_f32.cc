@@ -11,7 +11,9 @@ HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
 namespace HWY_NAMESPACE {
 
-void AttentionF32Target(const AttentionArgs& args) { AttentionTiled(args); }
+void AttentionQueryBlockF32Target(const AttentionArgs& args, int32_t first_row, int32_t rows) {
+  AttendQueryBlock(args, first_row, static_cast<size_t>(rows));
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace edgeattn
@@ -22,9 +24,11 @@ HWY_AFTER_NAMESPACE();
 
 namespace edgeattn {
 
-EA_EXPORT(AttentionF32Target);
+EA_EXPORT(AttentionQueryBlockF32Target);
 
-void AttentionF32(const AttentionArgs& args) { EA_DISPATCH(AttentionF32Target)(args); }
+void AttentionQueryBlockF32(const AttentionArgs& args, int32_t first_row, int32_t rows) {
+  EA_DISPATCH(AttentionQueryBlockF32Target)(args, first_row, rows);
+}
 
 }  // namespace edgeattn
 #endif  // HWY_ONCE

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "edgeattn/edgeattn.h"
+
 namespace edgeattn {
 
 // One Attention(Q, K, V) over strided row-major operands. The output rows
@@ -29,15 +31,30 @@ struct AttentionArgs {
   int32_t n_valid_keys;  // keys >= this are padding
   bool causal;           // bottom-right aligned
   float scale;
-  float* packed_keys;  // arena: d_k x RoundUp(n_kv, kKeyBlock)
-  float* score_tile;   // arena: kScoreTileRows x kScoreTileKeys
+  float* packed_keys;  // arena: d_k x RoundUp(n_kv, kKeyBlock), already packed
+  float* score_tile;   // arena: kScoreTileRows x kScoreTileKeys, the worker's own
 };
-void AttentionF32(const AttentionArgs& args);
+
+// Query rows per task of a run: the unit of work a worker takes, fixed so
+// that results do not depend on the number of workers. 60 rows reuse each key
+// block ten times from L2 (see attention_f32-inl.h).
+inline constexpr int32_t kQueryBlockRows = 60;
+
+// Query rows [first_row, first_row + rows), rows <= kQueryBlockRows, of one
+// Attention(Q, K, V) whose K is packed.
+void AttentionQueryBlockF32(const AttentionArgs& args, int32_t first_row, int32_t rows);
 
 // y[r, o] = bias[o] + sum_i x[r, i] * w[o, i] for r < rows, o < n_out, with
 // W packed (transposed_panels.h). bias may be NULL; y must not overlap x.
 void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* packed_w,
                const float* bias, int32_t n_out, float* y, size_t ld_y);
+
+// LinearF32 in tasks of kLinearRowsPerTask rows on the caller's parallel-for
+// (parallel_for.h); false when the hook broke its worker-index contract.
+inline constexpr int32_t kLinearRowsPerTask = 60;
+bool LinearF32Tasks(const ea_parallel_for& parallel, const float* x, size_t ld_x, int32_t rows,
+                    int32_t n_in, const float* packed_w, const float* bias, int32_t n_out, float* y,
+                    size_t ld_y);
 
 // out[i] = a[i] + b[i].
 void AddF32(const float* a, const float* b, float* out, size_t count);

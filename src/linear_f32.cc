@@ -25,6 +25,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include "dispatch.h"
 #include "kernels.h"
+#include "parallel_for.h"
 
 namespace edgeattn {
 
@@ -33,6 +34,18 @@ EA_EXPORT(LinearF32Target);
 void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* packed_w,
                const float* bias, int32_t n_out, float* y, size_t ld_y) {
   EA_DISPATCH(LinearF32Target)(x, ld_x, rows, n_in, packed_w, bias, n_out, y, ld_y);
+}
+
+bool LinearF32Tasks(const ea_parallel_for& parallel, const float* x, size_t ld_x, int32_t rows,
+                    int32_t n_in, const float* packed_w, const float* bias, int32_t n_out, float* y,
+                    size_t ld_y) {
+  const int32_t tasks = (rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask;
+  return RunTasks(parallel, tasks, [&](int32_t task, int32_t /* worker */) {
+    const int32_t first = task * kLinearRowsPerTask;
+    const int32_t count = rows - first < kLinearRowsPerTask ? rows - first : kLinearRowsPerTask;
+    const size_t row = static_cast<size_t>(first);
+    LinearF32(x + row * ld_x, ld_x, count, n_in, packed_w, bias, n_out, y + row * ld_y, ld_y);
+  });
 }
 
 }  // namespace edgeattn

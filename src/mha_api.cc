@@ -21,6 +21,7 @@ ea_attention_config CoreConfig(const ea_mha_config& c) {
   core.d_v = core.d_k;
   core.mask = c.mask;
   core.scale = 0.0f;
+  core.parallel = c.parallel;
   return core;
 }
 
@@ -37,7 +38,8 @@ ea_status Validate(const ea_mha_config& c) {
 
 uint64_t ArenaBytes(const ea_mha_config& c) {
   return MhaArenaBytes(c.max_tokens, c.d_model, c.heads,
-                       StorageOf(c.position, c.position_table == nullptr), c.weights_layout);
+                       StorageOf(c.position, c.position_table == nullptr), c.weights_layout,
+                       c.parallel.max_workers);
 }
 
 // What plans and runs read and must not overwrite: weights, biases and the
@@ -133,8 +135,9 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
   // One GEMM for Q, K and V: in_proj's rows are W_Q, W_K, W_V, so the
   // outputs land side by side in qkv's rows.
   const size_t ld_qkv = 3 * e;
-  edgeattn::LinearF32(input, e, n_tokens, c.d_model, plan->packed_in_proj, w.in_proj_bias,
-                      3 * c.d_model, plan->qkv, ld_qkv);
+  bool ok =
+      edgeattn::LinearF32Tasks(c.parallel, input, e, n_tokens, c.d_model, plan->packed_in_proj,
+                               w.in_proj_bias, 3 * c.d_model, plan->qkv, ld_qkv);
   const size_t d_k = e / static_cast<size_t>(c.heads);
   const size_t head_weights = static_cast<size_t>(n_tokens) * static_cast<size_t>(n_tokens);
   for (size_t h = 0; h < static_cast<size_t>(c.heads); ++h) {
@@ -148,11 +151,14 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
         plan->heads_concat + h * d_k,
         e,
         attn_weights != nullptr ? attn_weights + h * head_weights : nullptr};
-    edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands);
+    ok = edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands) ==
+             EA_OK &&
+         ok;
   }
-  edgeattn::LinearF32(plan->heads_concat, e, n_tokens, c.d_model, plan->packed_out_proj,
-                      w.out_proj_bias, c.d_model, y, e);
-  return EA_OK;
+  ok = edgeattn::LinearF32Tasks(c.parallel, plan->heads_concat, e, n_tokens, c.d_model,
+                                plan->packed_out_proj, w.out_proj_bias, c.d_model, y, e) &&
+       ok;
+  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 
 }  // extern "C"

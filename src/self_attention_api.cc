@@ -21,6 +21,7 @@ ea_attention_config CoreConfig(const ea_self_attention_config& c) {
   core.d_v = c.d_v;
   core.mask = c.mask;
   core.scale = 0.0f;
+  core.parallel = c.parallel;
   return core;
 }
 
@@ -38,7 +39,7 @@ ea_status Validate(const ea_self_attention_config& c) {
 uint64_t ArenaBytes(const ea_self_attention_config& c) {
   return SelfAttentionArenaBytes(c.max_tokens, c.d_model, c.d_k, c.d_v,
                                  StorageOf(c.position, c.position_table == nullptr),
-                                 c.weights_layout);
+                                 c.weights_layout, c.parallel.max_workers);
 }
 
 // What plans and runs read and must not overwrite: weights, biases and the
@@ -136,16 +137,19 @@ ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float*
   const size_t d_model = static_cast<size_t>(c.d_model);
   const size_t d_k = static_cast<size_t>(c.d_k);
   const size_t d_v = static_cast<size_t>(c.d_v);
-  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, plan->packed_w_q, w.b_q, c.d_k, plan->q,
-                      d_k);
-  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, plan->packed_w_k, w.b_k, c.d_k, plan->k,
-                      d_k);
-  edgeattn::LinearF32(input, d_model, n_tokens, c.d_model, plan->packed_w_v, w.b_v, c.d_v, plan->v,
-                      d_v);
+  const ea_parallel_for& parallel = c.parallel;
+  bool ok = edgeattn::LinearF32Tasks(parallel, input, d_model, n_tokens, c.d_model,
+                                     plan->packed_w_q, w.b_q, c.d_k, plan->q, d_k);
+  ok = edgeattn::LinearF32Tasks(parallel, input, d_model, n_tokens, c.d_model, plan->packed_w_k,
+                                w.b_k, c.d_k, plan->k, d_k) &&
+       ok;
+  ok = edgeattn::LinearF32Tasks(parallel, input, d_model, n_tokens, c.d_model, plan->packed_w_v,
+                                w.b_v, c.d_v, plan->v, d_v) &&
+       ok;
+  if (!ok) return EA_ERR_BAD_ARGUMENT;
   const edgeattn::CoreOperands operands{plan->q, d_k, plan->k, d_k,         plan->v,
                                         d_v,     y,   d_v,     attn_weights};
-  edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands);
-  return EA_OK;
+  return edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands);
 }
 
 }  // extern "C"

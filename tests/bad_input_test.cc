@@ -275,7 +275,8 @@ void ShapeArena(ArenaFault fault, size_t needed, AlignedBuffer* storage, ea_aren
 
 // --------------------------------------------------------------- attention
 
-constexpr ea_attention_config kValidAttention = {EA_DTYPE_F32, 5, 7, 3, 4, EA_MASK_NONE, 0.0f};
+constexpr ea_attention_config kValidAttention = {EA_DTYPE_F32,     5, 7, 3, 4, EA_MASK_NONE, 0.0f,
+                                                 ea_parallel_for{}};
 
 using AttentionConfigCase = BadCase<ea_attention_config>;
 
@@ -367,7 +368,8 @@ TEST(BadInputAttention, ValidBaselineAndExactLimitAreAccepted) {
   size_t bytes = 0;
   EXPECT_STATUS(ea_attention_arena_size(&kValidAttention, &bytes), EA_OK);
   // 64 keys x d_k = 2^22 is exactly EA_MAX_ELEMENTS floats of packed keys.
-  ea_attention_config at_limit = {EA_DTYPE_F32, 1, 64, 1 << 22, 1, EA_MASK_NONE, 0.0f};
+  ea_attention_config at_limit = {EA_DTYPE_F32,     1, 64, 1 << 22, 1, EA_MASK_NONE, 0.0f,
+                                  ea_parallel_for{}};
   EXPECT_STATUS(ea_attention_arena_size(&at_limit, &bytes), EA_OK);
   EXPECT_EQ(bytes, (size_t{1} << 30) + kScoreTileRegionBytes);
   ea_attention_config positive_scale = kValidAttention;
@@ -551,7 +553,8 @@ TEST(BadInputAttention, ValidRunSucceedsOnTheSameArguments) {
 // n_q * n_kv = 2^29 probabilities cannot be addressed as one tensor; the
 // outputs are cheap ([n_q, 1]), so the only fault is asking for the weights.
 TEST(BadInputAttention, RunRefusesWeightsAboveMaxElements) {
-  const ea_attention_config config = {EA_DTYPE_F32, 1 << 15, 1 << 14, 1, 1, EA_MASK_NONE, 0.0f};
+  const ea_attention_config config = {EA_DTYPE_F32, 1 << 15, 1 << 14,          1, 1,
+                                      EA_MASK_NONE, 0.0f,    ea_parallel_for{}};
   size_t needed = 0;
   ASSERT_STATUS(ea_attention_arena_size(&config, &needed), EA_OK);
   AlignedBuffer storage(needed);
@@ -580,9 +583,16 @@ constexpr int32_t kSelfTokens = 6;
 constexpr int32_t kSelfDModel = 8;
 constexpr int32_t kSelfDk = 4;
 constexpr int32_t kSelfDv = 5;
-constexpr ea_self_attention_config kValidSelfAttention = {
-    EA_DTYPE_F32,           kSelfTokens, kSelfDModel,         kSelfDk, kSelfDv, EA_MASK_CAUSAL,
-    EA_POSITION_SINUSOIDAL, nullptr,     EA_WEIGHTS_ROW_MAJOR};
+constexpr ea_self_attention_config kValidSelfAttention = {EA_DTYPE_F32,
+                                                          kSelfTokens,
+                                                          kSelfDModel,
+                                                          kSelfDk,
+                                                          kSelfDv,
+                                                          EA_MASK_CAUSAL,
+                                                          EA_POSITION_SINUSOIDAL,
+                                                          nullptr,
+                                                          EA_WEIGHTS_ROW_MAJOR,
+                                                          ea_parallel_for{}};
 
 using SelfAttentionConfigCase = BadCase<ea_self_attention_config>;
 
@@ -919,8 +929,8 @@ TEST(BadInputSelfAttention, ValidRunSucceedsOnTheSameArguments) {
 TEST(BadInputSelfAttention, RunRefusesWeightsAboveMaxElements) {
   constexpr int32_t kTokens = 1 << 15;
   const ea_self_attention_config config = {
-      EA_DTYPE_F32,        kTokens, 1, 1, 1, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
-      EA_WEIGHTS_ROW_MAJOR};
+      EA_DTYPE_F32,         kTokens,          1, 1, 1, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
+      EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}};
   size_t needed = 0;
   ASSERT_STATUS(ea_self_attention_arena_size(&config, &needed), EA_OK);
   AlignedBuffer storage(needed);
@@ -948,9 +958,9 @@ TEST(BadInputSelfAttention, RunRefusesWeightsAboveMaxElements) {
 constexpr int32_t kMhaTokens = 6;
 constexpr int32_t kMhaDModel = 12;
 constexpr int32_t kMhaHeads = 3;
-constexpr ea_mha_config kValidMha = {EA_DTYPE_F32, kMhaTokens,          kMhaDModel,
-                                     kMhaHeads,    EA_MASK_CAUSAL,      EA_POSITION_SINUSOIDAL,
-                                     nullptr,      EA_WEIGHTS_ROW_MAJOR};
+constexpr ea_mha_config kValidMha = {EA_DTYPE_F32, kMhaTokens,           kMhaDModel,
+                                     kMhaHeads,    EA_MASK_CAUSAL,       EA_POSITION_SINUSOIDAL,
+                                     nullptr,      EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}};
 
 using MhaConfigCase = BadCase<ea_mha_config>;
 
@@ -1211,8 +1221,9 @@ TEST(BadInputMha, ValidRunSucceedsOnTheSameArguments) {
 TEST(BadInputMha, RunRefusesWeightsAboveMaxElementsCountingHeads) {
   constexpr int32_t kTokens = 1 << 13;
   constexpr int32_t kDModel = 8;
-  const ea_mha_config config = {EA_DTYPE_F32, kTokens,          kDModel, 8,
-                                EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR};
+  const ea_mha_config config = {EA_DTYPE_F32,     kTokens,          kDModel, 8,
+                                EA_MASK_NONE,     EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
+                                ea_parallel_for{}};
   size_t needed = 0;
   ASSERT_STATUS(ea_mha_arena_size(&config, &needed), EA_OK);
   AlignedBuffer storage(needed);

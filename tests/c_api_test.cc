@@ -25,8 +25,15 @@ TEST(CApi, ReadmeExampleMatchesReference) {
   const std::vector<float> x = RandomTensor(n * e, 5);
   const ea_mha_weights weights{in_w.data(), in_b.data(), out_w.data(), out_b.data()};
 
-  const ea_mha_config config{
-      EA_DTYPE_F32, n, e, h, EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL, nullptr, EA_WEIGHTS_ROW_MAJOR};
+  const ea_mha_config config{EA_DTYPE_F32,
+                             n,
+                             e,
+                             h,
+                             EA_MASK_CAUSAL,
+                             EA_POSITION_SINUSOIDAL,
+                             nullptr,
+                             EA_WEIGHTS_ROW_MAJOR,
+                             ea_parallel_for{}};
   size_t needed = 0;
   ASSERT_EQ(ea_mha_arena_size(&config, &needed), EA_OK);
   EXPECT_LE(needed, c_usage_arena_capacity());

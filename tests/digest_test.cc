@@ -78,17 +78,19 @@ TEST(CrossTargetDigest, PrintsDigestOfTargetIndependentResults) {
   // Arena sizes: attention at lengths around the 64-key panel, both APIs agree.
   for (int n : {1, 17, 63, 64, 65, 1000}) {
     for (int d : {3, 64}) {
-      const ea_attention_config config{EA_DTYPE_F32, n, n, d, d, EA_MASK_CAUSAL, 0.0f};
+      const ea_attention_config config{EA_DTYPE_F32,     n, n, d, d, EA_MASK_CAUSAL, 0.0f,
+                                       ea_parallel_for{}};
       size_t bytes = 0;
       ASSERT_EQ(ea_attention_arena_size(&config, &bytes), EA_OK);
       ASSERT_EQ(bytes, edgeattn::AttentionArenaBytes(n, d));
       digest.Add(bytes);
     }
   }
-  AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 130, 96, 4, EA_MASK_CAUSAL,
-                                      EA_POSITION_SINUSOIDAL, nullptr, EA_WEIGHTS_ROW_MAJOR});
+  AddMhaLayout(&digest,
+               ea_mha_config{EA_DTYPE_F32, 130, 96, 4, EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL,
+                             nullptr, EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}});
   AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 7, 16, 2, EA_MASK_NONE, EA_POSITION_NONE,
-                                      nullptr, EA_WEIGHTS_ROW_MAJOR});
+                                      nullptr, EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}});
 
   // The compile-time table and its int8 quantization (scale 1/127, zero point 0).
   static constexpr auto kTable = edgeattn::MakeSinusoidalTable<64, 32>();

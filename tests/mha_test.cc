@@ -41,7 +41,8 @@ TEST_P(MhaPerTarget, MatchesReferenceAcrossShapesMasksAndBiases) {
                                    causal ? EA_MASK_CAUSAL : EA_MASK_NONE,
                                    EA_POSITION_NONE,
                                    nullptr,
-                                   EA_WEIGHTS_ROW_MAJOR};
+                                   EA_WEIGHTS_ROW_MAJOR,
+                                   ea_parallel_for{}};
         const RunResult run = RunMha(model, config, x, c.n, c.n, /*want_weights=*/true);
         ASSERT_EQ(run.status, EA_OK);
         const ReferenceResult want =
@@ -55,9 +56,15 @@ TEST_P(MhaPerTarget, MatchesReferenceAcrossShapesMasksAndBiases) {
 
 TEST_P(MhaPerTarget, ShorterRunsAndKeyPaddingUseThePlannedArena) {
   const MhaModel model(32, 4, true, 600);
-  const ea_mha_config config{
-      EA_DTYPE_F32,        100, 32, 4, EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL, nullptr,
-      EA_WEIGHTS_ROW_MAJOR};
+  const ea_mha_config config{EA_DTYPE_F32,
+                             100,
+                             32,
+                             4,
+                             EA_MASK_CAUSAL,
+                             EA_POSITION_SINUSOIDAL,
+                             nullptr,
+                             EA_WEIGHTS_ROW_MAJOR,
+                             ea_parallel_for{}};
   const std::vector<double> table = ReferenceSinusoidal(100, 32);
   const std::vector<float> table_f(table.begin(), table.end());
   const std::vector<float> x = RandomTensor(100 * 32, 601);
@@ -96,8 +103,9 @@ TEST_P(MhaPerTarget, EveryKindOfPositionTable) {
   };
   for (const Variant& v : variants) {
     SCOPED_TRACE(v.name);
-    const ea_mha_config config{EA_DTYPE_F32, kTokens,    kDModel,        kHeads,
-                               EA_MASK_NONE, v.position, v.config_table, EA_WEIGHTS_ROW_MAJOR};
+    const ea_mha_config config{EA_DTYPE_F32,     kTokens,    kDModel,        kHeads,
+                               EA_MASK_NONE,     v.position, v.config_table, EA_WEIGHTS_ROW_MAJOR,
+                               ea_parallel_for{}};
     const RunResult run = RunMha(model, config, x, kTokens, kTokens, false);
     ASSERT_EQ(run.status, EA_OK);
     const ReferenceResult want =
@@ -136,7 +144,8 @@ TEST_P(MhaPerTarget, SelfAttentionMatchesReference) {
             causal ? EA_MASK_CAUSAL : EA_MASK_NONE,
             position,
             position == EA_POSITION_LEARNED ? learned.data() : nullptr,
-            EA_WEIGHTS_ROW_MAJOR};
+            EA_WEIGHTS_ROW_MAJOR,
+            ea_parallel_for{}};
         const int valid = c.n - c.n / 4;
         const RunResult run = RunSelfAttention(model, config, x, c.n, valid, true);
         ASSERT_EQ(run.status, EA_OK);

@@ -456,7 +456,8 @@ struct TestArena {
 
 void RunAttentionCase(const Case& c) {
   SCOPED_TRACE(CaseName(c));
-  const ea_attention_config config{EA_DTYPE_F32, kNq, kNkv, kDk, kDv, c.mask, 0.0f};
+  const ea_attention_config config{EA_DTYPE_F32, kNq,    kNkv, kDk,
+                                   kDv,          c.mask, 0.0f, ea_parallel_for{}};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_OK);
   TestArena arena(bytes);
@@ -490,7 +491,8 @@ void RunSelfAttentionCase(const Case& c) {
                                         c.mask,
                                         ApiPosition(c.position),
                                         table.empty() ? nullptr : table.data(),
-                                        EA_WEIGHTS_ROW_MAJOR};
+                                        EA_WEIGHTS_ROW_MAJOR,
+                                        ea_parallel_for{}};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_self_attention_arena_size(&config, &bytes)), EA_OK);
   const std::vector<float> w_q = RandomTensor(Count(kSelfDk, kDModel), 11, 0.2);
@@ -537,7 +539,8 @@ void RunMhaCase(const Case& c) {
                              c.mask,
                              ApiPosition(c.position),
                              table.empty() ? nullptr : table.data(),
-                             EA_WEIGHTS_ROW_MAJOR};
+                             EA_WEIGHTS_ROW_MAJOR,
+                             ea_parallel_for{}};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
   const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 21, 0.2);
@@ -617,8 +620,9 @@ TEST(NoHeap, PackedWeightsAndAPlanThatUsesThem) {
   ASSERT_EQ(NO_HEAP(ea_pack_linear_weights(out_w.data(), kDModel, kDModel, out_packed.data(),
                                            out_floats)),
             EA_OK);
-  const ea_mha_config config{EA_DTYPE_F32, kMaxTokens,       kDModel, kHeads,
-                             EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_PACKED};
+  const ea_mha_config config{EA_DTYPE_F32, kMaxTokens,        kDModel,
+                             kHeads,       EA_MASK_NONE,      EA_POSITION_NONE,
+                             nullptr,      EA_WEIGHTS_PACKED, ea_parallel_for{}};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
   const ea_mha_weights w{in_packed.data(), nullptr, out_packed.data(), nullptr};
@@ -626,6 +630,31 @@ TEST(NoHeap, PackedWeightsAndAPlanThatUsesThem) {
   ea_mha_plan plan{};
   ASSERT_EQ(NO_HEAP(ea_mha_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
   const std::vector<float> x = RandomTensor(Count(kMaxTokens, kDModel), 28);
+  std::vector<float> y(Count(kMaxTokens, kDModel), kNaN);
+  EXPECT_EQ(NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens, kMaxTokens, y.data(), nullptr)), EA_OK);
+  ExpectAllFinite(y, "y");
+}
+
+// A parallel-for on the calling thread that rotates worker indices: the
+// library's task plumbing allocates nothing.
+void RotatingWorkersPool(void*, int32_t n_tasks, ea_task_fn task, void* task_context) {
+  for (int32_t i = 0; i < n_tasks; ++i) task(task_context, i, i % 3);
+}
+
+TEST(NoHeap, ParallelForTasks) {
+  const ea_mha_config config{
+      EA_DTYPE_F32, kMaxTokens,           kDModel,
+      kHeads,       EA_MASK_CAUSAL,       EA_POSITION_NONE,
+      nullptr,      EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{&RotatingWorkersPool, nullptr, 3}};
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
+  const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 31, 0.2);
+  const std::vector<float> out_w = RandomTensor(Count(kDModel, kDModel), 32, 0.2);
+  const ea_mha_weights w{in_w.data(), nullptr, out_w.data(), nullptr};
+  TestArena arena(bytes);
+  ea_mha_plan plan{};
+  ASSERT_EQ(NO_HEAP(ea_mha_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+  const std::vector<float> x = RandomTensor(Count(kMaxTokens, kDModel), 33);
   std::vector<float> y(Count(kMaxTokens, kDModel), kNaN);
   EXPECT_EQ(NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens, kMaxTokens, y.data(), nullptr)), EA_OK);
   ExpectAllFinite(y, "y");
@@ -640,7 +669,8 @@ TEST(NoHeap, SinusoidalTableFill) {
 // Every refusal path returns without touching the heap too.
 TEST(NoHeap, ErrorPaths) {
   size_t bytes = 0;
-  ea_attention_config config{EA_DTYPE_F32, kNq, kNkv, kDk, kDv, EA_MASK_NONE, 0.0f};
+  ea_attention_config config{EA_DTYPE_F32, kNq,          kNkv, kDk,
+                             kDv,          EA_MASK_NONE, 0.0f, ea_parallel_for{}};
   EXPECT_EQ(NO_HEAP(ea_attention_arena_size(nullptr, &bytes)), EA_ERR_NULL_POINTER);
   config.n_q = 0;
   EXPECT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_ERR_BAD_DIMENSION);
@@ -669,14 +699,16 @@ TEST(NoHeap, ErrorPaths) {
                                 EA_MASK_NONE,
                                 EA_POSITION_LEARNED,
                                 nullptr,
-                                EA_WEIGHTS_ROW_MAJOR};
+                                EA_WEIGHTS_ROW_MAJOR,
+                                ea_parallel_for{}};
   EXPECT_EQ(NO_HEAP(ea_self_attention_arena_size(&self, &bytes)), EA_ERR_NULL_POINTER);
   ea_self_attention_plan self_plan{};
   EXPECT_EQ(NO_HEAP(ea_self_attention_run(&self_plan, data.data(), 1, 1, out.data(), nullptr)),
             EA_ERR_BAD_ARGUMENT);
 
-  const ea_mha_config mha{EA_DTYPE_F32, kMaxTokens,       kDModel, 5,
-                          EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR};
+  const ea_mha_config mha{EA_DTYPE_F32,     kMaxTokens,       kDModel, 5,
+                          EA_MASK_NONE,     EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
+                          ea_parallel_for{}};
   EXPECT_EQ(NO_HEAP(ea_mha_arena_size(&mha, &bytes)), EA_ERR_HEADS_MISMATCH);
   ea_mha_plan mha_plan{};
   EXPECT_EQ(NO_HEAP(ea_mha_run(&mha_plan, data.data(), 1, 1, out.data(), nullptr)),

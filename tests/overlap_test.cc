@@ -22,7 +22,8 @@ constexpr int kN = 12, kD = 8;
 class PlannedAttention {
  public:
   PlannedAttention() : storage_(edgeattn::AttentionArenaBytes(kN, kD)) {
-    const ea_attention_config config{EA_DTYPE_F32, kN, kN, kD, kD, EA_MASK_CAUSAL, 0.0f};
+    const ea_attention_config config{EA_DTYPE_F32,     kN, kN, kD, kD, EA_MASK_CAUSAL, 0.0f,
+                                     ea_parallel_for{}};
     ea_arena arena;
     EXPECT_EQ(ea_arena_init(&arena, storage_.data(), storage_.size()), EA_OK);
     EXPECT_EQ(ea_attention_plan_init(&plan_, &config, &arena), EA_OK);
@@ -70,8 +71,15 @@ TEST(Overlap, AttentionRefusesOutputsSharingMemoryWithInputsOrEachOther) {
 TEST(Overlap, MhaRunsInPlaceAndRefusesOutputOverWeights) {
   const int n = 10, e = 16, h = 2;
   const MhaModel model(e, h, true, 70);
-  const ea_mha_config config{
-      EA_DTYPE_F32, n, e, h, EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL, nullptr, EA_WEIGHTS_ROW_MAJOR};
+  const ea_mha_config config{EA_DTYPE_F32,
+                             n,
+                             e,
+                             h,
+                             EA_MASK_CAUSAL,
+                             EA_POSITION_SINUSOIDAL,
+                             nullptr,
+                             EA_WEIGHTS_ROW_MAJOR,
+                             ea_parallel_for{}};
   size_t bytes = 0;
   ASSERT_EQ(ea_mha_arena_size(&config, &bytes), EA_OK);
   AlignedBytes storage(bytes);
@@ -99,7 +107,8 @@ TEST(Overlap, SelfAttentionRunsInPlaceAndRefusesOutputOverWeights) {
   const int n = 9, e = 8;
   const SelfAttentionModel model(e, 6, e, true, 80);
   const ea_self_attention_config config{
-      EA_DTYPE_F32, n, e, 6, e, EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR};
+      EA_DTYPE_F32,     n, e, 6, e, EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
+      ea_parallel_for{}};
   size_t bytes = 0;
   ASSERT_EQ(ea_self_attention_arena_size(&config, &bytes), EA_OK);
   AlignedBytes storage(bytes);

@@ -88,7 +88,8 @@ class PackedWeightsPerTarget : public PerTargetTest {};
 
 ea_mha_config MhaConfig(int n, int d_model, int heads, ea_mask mask, ea_position position,
                         ea_weights_layout layout) {
-  return ea_mha_config{EA_DTYPE_F32, n, d_model, heads, mask, position, nullptr, layout};
+  return ea_mha_config{EA_DTYPE_F32, n,      d_model,          heads, mask, position,
+                       nullptr,      layout, ea_parallel_for{}};
 }
 
 // Same weights, packed by the caller or by plan_init: the same kernel reads
@@ -141,9 +142,16 @@ TEST_P(PackedWeightsPerTarget, SelfAttentionGivesTheRowMajorResultBitForBit) {
   packed_weights.w_q = w_q.data();
   packed_weights.w_k = w_k.data();
   packed_weights.w_v = w_v.data();
-  ea_self_attention_config config{
-      EA_DTYPE_F32,        n, d_model, d_k, d_v, EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL, nullptr,
-      EA_WEIGHTS_ROW_MAJOR};
+  ea_self_attention_config config{EA_DTYPE_F32,
+                                  n,
+                                  d_model,
+                                  d_k,
+                                  d_v,
+                                  EA_MASK_CAUSAL,
+                                  EA_POSITION_SINUSOIDAL,
+                                  nullptr,
+                                  EA_WEIGHTS_ROW_MAJOR,
+                                  ea_parallel_for{}};
   PlannedSelfAttention row_major = PlanSelfAttention(config, model.Weights());
   config.weights_layout = EA_WEIGHTS_PACKED;
   PlannedSelfAttention packed = PlanSelfAttention(config, packed_weights);

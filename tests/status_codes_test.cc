@@ -52,6 +52,15 @@ Enum RawEnum(int32_t value) {
   return e;
 }
 
+// Parallel-for hooks: a well-behaved one on the calling thread, and one that
+// hands out worker 2 of 2.
+void OneThreadPool(void*, int32_t n_tasks, ea_task_fn task, void* task_context) {
+  for (int32_t i = 0; i < n_tasks; ++i) task(task_context, i, 0);
+}
+void WorkerOutOfRangePool(void*, int32_t n_tasks, ea_task_fn task, void* task_context) {
+  for (int32_t i = 0; i < n_tasks; ++i) task(task_context, i, 2);
+}
+
 // Ready plans and buffers the causes below start from.
 struct World {
   AlignedBytes attention_storage{1 << 16};
@@ -110,6 +119,12 @@ std::vector<Documented> DocumentedCauses() {
          [](World&) {
            size_t b;
            return ea_attention_arena_size(nullptr, &b);
+         }},
+        {"two workers without a run function",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.parallel.max_workers = 2;
+           return w.PlanAttention(c);
          }},
         {"NULL weights to pack",
          [](World& w) { return ea_pack_linear_weights(nullptr, 3, 2, w.out.data(), 128); }},
@@ -251,6 +266,32 @@ std::vector<Documented> DocumentedCauses() {
            ea_attention_config c = Attention();
            c.mask = RawEnum<ea_mask>(-5);
            return w.PlanAttention(c);
+         }},
+        {"max_workers past EA_MAX_WORKERS",
+         [](World& w) {
+           ea_attention_config c = Attention();
+           c.parallel = ea_parallel_for{&OneThreadPool, nullptr, EA_MAX_WORKERS + 1};
+           return w.PlanAttention(c);
+         }},
+        {"a parallel-for that passes a worker out of range",
+         [](World&) {
+           // Two query blocks of 60 rows, so the run hands tasks to the hook.
+           ea_attention_config c = Attention();
+           c.n_q = 2 * 60;
+           c.parallel = ea_parallel_for{&WorkerOutOfRangePool, nullptr, 2};
+           std::vector<float> q(static_cast<size_t>(c.n_q) * c.d_k, 0.5f);
+           std::vector<float> kv(static_cast<size_t>(c.n_kv) * c.d_k, 0.5f);
+           std::vector<float> out(static_cast<size_t>(c.n_q) * c.d_v);
+           size_t bytes = 0;
+           ea_attention_arena_size(&c, &bytes);
+           AlignedBytes storage(bytes);
+           ea_arena arena;
+           ea_attention_plan plan{};
+           ea_arena_init(&arena, storage.data(), bytes);
+           const ea_status s = ea_attention_plan_init(&plan, &c, &arena);
+           if (s != EA_OK) return s;
+           return ea_attention_run(&plan, q.data(), kv.data(), kv.data(), c.n_kv, out.data(),
+                                   nullptr);
          }},
         {"unknown weights layout",
          [](World& w) {

@@ -36,11 +36,18 @@ constexpr uint64_t FloatRegionBytes(uint64_t count) {
   return RoundUp(count * sizeof(float), kRegionAlignment);
 }
 
-// Attention core: K^T packed in panels of kKeyBlock keys, plus one score tile.
-constexpr uint64_t AttentionArenaBytes(int32_t n_kv, int32_t d_k) {
+// Workers a plan carves score tiles for: ea_parallel_for's max_workers, at
+// least one.
+constexpr uint64_t Workers(int32_t max_workers) {
+  return max_workers > 1 ? static_cast<uint64_t>(max_workers) : 1;
+}
+
+// Attention core: K^T packed in panels of kKeyBlock keys, plus one score tile
+// per worker.
+constexpr uint64_t AttentionArenaBytes(int32_t n_kv, int32_t d_k, int32_t max_workers = 1) {
   return FloatRegionBytes(static_cast<uint64_t>(d_k) *
                           RoundUp(static_cast<uint64_t>(n_kv), kKeyBlock)) +
-         FloatRegionBytes(static_cast<uint64_t>(kScoreTileRows) * kScoreTileKeys);
+         FloatRegionBytes(Workers(max_workers) * kScoreTileRows * kScoreTileKeys);
 }
 
 // Where a plan's position table lives.
@@ -82,23 +89,26 @@ constexpr uint64_t PositionsArenaBytes(int32_t n, int32_t d_model, PositionStora
 
 // Positions, packed W_Q, W_K, W_V, then Q, K, V and the attention core.
 constexpr uint64_t SelfAttentionArenaBytes(int32_t n, int32_t d_model, int32_t d_k, int32_t d_v,
-                                           PositionStorage positions, ea_weights_layout weights) {
+                                           PositionStorage positions, ea_weights_layout weights,
+                                           int32_t max_workers = 1) {
   const uint64_t rows = static_cast<uint64_t>(n);
   return PositionsArenaBytes(n, d_model, positions) + 2 * PackedWeightBytes(d_k, d_model, weights) +
          PackedWeightBytes(d_v, d_model, weights) +
          2 * FloatRegionBytes(rows * static_cast<uint64_t>(d_k)) +
-         FloatRegionBytes(rows * static_cast<uint64_t>(d_v)) + AttentionArenaBytes(n, d_k);
+         FloatRegionBytes(rows * static_cast<uint64_t>(d_v)) +
+         AttentionArenaBytes(n, d_k, max_workers);
 }
 
 // Positions, packed in_proj and out_proj, Q|K|V side by side, the heads'
 // concatenation, then the attention core (one head at a time).
 constexpr uint64_t MhaArenaBytes(int32_t n, int32_t d_model, int32_t heads,
-                                 PositionStorage positions, ea_weights_layout weights) {
+                                 PositionStorage positions, ea_weights_layout weights,
+                                 int32_t max_workers = 1) {
   const uint64_t elements = static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model);
   return PositionsArenaBytes(n, d_model, positions) +
          PackedWeightBytes(3 * d_model, d_model, weights) +
          PackedWeightBytes(d_model, d_model, weights) + FloatRegionBytes(3 * elements) +
-         FloatRegionBytes(elements) + AttentionArenaBytes(n, d_model / heads);
+         FloatRegionBytes(elements) + AttentionArenaBytes(n, d_model / heads, max_workers);
 }
 
 }  // namespace edgeattn

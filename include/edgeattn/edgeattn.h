@@ -56,7 +56,8 @@ extern "C" {
 typedef enum ea_status {
   EA_OK = 0,
   /* A required pointer argument, weight or table is NULL (a LEARNED position
-   * kind without its table included). */
+   * kind without its table included; a parallel-for of max_workers > 1
+   * without its run function). */
   EA_ERR_NULL_POINTER = 1,
   /* A config dimension is zero or negative, or a run's n_tokens is outside
    * [1, max_tokens]. */
@@ -75,7 +76,8 @@ typedef enum ea_status {
    * n_valid_keys outside [0, n_kv], a run on a plan that is not ready, buffers
    * that break a run's memory rules (see the run functions), an arena struct
    * whose used > capacity, an unknown SIMD target name, a packing buffer
-   * that overlaps its weights. */
+   * that overlaps its weights, max_workers outside [0, EA_MAX_WORKERS], a
+   * parallel-for run that passed a worker index out of range. */
   EA_ERR_BAD_ARGUMENT = 7,
   /* A valid request this build does not implement (yet): the fixed-point
    * dtypes; a SIMD target cap below a static build's only target. */
@@ -173,6 +175,30 @@ typedef enum ea_weights_layout {
   EA_WEIGHTS_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_weights_layout;
 
+/* ------------------------------------------------------ parallel for */
+
+/* The caller's threads, if any: the library creates none. A run hands its
+ * work to `run` as n_tasks independent tasks. `run` must call
+ * task(task_context, i, worker) once for every i in [0, n_tasks), from any
+ * threads, each call with a `worker` in [0, max_workers) that no other call
+ * running at the same time uses (a thread index does), and return when all
+ * have finished. The split into tasks (query blocks of 60 rows, heads one
+ * after another, projection row blocks) does not depend on the number of
+ * workers, so results are bit-identical for any max_workers and any
+ * schedule; a batch of one task runs on the calling thread without calling
+ * `run`. Each worker gets its own score tile in the arena (see the arena
+ * formulas). A run whose `run` passes a worker out of range skips that task
+ * and returns EA_ERR_BAD_ARGUMENT; its outputs are then incomplete. */
+#define EA_MAX_WORKERS 1024
+typedef void (*ea_task_fn)(void* task_context, int32_t task, int32_t worker);
+typedef void (*ea_parallel_run_fn)(void* context, int32_t n_tasks, ea_task_fn task,
+                                   void* task_context);
+typedef struct ea_parallel_for {
+  ea_parallel_run_fn run; /* NULL: every task on the calling thread */
+  void* context;          /* passed to run */
+  int32_t max_workers;    /* 0 or 1: one worker; up to EA_MAX_WORKERS (run required) */
+} ea_parallel_for;
+
 /* ------------------------------------------------------ packed weights */
 
 /* The layout the projection kernel streams: W [n_out, n_in] transposed in
@@ -196,7 +222,8 @@ typedef struct ea_attention_config {
   int32_t d_k;
   int32_t d_v;
   ea_mask mask;
-  float scale; /* 0: use 1/sqrt(d_k) */
+  float scale;              /* 0: use 1/sqrt(d_k) */
+  ea_parallel_for parallel; /* zero: single-threaded */
 } ea_attention_config;
 
 /* Treat the fields of every plan as private: they may change in any release.
@@ -212,7 +239,7 @@ typedef struct ea_attention_plan {
   ea_attention_config config;
   float scale;
   float* packed_keys; /* [d_k, n_kv rounded up to 64] arena region */
-  float* score_tile;  /* [6, 256] arena region */
+  float* score_tile;  /* [workers, 6, 256] arena region: one tile per worker */
 } ea_attention_plan;
 
 ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* bytes);
@@ -250,6 +277,7 @@ typedef struct ea_self_attention_config {
    * flash). LEARNED: the caller's table, required. NONE: ignored. */
   const float* position_table;
   ea_weights_layout weights_layout; /* of w_q, w_k, w_v */
+  ea_parallel_for parallel;         /* zero: single-threaded */
 } ea_self_attention_config;
 
 /* ROW_MAJOR: w_q [d_k, d_model], w_k [d_k, d_model], w_v [d_v, d_model].
@@ -311,6 +339,7 @@ typedef struct ea_mha_config {
   ea_position position;
   const float* position_table;      /* as in ea_self_attention_config */
   ea_weights_layout weights_layout; /* of in_proj_weight and out_proj_weight */
+  ea_parallel_for parallel;         /* zero: single-threaded */
 } ea_mha_config;
 
 /* PACKED: in_proj_weight is the packing of the whole [3*d_model, d_model]

@@ -62,7 +62,7 @@ struct Attention {
   static constexpr size_t kArenaBytes = detail::AddressableBytes<AttentionArenaBytes(kNkv, kDk)>();
 
   static constexpr ea_attention_config Config(ea_mask mask = EA_MASK_NONE, float scale = 0.0f) {
-    return ea_attention_config{EA_DTYPE_F32, kNq, kNkv, kDk, kDv, mask, scale};
+    return ea_attention_config{EA_DTYPE_F32, kNq, kNkv, kDk, kDv, mask, scale, ea_parallel_for{}};
   }
 
   // Carves the plan from a shared arena.
@@ -99,8 +99,8 @@ struct SelfAttention {
 
   static constexpr ea_self_attention_config Config(ea_mask mask = EA_MASK_NONE,
                                                    const float* table = nullptr) {
-    return ea_self_attention_config{EA_DTYPE_F32, kMaxTokens, kDModel, kDk,     kDv,
-                                    mask,         kPosition,  table,   kWeights};
+    return ea_self_attention_config{EA_DTYPE_F32, kMaxTokens, kDModel, kDk,      kDv,
+                                    mask,         kPosition,  table,   kWeights, ea_parallel_for{}};
   }
 
   // Carves the plan from a shared arena. `table` is required when the shape
@@ -143,8 +143,8 @@ struct Mha {
   static constexpr size_t kPackedOutProjFloats = PackedLinearFloats(kDModel, kDModel);
 
   static constexpr ea_mha_config Config(ea_mask mask = EA_MASK_NONE, const float* table = nullptr) {
-    return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel, kHeads,
-                         mask,         kPosition,  table,   kWeights};
+    return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel,  kHeads,           mask,
+                         kPosition,    table,      kWeights, ea_parallel_for{}};
   }
 
   // Carves the plan from a shared arena. `table` is required when the shape

@@ -79,6 +79,12 @@ TARGET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TARGET_OBJS_SRC))
 SUITE_SRCS := $(filter-out tests/no_heap_test.cc,$(wildcard tests/*_test.cc)) \
   $(wildcard tests/reference/*.cc)
 SUITE_OBJS := $(SUITE_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/c_usage.o
+# The pthread pool example joins the suite where the target has pthreads.
+HAS_PTHREADS ?= 1
+ifneq ($(HAS_PTHREADS),0)
+  SUITE_OBJS += $(BUILD)/examples/thread_pool/pthread_pool.o
+  TEST_CXXFLAGS += -DEDGEATTN_TEST_PTHREAD_POOL=1
+endif
 SUITE := $(BUILD)/tests/edgeattn_tests
 NO_HEAP := $(BUILD)/tests/no_heap_test
 DEMO := $(BUILD)/examples/demo
@@ -300,7 +306,7 @@ lint: format-check
 
 FORMAT_SRCS := $(wildcard include/edgeattn/*.h include/edgeattn/*.hpp src/*.h src/*.cc \
   tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
-  examples/*.h examples/*/*.cc bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h \
+  examples/*.h examples/*/*.cc examples/*/*.c examples/*/*.h bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h \
   tests/consumers/*.c tests/consumers/*.h tests/fuzz/*.h tests/fuzz/*.cc)
 
 format:

@@ -27,6 +27,7 @@ GTEST_CXXFLAGS := -DPATH_MAX=256 -DGTEST_HAS_PTHREAD=0 -DGTEST_HAS_POSIX_RE=0 \
   -DGTEST_HAS_STREAM_REDIRECTION=0 -DGTEST_HAS_DEATH_TEST=0 -DGTEST_HAS_EXCEPTIONS=0 \
   -fno-exceptions
 NO_HEAP_TEST := 0
+HAS_PTHREADS := 0
 RUN := $(CM_RUN)
 DEBIAN_PACKAGES := make libhwy-dev libgtest-dev gcc-arm-none-eabi libnewlib-arm-none-eabi \
   libstdc++-arm-none-eabi-newlib qemu-system-arm

@@ -76,7 +76,8 @@ ea_status RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n
   args.scale = core.scale;
   args.packed_keys = core.packed_keys;
   args.score_tile = nullptr;  // each task's worker has its own
-  PackTransposedPanels(args.k, args.ld_k, n_kv, args.d_k, args.packed_keys);
+  args.keys_packed = n_q > kFewQueryRows;
+  if (args.keys_packed) PackTransposedPanels(args.k, args.ld_k, n_kv, args.d_k, args.packed_keys);
 
   const int32_t blocks = (n_q + kQueryBlockRows - 1) / kQueryBlockRows;
   const size_t tile_floats = static_cast<size_t>(kScoreTileRows) * kScoreTileKeys;

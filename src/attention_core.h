@@ -39,8 +39,8 @@ struct CoreOperands {
   float* weights;  // NULL or [n_q, n_kv] with leading dimension n_kv
 };
 
-// Packs K, then runs the query blocks as tasks of the plan's parallel-for.
-// EA_ERR_BAD_ARGUMENT when the hook broke its worker-index contract.
+// Packs K (unless n_q <= kFewQueryRows), then runs the query blocks as tasks of the plan's
+// parallel-for. EA_ERR_BAD_ARGUMENT when the hook broke its worker-index contract.
 ea_status RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n_kv,
                            int32_t n_valid_keys, const CoreOperands& operands);
 

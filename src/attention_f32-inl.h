@@ -39,6 +39,7 @@
 #include "kernels.h"
 #include "online_softmax-inl.h"
 #include "register_grid-inl.h"
+#include "score_rows-inl.h"
 #include "score_tile-inl.h"
 #include "transposed_panels.h"
 #include "weighted_values-inl.h"
@@ -95,6 +96,21 @@ HWY_INLINE int32_t PanelsFor(size_t keys) {
   return static_cast<int32_t>((keys + kKeyBlock - 1) / kKeyBlock);
 }
 
+// tile[r][j] = scale * q_(first_row + r) . k_(first_key + j), j < keys: from
+// the packed panels, or (few query rows) from K in place.
+template <class D>
+HWY_INLINE void ScoreKeys(D d, const AttentionArgs& args, int32_t first_row, size_t rows,
+                          int32_t first_key, size_t keys, float* tile) {
+  const float* q = args.q + static_cast<size_t>(first_row) * args.ld_q;
+  if (args.keys_packed) {
+    ScoreBlock(d, q, args.ld_q, rows, args.packed_keys, args.d_k, first_key / kKeyBlock,
+               PanelsFor(keys), args.scale, tile);
+  } else {
+    ScoreRowsInPlace(d, q, args.ld_q, rows, args.k, args.ld_k, static_cast<size_t>(args.d_k),
+                     static_cast<size_t>(first_key), keys, args.scale, tile);
+  }
+}
+
 // One micro tile (rows <= kGridRows, starting at query row `first_row`)
 // against the keys [first_key, first_key + width) of one key block.
 template <class D>
@@ -102,8 +118,7 @@ HWY_INLINE void AttendKeyBlock(D d, const AttentionArgs& args, int32_t first_row
                                int32_t first_key, size_t width, const int32_t* limits,
                                RowState* states) {
   float* tile = args.score_tile;
-  ScoreBlock(d, args.q + static_cast<size_t>(first_row) * args.ld_q, args.ld_q, rows,
-             args.packed_keys, args.d_k, first_key / kKeyBlock, PanelsFor(width), args.scale, tile);
+  ScoreKeys(d, args, first_row, rows, first_key, width, tile);
 
   float rescale[kGridRows];
   size_t usable[kGridRows];  // probabilities each row contributes
@@ -159,11 +174,7 @@ HWY_INLINE void WriteTileWeights(D d, const AttentionArgs& args, int32_t first_r
     const size_t width = static_cast<size_t>(
         args.n_kv - first_key < kScoreTileKeys ? args.n_kv - first_key : kScoreTileKeys);
     const size_t scored = VisibleInBlock(tile_limit, first_key, width);
-    if (scored > 0) {
-      ScoreBlock(d, args.q + static_cast<size_t>(first_row) * args.ld_q, args.ld_q, rows,
-                 args.packed_keys, args.d_k, first_key / kKeyBlock, PanelsFor(scored), args.scale,
-                 args.score_tile);
-    }
+    if (scored > 0) ScoreKeys(d, args, first_row, rows, first_key, scored, args.score_tile);
     for (size_t r = 0; r < rows; ++r) {
       float* out = args.weights + (static_cast<size_t>(first_row) + r) * args.ld_weights +
                    static_cast<size_t>(first_key);

@@ -31,9 +31,14 @@ struct AttentionArgs {
   int32_t n_valid_keys;  // keys >= this are padding
   bool causal;           // bottom-right aligned
   float scale;
-  float* packed_keys;  // arena: d_k x RoundUp(n_kv, kKeyBlock), already packed
+  float* packed_keys;  // arena: d_k x RoundUp(n_kv, kKeyBlock), packed when keys_packed
+  bool keys_packed;    // false: scores read K in place (n_q <= kFewQueryRows)
   float* score_tile;   // arena: kScoreTileRows x kScoreTileKeys, the worker's own
 };
+
+// Runs with at most this many query rows (decode) read K in place instead of
+// packing it: packing would cost as much as the scores.
+inline constexpr int32_t kFewQueryRows = 4;
 
 // Query rows per task of a run: the unit of work a worker takes, fixed so
 // that results do not depend on the number of workers. 60 rows reuse each key

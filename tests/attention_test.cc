@@ -111,6 +111,21 @@ TEST_P(AttentionPerTarget, QueriesAndKeysOfDifferentLengths) {
   ExpectMatchesReference({100, 31, 9, 70, false, 31, 0.0}, 14);
 }
 
+// Up to four queries (decode) read K in place instead of packing it; five
+// pack. Both sides of that boundary, key counts around the 4-key groups and
+// the 256-key blocks, features around the vector width, masks and padding.
+TEST_P(AttentionPerTarget, FewQueriesReadKeysInPlace) {
+  uint64_t seed = 300;
+  for (int n_q : {1, 2, 3, 4, 5}) {
+    for (int n_kv : {1, 6, 257, 1000}) {
+      for (int d_k : {1, 17, 64, 128}) {
+        ExpectMatchesReference({n_q, n_kv, d_k, 24, true, n_kv, 0.0}, seed++);
+        ExpectMatchesReference({n_q, n_kv, d_k, 24, false, (n_kv + 1) / 2, 0.0}, seed++);
+      }
+    }
+  }
+}
+
 TEST_P(AttentionPerTarget, CustomScaleAndLargeScoresStayFinite) {
   ExpectMatchesReference({33, 47, 16, 16, false, 47, 0.05}, 20);
   // Scores in the hundreds: a naive exp would overflow; the running max keeps

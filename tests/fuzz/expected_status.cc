@@ -57,10 +57,22 @@ std::string StatusSet::Describe() const {
   return text;
 }
 
+// ea_parallel_for: max_workers in [0, EA_MAX_WORKERS]; more than one needs run.
+void ParallelRule(const ea_parallel_for& p, StatusSet* set) {
+  if (p.max_workers < 0 || p.max_workers > EA_MAX_WORKERS) set->Add(EA_ERR_BAD_ARGUMENT);
+  if (p.max_workers > 1 && p.run == nullptr) set->Add(EA_ERR_NULL_POINTER);
+}
+
+// A weights layout the library knows.
+void LayoutRule(ea_weights_layout layout, StatusSet* set) {
+  if (layout != EA_WEIGHTS_ROW_MAJOR && layout != EA_WEIGHTS_PACKED) set->Add(EA_ERR_BAD_ARGUMENT);
+}
+
 StatusSet AttentionConfigRules(const ea_attention_config& c) {
   StatusSet set;
   DtypeRule(c.dtype, &set);
   MaskRule(c.mask, &set);
+  ParallelRule(c.parallel, &set);
   if (c.scale != 0.0f && !(c.scale > 0.0f && isfinite(c.scale))) set.Add(EA_ERR_BAD_ARGUMENT);
   if (c.n_q <= 0 || c.n_kv <= 0 || c.d_k <= 0 || c.d_v <= 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
@@ -79,15 +91,18 @@ StatusSet SelfAttentionConfigRules(const ea_self_attention_config& c) {
   DtypeRule(c.dtype, &set);
   MaskRule(c.mask, &set);
   PositionRule(c.position, c.position_table, &set);
+  LayoutRule(c.weights_layout, &set);
+  ParallelRule(c.parallel, &set);
   if (c.max_tokens <= 0 || c.d_model <= 0 || c.d_k <= 0 || c.d_v <= 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
   }
   ElementsRule(c.max_tokens, c.d_model, &set);  // x, table, X + P
-  ElementsRule(c.d_k, c.d_model, &set);         // W_Q, W_K
-  ElementsRule(c.d_v, c.d_model, &set);         // W_V
-  ElementsRule(c.max_tokens, c.d_k, &set);      // Q, K
-  ElementsRule(c.max_tokens, c.d_v, &set);      // V, y
+  // W_Q, W_K, W_V as the projections read them: packed, outputs padded to 64.
+  ElementsRule(KeyPanelsRoundUp(c.d_k), c.d_model, &set);
+  ElementsRule(KeyPanelsRoundUp(c.d_v), c.d_model, &set);
+  ElementsRule(c.max_tokens, c.d_k, &set);  // Q, K
+  ElementsRule(c.max_tokens, c.d_v, &set);  // V, y
   ElementsRule(KeyPanelsRoundUp(c.max_tokens), c.d_k, &set);
   return set;
 }
@@ -97,13 +112,16 @@ StatusSet MhaConfigRules(const ea_mha_config& c) {
   DtypeRule(c.dtype, &set);
   MaskRule(c.mask, &set);
   PositionRule(c.position, c.position_table, &set);
+  LayoutRule(c.weights_layout, &set);
+  ParallelRule(c.parallel, &set);
   if (c.max_tokens <= 0 || c.d_model <= 0 || c.heads <= 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
   }
   if (c.d_model % c.heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
-  ElementsRule(c.max_tokens, c.d_model, &set);            // x, y, Q, K, V, heads
-  ElementsRule(3 * int64_t{c.d_model}, c.d_model, &set);  // in_proj_weight
+  ElementsRule(c.max_tokens, c.d_model, &set);  // x, y, Q, K, V, heads
+  // in_proj_weight as the projection reads it: packed, 3 d_model outputs padded to 64.
+  ElementsRule(KeyPanelsRoundUp(3 * int64_t{c.d_model}), c.d_model, &set);
   if (c.d_model % c.heads == 0) {
     ElementsRule(KeyPanelsRoundUp(c.max_tokens), c.d_model / c.heads, &set);
   }

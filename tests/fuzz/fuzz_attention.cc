@@ -27,8 +27,17 @@
 namespace edgeattn_fuzz {
 namespace {
 
+// A parallel-for on the fuzzing thread that runs tasks backwards and rotates
+// worker indices: every worker's tile gets used, results must not change.
+void BackwardsPool(void* context, int32_t n_tasks, ea_task_fn task, void* task_context) {
+  const int32_t workers = *static_cast<const int32_t*>(context);
+  for (int32_t i = n_tasks - 1; i >= 0; --i) task(task_context, i, i % workers);
+}
+
+int32_t g_pool_workers = 1;
+
 ea_attention_config MakeConfig(const AttentionCase& c) {
-  ea_attention_config config;
+  ea_attention_config config{};
   config.dtype = static_cast<ea_dtype>(c.dtype);
   config.n_q = c.n_q;
   config.n_kv = c.n_kv;
@@ -36,6 +45,10 @@ ea_attention_config MakeConfig(const AttentionCase& c) {
   config.d_v = c.d_v;
   config.mask = static_cast<ea_mask>(c.mask);
   config.scale = ScaleValue(c.scale_kind, c.scale_bits);
+  if (c.workers % 4 > 1) {
+    g_pool_workers = c.workers % 4;
+    config.parallel = ea_parallel_for{&BackwardsPool, &g_pool_workers, g_pool_workers};
+  }
   return config;
 }
 
@@ -106,12 +119,16 @@ void FuzzAttention(ByteReader& input) {
                                                      nulls & kNullSizeBytes ? nullptr : &bytes);
     ExpectStatus("ea_attention_arena_size", status, rules);
     if (status != EA_OK && bytes != 0x5A5A) Fail("arena_size wrote *bytes on error");
-    if (status == EA_OK && bytes != edgeattn::AttentionArenaBytes(config.n_kv, config.d_k)) {
+    const uint64_t formula =
+        edgeattn::AttentionArenaBytes(config.n_kv, config.d_k, config.parallel.max_workers);
+    if (status == EA_OK && bytes != formula) {
       Fail("arena_size = %zu, AttentionArenaBytes = %llu", bytes,
-           static_cast<unsigned long long>(edgeattn::AttentionArenaBytes(config.n_kv, config.d_k)));
+           static_cast<unsigned long long>(formula));
     }
   }
-  const uint64_t need = config_valid ? edgeattn::AttentionArenaBytes(config.n_kv, config.d_k) : 0;
+  const uint64_t need = config_valid ? edgeattn::AttentionArenaBytes(config.n_kv, config.d_k,
+                                                                     config.parallel.max_workers)
+                                     : 0;
 
   // --- the pool: arena first, then the operands when a run is affordable
   const size_t q_count = BoundedCount(c.n_q, c.d_k), k_count = BoundedCount(c.n_kv, c.d_k),

@@ -162,6 +162,7 @@ struct AttentionCase {
   uint8_t want_weights = 0;  // >= 96: request attention weights
   Placement q, k, v, out, weights;
   TensorSpec q_values, k_values, v_values;
+  uint8_t workers = 0;  // % 4 > 1: run on a parallel-for of that many workers
 };
 
 // Self-attention (heads == 0 in the layout) and MHA share one case shape.
@@ -271,6 +272,7 @@ void Visit(Io& io, AttentionCase& c) {
   Visit(io, c.q_values, BoundedCount(c.n_q, c.d_k));
   Visit(io, c.k_values, BoundedCount(c.n_kv, c.d_k));
   Visit(io, c.v_values, BoundedCount(c.n_kv, c.d_v));
+  io.U8(c.workers);
 }
 
 // Element counts of the model weights: W_Q, W_K, W_V (self-attention) or

@@ -46,7 +46,9 @@ struct SelfAttentionOp {
                   c.d_v,
                   static_cast<ea_mask>(c.mask),
                   static_cast<ea_position>(c.position),
-                  table};
+                  table,
+                  EA_WEIGHTS_ROW_MAJOR,
+                  ea_parallel_for{}};
   }
   static Weights MakeWeights(const float* const* w, const float* const* b) {
     return Weights{w[0], w[1], w[2], b[0], b[1], b[2]};
@@ -115,7 +117,9 @@ struct MhaOp {
                   c.heads,
                   static_cast<ea_mask>(c.mask),
                   static_cast<ea_position>(c.position),
-                  table};
+                  table,
+                  EA_WEIGHTS_ROW_MAJOR,
+                  ea_parallel_for{}};
   }
   static Weights MakeWeights(const float* const* w, const float* const* b) {
     return Weights{w[0], b[0], w[1], b[1]};

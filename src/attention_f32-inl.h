@@ -92,10 +92,6 @@ HWY_INLINE void ScaleRow(D d, float* HWY_RESTRICT row, size_t count, float facto
   for (; c < count; ++c) row[c] *= factor;
 }
 
-HWY_INLINE int32_t PanelsFor(size_t keys) {
-  return static_cast<int32_t>((keys + kKeyBlock - 1) / kKeyBlock);
-}
-
 // tile[r][j] = scale * q_(first_row + r) . k_(first_key + j), j < keys: from
 // the packed panels, or (few query rows) from K in place.
 template <class D>
@@ -103,8 +99,8 @@ HWY_INLINE void ScoreKeys(D d, const AttentionArgs& args, int32_t first_row, siz
                           int32_t first_key, size_t keys, float* tile) {
   const float* q = args.q + static_cast<size_t>(first_row) * args.ld_q;
   if (args.keys_packed) {
-    ScoreBlock(d, q, args.ld_q, rows, args.packed_keys, args.d_k, first_key / kKeyBlock,
-               PanelsFor(keys), args.scale, tile);
+    ScoreBlock(d, q, args.ld_q, rows, args.packed_keys, args.d_k, first_key / kKeyBlock, keys,
+               args.scale, tile);
   } else {
     ScoreRowsInPlace(d, q, args.ld_q, rows, args.k, args.ld_k, static_cast<size_t>(args.d_k),
                      static_cast<size_t>(first_key), keys, args.scale, tile);

@@ -92,7 +92,7 @@ HWY_INLINE void LinearPacked(const LinearArgs& a, size_t rows) {
     for (int32_t p = 0; p < panels; ++p) {
       for (size_t m = block; m < block_end; m += kGridRows) {
         const size_t tile_rows = block_end - m < kGridRows ? block_end - m : kGridRows;
-        WithRowCount<kGridRows>(tile_rows, [&](auto row_count) {
+        WithCount<kGridRows>(tile_rows, [&](auto row_count) {
           WithPanelStripCols(d, [&](auto col_count) {
             LinearPanel<decltype(row_count)::value, decltype(col_count)::value>(d, a, m, p);
           });

@@ -49,12 +49,13 @@ inline constexpr size_t kVectorRegisters = 32;
 inline constexpr size_t kGridRows = 6;
 inline constexpr size_t kGridCols = kVectorRegisters >= 32 ? 4 : 2;
 
-// Calls body(std::integral_constant<size_t, rows>()) for 1 <= rows <= kMax, so
-// that a remainder of rows still runs a grid with compile-time R.
+// Calls body(std::integral_constant<size_t, count>()) for 1 <= count <= kMax,
+// so that a remainder of rows (or a narrower last strip) still runs a grid of
+// compile-time shape.
 template <size_t kMax, class Body>
-HWY_INLINE void WithRowCount(size_t rows, const Body& body) {
+HWY_INLINE void WithCount(size_t count, const Body& body) {
   if constexpr (kMax > 1) {
-    if (rows < kMax) return WithRowCount<kMax - 1>(rows, body);
+    if (count < kMax) return WithCount<kMax - 1>(count, body);
   }
   body(std::integral_constant<size_t, kMax>());
 }

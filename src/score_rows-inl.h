@@ -83,7 +83,7 @@ HWY_INLINE void ScoreRowsInPlace(D d, const float* HWY_RESTRICT q, size_t ld_q, 
                                  const float* HWY_RESTRICT k, size_t ld_k, size_t d_k,
                                  size_t first_key, size_t keys, float scale,
                                  float* HWY_RESTRICT tile) {
-  WithRowCount<static_cast<size_t>(kFewQueryRows)>(rows, [&](auto row_count) {
+  WithCount<static_cast<size_t>(kFewQueryRows)>(rows, [&](auto row_count) {
     constexpr size_t kRows = decltype(row_count)::value;
     for (size_t j = 0; j < keys; j += kKeysPerGroup) {
       KeyGroup g;

@@ -33,37 +33,65 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // All strips of `panels` consecutive panels from `first_panel`, kRows rows.
+// One strip of kCols vectors: tile columns [c, c + kCols * lanes) of the
+// panel starting at tile column 0.
+template <size_t kRows, size_t kCols, class D>
+HWY_INLINE void ScoreStrip(D d, const float* HWY_RESTRICT q, size_t ld_q,
+                           const float* HWY_RESTRICT panel, size_t d_k, hn::Vec<D> scale,
+                           float* HWY_RESTRICT tile_panel, size_t c) {
+  const size_t lanes = hn::Lanes(d);
+  float* strip_tile = tile_panel + c;
+  const GridOperands g{q, ld_q, panel + c, kKeyBlock, 0, d_k, lanes};
+  GridProduct<kRows, kCols, false>(d, g, [&](auto cell, hn::Vec<D> acc) {
+    constexpr size_t kCell = decltype(cell)::value;
+    hn::Store(hn::Mul(acc, scale), d,
+              strip_tile + CellRow<kCols>(kCell) * kScoreTileKeys + CellCol<kCols>(kCell) * lanes);
+  });
+}
+
+// Keys [0, keys) of the panels from `first_panel`, kRows rows, in strips of
+// kCols vectors. The last strip narrows to the vectors that hold keys, so a
+// causal diagonal block scores little past the diagonal (columns past `keys`
+// up to the next vector are scored too; the tile leaves the rest unwritten).
 template <size_t kRows, size_t kCols, class D>
 HWY_INLINE void ScorePanels(D d, const float* HWY_RESTRICT q, size_t ld_q,
                             const float* HWY_RESTRICT packed, int32_t d_k, int32_t first_panel,
-                            int32_t panels, hn::Vec<D> scale, float* HWY_RESTRICT tile) {
+                            size_t keys, hn::Vec<D> scale, float* HWY_RESTRICT tile) {
   const size_t lanes = hn::Lanes(d);
-  for (int32_t p = 0; p < panels; ++p) {
+  const size_t strip = kCols * lanes;
+  for (size_t start = 0; start < keys; start += kKeyBlock) {
+    const int32_t p = static_cast<int32_t>(start / kKeyBlock);
     const float* panel = Panel(packed, d_k, first_panel + p);
-    for (size_t c = 0; c < static_cast<size_t>(kKeyBlock); c += kCols * lanes) {
-      float* strip_tile = tile + static_cast<size_t>(p) * kKeyBlock + c;
-      const GridOperands g{q, ld_q, panel + c, kKeyBlock, 0, static_cast<size_t>(d_k), lanes};
-      GridProduct<kRows, kCols, false>(d, g, [&](auto cell, hn::Vec<D> acc) {
-        constexpr size_t kCell = decltype(cell)::value;
-        hn::Store(
-            hn::Mul(acc, scale), d,
-            strip_tile + CellRow<kCols>(kCell) * kScoreTileKeys + CellCol<kCols>(kCell) * lanes);
+    float* tile_panel = tile + start;
+    const size_t in_panel = keys - start < static_cast<size_t>(kKeyBlock)
+                                ? keys - start
+                                : static_cast<size_t>(kKeyBlock);
+    size_t c = 0;
+    for (; c + strip <= in_panel; c += strip) {
+      ScoreStrip<kRows, kCols>(d, q, ld_q, panel, static_cast<size_t>(d_k), scale, tile_panel, c);
+    }
+    if (c < in_panel) {
+      const size_t vectors = (in_panel - c + lanes - 1) / lanes;  // < kCols
+      WithCount<kCols>(vectors, [&](auto col_count) {
+        ScoreStrip<kRows, decltype(col_count)::value>(d, q, ld_q, panel, static_cast<size_t>(d_k),
+                                                      scale, tile_panel, c);
       });
     }
   }
 }
 
 // tile[r][j] = scale * q_r . k_(first_panel * 64 + j) for r < rows <= kGridRows
-// and j < panels * 64 <= kScoreTileKeys.
+// and j < keys <= kScoreTileKeys (and up to the end of the vector holding the
+// last key).
 template <class D>
 HWY_INLINE void ScoreBlock(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
                            const float* HWY_RESTRICT packed, int32_t d_k, int32_t first_panel,
-                           int32_t panels, float scale, float* HWY_RESTRICT tile) {
+                           size_t keys, float scale, float* HWY_RESTRICT tile) {
   const auto vscale = hn::Set(d, scale);
-  WithRowCount<kGridRows>(rows, [&](auto row_count) {
+  WithCount<kGridRows>(rows, [&](auto row_count) {
     WithPanelStripCols(d, [&](auto col_count) {
       ScorePanels<decltype(row_count)::value, decltype(col_count)::value>(
-          d, q, ld_q, packed, d_k, first_panel, panels, vscale, tile);
+          d, q, ld_q, packed, d_k, first_panel, keys, vscale, tile);
     });
   });
 }

@@ -83,7 +83,7 @@ HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgs& a, size_t d_v)
 template <class D>
 HWY_INLINE void AccumulateWeightedValues(D d, const WeightedValuesArgs& a, size_t rows,
                                          size_t d_v) {
-  WithRowCount<kGridRows>(
+  WithCount<kGridRows>(
       rows, [&](auto row_count) { WeightedValuesRows<decltype(row_count)::value>(d, a, d_v); });
 }
 

@@ -172,8 +172,10 @@ $(SUITE): $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LIBS) $(TARGET_LINK_DEPS)
 $(NO_HEAP): $(BUILD)/tests/no_heap_test.o $(BUILD)/tests/reference/random_tensor.o $(LIB)
 	$(CXX) -o $@ $^ $(GTEST_LDLIBS) $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
-$(DEMO): $(BUILD)/examples/demo.o $(BUILD)/examples/fma_peak.o $(LIB)
-	$(CXX) $(SAN_FLAGS) -o $@ $^ $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
+# The demo (host only) times its large attention on 1 and 2 workers: the pthread pool example.
+$(DEMO): $(BUILD)/examples/demo.o $(BUILD)/examples/fma_peak.o \
+    $(BUILD)/examples/thread_pool/pthread_pool.o $(LIB)
+	$(CXX) $(SAN_FLAGS) -o $@ $^ $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS) -pthread
 
 # The benchmarks' FMA probe, built with the library's flags: same Highway targets as the
 # kernels, so its dynamic dispatch runs the target ea_simd_target() reports.
@@ -253,11 +255,13 @@ consumers:
 # Benchmarks (host only): Google Benchmark; Eigen and oneDNN as the peers a user would
 # reach for instead, both built for this exact CPU and run on one thread. The FMA probe is
 # the demo's object (library flags, dynamic dispatch), so it can be capped at AVX2 as the
-# kernels are. bench-quick: the headline shapes in under a minute; bench: the full suite,
-# then bench-report (README tables and bench/results/latest.png from the JSON).
+# kernels are. The 2-worker rows run on the pthread pool example (linked with -pthread).
+# bench-quick: the headline shapes in under a minute; bench: the full suite, then
+# bench-report (README tables and bench/results/latest.png from the JSON).
 BENCH := $(BUILD)/bench/attention_bench
 BENCH_SRCS := $(filter-out bench/fma_peak.cc,$(wildcard bench/*.cc))
-BENCH_OBJS := $(BENCH_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/fma_peak.o
+BENCH_OBJS := $(BENCH_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/fma_peak.o \
+  $(BUILD)/examples/thread_pool/pthread_pool.o
 BENCH_CXXFLAGS := -std=c++17 -O3 -march=native -DNDEBUG $(WARNINGS) -Iinclude \
   -isystem /usr/include/eigen3 $(TARGET_CXXFLAGS) -MD -MP
 # libdnnl runs on OpenMP (libgomp); the bench calls omp_set_num_threads itself.

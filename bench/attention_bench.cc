@@ -1,9 +1,11 @@
 // make bench / make bench-quick: edgeattn against this core's own FMA peak and against two
 // peers a user would otherwise reach for, Eigen and oneDNN, all measured in the same run and on
-// one thread. Order: limit oneDNN's OpenMP to one thread; measure the FMA peaks (best target
-// and AVX2); cross-check that the three libraries compute the same outputs on every shape;
-// time every shape with Google Benchmark (eigen, onednn, edgeattn back to back, then
-// edgeattn capped at AVX2 where the suite has that row); print the summary table.
+// one thread, plus edgeattn on 2 workers for a few shapes. Order: limit oneDNN's OpenMP to one
+// thread; measure the FMA peaks (best target and AVX2); start the 2-worker pool; cross-check
+// that the three libraries compute the same outputs on every shape (and 2 workers the same
+// bits as 1); time every shape with Google Benchmark (eigen, onednn, edgeattn back to back,
+// then edgeattn capped at AVX2 and edgeattn on 2 workers where the suite has those rows);
+// print the summary tables; stop the pool.
 // --suite=quick picks the headline shapes with shorter timing; every other flag goes to Google
 // Benchmark (--benchmark_out, --benchmark_filter, ...).
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "single_thread.h"
 #include "summary_reporter.h"
 #include "target_peaks.h"
+#include "worker_pool.h"
 #include "workloads.h"
 
 namespace edgeattn_bench {
@@ -81,14 +84,15 @@ const char* EigenVersion() {
       EIGEN_MAJOR_VERSION) "." EIGEN_MAKESTRING(EIGEN_MINOR_VERSION);
 }
 
-void RunShape(benchmark::State& state, const Shape& shape, Library library, double peak_gflops) {
+void RunShape(benchmark::State& state, const Shape& shape, Library library, double peak_gflops,
+              const ea_parallel_for& parallel) {
   // Only edgeattn's rows are capped; the peers always run their normal builds.
   const ScopedSimdCap cap(library == Library::kEdgeattn ? SimdCapName(shape.simd) : nullptr);
   if (cap.status() != EA_OK) {
     state.SkipWithError(ea_status_str(cap.status()));
     return;
   }
-  const std::unique_ptr<Workload> workload = MakeWorkload(shape);
+  const std::unique_ptr<Workload> workload = MakeWorkload(shape, parallel);
   if (workload->plan_status() != EA_OK) {
     state.SkipWithError(ea_status_str(workload->plan_status()));
     return;
@@ -105,7 +109,9 @@ void RunShape(benchmark::State& state, const Shape& shape, Library library, doub
         benchmark::DoNotOptimize(status);
         benchmark::ClobberMemory();
       }
-      state.SetLabel(ea_simd_target());
+      state.SetLabel(shape.workers > 1 ? std::string(ea_simd_target()) + ", " +
+                                             std::to_string(shape.workers) + " workers"
+                                       : std::string(ea_simd_target()));
       break;
     case Library::kEigen:
       workload->RunEigen();
@@ -125,7 +131,8 @@ void RunShape(benchmark::State& state, const Shape& shape, Library library, doub
       break;
   }
   // Rates over real time (the benchmarks use UseRealTime): FLOP/s and the percent of the peak
-  // of the target this row ran on. vs_eigen and vs_onednn are added by the reporters.
+  // of the target this row ran on (times its workers). vs_eigen and vs_onednn, or
+  // vs_one_worker, are added by the reporters.
   const double flops = ShapeFlops(shape);
   state.counters["gflops"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
@@ -133,15 +140,20 @@ void RunShape(benchmark::State& state, const Shape& shape, Library library, doub
                                                   benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void Register(const Shape& shape, Library library, double peak_gflops, const Timing& timing) {
-  benchmark::RegisterBenchmark(BenchmarkName(shape, library).c_str(),
-                               [shape, library, peak_gflops](benchmark::State& state) {
-                                 RunShape(state, shape, library, peak_gflops);
-                               })
-      ->UseRealTime()
+// `parallel`: the row's hook, zero for one worker. Multi-worker rows measure the CPU time of
+// the whole process (every worker), so their CPU/real share is about their worker count.
+void Register(const Shape& shape, Library library, double peak_gflops,
+              const ea_parallel_for& parallel, const Timing& timing) {
+  benchmark::internal::Benchmark* benchmark = benchmark::RegisterBenchmark(
+      BenchmarkName(shape, library).c_str(),
+      [shape, library, peak_gflops, parallel](benchmark::State& state) {
+        RunShape(state, shape, library, peak_gflops, parallel);
+      });
+  benchmark->UseRealTime()
       ->MinTime(timing.min_seconds)
       ->Repetitions(timing.repetitions)
       ->Unit(benchmark::kMicrosecond);
+  if (shape.workers > 1) benchmark->MeasureProcessCPUTime();
 }
 
 void PrintPeak(const char* which, const FmaPeak& peak) {
@@ -206,17 +218,33 @@ int main(int argc, char** argv) {
   printf("oneDNN %s (%s), OpenMP limited to %d thread; Eigen %s\n", OnednnVersion().c_str(),
          OnednnCpuIsa(), omp_threads, EigenVersion());
 
+  // After the OpenMP limit, before anything runs edgeattn on it (worker_pool.h).
+  WorkerPool pool(kParallelWorkers);
+  if (!pool.started()) {
+    printf("FAILED: could not start the %d-worker pthread pool\n", kParallelWorkers);
+    return 1;
+  }
+  printf("pthread pool for the %d-worker rows: the main thread + %d thread(s)\n", kParallelWorkers,
+         pool.threads());
+
   const std::vector<Shape> shapes = BenchmarkShapes(suite);
-  const CrossCheckResult check = CrossCheck(shapes);
+  const CrossCheckResult check = CrossCheck(shapes, &pool);
   for (const std::string& line : check.onednn_implementations) {
     printf("oneDNN implementations, %s\n", line.c_str());
   }
   if (!check.agree) return 1;
-  // oneDNN has now run every shape; libgomp would still hold any worker it had started.
+  // oneDNN has now run every shape; libgomp would still hold any worker it had started. The
+  // only threads beside main must be the pool's, and the main thread's limit must still be 1.
   const int threads = ProcessThreadCount();
-  printf("threads in this process after every library ran every shape: %d\n", threads);
-  if (threads != 1 || omp_threads != 1) {
-    printf("FAILED: the benchmarks must run on one thread\n");
+  const int omp_threads_after = OpenMpMaxThreads();
+  printf(
+      "threads in this process after every library ran every shape: %d (main + %d pool "
+      "thread(s)); OpenMP max threads on main: %d\n",
+      threads, pool.threads(), omp_threads_after);
+  if (threads != 1 + pool.threads() || omp_threads != 1 || omp_threads_after != 1) {
+    printf(
+        "FAILED: the peers and 1-worker rows must run on one thread, and only the pool may "
+        "add threads\n");
     return 1;
   }
   fflush(stdout);
@@ -238,35 +266,50 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("onednn_implementations", Join(check.onednn_implementations, "; "));
   benchmark::AddCustomContext(
       "threading",
-      "one thread: OpenMP (oneDNN's runtime) limited by omp_set_num_threads(1), "
-      "omp_get_max_threads() = " +
-          std::to_string(omp_threads) +
-          ", process threads after the cross-check = " + std::to_string(threads));
+      "one thread for the peers and every 1-worker row: OpenMP (oneDNN's runtime) limited by "
+      "omp_set_num_threads(1), omp_get_max_threads() = " +
+          std::to_string(omp_threads) + "; " + std::to_string(kParallelWorkers) +
+          "-worker rows: edgeattn on the main thread + " + std::to_string(pool.threads()) +
+          " pthread pool thread(s) (examples/thread_pool), started before the cross-check; "
+          "process threads after the cross-check = " +
+          std::to_string(threads));
+  benchmark::AddCustomContext("parallel_workers", std::to_string(kParallelWorkers));
+  benchmark::AddCustomContext(
+      "crosscheck_multi_worker",
+      std::to_string(check.multi_worker_identical) + " of " +
+          std::to_string(check.multi_worker_shapes) +
+          " multi-worker shapes bit-identical (memcmp) to edgeattn on 1 worker");
   benchmark::AddCustomContext("crosscheck_worst_relative_gap_eigen",
                               Formatted("%.3g", check.worst_eigen_gap));
   benchmark::AddCustomContext("crosscheck_worst_relative_gap_onednn",
                               Formatted("%.3g", check.worst_onednn_gap));
-  benchmark::AddCustomContext("counters",
-                              "gflops; pct_peak = 100 gflops / FMA peak of the row's target; "
-                              "vs_eigen, vs_onednn = peer's median time / this row's time");
+  benchmark::AddCustomContext(
+      "counters",
+      "gflops; pct_peak = 100 gflops / FMA peak of the row's target (N-worker rows: N x the "
+      "single-core peak); vs_eigen, vs_onednn = single-threaded peer's median time / this "
+      "row's time (1-worker rows only); vs_one_worker = edgeattn's 1-worker median time of the "
+      "same shape / this row's time (N-worker rows only)");
   std::vector<std::string> headline;
   for (const Shape& shape : BenchmarkShapes(Suite::kQuick)) headline.push_back(ShapeName(shape));
   benchmark::AddCustomContext("headline_shapes", Join(headline, ","));
 
   for (const Shape& shape : shapes) {
     // Peers first, so that their times are known when edgeattn's row is reported. The AVX2
-    // rows are edgeattn's only: their ratios use the peers' rows of the same shape.
-    if (shape.simd == SimdTarget::kBest) {
+    // and multi-worker rows are edgeattn's only: their ratios use the rows of the same shape
+    // that ran before them.
+    if (shape.simd == SimdTarget::kBest && shape.workers == 1) {
       for (const Library peer : {Library::kEigen, Library::kOnednn}) {
-        Register(shape, peer, peaks.GflopsFor(shape, peer), timing);
+        Register(shape, peer, peaks.GflopsFor(shape, peer), ea_parallel_for{}, timing);
       }
     }
-    Register(shape, Library::kEdgeattn, peaks.GflopsFor(shape, Library::kEdgeattn), timing);
+    Register(shape, Library::kEdgeattn, peaks.GflopsFor(shape, Library::kEdgeattn),
+             pool.HookFor(shape.workers), timing);
   }
   SummaryReporter reporter;
   RatioJsonReporter file_reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter, write_file ? &file_reporter : nullptr);
   PrintSummaryTable(reporter, shapes, peaks);
+  pool.Stop();
   // The ratios use the peaks measured first; a second probe shows whether the clock moved.
   const double best_after =
       MeasureFmaPeak(kPeakSecondsPerTrial, timing.peak_trials, FmaProbeTarget::kDispatched).gflops;
@@ -279,7 +322,7 @@ int main(int argc, char** argv) {
   }
   printf(
       "FMA peaks measured again after the runs: %.1f GFLOP/s (%s), %.1f GFLOP/s (AVX2); "
-      "threads: %d\n",
+      "threads (pool stopped): %d\n",
       best_after, peaks.best.target, avx2_after, ProcessThreadCount());
   benchmark::Shutdown();
   return 0;

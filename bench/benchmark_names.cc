@@ -1,6 +1,8 @@
 // Benchmark names: "<precision>/<kind>/<sizes>/<library>" (see benchmark_names.h).
 #include "benchmark_names.h"
 
+#include <stdlib.h>
+
 namespace edgeattn_bench {
 
 const char* LibraryName(Library library) {
@@ -35,6 +37,23 @@ std::string PeerBenchmarkName(const std::string& benchmark_name, Library peer) {
   const size_t first_slash = shape.find('/');
   const std::string sizes = first_slash == std::string::npos ? shape : shape.substr(first_slash);
   return "f32" + sizes + "/" + LibraryName(peer);
+}
+
+int WorkersOfBenchmark(const std::string& benchmark_name) {
+  constexpr const char kSuffix[] = "workers";
+  const std::string precision = benchmark_name.substr(0, benchmark_name.find('/'));
+  const size_t suffix = precision.rfind(kSuffix);
+  const size_t underscore = precision.rfind('_', suffix);
+  if (suffix == std::string::npos || suffix + sizeof kSuffix - 1 != precision.size() ||
+      underscore == std::string::npos) {
+    return 1;
+  }
+  const int workers = atoi(precision.c_str() + underscore + 1);
+  return workers > 1 ? workers : 1;
+}
+
+std::string OneWorkerBenchmarkName(const std::string& benchmark_name) {
+  return PeerBenchmarkName(benchmark_name, Library::kEdgeattn);
 }
 
 }  // namespace edgeattn_bench

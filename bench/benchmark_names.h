@@ -30,6 +30,13 @@ std::string LibraryOfBenchmark(const std::string& benchmark_name);
 // peer's normal build ("f32_avx2/mha/dm256h4/n1024/edgeattn" -> "f32/mha/dm256h4/n1024/eigen").
 std::string PeerBenchmarkName(const std::string& benchmark_name, Library peer);
 
+// edgeattn's workers in the row: N for "f32_<N>workers/...", 1 for every other name.
+int WorkersOfBenchmark(const std::string& benchmark_name);
+
+// The 1-worker edgeattn row of the same shape, vs_one_worker's reference
+// ("f32_2workers/prefill/d64/n2048/edgeattn" -> "f32/prefill/d64/n2048/edgeattn").
+std::string OneWorkerBenchmarkName(const std::string& benchmark_name);
+
 }  // namespace edgeattn_bench
 
 #endif  // EDGEATTN_BENCH_BENCHMARK_NAMES_H_

@@ -2,6 +2,7 @@
 #include "cross_check.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include <algorithm>
 #include <set>
@@ -21,17 +22,51 @@ bool GapWithin(const Shape& shape, const char* peer, double gap, double* worst) 
   return false;
 }
 
+// A workload of `shape` whose edgeattn ran once on `workers` workers, planned and run under the
+// shape's SIMD cap; nullptr (and a printed line) when planning or running fails.
+std::unique_ptr<Workload> RunEdgeattn(const Shape& shape, int32_t workers, WorkerPool* pool) {
+  const ScopedSimdCap cap(SimdCapName(shape.simd));
+  std::unique_ptr<Workload> workload = MakeWorkload(shape, pool->HookFor(workers));
+  if (cap.status() != EA_OK || workload->plan_status() != EA_OK ||
+      workload->RunEdgeattn() != EA_OK) {
+    printf("cross-check %s: edgeattn on %d worker(s) failed\n", ShapeName(shape).c_str(), workers);
+    return nullptr;
+  }
+  return workload;
+}
+
+// The multi-worker output against the 1-worker one, byte for byte.
+bool BitIdenticalToOneWorker(const Shape& shape, WorkerPool* pool) {
+  const std::unique_ptr<Workload> parallel = RunEdgeattn(shape, shape.workers, pool);
+  const std::unique_ptr<Workload> single = RunEdgeattn(shape, 1, pool);
+  if (parallel == nullptr || single == nullptr) return false;
+  const std::vector<float>& a = parallel->edgeattn_output();
+  const std::vector<float>& b = single->edgeattn_output();
+  if (a.size() == b.size() && memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0) {
+    return true;
+  }
+  printf("cross-check %s: %d workers' output differs from 1 worker's\n", ShapeName(shape).c_str(),
+         shape.workers);
+  return false;
+}
+
 }  // namespace
 
-CrossCheckResult CrossCheck(const std::vector<Shape>& shapes) {
+CrossCheckResult CrossCheck(const std::vector<Shape>& shapes, WorkerPool* pool) {
   CrossCheckResult result;
   std::set<std::string> seen_implementations;
   for (const Shape& shape : shapes) {
-    const ScopedSimdCap cap(SimdCapName(shape.simd));
-    const std::unique_ptr<Workload> workload = MakeWorkload(shape);
-    if (cap.status() != EA_OK || workload->plan_status() != EA_OK ||
-        workload->RunEdgeattn() != EA_OK) {
-      printf("cross-check %s: edgeattn failed\n", ShapeName(shape).c_str());
+    if (shape.workers > 1) {
+      ++result.multi_worker_shapes;
+      if (BitIdenticalToOneWorker(shape, pool)) {
+        ++result.multi_worker_identical;
+      } else {
+        result.agree = false;
+      }
+      continue;
+    }
+    const std::unique_ptr<Workload> workload = RunEdgeattn(shape, 1, pool);
+    if (workload == nullptr) {
       result.agree = false;
       continue;
     }
@@ -51,9 +86,11 @@ CrossCheckResult CrossCheck(const std::vector<Shape>& shapes) {
   }
   printf(
       "cross-check of %zu shapes: worst max |edgeattn - Eigen| / max |Eigen| = %.2g, "
-      "worst max |edgeattn - oneDNN| / max |oneDNN| = %.2g (%s, limit %.0e)\n",
-      shapes.size(), result.worst_eigen_gap, result.worst_onednn_gap,
-      result.agree ? "agree" : "FAILED", kMaxRelativeGap);
+      "worst max |edgeattn - oneDNN| / max |oneDNN| = %.2g (limit %.0e); %d of %d "
+      "multi-worker shapes bit-identical to 1 worker (memcmp): %s\n",
+      shapes.size() - result.multi_worker_shapes, result.worst_eigen_gap, result.worst_onednn_gap,
+      kMaxRelativeGap, result.multi_worker_identical, result.multi_worker_shapes,
+      result.agree ? "agree" : "FAILED");
   return result;
 }
 

@@ -1,6 +1,9 @@
 // Before anything is timed, the three libraries run every shape of the suite on the same inputs
 // and must agree: a speed ratio means nothing between outputs that differ. The AVX2 shapes are
-// checked under the AVX2 cap, so the kernels they time are the kernels checked.
+// checked under the AVX2 cap, so the kernels they time are the kernels checked. A multi-worker
+// shape is edgeattn's only: its output must be bit-identical (memcmp) to edgeattn's on one
+// worker, which the library promises for any worker count and schedule; the 1-worker output
+// is the one checked against the peers.
 #ifndef EDGEATTN_BENCH_CROSS_CHECK_H_
 #define EDGEATTN_BENCH_CROSS_CHECK_H_
 
@@ -8,6 +11,7 @@
 #include <vector>
 
 #include "shapes.h"
+#include "worker_pool.h"
 
 namespace edgeattn_bench {
 
@@ -18,14 +22,17 @@ inline constexpr double kMaxRelativeGap = 1e-4;
 
 struct CrossCheckResult {
   bool agree = true;
-  double worst_eigen_gap = 0.0;   // max over shapes of max |edgeattn - Eigen| / max |Eigen|
-  double worst_onednn_gap = 0.0;  // the same against oneDNN
+  double worst_eigen_gap = 0.0;    // max over shapes of max |edgeattn - Eigen| / max |Eigen|
+  double worst_onednn_gap = 0.0;   // the same against oneDNN
+  int multi_worker_shapes = 0;     // shapes compared bit by bit with their 1-worker output
+  int multi_worker_identical = 0;  // how many of them were bit-identical
   // The distinct oneDNN implementation lists, each with the first shape that used it.
   std::vector<std::string> onednn_implementations;
 };
 
 // Runs every shape once per library and compares; prints each failure and a summary line.
-CrossCheckResult CrossCheck(const std::vector<Shape>& shapes);
+// Multi-worker shapes run on `pool`.
+CrossCheckResult CrossCheck(const std::vector<Shape>& shapes, WorkerPool* pool);
 
 }  // namespace edgeattn_bench
 

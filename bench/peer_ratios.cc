@@ -1,4 +1,5 @@
-// Ratio counters against the peers, from the same run's median times (see peer_ratios.h).
+// Ratio counters against the peers and against one worker, from the same run's median times
+// (see peer_ratios.h).
 #include "peer_ratios.h"
 
 #include <algorithm>
@@ -119,26 +120,37 @@ void PeerRatios::Record(const std::vector<Run>& batch) {
 void PeerRatios::SetRatios(Run* run) const {
   if (run->error_occurred) return;
   const std::string& name = run->run_name.function_name;
-  const auto own = times_.find(name);
-  if (own == times_.end()) return;
+  // Several workers: edgeattn against itself on one worker only; the peers ran on one thread.
+  if (WorkersOfBenchmark(name) > 1) {
+    const double one_worker_seconds = MedianSeconds(OneWorkerBenchmarkName(name));
+    if (one_worker_seconds > 0.0) SetRatio(run, "vs_one_worker", one_worker_seconds, false);
+    return;
+  }
   const std::string library = LibraryOfBenchmark(name);
   for (const Library peer : {Library::kEigen, Library::kOnednn}) {
     const bool self = library == LibraryName(peer);
     const double peer_seconds = MedianSeconds(PeerBenchmarkName(name, peer));
     if (!self && peer_seconds <= 0.0) continue;  // the peer did not run (filtered out) or failed
-    // A library's ratio against itself is 1 by definition, in every repetition.
-    std::vector<double> ratios;
-    for (const double seconds : own->second.repetitions) {
-      ratios.push_back(self ? 1.0 : peer_seconds / seconds);
-    }
-    double value = 0.0;
-    if (run->run_type == Run::RT_Iteration) {
-      value = self ? 1.0 : peer_seconds / SecondsPerIteration(*run);
-    } else if (!Aggregate(run->aggregate_name, ratios, &value)) {
-      continue;
-    }
-    run->counters[std::string("vs_") + LibraryName(peer)] = benchmark::Counter(value);
+    SetRatio(run, std::string("vs_") + LibraryName(peer), peer_seconds, self);
   }
+}
+
+void PeerRatios::SetRatio(Run* run, const std::string& counter, double reference_seconds,
+                          bool self) const {
+  const auto own = times_.find(run->run_name.function_name);
+  if (own == times_.end()) return;
+  // A library's ratio against itself is 1 by definition, in every repetition.
+  std::vector<double> ratios;
+  for (const double seconds : own->second.repetitions) {
+    ratios.push_back(self ? 1.0 : reference_seconds / seconds);
+  }
+  double value = 0.0;
+  if (run->run_type == Run::RT_Iteration) {
+    value = self ? 1.0 : reference_seconds / SecondsPerIteration(*run);
+  } else if (!Aggregate(run->aggregate_name, ratios, &value)) {
+    return;
+  }
+  run->counters[counter] = benchmark::Counter(value);
 }
 
 }  // namespace edgeattn_bench

@@ -1,9 +1,12 @@
-// The vs_eigen and vs_onednn counters of every row: peer's median time / this row's time, both
-// from the same run (> 1: this row is faster than the peer; a peer's ratio against itself is
+// The vs_eigen and vs_onednn counters of every 1-worker row: peer's median time / this row's time,
+// both from the same run (> 1: this row is faster than the peer; a peer's ratio against itself is
 // 1). Google Benchmark reports each benchmark when it finishes, and some ratios need a peer that
 // runs later (Eigen's vs_onednn), so a reporter holds one shape's rows back: when a row of
 // another shape arrives, or at the end, the held rows are released with their ratios filled
 // in. Both reporters (console and JSON file) use this, so both show the same counters.
+// A row on several workers (f32_2workers/...) gets vs_one_worker instead: edgeattn's 1-worker
+// median time of the same shape / this row's time. It gets no peer ratios: the peers run on
+// one thread, and a 2-core time against a 1-core one would compare core counts, not libraries.
 #ifndef EDGEATTN_BENCH_PEER_RATIOS_H_
 #define EDGEATTN_BENCH_PEER_RATIOS_H_
 
@@ -39,6 +42,9 @@ class PeerRatios {
 
   void Record(const std::vector<Run>& batch);
   void SetRatios(Run* run) const;
+  // counter = reference_seconds / this row's seconds (1 when `self`), per repetition and for
+  // each aggregate.
+  void SetRatio(Run* run, const std::string& counter, double reference_seconds, bool self) const;
 
   std::map<std::string, Times> times_;
   std::string held_shape_;

@@ -25,6 +25,20 @@ void AddWithAvx2Twin(std::vector<Shape>* shapes, Shape shape) {
   shapes->push_back(shape);
 }
 
+// The same shape with edgeattn on kParallelWorkers workers (best target).
+void AddWorkersTwin(std::vector<Shape>* shapes, Shape shape) {
+  shape.workers = kParallelWorkers;
+  shapes->push_back(shape);
+}
+
+// The full suite's shapes with a 2-worker row: the long prefills where a second core has
+// most to share (d64 n2048 with and without the mask, d64 n4096), and both MHA sizes.
+bool HasWorkersTwin(const Shape& shape) {
+  if (shape.kind == Kind::kMha) return true;
+  if (shape.kind != Kind::kPrefill || shape.head_dim != 64) return false;
+  return shape.n == 2048 || (shape.n == 4096 && !shape.causal);
+}
+
 }  // namespace
 
 std::vector<Shape> BenchmarkShapes(Suite suite) {
@@ -33,25 +47,35 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
     shapes.push_back(Prefill(128, 64, false));
     shapes.push_back(Prefill(512, 64, false));
     AddWithAvx2Twin(&shapes, Prefill(2048, 64, false));
+    AddWorkersTwin(&shapes, Prefill(2048, 64, false));
     shapes.push_back(Prefill(2048, 64, true));
     shapes.push_back(Mha(128));
     AddWithAvx2Twin(&shapes, Mha(1024));
+    AddWorkersTwin(&shapes, Mha(1024));
     shapes.push_back(Decode(512));
     return shapes;
   }
   for (const int32_t d : {64, 128}) {
     for (const int32_t n : {128, 512, 2048, 4096}) {
-      AddWithAvx2Twin(&shapes, Prefill(n, d, false));
-      AddWithAvx2Twin(&shapes, Prefill(n, d, true));
+      for (const bool causal : {false, true}) {
+        const Shape shape = Prefill(n, d, causal);
+        AddWithAvx2Twin(&shapes, shape);
+        if (HasWorkersTwin(shape)) AddWorkersTwin(&shapes, shape);
+      }
     }
   }
-  for (const int32_t n : {128, 1024}) AddWithAvx2Twin(&shapes, Mha(n));
+  for (const int32_t n : {128, 1024}) {
+    AddWithAvx2Twin(&shapes, Mha(n));
+    AddWorkersTwin(&shapes, Mha(n));
+  }
   for (const int32_t n : {512, 4096}) shapes.push_back(Decode(n));
   return shapes;
 }
 
 std::string ShapeName(const Shape& shape) {
-  const std::string precision = shape.simd == SimdTarget::kAvx2 ? "f32_avx2/" : "f32/";
+  const std::string precision =
+      std::string("f32") + (shape.simd == SimdTarget::kAvx2 ? "_avx2" : "") +
+      (shape.workers > 1 ? "_" + std::to_string(shape.workers) + "workers" : "") + "/";
   const std::string n = std::to_string(shape.n);
   const std::string d = std::to_string(shape.head_dim);
   switch (shape.kind) {

@@ -1,6 +1,8 @@
 // The benchmarked shapes, their names and their FLOP counts. Every library is charged the same
 // FLOPs for a shape, so a ratio of GFLOP/s between two libraries is exactly the inverse ratio of
-// their times.
+// their times. A shape also says how edgeattn runs it: SIMD target, and workers (threads of the
+// bench's pthread pool, through ea_parallel_for); the peers always run their normal build on
+// one thread.
 #ifndef EDGEATTN_BENCH_SHAPES_H_
 #define EDGEATTN_BENCH_SHAPES_H_
 
@@ -27,6 +29,8 @@ inline constexpr int32_t kMhaDModel = 256;
 inline constexpr int32_t kMhaHeads = 4;
 inline constexpr int32_t kDecodeHeads = 8;
 inline constexpr int32_t kDecodeHeadDim = 64;
+// Workers of the multi-worker rows (f32_2workers/...): the development VM has 2 cores.
+inline constexpr int32_t kParallelWorkers = 2;
 
 struct Shape {
   Kind kind;
@@ -34,6 +38,7 @@ struct Shape {
   int32_t head_dim;  // d of one head (MHA: kMhaDModel / kMhaHeads)
   bool causal;       // prefill only
   SimdTarget simd;
+  int32_t workers = 1;  // edgeattn only: 1 (no hook) or kParallelWorkers (the pool's hook)
 };
 
 enum class Suite {
@@ -41,11 +46,13 @@ enum class Suite {
   kQuick  // make bench-quick: the headline shapes
 };
 
-// The shapes a suite measures, in report order; an AVX2 shape follows its best-target twin.
+// The shapes a suite measures, in report order; an AVX2 shape, then a 2-worker shape, follow
+// their best-target twin.
 std::vector<Shape> BenchmarkShapes(Suite suite);
 
 // "f32/prefill/d64/n2048", "f32/prefill_causal/d64/n2048", "f32/mha/dm256h4/n1024",
-// "f32/decode/h8d64/kv512"; "f32_avx2/..." when edgeattn is capped at AVX2.
+// "f32/decode/h8d64/kv512"; "f32_avx2/..." when edgeattn is capped at AVX2, "f32_2workers/..."
+// when it runs on 2 workers.
 std::string ShapeName(const Shape& shape);
 
 // The Highway target name ea_set_max_simd_target takes ("AVX2"), or nullptr for kBest.

@@ -11,6 +11,8 @@ int LimitOpenMpToOneThread() {
   return omp_get_max_threads();
 }
 
+int OpenMpMaxThreads() { return omp_get_max_threads(); }
+
 int ProcessThreadCount() {
   FILE* status = fopen("/proc/self/status", "r");
   if (status == nullptr) return -1;

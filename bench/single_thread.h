@@ -12,6 +12,10 @@ namespace edgeattn_bench {
 // Returns omp_get_max_threads() afterwards: 1.
 int LimitOpenMpToOneThread();
 
+// omp_get_max_threads() of the calling thread, without changing it: still 1 on the main thread
+// after the pool's threads started and every library ran.
+int OpenMpMaxThreads();
+
 // The process's thread count (Threads: in /proc/self/status), or -1 where that is unknown.
 // libgomp keeps the workers of its first parallel region alive, so 1 after oneDNN has run
 // every shape means oneDNN never ran on a second thread.

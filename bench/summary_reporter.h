@@ -1,6 +1,7 @@
 // Console output of Google Benchmark (rows shown with their peer ratios, one shape at a time),
-// plus the closing table: per shape, GFLOP/s and percent of peak of all three libraries and
-// edgeattn's time ratios against both peers, from the same run's median times.
+// plus the closing tables: per shape, GFLOP/s and percent of peak of all three libraries and
+// edgeattn's time ratios against both peers, from the same run's median times; then the
+// multi-worker rows on their own, with their speed-up over one worker and their CPU/real share.
 #ifndef EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 #define EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
+
+#include <map>
 
 #include "peer_ratios.h"
 #include "shapes.h"
@@ -28,18 +31,26 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   // with repetitions), or a negative number if it did not run or failed.
   double SecondsPerIteration(const std::string& name) const { return ratios_.MedianSeconds(name); }
 
-  // Smallest CPU time / real time over the repetitions: 1 when the core was ours for the whole
-  // run, lower when other processes took it (real-time figures are then low).
+  // Smallest CPU time / real time per worker over the repetitions: 1 when the cores were ours
+  // for the whole run, lower when other processes took them (real-time figures are then low).
+  // Multi-worker rows measure the whole process's CPU time, divided here by their workers.
   double MinCpuShare() const { return min_cpu_share_; }
+
+  // Smallest CPU time / real time of the repetitions of the benchmark registered as `name`,
+  // not divided by workers (about 2 for a 2-worker row that had both cores), or a negative
+  // number if it did not run.
+  double CpuShare(const std::string& name) const;
 
  private:
   void Show(const std::vector<std::vector<Run>>& batches);
 
   PeerRatios ratios_;
   double min_cpu_share_ = 1.0;
+  std::map<std::string, double> cpu_shares_;
 };
 
-// Prints the closing table as Markdown, for every shape at least one library ran.
+// Prints the closing tables as Markdown, for every shape at least one library ran: the
+// 1-worker shapes with all three libraries, then the multi-worker shapes (edgeattn only).
 void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
                        const TargetPeaks& peaks);
 

@@ -1,6 +1,8 @@
-// The FMA peaks a row's pct_peak is read against, both measured at the start of the same run:
-// the best target's (edgeattn's normal rows, and the peers, which run AVX-512 builds) and
-// AVX2's (edgeattn's rows capped at AVX2).
+// The FMA peaks a row's pct_peak is read against, both measured at the start of the same run
+// on one core: the best target's (edgeattn's normal rows, and the peers, which run AVX-512
+// builds) and AVX2's (edgeattn's rows capped at AVX2). A row on N workers uses N cores, so its
+// peak is N x the single-core one (the probe runs on one core; the VM's cores are not SMT
+// siblings, so each has its own FMA units).
 #ifndef EDGEATTN_BENCH_TARGET_PEAKS_H_
 #define EDGEATTN_BENCH_TARGET_PEAKS_H_
 
@@ -16,8 +18,8 @@ struct TargetPeaks {
 
   // GFLOP/s of the peak the row of `library` on `shape` ran against.
   double GflopsFor(const Shape& shape, Library library) const {
-    return library == Library::kEdgeattn && shape.simd == SimdTarget::kAvx2 ? avx2.gflops
-                                                                            : best.gflops;
+    if (library != Library::kEdgeattn) return best.gflops;
+    return (shape.simd == SimdTarget::kAvx2 ? avx2.gflops : best.gflops) * shape.workers;
   }
 };
 

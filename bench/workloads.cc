@@ -11,10 +11,11 @@
 namespace edgeattn_bench {
 namespace {
 
-// Plans an Attention(Q, K, V) of the given shape into its own aligned arena.
+// Plans an Attention(Q, K, V) of the given shape into its own aligned arena, sized with the
+// same config (so with the hook's workers).
 struct AttentionPlan {
-  AttentionPlan(int32_t n_q, int32_t n_kv, int32_t d, ea_mask mask)
-      : config{EA_DTYPE_F32, n_q, n_kv, d, d, mask, 0.0f} {
+  AttentionPlan(int32_t n_q, int32_t n_kv, int32_t d, ea_mask mask, const ea_parallel_for& parallel)
+      : config{EA_DTYPE_F32, n_q, n_kv, d, d, mask, 0.0f, parallel} {
     size_t bytes = 0;
     status = ea_attention_arena_size(&config, &bytes);
     buffer = std::make_unique<AlignedBuffer>(bytes);
@@ -42,7 +43,7 @@ OnednnAttentionShape DenseAttention(int32_t n_q, int32_t n_kv, int32_t d, bool c
 // Attention(Q, K, V), n x n, head dimension d, optionally causal.
 class PrefillWorkload : public Workload {
  public:
-  PrefillWorkload(int32_t n, int32_t d, bool causal)
+  PrefillWorkload(int32_t n, int32_t d, bool causal, const ea_parallel_for& parallel)
       : Workload(static_cast<size_t>(n) * d),
         n_(n),
         d_(d),
@@ -50,7 +51,7 @@ class PrefillWorkload : public Workload {
         q_(RandomFloats(static_cast<size_t>(n) * d, 1)),
         k_(RandomFloats(static_cast<size_t>(n) * d, 2)),
         v_(RandomFloats(static_cast<size_t>(n) * d, 3)),
-        plan_(n, n, d, causal ? EA_MASK_CAUSAL : EA_MASK_NONE),
+        plan_(n, n, d, causal ? EA_MASK_CAUSAL : EA_MASK_NONE, parallel),
         onednn_(DenseAttention(n, n, d, causal), q_.data(), k_.data(), v_.data(),
                 onednn_out_.data()) {
     plan_status_ = plan_.status;
@@ -84,7 +85,7 @@ class PrefillWorkload : public Workload {
 // MHA over kMhaDModel with kMhaHeads heads, no mask, no positions, with biases.
 class MhaWorkload : public Workload {
  public:
-  explicit MhaWorkload(int32_t n)
+  MhaWorkload(int32_t n, const ea_parallel_for& parallel)
       : Workload(static_cast<size_t>(n) * kMhaDModel),
         n_(n),
         x_(RandomFloats(static_cast<size_t>(n) * kMhaDModel, 11)),
@@ -105,6 +106,7 @@ class MhaWorkload : public Workload {
     config.heads = kMhaHeads;
     config.mask = EA_MASK_NONE;
     config.position = EA_POSITION_NONE;
+    config.parallel = parallel;
     const ea_mha_weights weights = {weights_.in_proj_weight, weights_.in_proj_bias,
                                     weights_.out_proj_weight, weights_.out_proj_bias};
     size_t bytes = 0;
@@ -142,13 +144,13 @@ class MhaWorkload : public Workload {
 // Every library runs the heads one by one.
 class DecodeWorkload : public Workload {
  public:
-  explicit DecodeWorkload(int32_t n_kv)
+  DecodeWorkload(int32_t n_kv, const ea_parallel_for& parallel)
       : Workload(static_cast<size_t>(kDecodeHeads) * kDecodeHeadDim),
         n_kv_(n_kv),
         q_(RandomFloats(static_cast<size_t>(kDecodeHeads) * kDecodeHeadDim, 21)),
         k_(RandomFloats(static_cast<size_t>(kDecodeHeads) * n_kv * kDecodeHeadDim, 22)),
         v_(RandomFloats(static_cast<size_t>(kDecodeHeads) * n_kv * kDecodeHeadDim, 23)),
-        plan_(1, n_kv, kDecodeHeadDim, EA_MASK_NONE) {
+        plan_(1, n_kv, kDecodeHeadDim, EA_MASK_NONE, parallel) {
     plan_status_ = plan_.status;
     onednn_heads_.reserve(kDecodeHeads);
     for (int32_t h = 0; h < kDecodeHeads; ++h) {
@@ -216,14 +218,14 @@ double Workload::RelativeGap(Library peer) const {
   return scale > 0.0 ? gap / scale : gap;
 }
 
-std::unique_ptr<Workload> MakeWorkload(const Shape& shape) {
+std::unique_ptr<Workload> MakeWorkload(const Shape& shape, const ea_parallel_for& parallel) {
   switch (shape.kind) {
     case Kind::kPrefill:
-      return std::make_unique<PrefillWorkload>(shape.n, shape.head_dim, shape.causal);
+      return std::make_unique<PrefillWorkload>(shape.n, shape.head_dim, shape.causal, parallel);
     case Kind::kMha:
-      return std::make_unique<MhaWorkload>(shape.n);
+      return std::make_unique<MhaWorkload>(shape.n, parallel);
     case Kind::kDecode:
-      return std::make_unique<DecodeWorkload>(shape.n);
+      return std::make_unique<DecodeWorkload>(shape.n, parallel);
   }
   return nullptr;
 }

@@ -1,7 +1,8 @@
 // One benchmark shape made runnable: the same deterministic inputs fed to edgeattn (planned
 // once, arena aligned, runs allocate nothing), to the Eigen peer and to the oneDNN peer
 // (primitives and memory objects made here, once), each writing its own output so that the
-// three can be cross-checked before anything is timed.
+// three can be cross-checked before anything is timed. edgeattn's plan takes the shape's
+// parallel-for hook (its workers), so a multi-worker workload runs on the caller's pool.
 #ifndef EDGEATTN_BENCH_WORKLOADS_H_
 #define EDGEATTN_BENCH_WORKLOADS_H_
 
@@ -30,6 +31,8 @@ class Workload {
   // max |edgeattn - peer| / max |peer| over the outputs of the latest runs (peer: Eigen or
   // oneDNN).
   double RelativeGap(Library peer) const;
+  // edgeattn's output of the latest run (multi-worker rows are compared with it bit by bit).
+  const std::vector<float>& edgeattn_output() const { return edgeattn_out_; }
 
  protected:
   // Every library's output has `output_floats` elements.
@@ -41,9 +44,11 @@ class Workload {
   std::vector<float> onednn_out_;
 };
 
-// The shape's workload. A shape with SimdTarget::kAvx2 must be made under the AVX2 cap
-// (ScopedSimdCap), which plan_init applies.
-std::unique_ptr<Workload> MakeWorkload(const Shape& shape);
+// The shape's workload, edgeattn planned with `parallel` (zero: one worker; a multi-worker
+// shape passes WorkerPool::HookFor(shape.workers), and plans an arena with a score tile per
+// worker). A shape with SimdTarget::kAvx2 must be made under the AVX2 cap (ScopedSimdCap),
+// which plan_init applies.
+std::unique_ptr<Workload> MakeWorkload(const Shape& shape, const ea_parallel_for& parallel);
 
 }  // namespace edgeattn_bench
 

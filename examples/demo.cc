@@ -6,7 +6,9 @@
 //  2. the attention weights of one head as a heat table;
 //  3. one large attention timed, in GFLOP/s and as a share of this core's FMA peak, which is
 //     measured in the same run on the same SIMD target (bench/fma_peak.cc, dynamic dispatch),
-//     so the share compares across machines, which GFLOP/s alone does not.
+//     so the share compares across machines, which GFLOP/s alone does not;
+//  4. the same attention on 2 workers (examples/thread_pool, the library starts no thread):
+//     the speed-up over one worker, and the output, bit-identical to the 1-worker one.
 // The model is made up (hash values), so only the symmetry is meaningful, not the weights.
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "../bench/fma_peak.h"
 #include "../platform/hosted/monotonic_clock.h"
 #include "edgeattn/edgeattn.hpp"
+#include "thread_pool/pthread_pool.h"
 
 namespace {
 
@@ -96,20 +99,68 @@ void PrintHeatTable(const float* weights) {
   printf("        shade: ' ' below 0.2, '.' 0.2-0.4, ':' 0.4-0.6, '+' 0.6-0.8, '#' 0.8-1\n");
 }
 
-// Large shape: prefill attention, n = 2048, d = 64, causal off.
-constexpr int kLargeN = 2048, kLargeD = 64;
+// Large shape: prefill attention, n = 2048, d = 64, causal off, planned twice: on one worker,
+// and on kLargeWorkers through the pthread pool. Both plans share one static arena; the
+// multi-worker plan needs one more score tile per extra worker.
+constexpr int kLargeN = 2048, kLargeD = 64, kLargeWorkers = 2;
 using Large = edgeattn::Attention<kLargeN, kLargeN, kLargeD, kLargeD>;
-edgeattn::StaticArena<Large::kArenaBytes> g_large_arena;
+constexpr size_t kLargeWorkersBytes =
+    static_cast<size_t>(edgeattn::AttentionArenaBytes(kLargeN, kLargeD, kLargeWorkers));
+edgeattn::StaticArena<Large::kArenaBytes + kLargeWorkersBytes> g_large_arena;
 float g_q[kLargeN * kLargeD], g_k[kLargeN * kLargeD], g_v[kLargeN * kLargeD];
-float g_out[kLargeN * kLargeD];
+float g_out[kLargeN * kLargeD], g_out_workers[kLargeN * kLargeD];
+ea_pthread_pool g_pool;  // static storage: no heap
 
 // The probe: 8 trials of 50 ms keep the demo short; the benchmarks take 16.
 constexpr double kProbeSecondsPerTrial = 0.05;
 constexpr int kProbeTrials = 8;
 
-int TimeLargeAttention() {
+// Best of 5 runs of `plan` into `out`, in seconds; negative if a run fails.
+double BestOfFive(const ea_attention_plan& plan, float* out) {
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const double start = MonotonicSeconds();
+    if (ea_attention_run(&plan, g_q, g_k, g_v, kLargeN, out, nullptr) != EA_OK) return -1.0;
+    best = fmin(best, MonotonicSeconds() - start);
+  }
+  return best;
+}
+
+// The large attention again on kLargeWorkers workers: this thread and kLargeWorkers - 1 pool
+// threads, started here and stopped before returning.
+int TimeLargeAttentionOnWorkers(ea_arena* arena, double one_worker_seconds, double flops,
+                                double peak_gflops) {
+  if (ea_pthread_pool_start(&g_pool, kLargeWorkers) != 0) {
+    printf("could not start the pthread pool\n");
+    return 1;
+  }
+  ea_attention_config config = Large::Config();
+  config.parallel = ea_pthread_pool_hook(&g_pool);
   ea_attention_plan plan;
-  if (Large::Plan(&plan, g_large_arena) != EA_OK) return 1;
+  const ea_status status = ea_attention_plan_init(&plan, &config, arena);
+  const double best = status == EA_OK ? BestOfFive(plan, g_out_workers) : -1.0;
+  ea_pthread_pool_stop(&g_pool);
+  if (best < 0.0) return 1;
+  const double gflops = flops / best * 1e-9;
+  printf("\n%d workers (pthread pool: this thread + %d; plan with config.parallel = the pool's\n",
+         kLargeWorkers, kLargeWorkers - 1);
+  printf("hook; its arena: %zu bytes, the 1-worker plan's + one score tile per extra worker)\n",
+         kLargeWorkersBytes);
+  printf("best of 5: %.2f ms = %.1f GFLOP/s = %.0f%% of %d x the FMA peak, %.2fx one worker\n",
+         best * 1e3, gflops, 100.0 * gflops / (kLargeWorkers * peak_gflops), kLargeWorkers,
+         one_worker_seconds / best);
+  const bool identical = memcmp(g_out, g_out_workers, sizeof g_out) == 0;
+  printf("output bit-identical to the 1-worker output (memcmp): %s\n", identical ? "yes" : "NO");
+  return identical ? 0 : 1;
+}
+
+int TimeLargeAttention() {
+  ea_arena arena;
+  ea_attention_plan plan;
+  if (ea_arena_init(&arena, g_large_arena.bytes, sizeof g_large_arena.bytes) != EA_OK ||
+      Large::Plan(&plan, &arena) != EA_OK) {
+    return 1;
+  }
   for (unsigned i = 0; i < kLargeN * kLargeD; ++i) {
     g_q[i] = Toy(i, 4);
     g_k[i] = Toy(i, 5);
@@ -120,14 +171,10 @@ int TimeLargeAttention() {
       kProbeSecondsPerTrial, kProbeTrials, edgeattn_bench::FmaProbeTarget::kDispatched);
   // QK^T and PV: 2 * n_q * n_kv * d flops each.
   const double flops = 4.0 * kLargeN * kLargeN * kLargeD;
-  double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
-    const double start = MonotonicSeconds();
-    if (ea_attention_run(&plan, g_q, g_k, g_v, kLargeN, g_out, nullptr) != EA_OK) return 1;
-    best = fmin(best, MonotonicSeconds() - start);
-  }
-  printf("\nattention n=%d d=%d (no mask), static arena %zu bytes\n", kLargeN, kLargeD,
-         Large::kArenaBytes);
+  const double best = BestOfFive(plan, g_out);
+  if (best < 0.0) return 1;
+  printf("\nattention n=%d d=%d (no mask), static arena %zu bytes (1-worker plan)\n", kLargeN,
+         kLargeD, Large::kArenaBytes);
   printf("FMA peak of this core, measured now: %.1f GFLOP/s (%s, %s, %zu lanes x %d chains)\n",
          peak.gflops, peak.target, peak.dispatch, peak.lanes, peak.chains);
   const double gflops = flops / best * 1e-9;
@@ -138,7 +185,7 @@ int TimeLargeAttention() {
     printf("note: the probe ran %s, the library %s: the share compares different targets\n",
            peak.target, ea_simd_target());
   }
-  return 0;
+  return TimeLargeAttentionOnWorkers(&arena, best, flops, peak.gflops);
 }
 
 }  // namespace

@@ -2,13 +2,16 @@
 """Turns one benchmark results file into the plot and the README speed tables.
 
 `make bench` writes bench/results/latest.json (Google Benchmark JSON, with the gflops,
-pct_peak, vs_eigen and vs_onednn counters on every row); `make bench-report` runs this on it:
+pct_peak, vs_eigen and vs_onednn counters on every 1-worker row, gflops, pct_peak and
+vs_one_worker on the multi-worker rows `f32_<N>workers/...`); `make bench-report` runs this on it:
 
 - bench/results/latest.png (next to the JSON, same stem): GFLOP/s per shape and percent of
-  the FMA peak per shape, edgeattn vs oneDNN vs Eigen as grouped bars;
-- the table between <!-- bench-table:begin --> and <!-- bench-table:end --> in README.md
+  the FMA peak per shape, edgeattn vs oneDNN vs Eigen as grouped bars, edgeattn's
+  multi-worker rows as bars of their own;
+- the tables between <!-- bench-table:begin --> and <!-- bench-table:end --> in README.md
   (the headline shapes, as listed in the JSON's headline_shapes context) and in
-  bench/README.md (every shape), rewritten in place.
+  bench/README.md (every shape), rewritten in place: the 1-worker shapes with all three
+  libraries, then a small table of the multi-worker rows (speed-up over one worker, CPU/real).
 
 Standard library and matplotlib only, so it runs wherever `make bench` does.
 """
@@ -16,6 +19,7 @@ Standard library and matplotlib only, so it runs wherever `make bench` does.
 import argparse
 import json
 import os
+import re
 import sys
 import textwrap
 
@@ -27,6 +31,8 @@ LIBRARIES = ("edgeattn", "eigen", "onednn")
 DISPLAY_NAMES = {"edgeattn": "edgeattn", "eigen": "Eigen", "onednn": "oneDNN"}
 BAR_ORDER = ("edgeattn", "onednn", "eigen")
 BAR_COLOURS = {"edgeattn": "#1f77b4", "onednn": "#ff7f0e", "eigen": "#2ca02c"}
+# The precision component of a multi-worker row: "f32_2workers".
+WORKERS_PATTERN = re.compile(r"^[^/]*_(\d+)workers/")
 
 
 def split_name(run_name):
@@ -41,6 +47,12 @@ def peer_shape(shape):
     return "f32/" + sizes
 
 
+def workers_of(shape):
+    """edgeattn's workers: 2 for 'f32_2workers/...', 1 otherwise."""
+    match = WORKERS_PATTERN.match(shape)
+    return int(match.group(1)) if match else 1
+
+
 class Results:
     """The median row of every (shape, library), in the order the benchmarks ran."""
 
@@ -51,19 +63,25 @@ class Results:
         self.context = data.get("context", {})
         self.rows = {}
         self.shapes = []
+        # Lowest CPU/real per worker over every repetition (multi-worker rows measure the
+        # process's CPU time), and each row's own lowest CPU/real, not divided.
         self.min_cpu_share = 1.0
+        self.cpu_shares = {}
         for row in data.get("benchmarks", []):
             if row.get("error_occurred"):
                 continue
             repeated = row.get("repetitions", 1) > 1
+            shape, library = split_name(row["run_name"])
             if row["run_type"] == "iteration":
                 if row["real_time"] > 0:
-                    self.min_cpu_share = min(self.min_cpu_share, row["cpu_time"] / row["real_time"])
+                    share = row["cpu_time"] / row["real_time"]
+                    self.min_cpu_share = min(self.min_cpu_share, share / workers_of(shape))
+                    key = (shape, library)
+                    self.cpu_shares[key] = min(self.cpu_shares.get(key, share), share)
                 if repeated:
                     continue
             elif row.get("aggregate_name") != "median":
                 continue
-            shape, library = split_name(row["run_name"])
             if shape not in self.shapes:
                 self.shapes.append(shape)
             self.rows[(shape, library)] = row
@@ -77,6 +95,10 @@ class Results:
     def value(self, shape, library, counter):
         row = self.row(shape, library)
         return None if row is None else row.get(counter)
+
+    def one_worker_value(self, shape, counter):
+        """edgeattn's counter on the 1-worker row of a multi-worker shape."""
+        return self.value(peer_shape(shape), "edgeattn", counter)
 
     def headline_shapes(self):
         listed = self.context.get("headline_shapes", "")
@@ -103,8 +125,20 @@ def caption(results):
         f"({context.get('onednn_cpu_isa', '?')}). pct_peak is against the peak of the target "
         "the row ran on; vs_X = X's time / edgeattn's (> 1: edgeattn is faster). `f32_avx2` "
         "rows: edgeattn capped at AVX2, the peers' columns are their normal builds' rows. "
-        f"Lowest CPU/real time share: {results.min_cpu_share:.2f}"
+        f"Lowest CPU/real time share per worker: {results.min_cpu_share:.2f}"
         + (" (the machine was shared: figures are noisy)." if noisy else ".")
+    )
+
+
+def workers_caption(results, workers):
+    peak = float(results.context.get("fma_peak_gflops", "nan"))
+    return (
+        f"{workers}-worker rows: edgeattn alone on the pthread pool (the main thread + "
+        f"{workers - 1}), same shapes and FLOPs. pct_peak is against {workers} x the single-core "
+        f"peak ({workers} x {peak:.1f} = {workers * peak:.1f} GFLOP/s); vs_one_worker = "
+        "edgeattn's 1-worker time of the shape / this row's. No peer ratios: Eigen and oneDNN "
+        "run on one thread. CPU/real: process CPU time / real time, lowest repetition "
+        f"({workers}.00: every worker busy throughout; near 1: another process took a core)."
     )
 
 
@@ -117,11 +151,31 @@ def markdown_table(results, shapes):
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for shape in shapes:
+        if workers_of(shape) > 1:
+            continue
         cells = [cell(results.value(shape, lib, "gflops"), 1) for lib in LIBRARIES]
         cells += [cell(results.value(shape, lib, "pct_peak"), 1) for lib in LIBRARIES]
         cells += [cell(results.value(shape, "edgeattn", ratio), 2)
                   for ratio in ("vs_eigen", "vs_onednn")]
         lines.append(f"| {shape} | " + " | ".join(cells) + " |")
+    multi = [shape for shape in shapes if workers_of(shape) > 1]
+    if multi:
+        workers = max(workers_of(shape) for shape in multi)
+        lines += [
+            "",
+            *textwrap.wrap(workers_caption(results, workers), width=95, break_on_hyphens=False),
+            "",
+            f"| shape | edgeattn GFLOP/s | 1-worker GFLOP/s | pct_peak ({workers} cores) "
+            "| vs_one_worker | CPU/real |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for shape in multi:
+            cells = [cell(results.value(shape, "edgeattn", "gflops"), 1),
+                     cell(results.one_worker_value(shape, "gflops"), 1),
+                     cell(results.value(shape, "edgeattn", "pct_peak"), 1),
+                     cell(results.value(shape, "edgeattn", "vs_one_worker"), 2),
+                     cell(results.cpu_shares.get((shape, "edgeattn")), 2)]
+            lines.append(f"| {shape} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -140,9 +194,12 @@ def replace_table(readme_path, table):
 
 
 def bar_style(shape, library):
-    """Colour, hatch and legend label of one bar; edgeattn capped at AVX2 stands apart."""
+    """Colour, hatch and legend label of one bar; edgeattn capped at AVX2 or on several
+    workers stands apart."""
     if library == "edgeattn" and shape.startswith("f32_avx2/"):
         return "#9ecae1", "//", "edgeattn, capped at AVX2"
+    if library == "edgeattn" and workers_of(shape) > 1:
+        return "#08306b", "..", f"edgeattn, {workers_of(shape)} workers (pct_peak of as many cores)"
     return BAR_COLOURS[library], None, DISPLAY_NAMES[library]
 
 
@@ -160,24 +217,31 @@ def plot(results, png_path):
     width = 0.27
     figure, axes = plt.subplots(2, 1, figsize=(max(8.0, 0.5 * len(shapes) + 2.0), 9.0),
                                 sharex=True)
-    panels = (("gflops", "GFLOP/s"), ("pct_peak", "% of the FMA peak of the row's target"))
+    panels = (("gflops", "GFLOP/s"),
+              ("pct_peak", "% of the FMA peak of the row's target\n(N-worker rows: N cores)"))
     for axis, (counter, label) in zip(axes, panels):
         labelled = set()
         for index, shape in enumerate(shapes):
-            # A peer's bar only where it ran: AVX2 shapes have edgeattn's bar alone.
+            # A peer's bar only where it ran: AVX2 and multi-worker shapes have edgeattn's alone.
             bars = [(library, results.rows[(shape, library)][counter]) for library in BAR_ORDER
                     if counter in results.rows.get((shape, library), {})]
             for position, (library, height) in enumerate(bars):
                 colour, hatch, legend = bar_style(shape, library)
+                edge = "#1f77b4" if hatch == "//" else "white"
                 axis.bar(index + (position - (len(bars) - 1) / 2) * width, height, width,
-                         color=colour, hatch=hatch, edgecolor="white" if hatch is None else "#1f77b4",
+                         color=colour, hatch=hatch, edgecolor=edge,
                          label=None if legend in labelled else legend)
                 labelled.add(legend)
         axis.set_ylabel(label)
         axis.grid(axis="y", alpha=0.3)
-    axes[0].legend()
-    axes[0].set_title(f"edgeattn vs oneDNN vs Eigen, one core, float32 "
-                      f"({os.path.basename(results.path)}, {results.context.get('date', '')[:10]})")
+    # Headroom above the tallest bar for the legend (five entries with the AVX2 and 2-worker
+    # bars).
+    axes[0].set_ylim(top=axes[0].get_ylim()[1] * 1.35)
+    axes[0].legend(fontsize=8, ncol=2, loc="upper center")
+    workers = results.context.get("parallel_workers", "2")
+    axes[0].set_title(f"edgeattn vs oneDNN vs Eigen, float32, one core ({workers}-worker rows: "
+                      f"{workers} cores)\n"
+                      f"{os.path.basename(results.path)}, {results.context.get('date', '')[:10]}")
     axes[1].set_xticks(range(len(shapes)))
     axes[1].set_xticklabels(shapes, rotation=60, ha="right", fontsize=8)
     figure.tight_layout()

@@ -8,9 +8,9 @@
 // B, loaded once per t. Each caller supplies the epilogue that stores a cell.
 //
 // Sizing from the register file: the grid needs R*C accumulators, C operand
-// vectors and one broadcast. With 32 vector registers (AVX-512, AArch64 NEON
-// and SVE) 6 x 4 uses 24 + 4 + 1; with 16 (SSE4, AVX2, armv7 NEON, SCALAR)
-// 6 x 2 uses 12 + 2 + 1. R*C must cover FMA latency x FMA pipes (4 x 2 on
+// vectors and one broadcast. With 32 vector registers (AVX-512, SVE) 6 x 4
+// uses 24 + 4 + 1; with 16 (SSE4, AVX2, SCALAR) 6 x 2 uses 12 + 2 + 1; NEON
+// is the exception below. R*C must cover FMA latency x FMA pipes (4 x 2 on
 // current x86 and Arm big cores): 24 and 12 both do, 4 x 2 = 8 starves.
 //
 // The accumulators are a function parameter pack, one per grid cell, indexed
@@ -46,7 +46,19 @@ inline constexpr size_t kVectorRegisters = 16;
 inline constexpr size_t kVectorRegisters = 32;
 #endif
 
+// NEON has no broadcast-from-memory FMA: GCC keeps each row's a[r][t] in a
+// register of its own for by-element FMAs, so R broadcasts cost R registers,
+// not one. 6 x 4 then needs 24 + 4 + 6 = 34 of AArch64's 32 and spills (see
+// bench/README.md, "Arm: predicted by llvm-mca"); 5 x 4 needs 29. armv7's 16
+// registers take 4 x 2 (8 + 2 + 4), still 8 accumulators for its single
+// FMA pipe's 4-cycle latency. Every grid row count divides kQueryBlockRows.
+#if HWY_TARGET == HWY_NEON && HWY_ARCH_ARM_A64
+inline constexpr size_t kGridRows = 5;
+#elif HWY_TARGET == HWY_NEON
+inline constexpr size_t kGridRows = 4;
+#else
 inline constexpr size_t kGridRows = 6;
+#endif
 inline constexpr size_t kGridCols = kVectorRegisters >= 32 ? 4 : 2;
 
 // Calls body(std::integral_constant<size_t, count>()) for 1 <= count <= kMax,

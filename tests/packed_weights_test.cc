@@ -5,10 +5,12 @@
 #include <stdint.h>
 
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "edgeattn/packed_weights.hpp"
 #include "model_fixture.h"
 #include "planned_operation.h"
 #include "reference/random_tensor.h"
@@ -52,6 +54,36 @@ TEST(PackedWeights, LayoutIsTheDocumentedOne) {
     EXPECT_EQ(Packed(w, n_out, n_in), PackedByTheDocumentedLayout(w, n_out, n_in))
         << n_out << " x " << n_in;
   }
+}
+
+// Packed by the compiler: the same floats as ea_pack_linear_weights, and a
+// constant expression (firmware puts it in flash).
+constexpr float kSmallW[3 * 5] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+constexpr auto kSmallPacked = edgeattn::PackLinearWeights<3, 5>(kSmallW);
+static_assert(kSmallPacked.kFloats == 5 * 64, "");
+static_assert(kSmallPacked.values[0] == 1 && kSmallPacked.values[1] == 6 &&
+                  kSmallPacked.values[2] == 11 && kSmallPacked.values[3] == 0 &&
+                  kSmallPacked.values[64] == 2,
+              "panel row t holds feature t of each output");
+
+TEST(PackedWeights, CompileTimePackingIsTheRunTimeOne) {
+  std::vector<float> w(std::begin(kSmallW), std::end(kSmallW));
+  const std::vector<float> run_time = Packed(w, 3, 5);
+  ASSERT_EQ(run_time.size(), kSmallPacked.kFloats);
+  EXPECT_EQ(0, memcmp(run_time.data(), kSmallPacked.values, run_time.size() * sizeof(float)));
+  // Across a panel boundary: 70 outputs.
+  static constexpr struct Big {
+    float w[70 * 3];
+  } kBig = [] {
+    Big big{};
+    for (int i = 0; i < 70 * 3; ++i) big.w[i] = static_cast<float>(i) * 0.5f - 7.0f;
+    return big;
+  }();
+  static constexpr auto kBigPacked = edgeattn::PackLinearWeights<70, 3>(kBig.w);
+  const std::vector<float> big_run_time =
+      Packed(std::vector<float>(std::begin(kBig.w), std::end(kBig.w)), 70, 3);
+  ASSERT_EQ(big_run_time.size(), kBigPacked.kFloats);
+  EXPECT_EQ(0, memcmp(big_run_time.data(), kBigPacked.values, big_run_time.size() * sizeof(float)));
 }
 
 TEST(PackedWeights, BadInputIsRefusedAndWritesNothing) {

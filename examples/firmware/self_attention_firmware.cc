@@ -2,7 +2,10 @@
 // (d_model 32, d_k = d_v = 16) with the sinusoidal position table, on a
 // Cortex-M under qemu (`make firmware`). What a real product keeps:
 //  - weights and the position table are constant data, placed in flash by the
-//    compiler (constexpr), nothing computed at start-up;
+//    compiler (constexpr), nothing computed at start-up; the weight matrices
+//    are packed for the projection kernel at compile time
+//    (edgeattn::PackLinearWeights, EA_WEIGHTS_PACKED), so the arena holds no
+//    copy of them;
 //  - the arena is a static buffer whose size is a compile-time constant, and a
 //    too-small one would not compile;
 //  - plan once, then run per inference with no allocation.
@@ -48,11 +51,15 @@ constexpr Weights MakeWeights() {
 }
 
 constexpr Weights kWeights = MakeWeights();
+constexpr auto kPackedWq = edgeattn::PackLinearWeights<kDk, kDModel>(kWeights.w_q);
+constexpr auto kPackedWk = edgeattn::PackLinearWeights<kDk, kDModel>(kWeights.w_k);
+constexpr auto kPackedWv = edgeattn::PackLinearWeights<kDv, kDModel>(kWeights.w_v);
 constexpr auto kPositions = edgeattn::MakeSinusoidalTable<kTokens, kDModel>();
 
-// The table is in flash, so the arena needs no room for it.
+// The table and the packed weights are in flash, so the arena needs no room
+// for them.
 using Layer = edgeattn::SelfAttention<kTokens, kDModel, kDk, kDv, EA_POSITION_SINUSOIDAL,
-                                      /*kTableInArena=*/false>;
+                                      /*kTableInArena=*/false, EA_WEIGHTS_PACKED>;
 edgeattn::StaticArena<Layer::kArenaBytes> g_arena;
 ea_self_attention_plan g_plan;
 float g_x[kTokens * kDModel];
@@ -74,9 +81,9 @@ int main() {
   // Fields by name (C++17 has no designated initializers): six same-typed pointers in an
   // aggregate list could be swapped without a diagnostic.
   ea_self_attention_weights weights{};
-  weights.w_q = kWeights.w_q;
-  weights.w_k = kWeights.w_k;
-  weights.w_v = kWeights.w_v;
+  weights.w_q = kPackedWq.values;
+  weights.w_k = kPackedWk.values;
+  weights.w_v = kPackedWv.values;
   weights.b_q = kWeights.b_q;
   weights.b_k = kWeights.b_k;
   weights.b_v = kWeights.b_v;

@@ -21,6 +21,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "edgeattn/packed_weights.hpp"
 #include "edgeattn/sinusoidal_table.hpp"
 
 namespace edgeattn {

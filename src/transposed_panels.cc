@@ -1,12 +1,37 @@
-#include "transposed_panels.h"
+// Per-target instantiation and dispatch of the panel packing (pack_panels-inl.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "transposed_panels.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
 
-#include "edgeattn/packed_weights.hpp"
+#include <hwy/highway.h>
+
+#include "pack_panels-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace edgeattn {
+namespace HWY_NAMESPACE {
+
+void PackTransposedPanelsTarget(const float* rows, size_t ld_rows, int32_t n_rows, int32_t n_cols,
+                                float* packed) {
+  PackPanelsFast(rows, ld_rows, n_rows, n_cols, packed);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace edgeattn
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "dispatch.h"
+#include "transposed_panels.h"
 
 namespace edgeattn {
 
+EA_EXPORT(PackTransposedPanelsTarget);
+
 void PackTransposedPanels(const float* rows, size_t ld_rows, int32_t n_rows, int32_t n_cols,
                           float* packed) {
-  PackPanels(rows, ld_rows, n_rows, n_cols, packed);
+  EA_DISPATCH(PackTransposedPanelsTarget)(rows, ld_rows, n_rows, n_cols, packed);
 }
 
 }  // namespace edgeattn
+#endif  // HWY_ONCE

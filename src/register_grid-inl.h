@@ -52,14 +52,21 @@ inline constexpr size_t kVectorRegisters = 32;
 // bench/README.md, "Arm: predicted by llvm-mca"); 5 x 4 needs 29. armv7's 16
 // registers take 4 x 2 (8 + 2 + 4), still 8 accumulators for its single
 // FMA pipe's 4-cycle latency. Every grid row count divides kQueryBlockRows.
+// SCALAR (Cortex-M, the portable fallback) has one-float "vectors" and no
+// wide FMA pipes to feed: 4 x 1 hides a scalar FMA's latency and keeps the
+// number of grid shapes, hence the code size on flash, small.
 #if HWY_TARGET == HWY_NEON && HWY_ARCH_ARM_A64
 inline constexpr size_t kGridRows = 5;
-#elif HWY_TARGET == HWY_NEON
+#elif HWY_TARGET == HWY_NEON || HWY_TARGET == HWY_SCALAR
 inline constexpr size_t kGridRows = 4;
 #else
 inline constexpr size_t kGridRows = 6;
 #endif
+#if HWY_TARGET == HWY_SCALAR
+inline constexpr size_t kGridCols = 1;
+#else
 inline constexpr size_t kGridCols = kVectorRegisters >= 32 ? 4 : 2;
+#endif
 
 // Calls body(std::integral_constant<size_t, count>()) for 1 <= count <= kMax,
 // so that a remainder of rows (or a narrower last strip) still runs a grid of

@@ -41,7 +41,14 @@ static double Reference(int i, int c) {
 }
 
 int main(void) {
-  const ea_attention_config config = {EA_DTYPE_F32, kNq, kNkv, kDk, kDv, EA_MASK_CAUSAL, 0.0f};
+  /* Designated: fields a later release appends (0.3.0: parallel) stay zero. */
+  const ea_attention_config config = {.dtype = EA_DTYPE_F32,
+                                      .n_q = kNq,
+                                      .n_kv = kNkv,
+                                      .d_k = kDk,
+                                      .d_v = kDv,
+                                      .mask = EA_MASK_CAUSAL,
+                                      .scale = 0.0f};
   ea_attention_plan plan = {0};
   ea_arena arena;
   size_t bytes = 0;

@@ -93,9 +93,15 @@ std::vector<RowFacts> ClassifyRows(const AttentionShape& s, const Operand& q, co
       for (int t = 0; t < q.cols; ++t) {
         unsure = unsure || q.unsure_at(i, t) || k.unsure_at(j, t);
         const double term = q.at(i, t) * k.at(j, t);
-        if (isfinite(term)) finite_magnitude += fabs(term);
-        if (isfinite(q.at(i, t))) largest_operand = std::max(largest_operand, fabs(q.at(i, t)));
-        if (isfinite(k.at(j, t))) largest_operand = std::max(largest_operand, fabs(k.at(j, t)));
+        // Float's q and k may be off by their projections' rounding bounds:
+        // a double sum that cancels to 0 can be 1e22 in float (FMA keeps the
+        // exact product), and its square overflow.
+        const double q_bound = fabs(q.at(i, t)) + q.error_at(i, t);
+        const double k_bound = fabs(k.at(j, t)) + k.error_at(j, t);
+        const double term_bound = q_bound * k_bound;
+        if (isfinite(term)) finite_magnitude += isfinite(term_bound) ? term_bound : HUGE_VAL;
+        if (isfinite(q.at(i, t))) largest_operand = std::max(largest_operand, q_bound);
+        if (isfinite(k.at(j, t))) largest_operand = std::max(largest_operand, k_bound);
         dot += term;
       }
       // The library may scale q, k or the dot product: any of them may overflow.

@@ -117,6 +117,72 @@ void CheckSinusoidalTable(const ApiCase& c) {
   }
 }
 
+// ea_packed_linear_size and ea_pack_linear_weights on the case's two
+// dimensions (n_out = n_positions, n_in = d_model): documented statuses,
+// nothing written on refusal, and the documented layout on success, checked
+// element by element against the formula. table_flags bits 1-4: NULL w,
+// NULL packed, a buffer one float short, packed starting inside w.
+void CheckPackLinearWeights(const ApiCase& c) {
+  SetContext("ea_pack_linear_weights", "-");
+  const int32_t n_out = c.n_positions, n_in = c.d_model;
+  const bool null_w = c.table_flags & 2, null_packed = c.table_flags & 4;
+  const bool short_buffer = c.table_flags & 8, overlapping = c.table_flags & 16;
+  StatusSet shape;
+  if (n_out <= 0 || n_in <= 0) {
+    shape.Add(EA_ERR_BAD_DIMENSION);
+  } else if (TooManyElements((int64_t{n_out} + 63) / 64 * 64, n_in)) {
+    shape.Add(EA_ERR_DIMENSION_OVERFLOW);
+  }
+  {
+    size_t floats = 0x5A5A;
+    const ea_status status = ea_packed_linear_size(n_out, n_in, &floats);
+    ExpectStatus("ea_packed_linear_size", status, shape);
+    if (status != EA_OK && floats != 0x5A5A) Fail("ea_packed_linear_size wrote on error");
+    if (status == EA_OK && floats != static_cast<size_t>(n_in) * ((n_out + 63) / 64 * 64)) {
+      Fail("ea_packed_linear_size = %zu", floats);
+    }
+  }
+  const size_t w_count = BoundedCount(n_out, n_in);
+  const size_t needed = BoundedCount((int64_t{n_out} + 63) / 64 * 64, n_in);
+  // A valid shape too large to allocate here is not called.
+  if (!shape.MustFail() && (w_count == 0 || needed == 0)) return;
+  StatusSet rules = shape;
+  if (null_w || null_packed) rules.Add(EA_ERR_NULL_POINTER);
+  const size_t capacity = shape.MustFail() ? 16 : needed - (short_buffer ? 1 : 0);
+  if (!shape.MustFail() && short_buffer) rules.Add(EA_ERR_ARENA_TOO_SMALL);
+  if (!shape.MustFail() && overlapping && !short_buffer) rules.Add(EA_ERR_BAD_ARGUMENT);
+
+  MemoryPool pool;
+  const size_t w_floats = shape.MustFail() ? 16 : w_count;
+  const int w_region = pool.AddSeparate("w", (w_floats + (overlapping ? capacity : 0)) * 4, 64);
+  const int packed_region = overlapping ? pool.AddOver("packed", capacity * 4, w_region,
+                                                       static_cast<int64_t>(w_floats / 2) * 4)
+                                        : pool.AddSeparate("packed", capacity * 4, 64);
+  pool.Allocate();
+  float* w = pool.Floats(w_region);
+  for (size_t i = 0; i < w_floats; ++i) w[i] = static_cast<float>(i % 1009) - 504.0f;
+  pool.Snapshot();
+  const ea_status status =
+      ea_pack_linear_weights(null_w ? nullptr : w, n_out, n_in,
+                             null_packed ? nullptr : pool.Floats(packed_region), capacity);
+  ExpectStatus("ea_pack_linear_weights", status, rules);
+  if (status != EA_OK) {
+    ExpectUntouched("ea_pack_linear_weights", pool, {}, "refused");
+    return;
+  }
+  ExpectUntouched("ea_pack_linear_weights", pool, {pool.Range(packed_region)}, "succeeded");
+  const float* packed = pool.Floats(packed_region);
+  for (int64_t o = 0; o < (int64_t{n_out} + 63) / 64 * 64; ++o) {
+    for (int64_t i = 0; i < n_in; ++i) {
+      const float want = o < n_out ? w[o * n_in + i] : 0.0f;
+      const float got = packed[((o / 64) * n_in + i) * 64 + o % 64];
+      if (got != want)
+        Fail("packed W[%lld][%lld] = %g, want %g", static_cast<long long>(o),
+             static_cast<long long>(i), got, want);
+    }
+  }
+}
+
 // ea_set_max_simd_target: a known name (any case) caps dispatch at that
 // target, anything else is refused and changes nothing, NULL or "" lifts
 // the cap. Runs without a forced target, and lifts the cap again.
@@ -182,6 +248,7 @@ void FuzzApi(ByteReader& input) {
   CheckStatusStrings(c.status_value);
   CheckArenaFunctions(c);
   CheckSinusoidalTable(c);
+  CheckPackLinearWeights(c);
   CheckSimdTargetCap(c);
   for (int64_t target : Targets()) ForceTarget(target);  // checks ea_simd_target
   ForceTarget(0);

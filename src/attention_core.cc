@@ -17,10 +17,7 @@ ea_status ValidateAttentionConfig(const ea_attention_config& c) {
   if (status == EA_OK) status = CheckElements(c.n_q, c.d_k);
   if (status == EA_OK) status = CheckElements(c.n_q, c.d_v);
   if (status == EA_OK) status = CheckElements(c.n_kv, c.d_v);
-  if (status == EA_OK) {
-    status = CheckElements(static_cast<int64_t>(RoundUp(static_cast<uint64_t>(c.n_kv), kKeyBlock)),
-                           c.d_k);
-  }
+  if (status == EA_OK) status = CheckPanelElements(c.n_kv, c.d_k);
   if (status == EA_OK) status = CheckMask(c.mask);
   if (status == EA_OK) status = ValidateParallelFor(c.parallel);
   // 0 selects 1/sqrt(d_k); anything else must be a positive finite number.

@@ -9,12 +9,8 @@ namespace edgeattn {
 namespace {
 
 ea_status ValidateLinearShape(int32_t n_out, int32_t n_in) {
-  ea_status status = CheckPositive(n_out, n_in, 1, 1);
-  if (status == EA_OK) {
-    status =
-        CheckElements(static_cast<int64_t>(RoundUp(static_cast<uint64_t>(n_out), kKeyBlock)), n_in);
-  }
-  return status;
+  const ea_status status = CheckPositive(n_out, n_in, 1, 1);
+  return status == EA_OK ? CheckPanelElements(n_out, n_in) : status;
 }
 
 }  // namespace

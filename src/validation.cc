@@ -28,10 +28,14 @@ ea_status CheckMask(ea_mask mask) {
   return (mask == EA_MASK_NONE || mask == EA_MASK_CAUSAL) ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 
+ea_status CheckPanelElements(int64_t n_rows, int64_t n_cols) {
+  return CheckElements(static_cast<int64_t>(RoundUp(static_cast<uint64_t>(n_rows), kKeyBlock)),
+                       n_cols);
+}
+
 ea_status CheckWeightMatrix(ea_weights_layout layout, int32_t n_out, int32_t n_in) {
   if (layout != EA_WEIGHTS_ROW_MAJOR && layout != EA_WEIGHTS_PACKED) return EA_ERR_BAD_ARGUMENT;
-  return CheckElements(static_cast<int64_t>(RoundUp(static_cast<uint64_t>(n_out), kKeyBlock)),
-                       n_in);
+  return CheckPanelElements(n_out, n_in);
 }
 
 ea_status CheckPosition(ea_position position, const float* table) {

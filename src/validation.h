@@ -22,6 +22,11 @@ ea_status CheckElements(int64_t rows, int64_t cols);
 
 ea_status CheckMask(ea_mask mask);
 
+// n_rows rows of n_cols packed into 64-row panels (transposed_panels.h:
+// n_cols x roundup(n_rows, 64) floats) within EA_MAX_ELEMENTS (both already
+// positive): packed K^T, and packed weight matrices.
+ea_status CheckPanelElements(int64_t n_rows, int64_t n_cols);
+
 // A known weights layout, and a packed W [n_out, n_in] within EA_MAX_ELEMENTS
 // (both dimensions already positive).
 ea_status CheckWeightMatrix(ea_weights_layout layout, int32_t n_out, int32_t n_in);

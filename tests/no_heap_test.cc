@@ -607,6 +607,21 @@ TEST(NoHeap, Arena) {
   EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena)), 4096u);
 }
 
+// ea_mha_arena_size, plan_init in an arena of exactly that size and one run
+// over kMaxTokens tokens of x (seed `x_seed`), each under NO_HEAP; y finite.
+void SizePlanAndRunMha(const ea_mha_config& config, const ea_mha_weights& weights,
+                       uint64_t x_seed) {
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
+  TestArena arena(bytes);
+  ea_mha_plan plan{};
+  ASSERT_EQ(NO_HEAP(ea_mha_plan_init(&plan, &config, &weights, &arena.arena)), EA_OK);
+  const std::vector<float> x = RandomTensor(Count(kMaxTokens, kDModel), x_seed);
+  std::vector<float> y(Count(kMaxTokens, kDModel), kNaN);
+  EXPECT_EQ(NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens, kMaxTokens, y.data(), nullptr)), EA_OK);
+  ExpectAllFinite(y, "y");
+}
+
 TEST(NoHeap, PackedWeightsAndAPlanThatUsesThem) {
   const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 26, 0.2);
   const std::vector<float> out_w = RandomTensor(Count(kDModel, kDModel), 27, 0.2);
@@ -623,16 +638,8 @@ TEST(NoHeap, PackedWeightsAndAPlanThatUsesThem) {
   const ea_mha_config config{EA_DTYPE_F32, kMaxTokens,        kDModel,
                              kHeads,       EA_MASK_NONE,      EA_POSITION_NONE,
                              nullptr,      EA_WEIGHTS_PACKED, ea_parallel_for{}};
-  size_t bytes = 0;
-  ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
-  const ea_mha_weights w{in_packed.data(), nullptr, out_packed.data(), nullptr};
-  TestArena arena(bytes);
-  ea_mha_plan plan{};
-  ASSERT_EQ(NO_HEAP(ea_mha_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
-  const std::vector<float> x = RandomTensor(Count(kMaxTokens, kDModel), 28);
-  std::vector<float> y(Count(kMaxTokens, kDModel), kNaN);
-  EXPECT_EQ(NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens, kMaxTokens, y.data(), nullptr)), EA_OK);
-  ExpectAllFinite(y, "y");
+  SizePlanAndRunMha(config, ea_mha_weights{in_packed.data(), nullptr, out_packed.data(), nullptr},
+                    28);
 }
 
 // A parallel-for on the calling thread that rotates worker indices: the
@@ -646,18 +653,9 @@ TEST(NoHeap, ParallelForTasks) {
       EA_DTYPE_F32, kMaxTokens,           kDModel,
       kHeads,       EA_MASK_CAUSAL,       EA_POSITION_NONE,
       nullptr,      EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{&RotatingWorkersPool, nullptr, 3}};
-  size_t bytes = 0;
-  ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
   const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 31, 0.2);
   const std::vector<float> out_w = RandomTensor(Count(kDModel, kDModel), 32, 0.2);
-  const ea_mha_weights w{in_w.data(), nullptr, out_w.data(), nullptr};
-  TestArena arena(bytes);
-  ea_mha_plan plan{};
-  ASSERT_EQ(NO_HEAP(ea_mha_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
-  const std::vector<float> x = RandomTensor(Count(kMaxTokens, kDModel), 33);
-  std::vector<float> y(Count(kMaxTokens, kDModel), kNaN);
-  EXPECT_EQ(NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens, kMaxTokens, y.data(), nullptr)), EA_OK);
-  ExpectAllFinite(y, "y");
+  SizePlanAndRunMha(config, ea_mha_weights{in_w.data(), nullptr, out_w.data(), nullptr}, 33);
 }
 
 TEST(NoHeap, SinusoidalTableFill) {

@@ -77,7 +77,7 @@ TARGET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TARGET_OBJS_SRC))
 # Every tests/*_test.cc goes into one GoogleTest binary; the no-heap proof
 # interposes malloc and so is a binary of its own.
 SUITE_SRCS := $(filter-out tests/no_heap_test.cc,$(wildcard tests/*_test.cc)) \
-  $(wildcard tests/reference/*.cc)
+  $(wildcard tests/reference/*.cc) $(wildcard tests/data/tflite/*.cc)
 SUITE_OBJS := $(SUITE_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/c_usage.o
 # The pthread pool example joins the suite where the target has pthreads.
 HAS_PTHREADS ?= 1
@@ -255,10 +255,16 @@ consumers:
 # Benchmarks (host only): Google Benchmark; Eigen and oneDNN as the peers a user would
 # reach for instead, both built for this exact CPU and run on one thread. The FMA probe is
 # the demo's object (library flags, dynamic dispatch), so it can be capped at AVX2 as the
-# kernels are. The 2-worker rows run on the pthread pool example (linked with -pthread).
+# kernels are. The integer dot-product probe (bench/int_dot_peak.cc) is bench code: each of
+# its functions carries its own target attribute and is picked at run time. The 2-worker rows
+# run on the pthread pool example (linked with -pthread). Everything goes under
+# $(BUILD_ROOT)/<target>/ (make BUILD_ROOT=/tmp/b bench-quick); results to bench/results/.
 # bench-quick: the headline shapes in under a minute; bench: the full suite, then
 # bench-report (README tables and bench/results/latest.png from the JSON).
 BENCH := $(BUILD)/bench/attention_bench
+# The command that runs it: ./build/host/... for the default relative BUILD_ROOT, the path
+# itself for an absolute one (./ + /tmp/b/... would be a path below the repository).
+BENCH_COMMAND := $(if $(filter /%,$(BENCH)),$(BENCH),./$(BENCH))
 BENCH_SRCS := $(filter-out bench/fma_peak.cc,$(wildcard bench/*.cc))
 BENCH_OBJS := $(BENCH_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/fma_peak.o \
   $(BUILD)/examples/thread_pool/pthread_pool.o
@@ -283,14 +289,14 @@ bench: deps
 	@sh tools/install_deps.sh $(BENCH_PACKAGES)
 	@$(MAKE) --no-print-directory $(BENCH)
 	@mkdir -p bench/results
-	$(RUN) ./$(BENCH) --benchmark_out=bench/results/latest.json --benchmark_out_format=json
+	$(RUN) $(BENCH_COMMAND) --benchmark_out=bench/results/latest.json --benchmark_out_format=json
 	@$(MAKE) --no-print-directory bench-report BENCH_RESULTS=bench/results/latest.json
 
 bench-quick: deps
 	@sh tools/install_deps.sh $(BENCH_PACKAGES)
 	@$(MAKE) --no-print-directory $(BENCH)
 	@mkdir -p bench/results
-	$(RUN) ./$(BENCH) --suite=quick --benchmark_out=bench/results/quick.json \
+	$(RUN) $(BENCH_COMMAND) --suite=quick --benchmark_out=bench/results/quick.json \
 	  --benchmark_out_format=json
 
 # Plot and README tables from a results file (default: the last `make bench`).
@@ -308,7 +314,7 @@ lint: format-check
 	  --suppress=missingIncludeSystem -Iinclude -Isrc \
 	  -DHWY_ONCE=1 -DHWY_NAMESPACE=N_LINT src include
 
-FORMAT_SRCS := $(wildcard include/edgeattn/*.h include/edgeattn/*.hpp src/*.h src/*.cc \
+FORMAT_SRCS := $(wildcard include/edgeattn/*.h include/edgeattn/*.hpp src/*.h src/*.cc src/*/*.h src/*/*.cc \
   tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
   examples/*.h examples/*/*.cc examples/*/*.c examples/*/*.h bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h \
   tests/consumers/*.c tests/consumers/*.h tests/fuzz/*.h tests/fuzz/*.cc)

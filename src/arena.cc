@@ -25,6 +25,12 @@ float* CarveFloats(ea_arena* arena, uint64_t count) {
   return region;
 }
 
+void* CarveBytes(ea_arena* arena, uint64_t bytes) {
+  void* region = arena->base + arena->used;
+  arena->used += static_cast<size_t>(ByteRegionBytes(bytes));
+  return region;
+}
+
 }  // namespace edgeattn
 
 extern "C" {

@@ -18,6 +18,9 @@ ea_status CheckArenaFits(const ea_arena* arena, uint64_t bytes);
 // covered them.
 float* CarveFloats(ea_arena* arena, uint64_t count);
 
+// The next ByteRegionBytes(bytes) bytes, as CarveFloats.
+void* CarveBytes(ea_arena* arena, uint64_t bytes);
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_SRC_ARENA_H_

@@ -3,6 +3,7 @@
 #include "attention_core.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "fixed_point/attention_quant_api.h"
 #include "simd_target_cap.h"
 #include "validation.h"
 
@@ -12,6 +13,9 @@ extern "C" {
 
 ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) {
+    return edgeattn::AttentionQuantArenaSize(*config, bytes);
+  }
   const ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status != EA_OK) return status;
   return edgeattn::ToSize(
@@ -24,6 +28,8 @@ ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_con
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
+  // Fixed-point plans: ea_attention_quant_plan_init.
+  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status == EA_OK) {
     status = edgeattn::CheckArenaFits(

@@ -4,6 +4,7 @@
 #include "attention_core.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "fixed_point/mha_quant_api.h"
 #include "kernels.h"
 #include "model_input.h"
 #include "simd_target_cap.h"
@@ -26,6 +27,8 @@ ea_attention_config CoreConfig(const ea_mha_config& c) {
 }
 
 ea_status Validate(const ea_mha_config& c) {
+  // Fixed-point plans take int8 weights: ea_mha_quant_plan_init.
+  if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   ea_status status = CheckDtype(c.dtype);
   if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.heads, 1);
   if (status == EA_OK && c.d_model % c.heads != 0) status = EA_ERR_HEADS_MISMATCH;
@@ -68,6 +71,9 @@ extern "C" {
 
 ea_status ea_mha_arena_size(const ea_mha_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) {
+    return edgeattn::MhaQuantArenaSize(*config, bytes);
+  }
   const ea_status status = edgeattn::Validate(*config);
   if (status != EA_OK) return status;
   return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);

@@ -21,7 +21,9 @@ ea_status CheckPositive(int32_t a, int32_t b, int32_t c, int32_t d) {
 }
 
 ea_status CheckElements(int64_t rows, int64_t cols) {
-  return rows * cols <= EA_MAX_ELEMENTS ? EA_OK : EA_ERR_DIMENSION_OVERFLOW;
+  // A division, not rows * cols: callers may pass scaled dimensions (3 *
+  // d_model) whose product would leave int64.
+  return rows <= EA_MAX_ELEMENTS / cols ? EA_OK : EA_ERR_DIMENSION_OVERFLOW;
 }
 
 ea_status CheckMask(ea_mask mask) {

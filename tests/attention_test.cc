@@ -34,7 +34,9 @@ AttentionRun RunAttention(const AttentionProblem& p, const std::vector<float>& q
                                    p.d_v,
                                    p.causal ? EA_MASK_CAUSAL : EA_MASK_NONE,
                                    static_cast<float>(p.scale),
-                                   ea_parallel_for{}};
+                                   ea_parallel_for{},
+                                   nullptr,
+                                   nullptr};
   AttentionRun run{EA_OK, std::vector<float>(static_cast<size_t>(p.n_q) * p.d_v, NAN),
                    std::vector<float>(want_weights ? static_cast<size_t>(p.n_q) * p.n_kv : 0, NAN)};
   size_t bytes = 0;

@@ -275,14 +275,12 @@ void ShapeArena(ArenaFault fault, size_t needed, AlignedBuffer* storage, ea_aren
 
 // --------------------------------------------------------------- attention
 
-constexpr ea_attention_config kValidAttention = {EA_DTYPE_F32,     5, 7, 3, 4, EA_MASK_NONE, 0.0f,
-                                                 ea_parallel_for{}};
+constexpr ea_attention_config kValidAttention = {
+    EA_DTYPE_F32, 5, 7, 3, 4, EA_MASK_NONE, 0.0f, ea_parallel_for{}, nullptr, nullptr};
 
 using AttentionConfigCase = BadCase<ea_attention_config>;
 
 const AttentionConfigCase kAttentionConfigCases[] = {
-    {"DtypeInt8", [](ea_attention_config* c) { c->dtype = EA_DTYPE_INT8; }, EA_ERR_UNSUPPORTED},
-    {"DtypeInt16", [](ea_attention_config* c) { c->dtype = EA_DTYPE_INT16; }, EA_ERR_UNSUPPORTED},
     {"DtypeUnknown3", [](ea_attention_config* c) { StoreRawEnum(&c->dtype, 3); },
      EA_ERR_BAD_ARGUMENT},
     {"DtypeUnknownMinus1", [](ea_attention_config* c) { StoreRawEnum(&c->dtype, -1); },
@@ -368,8 +366,8 @@ TEST(BadInputAttention, ValidBaselineAndExactLimitAreAccepted) {
   size_t bytes = 0;
   EXPECT_STATUS(ea_attention_arena_size(&kValidAttention, &bytes), EA_OK);
   // 64 keys x d_k = 2^22 is exactly EA_MAX_ELEMENTS floats of packed keys.
-  ea_attention_config at_limit = {EA_DTYPE_F32,     1, 64, 1 << 22, 1, EA_MASK_NONE, 0.0f,
-                                  ea_parallel_for{}};
+  ea_attention_config at_limit = {
+      EA_DTYPE_F32, 1, 64, 1 << 22, 1, EA_MASK_NONE, 0.0f, ea_parallel_for{}, nullptr, nullptr};
   EXPECT_STATUS(ea_attention_arena_size(&at_limit, &bytes), EA_OK);
   EXPECT_EQ(bytes, (size_t{1} << 30) + kScoreTileRegionBytes);
   ea_attention_config positive_scale = kValidAttention;
@@ -553,8 +551,8 @@ TEST(BadInputAttention, ValidRunSucceedsOnTheSameArguments) {
 // n_q * n_kv = 2^29 probabilities cannot be addressed as one tensor; the
 // outputs are cheap ([n_q, 1]), so the only fault is asking for the weights.
 TEST(BadInputAttention, RunRefusesWeightsAboveMaxElements) {
-  const ea_attention_config config = {EA_DTYPE_F32, 1 << 15, 1 << 14,          1, 1,
-                                      EA_MASK_NONE, 0.0f,    ea_parallel_for{}};
+  const ea_attention_config config = {EA_DTYPE_F32, 1 << 15, 1 << 14,           1,       1,
+                                      EA_MASK_NONE, 0.0f,    ea_parallel_for{}, nullptr, nullptr};
   size_t needed = 0;
   ASSERT_STATUS(ea_attention_arena_size(&config, &needed), EA_OK);
   AlignedBuffer storage(needed);
@@ -958,15 +956,16 @@ TEST(BadInputSelfAttention, RunRefusesWeightsAboveMaxElements) {
 constexpr int32_t kMhaTokens = 6;
 constexpr int32_t kMhaDModel = 12;
 constexpr int32_t kMhaHeads = 3;
-constexpr ea_mha_config kValidMha = {EA_DTYPE_F32, kMhaTokens,           kMhaDModel,
-                                     kMhaHeads,    EA_MASK_CAUSAL,       EA_POSITION_SINUSOIDAL,
-                                     nullptr,      EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}};
+constexpr ea_mha_config kValidMha = {EA_DTYPE_F32,      kMhaTokens,
+                                     kMhaDModel,        kMhaHeads,
+                                     EA_MASK_CAUSAL,    EA_POSITION_SINUSOIDAL,
+                                     nullptr,           EA_WEIGHTS_ROW_MAJOR,
+                                     ea_parallel_for{}, nullptr,
+                                     nullptr,           nullptr};
 
 using MhaConfigCase = BadCase<ea_mha_config>;
 
 const MhaConfigCase kMhaConfigCases[] = {
-    {"DtypeInt8", [](ea_mha_config* c) { c->dtype = EA_DTYPE_INT8; }, EA_ERR_UNSUPPORTED},
-    {"DtypeInt16", [](ea_mha_config* c) { c->dtype = EA_DTYPE_INT16; }, EA_ERR_UNSUPPORTED},
     {"DtypeUnknown3", [](ea_mha_config* c) { StoreRawEnum(&c->dtype, 3); }, EA_ERR_BAD_ARGUMENT},
     {"DtypeUnknownMinus1", [](ea_mha_config* c) { StoreRawEnum(&c->dtype, -1); },
      EA_ERR_BAD_ARGUMENT},
@@ -1030,6 +1029,26 @@ TEST_P(BadInputMhaArenaSize, RefusedWithStatusAndSizeUntouched) {
 }
 INSTANTIATE_TEST_SUITE_P(BadInput, BadInputMhaArenaSize, testing::ValuesIn(kMhaConfigCases),
                          CaseName());
+
+// A fixed-point config needs its quantization, and its plans take int8
+// weights (ea_mha_quant_plan_init), not the float entry point.
+TEST(BadInputMha, FixedPointDtypesWithoutQuantizationOrOnTheFloatEntryPoint) {
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    ea_mha_config config = kValidMha;
+    config.dtype = dtype;
+    size_t bytes = 0;
+    EXPECT_STATUS(ea_mha_arena_size(&config, &bytes), EA_ERR_NULL_POINTER);
+    EXPECT_EQ(bytes, 0u);
+    std::vector<float> in_proj(3 * kMhaDModel * kMhaDModel), out_proj(kMhaDModel * kMhaDModel);
+    const ea_mha_weights weights{in_proj.data(), nullptr, out_proj.data(), nullptr};
+    alignas(64) static uint8_t storage[1 << 16];
+    ea_arena arena;
+    ASSERT_EQ(ea_arena_init(&arena, storage, sizeof(storage)), EA_OK);
+    ea_mha_plan plan{};
+    EXPECT_STATUS(ea_mha_plan_init(&plan, &config, &weights, &arena), EA_ERR_BAD_ARGUMENT);
+    EXPECT_EQ(arena.used, 0u);
+  }
+}
 
 TEST(BadInputMha, ArenaSizeNullPointers) {
   size_t bytes = 0;
@@ -1221,9 +1240,9 @@ TEST(BadInputMha, ValidRunSucceedsOnTheSameArguments) {
 TEST(BadInputMha, RunRefusesWeightsAboveMaxElementsCountingHeads) {
   constexpr int32_t kTokens = 1 << 13;
   constexpr int32_t kDModel = 8;
-  const ea_mha_config config = {EA_DTYPE_F32,     kTokens,          kDModel, 8,
-                                EA_MASK_NONE,     EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
-                                ea_parallel_for{}};
+  const ea_mha_config config = {EA_DTYPE_F32,      kTokens,          kDModel, 8,
+                                EA_MASK_NONE,      EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
+                                ea_parallel_for{}, nullptr,          nullptr, nullptr};
   size_t needed = 0;
   ASSERT_STATUS(ea_mha_arena_size(&config, &needed), EA_OK);
   AlignedBuffer storage(needed);

@@ -33,7 +33,10 @@ TEST(CApi, ReadmeExampleMatchesReference) {
                              EA_POSITION_SINUSOIDAL,
                              nullptr,
                              EA_WEIGHTS_ROW_MAJOR,
-                             ea_parallel_for{}};
+                             ea_parallel_for{},
+                             nullptr,
+                             nullptr,
+                             nullptr};
   size_t needed = 0;
   ASSERT_EQ(ea_mha_arena_size(&config, &needed), EA_OK);
   EXPECT_LE(needed, c_usage_arena_capacity());

@@ -1,9 +1,10 @@
 // One digest of results that must be bit-identical on every target, printed
 // for `make matrix` to compare across host, Arm Linux and Cortex-M builds:
 // arena sizes and plan layouts (32- and 64-bit alike), the compile-time
-// sinusoidal table and its int8 quantization. The fixed-point attention
-// outputs join it when that path lands. Float attention results are not in it:
-// they are checked per target against the reference instead.
+// sinusoidal table and its int8 quantization, and fixed-point MHA outputs
+// (int8 and int16: TFLite's integers, the same bytes on every target). Float
+// attention results are not in it: they are checked per target against the
+// reference instead.
 #include <gtest/gtest.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "edgeattn/edgeattn.hpp"
+#include "reference/quant_mha_fixture.h"
 #include "test_support.h"
 
 namespace edgeattn_test {
@@ -78,25 +80,39 @@ TEST(CrossTargetDigest, PrintsDigestOfTargetIndependentResults) {
   // Arena sizes: attention at lengths around the 64-key panel, both APIs agree.
   for (int n : {1, 17, 63, 64, 65, 1000}) {
     for (int d : {3, 64}) {
-      const ea_attention_config config{EA_DTYPE_F32,     n, n, d, d, EA_MASK_CAUSAL, 0.0f,
-                                       ea_parallel_for{}};
+      const ea_attention_config config{
+          EA_DTYPE_F32, n, n, d, d, EA_MASK_CAUSAL, 0.0f, ea_parallel_for{}, nullptr, nullptr};
       size_t bytes = 0;
       ASSERT_EQ(ea_attention_arena_size(&config, &bytes), EA_OK);
       ASSERT_EQ(bytes, edgeattn::AttentionArenaBytes(n, d));
       digest.Add(bytes);
     }
   }
+  AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 130, 96, 4, EA_MASK_CAUSAL,
+                                      EA_POSITION_SINUSOIDAL, nullptr, EA_WEIGHTS_ROW_MAJOR,
+                                      ea_parallel_for{}, nullptr, nullptr, nullptr});
   AddMhaLayout(&digest,
-               ea_mha_config{EA_DTYPE_F32, 130, 96, 4, EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL,
-                             nullptr, EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}});
-  AddMhaLayout(&digest, ea_mha_config{EA_DTYPE_F32, 7, 16, 2, EA_MASK_NONE, EA_POSITION_NONE,
-                                      nullptr, EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}});
+               ea_mha_config{EA_DTYPE_F32, 7, 16, 2, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
+                             EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}, nullptr, nullptr, nullptr});
 
   // The compile-time table and its int8 quantization (scale 1/127, zero point 0).
   static constexpr auto kTable = edgeattn::MakeSinusoidalTable<64, 32>();
   for (float value : kTable.values) digest.Add(FloatBits(value), 4);
   for (float value : kTable.values) {
     digest.Add(static_cast<uint8_t>(QuantizeInt8(value, 1.0f / 127.0f)), 1);
+  }
+
+  // Fixed point: y and the probabilities of random cases whose scales need no
+  // libm (spread 1: every jitter is exp(0)) and no position table (whose
+  // sinusoid would come from the target's libm).
+  const RandomShape fixed_point_shapes[] = {{130, 48, 3, true, false}, {37, 16, 2, false, false}};
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const RandomShape& shape : fixed_point_shapes) {
+      const QuantMhaCase::Result r = RandomQuantMha(dtype, shape, 9001, 1.0).Run();
+      ASSERT_EQ(r.status, EA_OK);
+      for (const int32_t value : r.y) digest.Add(static_cast<uint32_t>(value), 2);
+      for (const int32_t value : r.probs) digest.Add(static_cast<uint32_t>(value), 2);
+    }
   }
 
   printf("[  DIGEST  ] target=%s vector_bits=%u digest=%016llx\n", ea_simd_target(),

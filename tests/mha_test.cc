@@ -42,7 +42,10 @@ TEST_P(MhaPerTarget, MatchesReferenceAcrossShapesMasksAndBiases) {
                                    EA_POSITION_NONE,
                                    nullptr,
                                    EA_WEIGHTS_ROW_MAJOR,
-                                   ea_parallel_for{}};
+                                   ea_parallel_for{},
+                                   nullptr,
+                                   nullptr,
+                                   nullptr};
         const RunResult run = RunMha(model, config, x, c.n, c.n, /*want_weights=*/true);
         ASSERT_EQ(run.status, EA_OK);
         const ReferenceResult want =
@@ -64,7 +67,10 @@ TEST_P(MhaPerTarget, ShorterRunsAndKeyPaddingUseThePlannedArena) {
                              EA_POSITION_SINUSOIDAL,
                              nullptr,
                              EA_WEIGHTS_ROW_MAJOR,
-                             ea_parallel_for{}};
+                             ea_parallel_for{},
+                             nullptr,
+                             nullptr,
+                             nullptr};
   const std::vector<double> table = ReferenceSinusoidal(100, 32);
   const std::vector<float> table_f(table.begin(), table.end());
   const std::vector<float> x = RandomTensor(100 * 32, 601);
@@ -103,9 +109,9 @@ TEST_P(MhaPerTarget, EveryKindOfPositionTable) {
   };
   for (const Variant& v : variants) {
     SCOPED_TRACE(v.name);
-    const ea_mha_config config{EA_DTYPE_F32,     kTokens,    kDModel,        kHeads,
-                               EA_MASK_NONE,     v.position, v.config_table, EA_WEIGHTS_ROW_MAJOR,
-                               ea_parallel_for{}};
+    const ea_mha_config config{EA_DTYPE_F32,      kTokens,    kDModel,        kHeads,
+                               EA_MASK_NONE,      v.position, v.config_table, EA_WEIGHTS_ROW_MAJOR,
+                               ea_parallel_for{}, nullptr,    nullptr,        nullptr};
     const RunResult run = RunMha(model, config, x, kTokens, kTokens, false);
     ASSERT_EQ(run.status, EA_OK);
     const ReferenceResult want =

@@ -18,11 +18,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <new>
 #include <string>
 #include <vector>
@@ -456,8 +458,8 @@ struct TestArena {
 
 void RunAttentionCase(const Case& c) {
   SCOPED_TRACE(CaseName(c));
-  const ea_attention_config config{EA_DTYPE_F32, kNq,    kNkv, kDk,
-                                   kDv,          c.mask, 0.0f, ea_parallel_for{}};
+  const ea_attention_config config{EA_DTYPE_F32,      kNq,     kNkv,   kDk, kDv, c.mask, 0.0f,
+                                   ea_parallel_for{}, nullptr, nullptr};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_OK);
   TestArena arena(bytes);
@@ -540,7 +542,10 @@ void RunMhaCase(const Case& c) {
                              ApiPosition(c.position),
                              table.empty() ? nullptr : table.data(),
                              EA_WEIGHTS_ROW_MAJOR,
-                             ea_parallel_for{}};
+                             ea_parallel_for{},
+                             nullptr,
+                             nullptr,
+                             nullptr};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
   const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 21, 0.2);
@@ -635,9 +640,9 @@ TEST(NoHeap, PackedWeightsAndAPlanThatUsesThem) {
   ASSERT_EQ(NO_HEAP(ea_pack_linear_weights(out_w.data(), kDModel, kDModel, out_packed.data(),
                                            out_floats)),
             EA_OK);
-  const ea_mha_config config{EA_DTYPE_F32, kMaxTokens,        kDModel,
-                             kHeads,       EA_MASK_NONE,      EA_POSITION_NONE,
-                             nullptr,      EA_WEIGHTS_PACKED, ea_parallel_for{}};
+  const ea_mha_config config{EA_DTYPE_F32,      kMaxTokens,       kDModel, kHeads,
+                             EA_MASK_NONE,      EA_POSITION_NONE, nullptr, EA_WEIGHTS_PACKED,
+                             ea_parallel_for{}, nullptr,          nullptr, nullptr};
   SizePlanAndRunMha(config, ea_mha_weights{in_packed.data(), nullptr, out_packed.data(), nullptr},
                     28);
 }
@@ -649,10 +654,18 @@ void RotatingWorkersPool(void*, int32_t n_tasks, ea_task_fn task, void* task_con
 }
 
 TEST(NoHeap, ParallelForTasks) {
-  const ea_mha_config config{
-      EA_DTYPE_F32, kMaxTokens,           kDModel,
-      kHeads,       EA_MASK_CAUSAL,       EA_POSITION_NONE,
-      nullptr,      EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{&RotatingWorkersPool, nullptr, 3}};
+  const ea_mha_config config{EA_DTYPE_F32,
+                             kMaxTokens,
+                             kDModel,
+                             kHeads,
+                             EA_MASK_CAUSAL,
+                             EA_POSITION_NONE,
+                             nullptr,
+                             EA_WEIGHTS_ROW_MAJOR,
+                             ea_parallel_for{&RotatingWorkersPool, nullptr, 3},
+                             nullptr,
+                             nullptr,
+                             nullptr};
   const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 31, 0.2);
   const std::vector<float> out_w = RandomTensor(Count(kDModel, kDModel), 32, 0.2);
   SizePlanAndRunMha(config, ea_mha_weights{in_w.data(), nullptr, out_w.data(), nullptr}, 33);
@@ -667,14 +680,14 @@ TEST(NoHeap, SinusoidalTableFill) {
 // Every refusal path returns without touching the heap too.
 TEST(NoHeap, ErrorPaths) {
   size_t bytes = 0;
-  ea_attention_config config{EA_DTYPE_F32, kNq,          kNkv, kDk,
-                             kDv,          EA_MASK_NONE, 0.0f, ea_parallel_for{}};
+  ea_attention_config config{EA_DTYPE_F32,      kNq,     kNkv,   kDk, kDv, EA_MASK_NONE, 0.0f,
+                             ea_parallel_for{}, nullptr, nullptr};
   EXPECT_EQ(NO_HEAP(ea_attention_arena_size(nullptr, &bytes)), EA_ERR_NULL_POINTER);
   config.n_q = 0;
   EXPECT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_ERR_BAD_DIMENSION);
   config.n_q = kNq;
-  config.dtype = EA_DTYPE_INT8;
-  EXPECT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_ERR_UNSUPPORTED);
+  config.dtype = EA_DTYPE_INT8;  // fixed point without its quantization
+  EXPECT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_ERR_NULL_POINTER);
   config.dtype = EA_DTYPE_F32;
 
   AlignedBytes buffer(256);
@@ -704,9 +717,9 @@ TEST(NoHeap, ErrorPaths) {
   EXPECT_EQ(NO_HEAP(ea_self_attention_run(&self_plan, data.data(), 1, 1, out.data(), nullptr)),
             EA_ERR_BAD_ARGUMENT);
 
-  const ea_mha_config mha{EA_DTYPE_F32,     kMaxTokens,       kDModel, 5,
-                          EA_MASK_NONE,     EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
-                          ea_parallel_for{}};
+  const ea_mha_config mha{EA_DTYPE_F32,      kMaxTokens,       kDModel, 5,
+                          EA_MASK_NONE,      EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
+                          ea_parallel_for{}, nullptr,          nullptr, nullptr};
   EXPECT_EQ(NO_HEAP(ea_mha_arena_size(&mha, &bytes)), EA_ERR_HEADS_MISMATCH);
   ea_mha_plan mha_plan{};
   EXPECT_EQ(NO_HEAP(ea_mha_run(&mha_plan, data.data(), 1, 1, out.data(), nullptr)),
@@ -715,6 +728,233 @@ TEST(NoHeap, ErrorPaths) {
   EXPECT_EQ(NO_HEAP(ea_sinusoidal_table_fill(nullptr, 4, 4)), EA_ERR_NULL_POINTER);
   EXPECT_EQ(NO_HEAP(ea_arena_reset(nullptr)), EA_ERR_NULL_POINTER);
   EXPECT_EQ(NO_HEAP(ea_arena_remaining(nullptr)), 0u);
+}
+
+// ------------------------------------------------------------------ fixed point
+
+// A fixed-point MHA case, built by hand (this binary links no test fixture):
+// every tensor at scale 1/64 or so, zero points inside the int8 range (0 for
+// int16), random int8 weights with per-channel scales.
+struct QuantCase {
+  ea_dtype dtype;
+  Position position;  // kNone, kSinusoidalInArena or kLearned
+  ea_mask mask;
+  bool want_weights;
+  bool given_params;  // ea_mha_quant_derive's integers as quant_params
+};
+
+std::string QuantCaseName(const QuantCase& c) {
+  return std::string(c.dtype == EA_DTYPE_INT8 ? "S8" : "S16") + PositionName(c.position) +
+         (c.mask == EA_MASK_CAUSAL ? "Causal" : "Full") +
+         (c.want_weights ? "WithWeights" : "NoWeights") + (c.given_params ? "GivenParams" : "");
+}
+
+std::vector<QuantCase> QuantCases() {
+  std::vector<QuantCase> cases;
+  for (ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (Position position : {Position::kNone, Position::kSinusoidalInArena, Position::kLearned}) {
+      for (ea_mask mask : {EA_MASK_NONE, EA_MASK_CAUSAL}) {
+        for (bool want_weights : {false, true}) {
+          cases.push_back({dtype, position, mask, want_weights, false});
+        }
+      }
+      cases.push_back({dtype, position, EA_MASK_CAUSAL, true, true});
+    }
+  }
+  return cases;
+}
+
+// Everything one case needs, allocated before any armed call.
+struct QuantBuffers {
+  QuantBuffers(ea_dtype dtype_in, int32_t tokens_in) : dtype(dtype_in), tokens(tokens_in) {
+    const size_t e = kDModel;
+    const size_t element = dtype == EA_DTYPE_INT16 ? 2 : 1;
+    const int32_t lo = dtype == EA_DTYPE_INT16 ? -32768 : -128;
+    const int32_t hi = dtype == EA_DTYPE_INT16 ? 32767 : 127;
+    const double spread = dtype == EA_DTYPE_INT16 ? 8000.0 : 40.0;
+    const auto quantize = [](float v, double scale, int32_t low, int32_t high) {
+      const double q = std::round(static_cast<double>(v) * scale);
+      return static_cast<int32_t>(q < low ? low : (q > high ? high : q));
+    };
+    for (const float v : RandomTensor(3 * e * e, 51)) in_w.push_back(quantize(v, 40.0, -127, 127));
+    for (const float v : RandomTensor(e * e, 52)) out_w.push_back(quantize(v, 40.0, -127, 127));
+    const float weight_scale = 1.0f / (40.0f * std::sqrt(static_cast<float>(e)));
+    in_scales.assign(3 * e, weight_scale);
+    out_scales.assign(e, weight_scale * 1.5f);
+    const float activation = static_cast<float>(1.0 / spread);
+    const int32_t zp = dtype == EA_DTYPE_INT16 ? 0 : -5;
+    for (ea_quant* q : {&scales.input, &scales.position, &scales.positioned, &scales.q, &scales.k,
+                        &scales.v, &scales.scores, &scales.context, &scales.output}) {
+      *q = ea_quant{activation, zp};
+    }
+    scales.positioned.scale = 1.5f * activation;
+    scales.in_proj_weight_scales = in_scales.data();
+    scales.out_proj_weight_scales = out_scales.data();
+    const std::vector<float> b = RandomTensor(4 * e, 53, dtype == EA_DTYPE_INT16 ? 1e6 : 1e3);
+    for (size_t i = 0; i < 4 * e; ++i) {
+      bias32.push_back(static_cast<int32_t>(b[i]));
+      bias64.push_back(static_cast<int64_t>(b[i]));
+    }
+    const size_t elements = static_cast<size_t>(tokens) * e;
+    const std::vector<float> values = RandomTensor(elements, 54);
+    x.resize(elements * element);
+    table.resize(elements * element);
+    for (size_t i = 0; i < elements; ++i) {
+      const int32_t v = quantize(values[i], spread, lo, hi);
+      const int32_t t = quantize(values[(i * 7) % elements], spread / 2, lo, hi);
+      if (element == 1) {
+        x[i] = static_cast<uint8_t>(static_cast<int8_t>(v));
+        table[i] = static_cast<uint8_t>(static_cast<int8_t>(t));
+      } else {
+        const int16_t v16 = static_cast<int16_t>(v), t16 = static_cast<int16_t>(t);
+        memcpy(&x[2 * i], &v16, 2);
+        memcpy(&table[2 * i], &t16, 2);
+      }
+    }
+    y.assign(x.size(), 0xA5);
+    attn.assign(static_cast<size_t>(kHeads) * tokens * tokens * element, 0xA5);
+    channels.assign(EA_MHA_QUANT_CHANNEL_INTS(kDModel), 0);
+  }
+  ea_mha_quant_weights Weights(bool biases) const {
+    const void* in_b = dtype == EA_DTYPE_INT16 ? static_cast<const void*>(bias64.data())
+                                               : static_cast<const void*>(bias32.data());
+    const void* out_b = dtype == EA_DTYPE_INT16
+                            ? static_cast<const void*>(bias64.data() + 3 * kDModel)
+                            : static_cast<const void*>(bias32.data() + 3 * kDModel);
+    return ea_mha_quant_weights{in_w.data(), biases ? in_b : nullptr, out_w.data(),
+                                biases ? out_b : nullptr};
+  }
+  ea_mha_config Config(Position position, ea_mask mask, ea_parallel_for parallel) const {
+    ea_mha_config c{};
+    c.dtype = dtype;
+    c.max_tokens = tokens;
+    c.d_model = kDModel;
+    c.heads = kHeads;
+    c.mask = mask;
+    c.position = ApiPosition(position);
+    c.weights_layout = EA_WEIGHTS_ROW_MAJOR;
+    c.parallel = parallel;
+    c.quant_scales = &scales;
+    c.quant_position_table = position == Position::kLearned ? table.data() : nullptr;
+    return c;
+  }
+  // ea_mha_run_s8 or _s16, armed.
+  ea_status Run(const ea_mha_quant_plan* plan, int32_t n_tokens, bool want_weights) {
+    void* weights = want_weights ? attn.data() : nullptr;
+    if (dtype == EA_DTYPE_INT8) {
+      return NO_HEAP(ea_mha_run_s8(plan, reinterpret_cast<const int8_t*>(x.data()), n_tokens,
+                                   reinterpret_cast<int8_t*>(y.data()),
+                                   static_cast<int8_t*>(weights)));
+    }
+    return NO_HEAP(ea_mha_run_s16(plan, reinterpret_cast<const int16_t*>(x.data()), n_tokens,
+                                  reinterpret_cast<int16_t*>(y.data()),
+                                  static_cast<int16_t*>(weights)));
+  }
+
+  ea_dtype dtype;
+  int32_t tokens;
+  std::vector<float> in_scales, out_scales;
+  ea_mha_quant_scales scales{};
+  std::vector<int8_t> in_w, out_w;
+  std::vector<int32_t> bias32;
+  std::vector<int64_t> bias64;
+  std::vector<uint8_t> x, y, attn, table;
+  std::vector<int32_t> channels;
+};
+
+// The outputs were written (no canary byte left in y; the weights, when
+// asked for, likewise: every probability row has at least one entry written).
+void ExpectWritten(const std::vector<uint8_t>& bytes, const char* what) {
+  size_t canary = 0;
+  for (uint8_t b : bytes) canary += b == 0xA5 ? 1 : 0;
+  EXPECT_LT(canary, bytes.size() / 8) << what << ": mostly still the canary";
+}
+
+// derive, arena_size, plan_init in an arena of exactly that size, a short run
+// and a full one, each armed; with and without biases.
+void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
+                     ea_parallel_for parallel = ea_parallel_for{}) {
+  SCOPED_TRACE(QuantCaseName(c));
+  QuantBuffers b(c.dtype, tokens);
+  ea_mha_config config = b.Config(c.position, c.mask, parallel);
+  ea_mha_quant_params params{};
+  ASSERT_EQ(NO_HEAP(ea_mha_quant_derive(&config, &params, b.channels.data(), b.channels.size())),
+            EA_OK);
+  if (c.given_params) config.quant_params = &params;
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
+  for (bool biases : {true, false}) {
+    const ea_mha_quant_weights w = b.Weights(biases);
+    TestArena arena(bytes);
+    ea_mha_quant_plan plan{};
+    ASSERT_EQ(NO_HEAP(ea_mha_quant_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
+    EXPECT_EQ(b.Run(&plan, tokens - 6, c.want_weights), EA_OK);
+    EXPECT_EQ(b.Run(&plan, tokens, c.want_weights), EA_OK);
+    ExpectWritten(b.y, "y");
+    if (c.want_weights) ExpectWritten(b.attn, "attn_weights");
+  }
+}
+
+class QuantMhaNoHeap : public testing::TestWithParam<QuantCase> {};
+TEST_P(QuantMhaNoHeap, DeriveSizePlanRun) { RunQuantMhaCase(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Cases, QuantMhaNoHeap, testing::ValuesIn(QuantCases()),
+                         [](const testing::TestParamInfo<QuantCase>& info) {
+                           return QuantCaseName(info.param);
+                         });
+
+// The caller's parallel-for, 2 and 3 workers, over 130 tokens: three query
+// blocks and three projection row blocks per head, so the hook is called.
+std::atomic<int> g_pool_calls{0};
+void CountingRotatingPool(void* context, int32_t n_tasks, ea_task_fn task, void* task_context) {
+  const int32_t workers = *static_cast<const int32_t*>(context);
+  g_pool_calls.fetch_add(1);
+  for (int32_t i = n_tasks - 1; i >= 0; --i) task(task_context, i, i % workers);
+}
+
+TEST(NoHeap, QuantMhaParallelForTasks) {
+  for (int32_t workers : {2, 3}) {
+    for (ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+      g_pool_calls.store(0);
+      const QuantCase c{dtype, Position::kSinusoidalInArena, EA_MASK_CAUSAL, true, false};
+      RunQuantMhaCase(c, 130, ea_parallel_for{&CountingRotatingPool, &workers, workers});
+      EXPECT_GT(g_pool_calls.load(), 0) << workers << " workers: the hook was never called";
+    }
+  }
+}
+
+// Refusals of the fixed-point entry points return without the heap too.
+TEST(NoHeap, QuantMhaErrorPaths) {
+  QuantBuffers b(EA_DTYPE_INT8, kMaxTokens);
+  QuantBuffers b16(EA_DTYPE_INT16, kMaxTokens);
+  ea_mha_config config = b.Config(Position::kSinusoidalInArena, EA_MASK_CAUSAL, ea_parallel_for{});
+  ea_mha_quant_params params{};
+  size_t bytes = 0;
+  config.heads = 5;
+  EXPECT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_ERR_HEADS_MISMATCH);
+  EXPECT_EQ(NO_HEAP(ea_mha_quant_derive(&config, &params, b.channels.data(), b.channels.size())),
+            EA_ERR_HEADS_MISMATCH);
+  config.heads = kHeads;
+  b.scales.q.scale = NAN;
+  EXPECT_EQ(NO_HEAP(ea_mha_quant_derive(&config, &params, b.channels.data(), b.channels.size())),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(NO_HEAP(ea_mha_quant_derive(&config, &params, b.channels.data(), 3)),
+            EA_ERR_ARENA_TOO_SMALL);
+  const ea_mha_quant_weights w = b.Weights(true);
+  TestArena arena(1 << 16);
+  ea_mha_quant_plan plan{};
+  EXPECT_EQ(NO_HEAP(ea_mha_quant_plan_init(&plan, &config, &w, &arena.arena)), EA_ERR_BAD_ARGUMENT);
+  config.quant_scales = nullptr;
+  EXPECT_EQ(NO_HEAP(ea_mha_quant_plan_init(&plan, &config, &w, &arena.arena)), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(b.Run(&plan, kMaxTokens, true), EA_ERR_BAD_ARGUMENT);  // not ready
+  // A ready int16 plan, run with the wrong function and bad lengths.
+  const ea_mha_config config16 = b16.Config(Position::kNone, EA_MASK_NONE, ea_parallel_for{});
+  const ea_mha_quant_weights w16 = b16.Weights(true);
+  ea_mha_quant_plan plan16{};
+  ASSERT_EQ(NO_HEAP(ea_mha_quant_plan_init(&plan16, &config16, &w16, &arena.arena)), EA_OK);
+  EXPECT_EQ(b.Run(&plan16, kMaxTokens, false), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(b16.Run(&plan16, 0, false), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(b16.Run(&plan16, kMaxTokens + 1, false), EA_ERR_BAD_DIMENSION);
 }
 
 class AttentionNoHeap : public testing::TestWithParam<Case> {};
@@ -753,10 +993,46 @@ class NoHeapPerTarget : public testing::TestWithParam<int64_t> {
   void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
 };
 
+// Fixed-point Attention(Q, K, V): size, plan and both runs, int8 and int16.
+void RunQuantAttentionCase(ea_dtype dtype, ea_mask mask) {
+  SCOPED_TRACE(dtype == EA_DTYPE_INT8 ? "int8" : "int16");
+  const int32_t zero_point = dtype == EA_DTYPE_INT8 ? -3 : 0;
+  const ea_attention_quant_scales scales{{0.05f, zero_point},
+                                         {0.04f, zero_point},
+                                         {0.03f, zero_point},
+                                         {0.2f, zero_point},
+                                         {0.02f, zero_point}};
+  ea_attention_config config{dtype,   kNq,    kNkv, kDk, kDv, mask, 0.0f, ea_parallel_for{},
+                             &scales, nullptr};
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_OK);
+  TestArena arena(bytes);
+  ea_attention_quant_plan plan{};
+  ASSERT_EQ(NO_HEAP(ea_attention_quant_plan_init(&plan, &config, &arena.arena)), EA_OK);
+  if (dtype == EA_DTYPE_INT8) {
+    std::vector<int8_t> q(Count(kNq, kDk), 7), k(Count(kNkv, kDk), -5), v(Count(kNkv, kDv), 3);
+    std::vector<int8_t> out(Count(kNq, kDv)), weights(Count(kNq, kNkv));
+    EXPECT_EQ(NO_HEAP(ea_attention_run_s8(&plan, q.data(), k.data(), v.data(), out.data(),
+                                          weights.data())),
+              EA_OK);
+  } else {
+    std::vector<int16_t> q(Count(kNq, kDk), 700), k(Count(kNkv, kDk), -500),
+        v(Count(kNkv, kDv), 300);
+    std::vector<int16_t> out(Count(kNq, kDv)), weights(Count(kNq, kNkv));
+    EXPECT_EQ(NO_HEAP(ea_attention_run_s16(&plan, q.data(), k.data(), v.data(), out.data(),
+                                           weights.data())),
+              EA_OK);
+  }
+}
+
 TEST_P(NoHeapPerTarget, EveryRunEntryPoint) {
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const ea_mask mask : {EA_MASK_NONE, EA_MASK_CAUSAL}) RunQuantAttentionCase(dtype, mask);
+  }
   for (const Case& c : Cases(false)) RunAttentionCase(c);
   for (const Case& c : Cases(true)) RunSelfAttentionCase(c);
   for (const Case& c : Cases(true)) RunMhaCase(c);
+  for (const QuantCase& c : QuantCases()) RunQuantMhaCase(c);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, NoHeapPerTarget, testing::ValuesIn(CompiledTargets()),

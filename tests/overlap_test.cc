@@ -22,8 +22,8 @@ constexpr int kN = 12, kD = 8;
 class PlannedAttention {
  public:
   PlannedAttention() : storage_(edgeattn::AttentionArenaBytes(kN, kD)) {
-    const ea_attention_config config{EA_DTYPE_F32,     kN, kN, kD, kD, EA_MASK_CAUSAL, 0.0f,
-                                     ea_parallel_for{}};
+    const ea_attention_config config{
+        EA_DTYPE_F32, kN, kN, kD, kD, EA_MASK_CAUSAL, 0.0f, ea_parallel_for{}, nullptr, nullptr};
     ea_arena arena;
     EXPECT_EQ(ea_arena_init(&arena, storage_.data(), storage_.size()), EA_OK);
     EXPECT_EQ(ea_attention_plan_init(&plan_, &config, &arena), EA_OK);
@@ -79,7 +79,10 @@ TEST(Overlap, MhaRunsInPlaceAndRefusesOutputOverWeights) {
                              EA_POSITION_SINUSOIDAL,
                              nullptr,
                              EA_WEIGHTS_ROW_MAJOR,
-                             ea_parallel_for{}};
+                             ea_parallel_for{},
+                             nullptr,
+                             nullptr,
+                             nullptr};
   size_t bytes = 0;
   ASSERT_EQ(ea_mha_arena_size(&config, &bytes), EA_OK);
   AlignedBytes storage(bytes);

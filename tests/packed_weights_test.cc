@@ -106,8 +106,8 @@ class PackedWeightsPerTarget : public PerTargetTest {};
 
 ea_mha_config MhaConfig(int n, int d_model, int heads, ea_mask mask, ea_position position,
                         ea_weights_layout layout) {
-  return ea_mha_config{EA_DTYPE_F32, n,      d_model,          heads, mask, position,
-                       nullptr,      layout, ea_parallel_for{}};
+  return ea_mha_config{EA_DTYPE_F32, n,      d_model,           heads,   mask,    position,
+                       nullptr,      layout, ea_parallel_for{}, nullptr, nullptr, nullptr};
 }
 
 // Every target's packing (4 x 4 transposes where it has 128-bit vectors)

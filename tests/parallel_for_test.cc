@@ -83,7 +83,8 @@ TEST_P(ParallelFor, AttentionIsBitIdenticalForAnyWorkersAndSchedule) {
   const std::vector<float> k = RandomTensor(static_cast<size_t>(n_kv) * d, 2);
   const std::vector<float> v = RandomTensor(static_cast<size_t>(n_kv) * d, 3);
   const auto run = [&](const ea_parallel_for& parallel, std::vector<float>* weights) {
-    const ea_attention_config config{EA_DTYPE_F32, n_q, n_kv, d, d, EA_MASK_CAUSAL, 0.0f, parallel};
+    const ea_attention_config config{EA_DTYPE_F32,   n_q,  n_kv,     d,       d,
+                                     EA_MASK_CAUSAL, 0.0f, parallel, nullptr, nullptr};
     PlannedAttention planned = PlanAttention(config);
     EXPECT_EQ(planned.status, EA_OK);
     std::vector<float> out(static_cast<size_t>(n_q) * d);
@@ -114,7 +115,8 @@ TEST_P(ParallelFor, MhaAndSelfAttentionAreBitIdenticalForAnyWorkers) {
                                d_model,        heads,
                                EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL,
                                nullptr,        EA_WEIGHTS_ROW_MAJOR,
-                               parallel};
+                               parallel,       nullptr,
+                               nullptr,        nullptr};
     PlannedMha planned = PlanMha(config, mha.Weights());
     EXPECT_EQ(planned.status, EA_OK);
     std::vector<float> y(x.size());
@@ -145,7 +147,8 @@ TEST_P(ParallelFor, MhaAndSelfAttentionAreBitIdenticalForAnyWorkers) {
 TEST_P(ParallelFor, WorkerOutOfRangeIsReportedNotFollowed) {
   const int n = 130, d = 16;
   ScrambledPool broken{2, 2};  // workers 2 and 3 of 2
-  const ea_attention_config config{EA_DTYPE_F32, n, n, d, d, EA_MASK_NONE, 0.0f, HookOf(&broken)};
+  const ea_attention_config config{EA_DTYPE_F32,    n,       n,      d, d, EA_MASK_NONE, 0.0f,
+                                   HookOf(&broken), nullptr, nullptr};
   PlannedAttention planned = PlanAttention(config);
   ASSERT_EQ(planned.status, EA_OK);
   const std::vector<float> x = RandomTensor(static_cast<size_t>(n) * d, 9);
@@ -168,7 +171,9 @@ TEST(ParallelForArena, EachExtraWorkerAddsOneScoreTile) {
                                8,
                                EA_MASK_NONE,
                                0.0f,
-                               ea_parallel_for{&ScrambledPool::Run, &pool, workers}};
+                               ea_parallel_for{&ScrambledPool::Run, &pool, workers},
+                               nullptr,
+                               nullptr};
     size_t bytes = 0;
     ASSERT_EQ(ea_attention_arena_size(&config, &bytes), EA_OK);
     const uint64_t extra = workers > 1 ? static_cast<uint64_t>(workers - 1) * tile : 0;
@@ -189,9 +194,18 @@ TEST(ParallelForArena, EachExtraWorkerAddsOneScoreTile) {
   const ea_self_attention_config self_config{
       EA_DTYPE_F32,      40,           16, 8, 8, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
       EA_WEIGHTS_PACKED, HookOf(&pool)};
-  const ea_mha_config mha_config{
-      EA_DTYPE_F32,      40,           16, 2, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
-      EA_WEIGHTS_PACKED, HookOf(&pool)};
+  const ea_mha_config mha_config{EA_DTYPE_F32,
+                                 40,
+                                 16,
+                                 2,
+                                 EA_MASK_NONE,
+                                 EA_POSITION_NONE,
+                                 nullptr,
+                                 EA_WEIGHTS_PACKED,
+                                 HookOf(&pool),
+                                 nullptr,
+                                 nullptr,
+                                 nullptr};
   ASSERT_EQ(ea_self_attention_arena_size(&self_config, &self), EA_OK);
   ASSERT_EQ(ea_mha_arena_size(&mha_config, &mha), EA_OK);
   EXPECT_EQ(self, edgeattn::SelfAttentionArenaBytes(40, 16, 8, 8, edgeattn::PositionStorage::kNone,
@@ -202,7 +216,8 @@ TEST(ParallelForArena, EachExtraWorkerAddsOneScoreTile) {
 
 TEST(ParallelForArena, BadHooksAreRefused) {
   ScrambledPool pool{2};
-  ea_attention_config config{EA_DTYPE_F32, 10, 10, 4, 4, EA_MASK_NONE, 0.0f, HookOf(&pool)};
+  ea_attention_config config{EA_DTYPE_F32,  10,      10,     4, 4, EA_MASK_NONE, 0.0f,
+                             HookOf(&pool), nullptr, nullptr};
   size_t bytes = 0;
   config.parallel.max_workers = -1;
   EXPECT_EQ(ea_attention_arena_size(&config, &bytes), EA_ERR_BAD_ARGUMENT);

@@ -42,7 +42,8 @@ class Snapshot {
 
 TEST(PlanMemory, AttentionRefusesOutputsAndInputsInsideItsArenaCarve) {
   const int n = 70, d = 8;  // two key panels
-  const ea_attention_config config{EA_DTYPE_F32, n, n, d, d, EA_MASK_NONE, 0.0f, ea_parallel_for{}};
+  const ea_attention_config config{EA_DTYPE_F32,      n,       n,      d, d, EA_MASK_NONE, 0.0f,
+                                   ea_parallel_for{}, nullptr, nullptr};
   PlannedAttention planned = PlanAttention(config);
   ASSERT_EQ(planned.status, EA_OK);
   ea_attention_plan& plan = planned.plan;
@@ -264,7 +265,8 @@ TEST(PlanMemory, SelfAttentionRefusesOutputsOverWeightsAndTable) {
 
 TEST(PlanMemory, FailedReplanLeavesThePlanNotReady) {
   // A plan for 8 tokens, then a re-plan for a bad shape in the same struct.
-  const ea_attention_config good{EA_DTYPE_F32, 8, 8, 4, 4, EA_MASK_NONE, 0.0f, ea_parallel_for{}};
+  const ea_attention_config good{EA_DTYPE_F32,      8,       8,      4, 4, EA_MASK_NONE, 0.0f,
+                                 ea_parallel_for{}, nullptr, nullptr};
   size_t bytes = 0;
   ASSERT_EQ(ea_attention_arena_size(&good, &bytes), EA_OK);
   AlignedBytes storage(bytes);
@@ -294,9 +296,18 @@ TEST(PlanMemory, FailedReplanLeavesThePlanNotReady) {
 TEST(PlanMemory, FailedReplanOfModelsLeavesThemNotReady) {
   const MhaModel mha_model(16, 2, false, 97);
   const ea_mha_weights mha_weights = mha_model.Weights();
-  ea_mha_config mha{
-      EA_DTYPE_F32,     6, 16, 2, EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
-      ea_parallel_for{}};
+  ea_mha_config mha{EA_DTYPE_F32,
+                    6,
+                    16,
+                    2,
+                    EA_MASK_NONE,
+                    EA_POSITION_NONE,
+                    nullptr,
+                    EA_WEIGHTS_ROW_MAJOR,
+                    ea_parallel_for{},
+                    nullptr,
+                    nullptr,
+                    nullptr};
   size_t bytes = 0;
   ASSERT_EQ(ea_mha_arena_size(&mha, &bytes), EA_OK);
   AlignedBytes storage(bytes);

@@ -63,10 +63,22 @@ TEST_P(LearnedTablePerTarget, LearnedTableIsAddedExactly) {
                               EA_POSITION_LEARNED,
                               table.data(),
                               EA_WEIGHTS_ROW_MAJOR,
-                              ea_parallel_for{}};
-  const ea_mha_config none{
-      EA_DTYPE_F32,     n, e, 3, EA_MASK_CAUSAL, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
-      ea_parallel_for{}};
+                              ea_parallel_for{},
+                              nullptr,
+                              nullptr,
+                              nullptr};
+  const ea_mha_config none{EA_DTYPE_F32,
+                           n,
+                           e,
+                           3,
+                           EA_MASK_CAUSAL,
+                           EA_POSITION_NONE,
+                           nullptr,
+                           EA_WEIGHTS_ROW_MAJOR,
+                           ea_parallel_for{},
+                           nullptr,
+                           nullptr,
+                           nullptr};
   const RunResult with_table = RunMha(model, learned, x, n, n, false);
   const RunResult pre_added = RunMha(model, none, x_plus_table, n, n, false);
   ASSERT_EQ(with_table.status, EA_OK);

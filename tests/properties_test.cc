@@ -24,8 +24,8 @@ constexpr int kTokens = 37, kDModel = 32, kHeads = 4;
 
 ea_mha_config Config(ea_mask mask, ea_position position) {
   return ea_mha_config{
-      EA_DTYPE_F32,         kTokens,          kDModel, kHeads, mask, position, nullptr,
-      EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}};
+      EA_DTYPE_F32,         kTokens,           kDModel, kHeads,  mask,   position, nullptr,
+      EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}, nullptr, nullptr, nullptr};
 }
 
 // Rows of x reordered: result row i = x row perm[i].
@@ -92,7 +92,8 @@ TEST_P(PropertiesPerTarget, SoftmaxRowsSumToOneAndOutputsAreConvexCombinations) 
   for (ea_mask mask : {EA_MASK_NONE, EA_MASK_CAUSAL}) {
     const std::vector<float> q = RandomTensor(n_q * d, 920), k = RandomTensor(n_kv * d, 921),
                              v = RandomTensor(n_kv * d, 922);
-    const ea_attention_config config{EA_DTYPE_F32, n_q, n_kv, d, d, mask, 0.0f, ea_parallel_for{}};
+    const ea_attention_config config{EA_DTYPE_F32,      n_q,     n_kv,   d, d, mask, 0.0f,
+                                     ea_parallel_for{}, nullptr, nullptr};
     size_t bytes = 0;
     ASSERT_EQ(ea_attention_arena_size(&config, &bytes), EA_OK);
     AlignedBytes storage(bytes);

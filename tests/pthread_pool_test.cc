@@ -22,9 +22,12 @@ namespace {
 #if EDGEATTN_TEST_PTHREAD_POOL
 std::vector<float> RunMha(const MhaModel& model, const std::vector<float>& x, int n,
                           const ea_parallel_for& parallel) {
-  const ea_mha_config config{
-      EA_DTYPE_F32,           n,       model.d_model,        model.heads, EA_MASK_CAUSAL,
-      EA_POSITION_SINUSOIDAL, nullptr, EA_WEIGHTS_ROW_MAJOR, parallel};
+  const ea_mha_config config{EA_DTYPE_F32,   n,
+                             model.d_model,  model.heads,
+                             EA_MASK_CAUSAL, EA_POSITION_SINUSOIDAL,
+                             nullptr,        EA_WEIGHTS_ROW_MAJOR,
+                             parallel,       nullptr,
+                             nullptr,        nullptr};
   PlannedMha planned = PlanMha(config, model.Weights());
   EXPECT_EQ(planned.status, EA_OK);
   std::vector<float> y(x.size());

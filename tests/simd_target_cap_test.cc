@@ -28,8 +28,8 @@ double AttentionError() {
   const AttentionProblem p{20, 70, 16, 8, true, 70, 0.0};
   const std::vector<float> q = RandomTensor(20 * 16, 1), k = RandomTensor(70 * 16, 2),
                            v = RandomTensor(70 * 8, 3);
-  const PlannedAttention planned =
-      PlanAttention({EA_DTYPE_F32, 20, 70, 16, 8, EA_MASK_CAUSAL, 0.0f, ea_parallel_for{}});
+  const PlannedAttention planned = PlanAttention(
+      {EA_DTYPE_F32, 20, 70, 16, 8, EA_MASK_CAUSAL, 0.0f, ea_parallel_for{}, nullptr, nullptr});
   EXPECT_EQ(planned.status, EA_OK);
   std::vector<float> out(20 * 8);
   EXPECT_EQ(ea_attention_run(&planned.plan, q.data(), k.data(), v.data(), 70, out.data(), nullptr),

@@ -16,6 +16,7 @@
 
 #include "edgeattn/edgeattn.h"
 #include "model_fixture.h"
+#include "reference/quant_mha_fixture.h"
 #include "test_support.h"
 
 namespace edgeattn_test {
@@ -102,6 +103,78 @@ struct World {
   }
 };
 
+// A valid fixed-point MHA case (the fixture's random one), its plan and run.
+struct QuantWorld {
+  explicit QuantWorld(ea_dtype dtype_in)
+      : dtype(dtype_in), c(RandomQuantMha(dtype_in, {kN, kE, kHeads, true, true}, 4242)) {
+    scales = c.scales;
+    scales.in_proj_weight_scales = c.in_scales.data();
+    scales.out_proj_weight_scales = c.out_scales.data();
+    const size_t bias_bytes = dtype == EA_DTYPE_INT8 ? 4 : 8;
+    biases.resize(c.in_bias.size() + c.out_bias.size());
+    for (size_t i = 0; i < c.in_bias.size(); ++i) biases[i] = c.in_bias[i];
+    for (size_t i = 0; i < c.out_bias.size(); ++i) biases[c.in_bias.size() + i] = c.out_bias[i];
+    if (dtype == EA_DTYPE_INT8) {
+      std::vector<int32_t> narrow(biases.begin(), biases.end());
+      memcpy(biases.data(), narrow.data(), narrow.size() * 4);
+    }
+    const uint8_t* bias = reinterpret_cast<const uint8_t*>(biases.data());
+    weights = ea_mha_quant_weights{c.in_proj.data(), bias, c.out_proj.data(),
+                                   bias + c.in_bias.size() * bias_bytes};
+    config.dtype = dtype;
+    config.max_tokens = kN;
+    config.d_model = kE;
+    config.heads = kHeads;
+    config.mask = EA_MASK_CAUSAL;
+    config.position = EA_POSITION_SINUSOIDAL;
+    config.quant_scales = &scales;
+    x.resize(kN * kE * 2);
+    for (size_t i = 0; i < c.x_emb.size(); ++i) {
+      if (dtype == EA_DTYPE_INT8) {
+        x[i] = static_cast<uint8_t>(static_cast<int8_t>(c.x_emb[i]));
+      } else {
+        const int16_t v = static_cast<int16_t>(c.x_emb[i]);
+        memcpy(x.data() + 2 * i, &v, 2);
+      }
+    }
+    y.resize(x.size());
+    EXPECT_EQ(Plan(config, &plan), EA_OK);
+  }
+  ea_status Plan(const ea_mha_config& with, ea_mha_quant_plan* into) {
+    ea_arena arena;
+    const ea_status s = ea_arena_init(&arena, storage.data(), storage.size());
+    return s != EA_OK ? s : ea_mha_quant_plan_init(into, &with, &weights, &arena);
+  }
+  ea_status Plan(const ea_mha_config& with) {
+    ea_mha_quant_plan other{};
+    return Plan(with, &other);
+  }
+  ea_status Derive(const ea_mha_config& with) {
+    ea_mha_quant_params params{};
+    return ea_mha_quant_derive(&with, &params, channels, EA_MHA_QUANT_CHANNEL_INTS(kE));
+  }
+  // ea_mha_run_s8 or _s16 (by run_dtype) on the plan.
+  ea_status Run(ea_dtype run_dtype, int32_t n_tokens, void* out) {
+    if (run_dtype == EA_DTYPE_INT8) {
+      return ea_mha_run_s8(&plan, reinterpret_cast<const int8_t*>(x.data()), n_tokens,
+                           static_cast<int8_t*>(out), nullptr);
+    }
+    return ea_mha_run_s16(&plan, reinterpret_cast<const int16_t*>(x.data()), n_tokens,
+                          static_cast<int16_t*>(out), nullptr);
+  }
+
+  ea_dtype dtype;
+  QuantMhaCase c;
+  ea_mha_quant_scales scales{};
+  std::vector<int64_t> biases;  // in_proj_bias then out_proj_bias, int32 or int64
+  ea_mha_quant_weights weights{};
+  ea_mha_config config{};
+  std::vector<uint8_t> x, y;
+  AlignedBytes storage{1 << 16};
+  ea_mha_quant_plan plan{};
+  int32_t channels[EA_MHA_QUANT_CHANNEL_INTS(kE)] = {};
+};
+
 struct Cause {
   const char* what;
   std::function<ea_status(World&)> trigger;
@@ -161,7 +234,32 @@ std::vector<Documented> DocumentedCauses() {
            ea_arena arena;
            return ea_arena_init(&arena, nullptr, 64);
          }},
-        {"NULL table to fill", [](World&) { return ea_sinusoidal_table_fill(nullptr, 4, 4); }}}},
+        {"NULL table to fill", [](World&) { return ea_sinusoidal_table_fill(nullptr, 4, 4); }},
+        {"fixed point with neither quant_scales nor quant_params",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           q.config.quant_scales = nullptr;
+           size_t bytes = 0;
+           return ea_mha_arena_size(&q.config, &bytes);
+         }},
+        {"given fixed-point integers without their per-channel arrays",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT16);
+           ea_mha_quant_params params{};
+           int32_t channels[EA_MHA_QUANT_CHANNEL_INTS(kE)];
+           const ea_status s =
+               ea_mha_quant_derive(&q.config, &params, channels, EA_MHA_QUANT_CHANNEL_INTS(kE));
+           if (s != EA_OK) return s;
+           params.v_proj.output_shift = nullptr;
+           q.config.quant_params = &params;
+           return q.Plan(q.config);
+         }},
+        {"fixed-point LEARNED without its quantized table",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           q.config.position = EA_POSITION_LEARNED;
+           return q.Plan(q.config);
+         }}}},
       {EA_ERR_BAD_DIMENSION,
        {{"zero dimension",
          [](World& w) {
@@ -182,6 +280,16 @@ std::vector<Documented> DocumentedCauses() {
         {"run n_tokens > max_tokens",
          [](World& w) {
            return ea_mha_run(&w.mha, w.q.data(), kN + 1, kN, w.out.data(), nullptr);
+         }},
+        {"fixed-point run n_tokens = 0",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT16);
+           return q.Run(EA_DTYPE_INT16, 0, q.y.data());
+         }},
+        {"fixed-point run n_tokens > max_tokens",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           return q.Run(EA_DTYPE_INT8, kN + 1, q.y.data());
          }}}},
       {EA_ERR_DIMENSION_OVERFLOW,
        {{"packed weights past EA_MAX_ELEMENTS",
@@ -355,19 +463,116 @@ std::vector<Documented> DocumentedCauses() {
            const ea_attention_config c = Attention();
            return ea_attention_plan_init(&plan, &c, &arena);
          }},
-        {"unknown SIMD target name", [](World&) { return ea_set_max_simd_target("AVX9"); }}}},
-      {EA_ERR_UNSUPPORTED,
-       {{"int8 dtype",
+        {"unknown SIMD target name", [](World&) { return ea_set_max_simd_target("AVX9"); }},
+        {"a fixed-point dtype given to the float Attention(Q, K, V) plan_init",
          [](World& w) {
            ea_attention_config c = Attention();
-           c.dtype = EA_DTYPE_INT8;
+           c.dtype = EA_DTYPE_INT16;
            return w.PlanAttention(c);
          }},
-        {"int16 dtype",
+        {"a fixed-point dtype given to the float MHA plan_init",
          [](World& w) {
            ea_mha_config c = Mha();
-           c.dtype = EA_DTYPE_INT16;
+           c.dtype = EA_DTYPE_INT8;
            return w.PlanMha(c);
+         }},
+        {"an INT8 plan given to ea_mha_run_s16",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           return q.Run(EA_DTYPE_INT16, kN, q.y.data());
+         }},
+        {"an INT16 plan given to ea_mha_run_s8",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT16);
+           return q.Run(EA_DTYPE_INT8, kN, q.y.data());
+         }},
+        {"fixed-point output over a weight",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           return q.Run(EA_DTYPE_INT8, kN, q.c.in_proj.data());
+         }},
+        {"fixed-point scale 0",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           q.scales.v.scale = 0.0f;
+           return q.Derive(q.config);
+         }},
+        {"fixed-point scale negative",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT16);
+           q.scales.output.scale = -1.0f;
+           return q.Plan(q.config);
+         }},
+        {"fixed-point scale NaN",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           q.c.in_scales[3] = std::nanf("");
+           return q.Derive(q.config);
+         }},
+        {"fixed-point scale infinite",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT16);
+           q.scales.scores.scale = INFINITY;
+           return q.Derive(q.config);
+         }},
+        {"int8 zero point outside [-128, 127]",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           q.scales.k.zero_point = 128;
+           return q.Plan(q.config);
+         }},
+        {"int16 zero point not 0",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT16);
+           q.scales.input.zero_point = -1;
+           return q.Derive(q.config);
+         }},
+        {"a multiplier TFLite would refuse (int16 shift above 7)",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT16);
+           q.scales.q.scale *= 1e-6f;
+           return q.Derive(q.config);
+         }},
+        {"a multiplier TFLite would refuse (int8 softmax left shift below 0)",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           q.scales.scores.scale = 1e-9f;
+           return q.Plan(q.config);
+         }},
+        {"a given fixed-point integer out of range",
+         [](World&) {
+           QuantWorld q(EA_DTYPE_INT8);
+           ea_mha_quant_params params{};
+           int32_t channels[EA_MHA_QUANT_CHANNEL_INTS(kE)];
+           const ea_status s =
+               ea_mha_quant_derive(&q.config, &params, channels, EA_MHA_QUANT_CHANNEL_INTS(kE));
+           if (s != EA_OK) return s;
+           params.context.lhs_offset = 0;  // int8 probabilities: 128 only
+           q.config.quant_params = &params;
+           return q.Plan(q.config);
+         }}}},
+      {EA_ERR_UNSUPPORTED,
+       {{"int8 self-attention",
+         [](World&) {
+           ea_self_attention_config c{};
+           c.dtype = EA_DTYPE_INT8;
+           c.max_tokens = kN;
+           c.d_model = kE;
+           c.d_k = 4;
+           c.d_v = 4;
+           size_t bytes = 0;
+           return ea_self_attention_arena_size(&c, &bytes);
+         }},
+        {"int16 self-attention",
+         [](World&) {
+           ea_self_attention_config c{};
+           c.dtype = EA_DTYPE_INT16;
+           c.max_tokens = kN;
+           c.d_model = kE;
+           c.d_k = 4;
+           c.d_v = 4;
+           size_t bytes = 0;
+           return ea_self_attention_arena_size(&c, &bytes);
          }}}},
   };
 }

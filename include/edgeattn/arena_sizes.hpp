@@ -111,6 +111,76 @@ constexpr uint64_t MhaArenaBytes(int32_t n, int32_t d_model, int32_t heads,
          FloatRegionBytes(elements) + AttentionArenaBytes(n, d_model / heads, max_workers);
 }
 
+// Bytes of one arena region holding `bytes` bytes.
+constexpr uint64_t ByteRegionBytes(uint64_t bytes) { return RoundUp(bytes, kRegionAlignment); }
+
+// Bytes of one activation of a fixed-point dtype (int8 or int16).
+constexpr uint64_t FixedPointBytes(ea_dtype dtype) { return dtype == EA_DTYPE_INT16 ? 2 : 1; }
+
+// Per-worker scratch of a fixed-point attention head, as byte offsets. int8:
+// 6 rows of scores and 6 rows of probabilities + 128 (padded to 4 keys; the
+// packed dot-product path), of which the row path uses the first row. int16:
+// one row of scores and one of exponentials.
+struct QuantScratchLayout {
+  uint64_t scores, probs, bytes;
+};
+constexpr QuantScratchLayout QuantScratch(int32_t n_kv, ea_dtype dtype = EA_DTYPE_INT8) {
+  const uint64_t n = static_cast<uint64_t>(n_kv);
+  if (dtype == EA_DTYPE_INT16) return {0, 0, ByteRegionBytes(4 * n)};
+  const uint64_t probs = ByteRegionBytes(6 * n);
+  return {0, probs, probs + ByteRegionBytes(6 * RoundUp(n, 4))};
+}
+
+// Bytes of an int8 matrix B [n_cols, depth] packed in 16-column panels of
+// 4-byte groups (src/fixed_point/s8_panels.h), and its column sums.
+constexpr uint64_t S8PanelRegionBytes(int32_t n_cols, int32_t depth) {
+  return ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) *
+                         RoundUp(static_cast<uint64_t>(depth), 4)) +
+         ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) * sizeof(int32_t));
+}
+
+// The int8 softmax's table: 256 exponentials, their sum terms, and those as
+// three byte planes.
+inline constexpr uint64_t kSoftmaxS8TableBytes = 2 * 256 * sizeof(int32_t) + 3 * 256;
+
+// One fixed-point attention core (src/fixed_point/quant_attention_core.h):
+// the softmax table, int8 only K and V packed for the dot-product
+// instructions, V^T for the row kernels, and per worker its QuantScratch.
+constexpr uint64_t QuantCoreArenaBytes(int32_t n_kv, int32_t d_k, int32_t d_v, ea_dtype dtype,
+                                       int32_t max_workers = 1) {
+  const uint64_t panels =
+      dtype == EA_DTYPE_INT8 ? S8PanelRegionBytes(n_kv, d_k) + S8PanelRegionBytes(d_v, n_kv) : 0;
+  return ByteRegionBytes(kSoftmaxS8TableBytes) + panels +
+         ByteRegionBytes(static_cast<uint64_t>(d_v) * static_cast<uint64_t>(n_kv) *
+                         FixedPointBytes(dtype)) +
+         Workers(max_workers) * QuantScratch(n_kv, dtype).bytes;
+}
+
+// Fixed-point Attention(Q, K, V) (ea_attention_quant_plan_init): its core.
+constexpr uint64_t AttentionQuantArenaBytes(int32_t n_kv, int32_t d_k, int32_t d_v, ea_dtype dtype,
+                                            int32_t max_workers = 1) {
+  return QuantCoreArenaBytes(n_kv, d_k, d_v, dtype, max_workers);
+}
+
+// Fixed-point MHA (ea_mha_quant_plan_init): the per-channel integers
+// (8 * d_model int32), the quantized position table (when filled at plan
+// time) and ADD(x, P), Q, K, V and the heads' outputs ([n, d_model] each),
+// int8 only the four weight matrices packed for the dot-product instructions,
+// then one attention core (heads run one after another). The caller's weights
+// stay where they are.
+constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads, ea_dtype dtype,
+                                      PositionStorage positions, int32_t max_workers = 1) {
+  const uint64_t element = FixedPointBytes(dtype);
+  const uint64_t tensor =
+      ByteRegionBytes(static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model) * element);
+  const uint64_t table = positions == PositionStorage::kArena ? tensor : 0;
+  const uint64_t positioned = positions == PositionStorage::kNone ? 0 : tensor;
+  const int32_t d_k = d_model / heads;
+  const uint64_t weights = dtype == EA_DTYPE_INT8 ? 4 * S8PanelRegionBytes(d_model, d_model) : 0;
+  return ByteRegionBytes(8 * static_cast<uint64_t>(d_model) * sizeof(int32_t)) + table +
+         positioned + 4 * tensor + weights + QuantCoreArenaBytes(n, d_k, d_k, dtype, max_workers);
+}
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_ARENA_SIZES_HPP_

@@ -28,9 +28,9 @@
 #include <stdint.h>
 
 #define EDGEATTN_VERSION_MAJOR 0
-#define EDGEATTN_VERSION_MINOR 3
+#define EDGEATTN_VERSION_MINOR 4
 #define EDGEATTN_VERSION_PATCH 0
-#define EDGEATTN_VERSION_STRING "0.3.0"
+#define EDGEATTN_VERSION_STRING "0.4.0"
 /* One number for #if comparisons: major * 10000 + minor * 100 + patch. */
 #define EDGEATTN_VERSION \
   (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)
@@ -57,7 +57,9 @@ typedef enum ea_status {
   EA_OK = 0,
   /* A required pointer argument, weight or table is NULL (a LEARNED position
    * kind without its table included; a parallel-for of max_workers > 1
-   * without its run function). */
+   * without its run function; a fixed-point config with neither
+   * quant_scales nor quant_params, or given integers without their
+   * per-channel arrays). */
   EA_ERR_NULL_POINTER = 1,
   /* A config dimension is zero or negative, or a run's n_tokens is outside
    * [1, max_tokens]. */
@@ -77,10 +79,15 @@ typedef enum ea_status {
    * that break a run's memory rules (see the run functions), an arena struct
    * whose used > capacity, an unknown SIMD target name, a packing buffer
    * that overlaps its weights, max_workers outside [0, EA_MAX_WORKERS], a
-   * parallel-for run that passed a worker index out of range. */
+   * parallel-for run that passed a worker index out of range; a fixed-point
+   * dtype given to ea_attention_plan_init or ea_mha_plan_init (they plan
+   * float; fixed point plans with the *_quant_plan_init functions), a plan of
+   * the other dtype to a _s8 / _s16 run; fixed-point quantization out of
+   * range (see ea_mha_quant_derive). */
   EA_ERR_BAD_ARGUMENT = 7,
   /* A valid request this build does not implement (yet): the fixed-point
-   * dtypes; a SIMD target cap below a static build's only target. */
+   * dtypes on single-head self-attention; a SIMD target cap below a static
+   * build's only target. */
   EA_ERR_UNSUPPORTED = 8,
   EA_STATUS_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_STATUS_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
@@ -138,8 +145,11 @@ size_t ea_arena_remaining(const ea_arena* arena);
 
 typedef enum ea_dtype {
   EA_DTYPE_F32 = 0,
-  EA_DTYPE_INT8 = 1,  /* fixed point, TFLite int8 semantics: a later release */
-  EA_DTYPE_INT16 = 2, /* fixed point, TFLite 16x8 semantics: a later release */
+  /* Fixed point with TensorFlow Lite's integers (see "fixed point" below):
+   * multi-head attention so far; the other operations give EA_ERR_UNSUPPORTED. */
+  EA_DTYPE_INT8 = 1, /* int8 activations, int8 weights, int32 biases */
+  EA_DTYPE_INT16 =
+      2, /* TFLite "16x8": int16 activations (zero point 0), int8 weights, int64 biases */
   EA_DTYPE_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_DTYPE_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_dtype;
@@ -211,6 +221,137 @@ ea_status ea_packed_linear_size(int32_t n_out, int32_t n_in, size_t* floats);
 ea_status ea_pack_linear_weights(const float* w, int32_t n_out, int32_t n_in, float* packed,
                                  size_t packed_floats);
 
+/* ------------------------------------------------------- fixed point */
+
+/* The fixed-point dtypes compute TensorFlow Lite's quantized op chain with
+ * TFLite's integers, bit for bit (its reference kernels, default double
+ * rounding; -DEDGEATTN_SINGLE_ROUNDING gives TFLITE_SINGLE_ROUNDING's):
+ *   x = ADD(x_emb, P)  -> q, k, v = FULLY_CONNECTED (per-channel weights)
+ *   -> per head: scores = BATCH_MATMUL(q_h, k_h^T) -> probs = SOFTMAX(beta =
+ *   1/sqrt(d_k)) -> o_h = BATCH_MATMUL(probs, v_h) -> y = FULLY_CONNECTED(o).
+ * int8 probabilities have scale 1/256 and zero point -128, int16 ones 1/32768
+ * and 0 (TFLite's fixed softmax output quantization). Causal row i is the
+ * softmax over keys 0..i; masked probabilities are the zero value. Where
+ * TFLite's reference aborts or is undefined, edgeattn defines the result:
+ *   - int8 softmax rows whose sum of exponentials reaches 512 (TFLite
+ *     aborts: near-uniform rows of 512 or more keys): every probability is
+ *     then at most half an LSB, and the row saturates at -128 (probability
+ *     0), the int8 value nearest to each exact probability;
+ *   - a requantisation whose left shift or result leaves int32, and an int64
+ *     accumulator beyond TFLite's +-2^47: saturation.
+ * The run path contains no float arithmetic, so every target gives the same
+ * integers. Plans take float scales (ea_mha_quant_scales: plan_init derives
+ * TFLite's integers as TFLite's Prepare does) or the integers themselves
+ * (ea_mha_quant_params). */
+
+/* real = scale * (q - zero_point). */
+typedef struct ea_quant {
+  float scale;
+  int32_t zero_point;
+} ea_quant;
+
+/* The quantization of every tensor of the MHA chain, as a TFLite model
+ * stores it. int16 zero points must be 0. */
+typedef struct ea_mha_quant_scales {
+  ea_quant input;      /* x_emb: the run's x */
+  ea_quant position;   /* the quantized position table (ignored without positions) */
+  ea_quant positioned; /* ADD(x_emb, P) (ignored without positions) */
+  ea_quant q;
+  ea_quant k;
+  ea_quant v;
+  ea_quant scores;                     /* q_h k_h^T, before the softmax */
+  ea_quant context;                    /* o: the heads' outputs, concatenated */
+  ea_quant output;                     /* y */
+  const float* in_proj_weight_scales;  /* [3*d_model], one per in_proj row */
+  const float* out_proj_weight_scales; /* [d_model] */
+} ea_mha_quant_scales;
+
+/* TFLite's Prepare-time integers, with TFLite's names: a real multiplier
+ * m = multiplier * 2^(shift - 31) (TFLite's multipliers are 0 or in
+ * [2^30, 2^31)). Given integers are accepted within these ranges, else
+ * EA_ERR_BAD_ARGUMENT: multipliers >= 0; shifts in [-31, 30] on the int8
+ * paths and [-31, 7] on the int16 ones (TFLite's 64-bit requantisation);
+ * ADD's shifts in [-31, 0] and left_shift in [0, 20] (int8) / [0, 15]
+ * (int16); offsets of int8 zero points (-zero point in [-127, 128]), 0 for
+ * int16; the context's lhs_offset 128 (int8) or 0 (int16); the int8
+ * softmax's input_left_shift in [0, 31] with diff_min <= 0 and
+ * min(-diff_min, 255) * 2^input_left_shift < 2^31; the int16 softmax's shift
+ * in [-31, 30]. */
+typedef struct ea_add_quant_params { /* ADD */
+  int32_t left_shift;                /* 20 (int8) or 15 (int16) */
+  int32_t input1_offset;             /* -zero point of x_emb */
+  int32_t input1_multiplier;
+  int32_t input1_shift;  /* <= 0 */
+  int32_t input2_offset; /* -zero point of the table */
+  int32_t input2_multiplier;
+  int32_t input2_shift;
+  int32_t output_offset; /* zero point of the sum */
+  int32_t output_multiplier;
+  int32_t output_shift;
+} ea_add_quant_params;
+
+typedef struct ea_linear_quant_params { /* FULLY_CONNECTED, per channel */
+  int32_t input_offset;                 /* -zero point of the input */
+  int32_t output_offset;                /* zero point of the output */
+  const int32_t* output_multiplier;     /* one per output channel */
+  const int32_t* output_shift;
+} ea_linear_quant_params;
+
+typedef struct ea_matmul_quant_params { /* BATCH_MATMUL */
+  int32_t lhs_offset;                   /* -zero point of the left operand */
+  int32_t rhs_offset;                   /* -zero point of the right operand */
+  int32_t output_offset;
+  int32_t output_multiplier;
+  int32_t output_shift;
+} ea_matmul_quant_params;
+
+typedef struct ea_softmax_quant_params { /* SOFTMAX */
+  int32_t input_multiplier;
+  int32_t input_left_shift;
+  int32_t diff_min; /* int8 only */
+} ea_softmax_quant_params;
+
+/* Fixed-point Attention(Q, K, V): the quantization of its tensors
+ * (probabilities: see above), or TFLite's integers. */
+typedef struct ea_attention_quant_scales {
+  ea_quant q;
+  ea_quant k;
+  ea_quant v;
+  ea_quant scores; /* q k^T, before the softmax */
+  ea_quant output;
+} ea_attention_quant_scales;
+
+typedef struct ea_attention_quant_params {
+  ea_matmul_quant_params scores; /* q (lhs) times k^T (rhs) */
+  ea_softmax_quant_params softmax;
+  ea_matmul_quant_params context; /* probs (lhs) times v (rhs) */
+} ea_attention_quant_params;
+
+typedef struct ea_mha_quant_params {
+  ea_add_quant_params add;       /* ignored without positions */
+  ea_linear_quant_params q_proj; /* d_model channels each */
+  ea_linear_quant_params k_proj;
+  ea_linear_quant_params v_proj;
+  ea_matmul_quant_params scores; /* q_h (lhs) times k_h^T (rhs) */
+  ea_softmax_quant_params softmax;
+  ea_matmul_quant_params context; /* probs (lhs) times v_h (rhs) */
+  ea_linear_quant_params out_proj;
+} ea_mha_quant_params;
+
+/* The arena regions of one fixed-point attention (private, as every plan field). */
+typedef struct ea_quant_core {
+  void* softmax_table; /* int8: the softmax's per-difference tables */
+  void* k_panels;      /* int8: K and V packed for the dot-product instructions */
+  void* v_panels;
+  void* v_transposed; /* V^T for the row kernels */
+  int32_t max_keys;
+  void* row_scratch; /* one row block per worker */
+  size_t row_scratch_bytes;
+} ea_quant_core;
+
+/* Per-channel storage ea_mha_quant_derive needs: 8 * d_model int32 (a size_t). */
+#define EA_MHA_QUANT_CHANNEL_INTS(d_model) ((size_t)8 * (size_t)(d_model))
+
 /* ---------------------------------------------------- Attention(Q, K, V) */
 
 /* out = softmax(scale * Q K^T + mask) V, Q: [n_q, d_k], K: [n_kv, d_k],
@@ -222,8 +363,12 @@ typedef struct ea_attention_config {
   int32_t d_k;
   int32_t d_v;
   ea_mask mask;
-  float scale;              /* 0: use 1/sqrt(d_k) */
+  float scale;              /* 0: use 1/sqrt(d_k); fixed point: the softmax's beta */
   ea_parallel_for parallel; /* zero: single-threaded */
+  /* Fixed-point dtypes only (NULL for F32): scales, or TFLite's integers
+   * (used as given when non-NULL). */
+  const ea_attention_quant_scales* quant_scales;
+  const ea_attention_quant_params* quant_params;
 } ea_attention_config;
 
 /* Treat the fields of every plan as private: they may change in any release.
@@ -260,6 +405,29 @@ ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_con
  * outside the plan's arena regions. */
 ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const float* k,
                            const float* v, int32_t n_valid_keys, float* out, float* attn_weights);
+
+/* Fixed-point Attention(Q, K, V) (dtype INT8 or INT16; arena size from
+ * ea_attention_arena_size): TFLite's BATCH_MATMUL(q, k^T) -> SOFTMAX ->
+ * BATCH_MATMUL(probs, v), bit for bit. q [n_q, d_k], k [n_kv, d_k],
+ * v [n_kv, d_v], out [n_q, d_v], attn_weights NULL or [n_q, n_kv]
+ * probabilities (masked: the zero probability). No padding mask (n_kv keys
+ * are all valid). Memory rules as in ea_attention_run. */
+typedef struct ea_attention_quant_plan {
+  uint32_t ready;
+  ea_attention_config config;
+  ea_attention_quant_params params;
+  ea_quant_core core;
+  const void* carve;
+  size_t carve_bytes;
+} ea_attention_quant_plan;
+
+ea_status ea_attention_quant_plan_init(ea_attention_quant_plan* plan,
+                                       const ea_attention_config* config, ea_arena* arena);
+ea_status ea_attention_run_s8(const ea_attention_quant_plan* plan, const int8_t* q, const int8_t* k,
+                              const int8_t* v, int8_t* out, int8_t* attn_weights);
+ea_status ea_attention_run_s16(const ea_attention_quant_plan* plan, const int16_t* q,
+                               const int16_t* k, const int16_t* v, int16_t* out,
+                               int16_t* attn_weights);
 
 /* ------------------------------------------------ single-head self-attention */
 
@@ -340,6 +508,15 @@ typedef struct ea_mha_config {
   const float* position_table;      /* as in ea_self_attention_config */
   ea_weights_layout weights_layout; /* of in_proj_weight and out_proj_weight */
   ea_parallel_for parallel;         /* zero: single-threaded */
+  /* Fixed-point dtypes only (NULL for F32): the chain's quantization, as
+   * scales or as TFLite's integers (used as given when non-NULL). */
+  const ea_mha_quant_scales* quant_scales;
+  const ea_mha_quant_params* quant_params;
+  /* Fixed point with positions: the quantized [max_tokens, d_model] table
+   * (int8 or int16, e.g. constant data). LEARNED: required. SINUSOIDAL: NULL
+   * to fill the table at plan time and quantize it with quant_scales->position
+   * (TFLite's QUANTIZE). position_table is not read by fixed-point plans. */
+  const void* quant_position_table;
 } ea_mha_config;
 
 /* PACKED: in_proj_weight is the packing of the whole [3*d_model, d_model]
@@ -373,6 +550,60 @@ ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
  * Memory rules as in ea_self_attention_run. */
 ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
                      int32_t n_valid_keys, float* y, float* attn_weights);
+
+/* Fixed-point MHA: weights in TFLite FULLY_CONNECTED / PyTorch layout,
+ * int8, symmetric per output channel (scales in ea_mha_quant_scales). */
+typedef struct ea_mha_quant_weights {
+  const int8_t* in_proj_weight;  /* [3*d_model, d_model]: W_Q, W_K, W_V rows */
+  const void* in_proj_bias;      /* [3*d_model] int32 (INT8) / int64 (INT16), or NULL */
+  const int8_t* out_proj_weight; /* [d_model, d_model] */
+  const void* out_proj_bias;     /* [d_model], as in_proj_bias */
+} ea_mha_quant_weights;
+
+typedef struct ea_mha_quant_plan {
+  uint32_t ready;
+  ea_mha_config config;
+  ea_mha_quant_weights weights;
+  ea_mha_quant_params params; /* per-channel arrays in the arena */
+  const void* position_table; /* quantized table or NULL */
+  void* x_positioned;         /* [n, d_model] or NULL */
+  void* q;                    /* [n, d_model] each, heads side by side */
+  void* k;
+  void* v;
+  void* context;          /* [n, d_model] */
+  void* weight_panels[4]; /* int8: W_Q, W_K, W_V, W_O packed */
+  ea_quant_core core;     /* heads run one after another */
+  const void* carve;      /* the plan's arena bytes */
+  size_t carve_bytes;
+} ea_mha_quant_plan;
+
+/* TFLite's Prepare on config->quant_scales: fills *params, whose per-channel
+ * arrays point into channel_ints (EA_MHA_QUANT_CHANNEL_INTS(d_model) int32;
+ * fewer: EA_ERR_ARENA_TOO_SMALL). EA_ERR_BAD_ARGUMENT for a scale that is not
+ * positive and finite, a zero point out of range (int8: [-128, 127]; int16:
+ * 0), or derived integers outside the ranges above (e.g. an int16 shift
+ * above 7). On any refusal neither *params nor channel_ints is written. */
+ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* params,
+                              int32_t* channel_ints, size_t channel_int_count);
+
+/* config->dtype INT8 or INT16, max_tokens up to 65535 (the int16 softmax's
+ * int32 sum; EA_ERR_DIMENSION_OVERFLOW above). Biases and weights are
+ * referenced, not copied; int16 biases must lie in (-2^47, 2^47), TFLite's
+ * accumulator domain (EA_ERR_BAD_ARGUMENT). A SINUSOIDAL table filled at
+ * plan time needs quant_scales (its position quantization) even when the
+ * integers are given (EA_ERR_NULL_POINTER without). */
+ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* config,
+                                 const ea_mha_quant_weights* weights, ea_arena* arena);
+
+/* x, y: [n_tokens, d_model]; attn_weights: NULL or [heads, n_tokens, n_tokens]
+ * probabilities (masked entries at the zero probability: -128 / 0; more than
+ * EA_MAX_ELEMENTS of them: EA_ERR_DIMENSION_OVERFLOW). Memory rules as in
+ * ea_self_attention_run (y may be x). ea_mha_run_s8 runs INT8 plans, _s16
+ * INT16 ones (the other gets EA_ERR_BAD_ARGUMENT). */
+ea_status ea_mha_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens, int8_t* y,
+                        int8_t* attn_weights);
+ea_status ea_mha_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
+                         int16_t* y, int16_t* attn_weights);
 
 /* ------------------------------------------------------ position tables */
 

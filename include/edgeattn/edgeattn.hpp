@@ -63,7 +63,8 @@ struct Attention {
   static constexpr size_t kArenaBytes = detail::AddressableBytes<AttentionArenaBytes(kNkv, kDk)>();
 
   static constexpr ea_attention_config Config(ea_mask mask = EA_MASK_NONE, float scale = 0.0f) {
-    return ea_attention_config{EA_DTYPE_F32, kNq, kNkv, kDk, kDv, mask, scale, ea_parallel_for{}};
+    return ea_attention_config{EA_DTYPE_F32,      kNq,     kNkv,   kDk, kDv, mask, scale,
+                               ea_parallel_for{}, nullptr, nullptr};
   }
 
   // Carves the plan from a shared arena.
@@ -144,8 +145,8 @@ struct Mha {
   static constexpr size_t kPackedOutProjFloats = PackedLinearFloats(kDModel, kDModel);
 
   static constexpr ea_mha_config Config(ea_mask mask = EA_MASK_NONE, const float* table = nullptr) {
-    return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel,  kHeads,           mask,
-                         kPosition,    table,      kWeights, ea_parallel_for{}};
+    return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel,           kHeads,  mask,    kPosition,
+                         table,        kWeights,   ea_parallel_for{}, nullptr, nullptr, nullptr};
   }
 
   // Carves the plan from a shared arena. `table` is required when the shape

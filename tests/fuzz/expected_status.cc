@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "known_defects.h"
+
 namespace edgeattn_fuzz {
 namespace {
 
@@ -39,10 +41,13 @@ bool TooManyElements(int64_t rows, int64_t cols) {
 }
 
 bool StatusSet::Allows(ea_status status) const {
+  const bool tolerated =
+      static_cast<unsigned>(status) < 32 && (tolerated_ >> static_cast<unsigned>(status)) & 1u;
   if (broken_ != 0) {
-    return static_cast<unsigned>(status) < 32 && (broken_ >> static_cast<unsigned>(status)) & 1u;
+    return tolerated ||
+           (static_cast<unsigned>(status) < 32 && (broken_ >> static_cast<unsigned>(status)) & 1u);
   }
-  return status == EA_OK || (refusable_ && status == EA_ERR_BAD_ARGUMENT);
+  return tolerated || status == EA_OK || (refusable_ && status == EA_ERR_BAD_ARGUMENT);
 }
 
 std::string StatusSet::Describe() const {
@@ -70,6 +75,28 @@ void LayoutRule(ea_weights_layout layout, StatusSet* set) {
 
 StatusSet AttentionConfigRules(const ea_attention_config& c) {
   StatusSet set;
+  if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) {
+    // Fixed-point Attention(Q, K, V) (ea_attention_quant_plan_init): this
+    // driver's float config has no quantization. ea_attention_arena_size
+    // applies the fixed-point rules, ea_attention_plan_init refuses the dtype
+    // (EA_ERR_BAD_ARGUMENT); builds from before fixed-point attention said
+    // EA_ERR_UNSUPPORTED.
+    set.Add(EA_ERR_BAD_ARGUMENT);
+    set.Add(EA_ERR_UNSUPPORTED);
+    if (c.quant_scales == nullptr && c.quant_params == nullptr) set.Add(EA_ERR_NULL_POINTER);
+    MaskRule(c.mask, &set);
+    ParallelRule(c.parallel, &set);
+    if (c.n_q <= 0 || c.n_kv <= 0 || c.d_k <= 0 || c.d_v <= 0) {
+      set.Add(EA_ERR_BAD_DIMENSION);
+      return set;
+    }
+    ElementsRule(c.n_q, c.d_k, &set);
+    ElementsRule(c.n_kv, c.d_k, &set);
+    ElementsRule(c.n_kv, c.d_v, &set);
+    ElementsRule(c.n_q, c.d_v, &set);
+    if (c.n_kv > 65535) set.Add(EA_ERR_DIMENSION_OVERFLOW);  // the int16 softmax's sum
+    return set;
+  }
   DtypeRule(c.dtype, &set);
   MaskRule(c.mask, &set);
   ParallelRule(c.parallel, &set);
@@ -108,6 +135,14 @@ StatusSet SelfAttentionConfigRules(const ea_self_attention_config& c) {
 }
 
 StatusSet MhaConfigRules(const ea_mha_config& c) {
+  // A fixed-point dtype: ea_mha_arena_size applies the fixed-point rules
+  // (the float driver's config has no quantization: EA_ERR_NULL_POINTER at
+  // least), ea_mha_plan_init refuses it (EA_ERR_BAD_ARGUMENT).
+  if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) {
+    StatusSet set = QuantMhaShapeRules(c);
+    set.Add(EA_ERR_BAD_ARGUMENT);
+    return set;
+  }
   StatusSet set;
   DtypeRule(c.dtype, &set);
   MaskRule(c.mask, &set);
@@ -125,6 +160,141 @@ StatusSet MhaConfigRules(const ea_mha_config& c) {
   if (c.d_model % c.heads == 0) {
     ElementsRule(KeyPanelsRoundUp(c.max_tokens), c.d_model / c.heads, &set);
   }
+  return set;
+}
+
+bool ValidQuantScale(float scale) { return scale > 0.0f && isfinite(scale); }
+
+bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point) {
+  return dtype == EA_DTYPE_INT8 ? zero_point >= -128 && zero_point <= 127 : zero_point == 0;
+}
+
+StatusSet QuantMhaShapeRules(const ea_mha_config& c) {
+  StatusSet set;
+  const bool fixed = c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16;
+  if (!fixed) set.Add(EA_ERR_BAD_ARGUMENT);  // F32 included: ea_mha_plan_init's
+  MaskRule(c.mask, &set);
+  ParallelRule(c.parallel, &set);
+  if (c.position != EA_POSITION_NONE && c.position != EA_POSITION_SINUSOIDAL &&
+      c.position != EA_POSITION_LEARNED) {
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  if (c.position == EA_POSITION_LEARNED && c.quant_position_table == nullptr) {
+    set.Add(EA_ERR_NULL_POINTER);
+  }
+  if (c.quant_scales == nullptr && c.quant_params == nullptr) set.Add(EA_ERR_NULL_POINTER);
+  if (c.max_tokens <= 0 || c.d_model <= 0 || c.heads <= 0) {
+    set.Add(EA_ERR_BAD_DIMENSION);
+    return set;
+  }
+  if (c.d_model % c.heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  ElementsRule(c.max_tokens, c.d_model, &set);            // x, y, Q, K, V, context
+  ElementsRule(3 * int64_t{c.d_model}, c.d_model, &set);  // in_proj_weight
+  // The int16 softmax sums up to 32767 per key in int32: 65535 keys at most
+  // (not in the header: README.md finding 13). The probabilities [n, n] are a
+  // run's output, checked at run time: no plan-time limit of their own.
+  if (c.max_tokens > 65535) set.Add(EA_ERR_DIMENSION_OVERFLOW);
+  if (TooManyElements(c.max_tokens, c.max_tokens) && SkipKnown(kQuantMaxTokens)) {
+    set.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
+  }
+  return set;
+}
+
+StatusSet QuantScalesRules(const ea_mha_config& c) {
+  StatusSet set;
+  const ea_mha_quant_scales& s = *c.quant_scales;
+  if (s.in_proj_weight_scales == nullptr || s.out_proj_weight_scales == nullptr) {
+    set.Add(EA_ERR_NULL_POINTER);
+  }
+  const bool positions = c.position != EA_POSITION_NONE;
+  const ea_quant always[] = {s.input, s.q, s.k, s.v, s.scores, s.context, s.output};
+  bool bad = false;
+  for (const ea_quant& q : always)
+    bad = bad || !ValidQuantScale(q.scale) || !ValidZeroPoint(c.dtype, q.zero_point);
+  if (positions) {
+    for (const ea_quant& q : {s.position, s.positioned}) {
+      bad = bad || !ValidQuantScale(q.scale) || !ValidZeroPoint(c.dtype, q.zero_point);
+    }
+  }
+  // Per-channel scales: only when d_model is a size the caller's arrays
+  // can have (the driver allocates them for materialised shapes only).
+  if (c.d_model > 0 && s.in_proj_weight_scales != nullptr && s.out_proj_weight_scales != nullptr) {
+    for (int64_t i = 0; i < 3 * int64_t{c.d_model}; ++i)
+      bad = bad || !ValidQuantScale(s.in_proj_weight_scales[i]);
+    for (int64_t i = 0; i < c.d_model; ++i)
+      bad = bad || !ValidQuantScale(s.out_proj_weight_scales[i]);
+  }
+  if (bad) set.Add(EA_ERR_BAD_ARGUMENT);
+  return set;
+}
+
+namespace {
+
+bool Int8(const ea_mha_config& c) { return c.dtype == EA_DTYPE_INT8; }
+
+// A negated input zero point (TFLite's *_offset of an input): [-127, 128].
+bool InputOffset(const ea_mha_config& c, int32_t offset) {
+  return Int8(c) ? offset >= -127 && offset <= 128 : offset == 0;
+}
+bool OutputOffset(const ea_mha_config& c, int32_t offset) {
+  return Int8(c) ? offset >= -128 && offset <= 127 : offset == 0;
+}
+// The 32-bit requantisation takes shifts up to 30, the 64-bit one (int16
+// accumulators) up to 7; both down to -31.
+bool RequantizeShift(const ea_mha_config& c, int32_t shift) {
+  return shift >= -31 && shift <= (Int8(c) ? 30 : 7);
+}
+
+bool LinearOk(const ea_mha_config& c, const ea_linear_quant_params& p, StatusSet* set) {
+  if (p.output_multiplier == nullptr || p.output_shift == nullptr) {
+    set->Add(EA_ERR_NULL_POINTER);
+    return false;
+  }
+  bool ok = InputOffset(c, p.input_offset) && OutputOffset(c, p.output_offset);
+  for (int32_t i = 0; i < c.d_model; ++i) {
+    ok = ok && p.output_multiplier[i] >= 0 && RequantizeShift(c, p.output_shift[i]);
+  }
+  return ok;
+}
+
+bool MatmulOk(const ea_mha_config& c, const ea_matmul_quant_params& p, bool probabilities) {
+  // The context's left operand is the probabilities: zero point -128 (int8), 0 (int16).
+  const bool lhs =
+      probabilities ? p.lhs_offset == (Int8(c) ? 128 : 0) : InputOffset(c, p.lhs_offset);
+  return lhs && InputOffset(c, p.rhs_offset) && OutputOffset(c, p.output_offset) &&
+         p.output_multiplier >= 0 && RequantizeShift(c, p.output_shift);
+}
+
+bool AddOk(const ea_mha_config& c, const ea_add_quant_params& p) {
+  const bool shifts = p.left_shift >= 0 && p.left_shift <= (Int8(c) ? 20 : 15) &&
+                      p.input1_shift >= -31 && p.input1_shift <= 0 && p.input2_shift >= -31 &&
+                      p.input2_shift <= 0 && p.output_shift >= -31 && p.output_shift <= 0;
+  return shifts && InputOffset(c, p.input1_offset) && InputOffset(c, p.input2_offset) &&
+         OutputOffset(c, p.output_offset) && p.input1_multiplier >= 0 && p.input2_multiplier >= 0 &&
+         p.output_multiplier >= 0;
+}
+
+bool SoftmaxOk(const ea_mha_config& c, const ea_softmax_quant_params& p) {
+  if (p.input_multiplier < 0) return false;
+  if (!Int8(c)) return p.input_left_shift >= -31 && p.input_left_shift <= 30;
+  if (p.input_left_shift < 0 || p.input_left_shift > 31 || p.diff_min > 0) return false;
+  // Every difference evaluated (0 down to max(diff_min, -255)) times
+  // 2^left_shift stays inside int32.
+  const int64_t magnitude = p.diff_min < -255 ? 255 : -int64_t{p.diff_min};
+  return magnitude * (int64_t{1} << p.input_left_shift) <= INT32_MAX;
+}
+
+}  // namespace
+
+StatusSet QuantParamsRules(const ea_mha_config& c, const ea_mha_quant_params& p) {
+  StatusSet set;
+  bool ok = c.position == EA_POSITION_NONE || AddOk(c, p.add);
+  for (const ea_linear_quant_params* l : {&p.q_proj, &p.k_proj, &p.v_proj, &p.out_proj}) {
+    ok = LinearOk(c, *l, &set) && ok;
+  }
+  ok =
+      ok && MatmulOk(c, p.scores, false) && SoftmaxOk(c, p.softmax) && MatmulOk(c, p.context, true);
+  if (!ok) set.Add(EA_ERR_BAD_ARGUMENT);
   return set;
 }
 

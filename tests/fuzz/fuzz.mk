@@ -20,7 +20,8 @@ FUZZ_ARGS ?=
 # Appended to every compile and link (a source-coverage report, say:
 # -fprofile-instr-generate -fcoverage-mapping with FUZZ_BUILD=build/fuzz/cov).
 FUZZ_EXTRA_FLAGS ?=
-FUZZ_BUILD := build/fuzz
+# BUILD_ROOT (the Makefile's, default build) keeps concurrent builds apart.
+FUZZ_BUILD ?= $(BUILD_ROOT)/fuzz
 FUZZ_SRC_ROOT ?= .
 FUZZ_CXX := clang++-14
 FUZZ_BIN := $(FUZZ_BUILD)/edgeattn_fuzz
@@ -34,14 +35,14 @@ FUZZ_LIB_CXXFLAGS := $(filter-out -fcallgraph-info=% -I% -fsanitize=% -fno-sanit
   -fno-sanitize-coverage=trace-cmp -fno-sanitize-recover=all -MD -MP $(FUZZ_EXTRA_FLAGS)
 FUZZ_COMMON_CXXFLAGS := -std=c++17 -O1 -g -fno-omit-frame-pointer $(WARNINGS) \
   -I$(FUZZ_SRC_ROOT)/include -I$(FUZZ_SRC_ROOT)/tests -Itests/fuzz $(TARGET_CXXFLAGS) $(FUZZ_HWY) \
-  -fno-sanitize-recover=all -MD -MP $(FUZZ_EXTRA_FLAGS)
+  -fno-sanitize-recover=all -Wa,-I$(FUZZ_SRC_ROOT) -MD -MP $(FUZZ_EXTRA_FLAGS)
 FUZZ_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=fuzzer,$(FUZZ_SANITIZERS)
 # The checking code (references, row classification, pool compares) loops
 # over every element: coverage and comparison tracing there would cost most
 # of each iteration and only feed the fuzzer features of the harness itself.
 FUZZ_CHECK_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=$(FUZZ_SANITIZERS)
 FUZZ_CHECK_SRCS := attention_facts contract_checks expected_status memory_pool reference_bound \
-  tensor_fill
+  tensor_fill softmax_luts
 
 ifeq ($(FUZZ_SRC_ROOT),.)
 FUZZ_LIB_SRCS ?= $(LIB_SRCS)
@@ -51,7 +52,7 @@ FUZZ_LIB_SRCS ?= $(patsubst $(FUZZ_SRC_ROOT)/%,%,$(wildcard $(FUZZ_SRC_ROOT)/src
 endif
 FUZZ_LIB_OBJS := $(patsubst %.cc,$(FUZZ_BUILD)/lib/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_REF_OBJS := $(FUZZ_BUILD)/reference/reference_attention.o \
-  $(FUZZ_BUILD)/reference/random_tensor.o
+  $(FUZZ_BUILD)/reference/random_tensor.o $(FUZZ_BUILD)/reference/tflite_chain_reference.o
 FUZZ_HARNESS_OBJS := $(patsubst tests/fuzz/%.cc,$(FUZZ_BUILD)/harness/%.o, \
   $(filter-out tests/fuzz/make_seeds.cc,$(wildcard tests/fuzz/*.cc)))
 FUZZ_CONFIG := Makefile tests/fuzz/fuzz.mk $(wildcard toolchains/host.mk)
@@ -90,6 +91,6 @@ $(FUZZ_SEEDS_BIN): tests/fuzz/make_seeds.cc tests/fuzz/fuzz_case.h tests/fuzz/by
 fuzz-seeds: $(FUZZ_SEEDS_BIN)
 	rm -rf tests/fuzz/corpus
 	mkdir -p tests/fuzz/corpus
-	./$(FUZZ_SEEDS_BIN) tests/fuzz/corpus
+	$(FUZZ_SEEDS_BIN) tests/fuzz/corpus
 
 -include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

@@ -16,8 +16,8 @@
 namespace edgeattn_fuzz {
 
 // The operation an input drives (its first byte, modulo kOperationCount).
-enum Operation : uint8_t { kAttention = 0, kSelfAttention = 1, kMha = 2, kApi = 3 };
-inline constexpr uint8_t kOperationCount = 4;
+enum Operation : uint8_t { kAttention = 0, kSelfAttention = 1, kMha = 2, kApi = 3, kQuantMha = 4 };
+inline constexpr uint8_t kOperationCount = 5;
 
 // Upper bounds that keep one iteration well under a millisecond in the
 // common case: a tensor of at most kMaxTensorFloats is materialised, a run
@@ -195,6 +195,72 @@ struct ApiCase {
   std::vector<uint8_t> cap_name;
 };
 
+// Fixed-point MHA (ea_mha_quant_derive, _plan_init, ea_mha_run_s8 / _s16):
+// a config, its quantization as float scales and / or TFLite's integers
+// (derived by the harness, then edited), int8 weights, int32 / int64 biases,
+// int8 / int16 activations.
+inline constexpr int kQuantTensors = 9;  // ea_mha_quant_scales' ea_quant fields, in order
+inline constexpr uint8_t kMaxParamEdits = 4;
+
+// One tensor's quantization: a nominal scale for the shape (scaled so the
+// tensor spans its range, as tests/reference/quant_mha_fixture.cc does)
+// times 2^(jitter / 8), or a bad or extreme scale; a zero point.
+struct QuantTensor {
+  uint8_t kind = 0;  // < 224: nominal * 2^(jitter / 8); else QuantSpecialScale
+  int8_t jitter = 0;
+  uint8_t zp_kind = 0;  // < 192: int8 (int8_t)zp_value, int16 0; else QuantEdgeZeroPoint
+  uint8_t zp_value = 0;
+};
+
+// One change to the integers the harness derived (or to their per-channel
+// arrays) before they are given as quant_params.
+struct ParamEdit {
+  uint8_t field = 0;       // QuantParamField, modulo its count
+  uint16_t channel = 0;    // per-channel fields: modulo d_model
+  uint8_t value_kind = 0;  // < 96: current + (int8)value; < 192: an edge; else value itself
+  int32_t value = 0;
+};
+
+struct QuantCase {
+  Common common;
+  uint8_t dtype_kind = 0;  // < 112 INT8, < 224 INT16, < 240 F32, else dtype_raw
+  int32_t dtype_raw = 0;
+  int32_t max_tokens = 1, d_model = 1;
+  uint8_t heads_kind = 0;  // < 200: a divisor of d_model (heads_kind-th); else `heads`
+  int32_t heads = 1;
+  int32_t mask = 0, position = 0;
+  uint8_t table_kind = 0;   // >= 128: the caller passes a quantized table
+  uint8_t scales_kind = 0;  // >= 240: quant_scales NULL
+  QuantTensor tensors[kQuantTensors];
+  int8_t weight_jitter = 0;        // the per-channel weight scales: nominal * 2^(jitter / 8)
+  uint32_t weight_scale_seed = 0;  // and a spread of 2^(+-1) between channels
+  uint8_t bad_weight_scale = 0;    // >= 224: one channel's scale bad; 255: NULL arrays
+  uint16_t bad_channel = 0;
+  uint8_t bad_value = 0;
+  uint8_t params_kind = 0;  // < 144: scales only; else integers given (+ edits)
+  uint8_t edit_count = 0;   // modulo kMaxParamEdits + 1
+  ParamEdit edits[kMaxParamEdits];
+  uint8_t biases = 0;  // bit 0 in_proj_bias, bit 1 out_proj_bias; bits 2-3 magnitude
+  uint32_t bias_seed = 0;
+  uint8_t bias_edge = 0;  // >= 224: one bias at an edge value
+  uint16_t bias_edge_index = 0;
+  uint8_t weight_mode = 0;  // % 4: uniform [-127, 127], zeros, +-127, small
+  uint32_t weight_seed = 0;
+  uint8_t x_mode = 0;  // % 4: uniform over the range, a constant, the extremes, small
+  uint32_t x_seed = 0;
+  ArenaSpec arena;
+  RunLength n_tokens;
+  uint8_t want_weights = 0;  // >= 96: request the probabilities
+  uint8_t wrong_run = 0;     // >= 240: the other dtype's run function
+  uint8_t workers = 0;       // % 4 > 1: the plan's parallel-for has that many workers
+  Placement x, y, weights;
+  uint8_t derive_kind = 0;  // >= 224: derive's channel buffer one int short
+
+  bool CallerTable() const { return table_kind >= 128; }
+  bool ScalesGiven() const { return scales_kind < 240; }
+  bool ParamsGiven() const { return params_kind >= 144; }
+};
+
 // Element counts of a case's tensors; the TensorSpec layout depends on them.
 inline size_t BoundedCount(int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0 || rows > kMaxTensorFloats || cols > kMaxTensorFloats) return 0;
@@ -323,6 +389,71 @@ void Visit(Io& io, ModelCase& c, bool mha) {
     Visit(io, c.w_values[i], ModelWeightCount(c, mha, i));
     Visit(io, c.b_values[i], ModelBiasCount(c, mha, i));
   }
+}
+
+template <class Io>
+void Visit(Io& io, QuantTensor& t) {
+  io.U8(t.kind);
+  uint8_t jitter = static_cast<uint8_t>(t.jitter);
+  io.U8(jitter);
+  t.jitter = static_cast<int8_t>(jitter);
+  io.U8(t.zp_kind);
+  io.U8(t.zp_value);
+}
+
+template <class Io>
+void Visit(Io& io, ParamEdit& e) {
+  io.U8(e.field);
+  io.U16(e.channel);
+  io.U8(e.value_kind);
+  io.I32(e.value);
+}
+
+template <class Io>
+void Visit(Io& io, QuantCase& c) {
+  Visit(io, c.common);
+  io.U8(c.dtype_kind);
+  if (c.dtype_kind >= 240) io.I32(c.dtype_raw);
+  io.Dim(c.max_tokens);
+  io.Dim(c.d_model);
+  io.U8(c.heads_kind);
+  if (c.heads_kind >= 200) io.Dim(c.heads);
+  io.Enum(c.mask, 2);
+  io.Enum(c.position, 3);
+  io.U8(c.table_kind);
+  io.U8(c.scales_kind);
+  for (QuantTensor& t : c.tensors) Visit(io, t);
+  uint8_t jitter = static_cast<uint8_t>(c.weight_jitter);
+  io.U8(jitter);
+  c.weight_jitter = static_cast<int8_t>(jitter);
+  io.U32(c.weight_scale_seed);
+  io.U8(c.bad_weight_scale);
+  if (c.bad_weight_scale >= 224) {
+    io.U16(c.bad_channel);
+    io.U8(c.bad_value);
+  }
+  io.U8(c.params_kind);
+  if (c.ParamsGiven()) {
+    io.U8(c.edit_count);
+    for (uint8_t i = 0; i < c.edit_count % (kMaxParamEdits + 1); ++i) Visit(io, c.edits[i]);
+  }
+  io.U8(c.biases);
+  io.U32(c.bias_seed);
+  io.U8(c.bias_edge);
+  if (c.bias_edge >= 224) io.U16(c.bias_edge_index);
+  io.U8(c.weight_mode);
+  io.U32(c.weight_seed);
+  io.U8(c.x_mode);
+  io.U32(c.x_seed);
+  Visit(io, c.arena);
+  Visit(io, c.n_tokens);
+  io.U8(c.want_weights);
+  io.U8(c.wrong_run);
+  io.U8(c.workers);
+  Visit(io, c.x);
+  Visit(io, c.y);
+  Visit(io, c.weights);
+  io.U8(c.derive_kind);
 }
 
 template <class Io>

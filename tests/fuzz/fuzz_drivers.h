@@ -9,6 +9,8 @@ namespace edgeattn_fuzz {
 void FuzzAttention(ByteReader& input);
 void FuzzSelfAttention(ByteReader& input);
 void FuzzMha(ByteReader& input);
+// Fixed-point MHA: ea_mha_quant_derive, ea_mha_quant_plan_init, ea_mha_run_s8 / _s16.
+void FuzzQuantMha(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

@@ -45,6 +45,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case edgeattn_fuzz::kMha:
       edgeattn_fuzz::FuzzMha(input);
       break;
+    case edgeattn_fuzz::kQuantMha:
+      edgeattn_fuzz::FuzzQuantMha(input);
+      break;
     default:
       edgeattn_fuzz::FuzzApi(input);
       break;

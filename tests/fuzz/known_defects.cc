@@ -11,7 +11,7 @@ bool SkipKnown(KnownDefect defect) {
     const char* value = getenv("EDGEATTN_FUZZ_SKIP_KNOWN");
     if (value == nullptr) return 0;
     const int parsed = atoi(value);
-    return parsed == 1 ? 0xFF : parsed;
+    return parsed == 1 ? ~0 : parsed;
   }();
   return (mask & defect) != 0;
 }

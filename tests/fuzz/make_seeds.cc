@@ -246,6 +246,142 @@ void ModelSeeds() {
   Write("mha-inf-x-in-place", kMha, c);
 }
 
+// Fixed-point MHA. heads_kind picks the heads_kind-th divisor of d_model.
+QuantCase Quant(bool int16, int max_tokens, int d_model, uint8_t heads_kind) {
+  QuantCase c;
+  c.dtype_kind = int16 ? 150 : 10;
+  c.max_tokens = max_tokens;
+  c.d_model = d_model;
+  c.heads_kind = heads_kind;
+  c.mask = EA_MASK_CAUSAL;
+  c.position = EA_POSITION_SINUSOIDAL;
+  c.biases = 3;
+  c.bias_seed = 61;
+  c.weight_seed = 62;
+  c.x_seed = 63;
+  c.weight_scale_seed = 64;
+  c.want_weights = 200;
+  for (int i = 0; i < kQuantTensors; ++i) c.tensors[i].zp_value = static_cast<uint8_t>(17 * i);
+  return c;
+}
+
+// Given integers, edited: field (fuzz_quant_mha.cc ApplyEdit), an edge value.
+QuantCase WithEdit(QuantCase c, uint8_t field, int32_t value, uint16_t channel = 0) {
+  c.params_kind = 200;
+  c.edit_count = 1;
+  c.edits[0] = ParamEdit{field, channel, 250, value};
+  return c;
+}
+
+// QuantSpecialScale indexes (fuzz_quant_mha.cc), as a QuantTensor kind.
+constexpr uint8_t kScaleNaN = 224 + 3, kScale1e20 = 224 + 10, kScale1em20 = 224 + 11,
+                  kScale1em9 = 224 + 12;
+constexpr int kQ = 3, kK = 4, kScores = 6;
+
+void QuantSeeds() {
+  QuantCase c = Quant(false, 12, 16, 2);
+  Write("quant-s8-basic", kQuantMha, c);
+  c = Quant(true, 12, 16, 2);
+  Write("quant-s16-basic", kQuantMha, c);
+  c = Quant(false, 9, 12, 1);
+  c.position = EA_POSITION_LEARNED;
+  c.table_kind = 200;
+  c.params_kind = 200;  // the derived integers, given
+  c.mask = EA_MASK_NONE;
+  Write("quant-s8-learned-given-params", kQuantMha, c);
+  c = Quant(true, 7, 8, 3);
+  c.position = EA_POSITION_NONE;
+  c.params_kind = 200;
+  c.scales_kind = 250;  // no scales
+  Write("quant-s16-nopos-given-no-scales", kQuantMha, c);
+  c = Quant(false, 70, 8, 1);
+  c.workers = 3;
+  c.want_weights = 0;
+  Write("quant-s8-70-tokens-3-workers", kQuantMha, c);
+  c = Quant(true, 65, 6, 1);
+  c.mask = EA_MASK_NONE;
+  c.x_mode = 2;  // the extremes
+  c.weight_mode = 2;
+  Write("quant-s16-65-tokens-saturating", kQuantMha, c);
+  c = Quant(false, 6, 8, 1);
+  c.tensors[kScores].kind = kScaleNaN;
+  Write("quant-s8-scale-nan", kQuantMha, c);
+  c = Quant(false, 6, 8, 1);
+  c.tensors[kK].zp_kind = 193;  // 128
+  Write("quant-s8-zero-point-128", kQuantMha, c);
+  c = Quant(true, 6, 8, 1);
+  c.tensors[0].zp_kind = 196;  // 1
+  Write("quant-s16-zero-point-1", kQuantMha, c);
+  c = Quant(false, 6, 8, 1);
+  c.bad_weight_scale = 230;
+  c.bad_channel = 17;
+  c.bad_value = 2;  // -1
+  Write("quant-s8-weight-scale-negative", kQuantMha, c);
+  // Derived integers out of range: the refusal writes channel ints (finding 10).
+  c = Quant(true, 6, 8, 1);
+  c.tensors[kQ].kind = kScale1em20;  // Q projection's shift above int16's 7
+  Write("quant-s16-shift-above-7", kQuantMha, c);
+  c = Quant(false, 6, 8, 1);
+  c.tensors[kScores].kind = kScale1em9;  // softmax left shift below 0
+  Write("quant-s8-softmax-left-shift-negative", kQuantMha, c);
+  c = WithEdit(Quant(false, 6, 8, 1), 23 + 3, 31, 5);  // q_proj shift[5] = 31
+  Write("quant-s8-given-shift-31", kQuantMha, c);
+  c = WithEdit(Quant(false, 6, 8, 1), 15, 0);  // context lhs_offset 0
+  Write("quant-s8-given-context-lhs-0", kQuantMha, c);
+  c = WithEdit(Quant(true, 6, 8, 1), 21, -32);  // softmax left shift
+  Write("quant-s16-given-softmax-shift", kQuantMha, c);
+  c = WithEdit(Quant(false, 6, 8, 1), 23 + 5 * 2 + 4, 1);  // v_proj multipliers NULL
+  Write("quant-s8-given-null-multipliers", kQuantMha, c);
+  c = Quant(true, 6, 8, 1);
+  c.bias_edge = 224;  // 2^47
+  c.bias_edge_index = 3;
+  Write("quant-s16-bias-2-47", kQuantMha, c);
+  c = Quant(false, 8, 8, 1);
+  c.y = Over(1);  // candidates: arena, in_proj, out_proj, in_bias, out_bias, x
+  Write("quant-s8-y-over-in-proj", kQuantMha, c);
+  c = Quant(true, 8, 8, 1);
+  c.x = Over(0, 16);  // x inside the plan's carve
+  Write("quant-s16-x-in-arena", kQuantMha, c);
+  c = Quant(false, 8, 8, 1);
+  c.weights = Over(5);  // attn_weights over x: refused or harmless
+  Write("quant-s8-weights-over-x", kQuantMha, c);
+  c = Quant(false, 8, 8, 1);
+  c.y = Over(5);  // in place
+  Write("quant-s8-in-place", kQuantMha, c);
+  c = Quant(false, 8, 8, 1);
+  c.wrong_run = 250;
+  Write("quant-s8-run-s16", kQuantMha, c);
+  c = Quant(true, 8, 8, 1);
+  c.arena.capacity_mode = 5;
+  Write("quant-s16-arena-too-small", kQuantMha, c);
+  c = Quant(true, 8, 8, 1);
+  c.common.replan = 200;
+  c.common.replan_field = 3;
+  c.common.replan_value = 3;  // heads 3 for d_model 8
+  Write("quant-s16-replan-broken", kQuantMha, c);
+  c = Quant(false, 8, 10, 250);
+  c.heads = 4;  // does not divide 10
+  Write("quant-s8-heads-mismatch", kQuantMha, c);
+  // Known defects (README "Findings" 11-14), one seed each.
+  c = Quant(false, 6, 8, 1);
+  c.params_kind = 200;
+  c.scales_kind = 250;  // SINUSOIDAL table to quantize, no scales: NULL dereference
+  Write("quant-s8-sinusoid-given-no-scales", kQuantMha, c);
+  c = Quant(false, 6, 8, 1);
+  c.tensors[kQ].kind = kScale1e20;
+  c.tensors[kK].kind = kScale1e20;  // q * k overflows float
+  Write("quant-s8-infinite-score-multiplier", kQuantMha, c);
+  c = Quant(false, 20000, 1, 0);
+  c.want_weights = 0;  // a valid config of 20000 tokens
+  c.n_tokens = RunLength{200, 5};
+  Write("quant-s8-max-tokens-20000", kQuantMha, c);
+  c = Quant(false, 16384, 2, 1);  // 2 heads * 16384^2 probabilities > 2^28
+  Write("quant-s8-weights-overflow", kQuantMha, c);
+  c = Quant(true, 4, INT32_MAX, 250);  // derive: 8 * d_model in int32
+  c.heads = 1;
+  Write("quant-s16-derive-d-model-int32-max", kQuantMha, c);
+}
+
 void ApiSeeds() {
   ApiCase c;
   c.status_value = 12345;
@@ -277,6 +413,7 @@ int main(int argc, char** argv) {
   g_directory = argv[1];
   AttentionSeeds();
   ModelSeeds();
+  QuantSeeds();
   ApiSeeds();
   printf("make_seeds: %d seeds in %s\n", g_written, argv[1]);
   return 0;

@@ -1,0 +1,41 @@
+#include "fixed_point/add_sq.h"
+
+#include "fixed_point/requantize.h"
+
+namespace edgeattn {
+namespace {
+
+template <typename T>
+void Add(const T* a, const T* b, const ea_add_quant_params& p, T* out, size_t count) {
+  constexpr int32_t kMin = sizeof(T) == 1 ? -128 : -32768;
+  constexpr int32_t kMax = sizeof(T) == 1 ? 127 : 32767;
+  for (size_t i = 0; i < count; ++i) {
+    // (value + offset) < 2^17, left_shift <= 15 for int16 and 20 for int8:
+    // the shifted values stay inside int32 (validated at plan time).
+    const int32_t a_scaled =
+        RequantizeSmallerThanOne((a[i] + p.input1_offset) * (int32_t{1} << p.left_shift),
+                                 p.input1_multiplier, p.input1_shift);
+    const int32_t b_scaled =
+        RequantizeSmallerThanOne((b[i] + p.input2_offset) * (int32_t{1} << p.left_shift),
+                                 p.input2_multiplier, p.input2_shift);
+    const int64_t sum = static_cast<int64_t>(a_scaled) + b_scaled;
+    const int32_t raw =
+        RequantizeSmallerThanOne(SaturateToInt32(sum), p.output_multiplier, p.output_shift);
+    out[i] = static_cast<T>(
+        Clamp(SaturateToInt32(static_cast<int64_t>(raw) + p.output_offset), kMin, kMax));
+  }
+}
+
+}  // namespace
+
+void AddS8(const int8_t* a, const int8_t* b, const ea_add_quant_params& params, int8_t* out,
+           size_t count) {
+  Add(a, b, params, out, count);
+}
+
+void AddS16(const int16_t* a, const int16_t* b, const ea_add_quant_params& params, int16_t* out,
+            size_t count) {
+  Add(a, b, params, out, count);
+}
+
+}  // namespace edgeattn

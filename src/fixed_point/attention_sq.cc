@@ -1,0 +1,374 @@
+// Per-target instantiation and dispatch of the fixed-point kernels
+// (fixed_point_kernels.h): the dot products are Highway code
+// (integer_dot-inl.h); softmax and requantisation are scalar integer code
+// shared by every target, so the integers cannot differ between targets.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "fixed_point/attention_sq.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "edgeattn/arena_sizes.hpp"
+#include "fixed_point/fixed_point_kernels.h"
+#include "fixed_point/integer_dot-inl.h"
+#include "fixed_point/requantize.h"
+#include "fixed_point/s8_panels.h"
+#include "fixed_point/softmax_s16.h"
+#include "fixed_point/softmax_s8.h"
+#if HWY_TARGET == HWY_AVX3_DL
+#include "fixed_point/avx512_requantize-inl.h"
+#include "fixed_point/vnni_tile-inl.h"
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace edgeattn {
+namespace HWY_NAMESPACE {
+
+template <typename T>
+HWY_INLINE FourRows<T> RowsFrom(const T* first, size_t ld, int32_t available) {
+  FourRows<T> rows;
+  for (int32_t r = 0; r < 4; ++r) {
+    rows.row[r] = first + static_cast<size_t>(r < available ? r : available - 1) * ld;
+  }
+  return rows;
+}
+
+template <typename T>
+HWY_INLINE T Saturate(int32_t value) {
+  constexpr int32_t kMin = sizeof(T) == 1 ? -128 : -32768;
+  constexpr int32_t kMax = sizeof(T) == 1 ? 127 : 32767;
+  return static_cast<T>(Clamp(value, kMin, kMax));
+}
+
+// Requantised int8 value of an int32 accumulator held modulo 2^32.
+HWY_INLINE int8_t OutputS8(uint32_t acc, int32_t multiplier, int32_t shift, int32_t zero_point) {
+  return Saturate<int8_t>(SaturateToInt32(
+      int64_t{Requantize(static_cast<int32_t>(acc), multiplier, shift)} + zero_point));
+}
+
+HWY_INLINE int16_t OutputS16(int64_t acc, int32_t multiplier, int32_t shift) {
+  return Saturate<int16_t>(Requantize64(acc, multiplier, shift));
+}
+
+#if HWY_TARGET == HWY_AVX3_DL
+// The packed projection: x (signed, read as x + 128) against W's panels,
+//   bias + sum w (x + x_offset) = bias + sum (x + 128) w + (x_offset - 128) sum w.
+EA_VNNI_TARGET void LinearS8Packed(const LinearQArgs<int8_t>& a) {
+  const int32_t* bias = static_cast<const int32_t*>(a.bias);
+  constexpr int32_t kTile = vnni::kTileColumns;
+  alignas(64) int32_t tile[vnni::kTileRows * kTile];
+  const size_t panel_bytes = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.n_in), 4)) * 16;
+  const uint32_t x_offset = static_cast<uint32_t>(a.input_offset - 128);
+  for (int32_t r0 = 0; r0 < a.rows; r0 += vnni::kTileRows) {
+    const int32_t m = a.rows - r0 < vnni::kTileRows ? a.rows - r0 : vnni::kTileRows;
+    const uint8_t* x = reinterpret_cast<const uint8_t*>(a.x + static_cast<size_t>(r0) * a.ld_x);
+    for (int32_t c0 = 0; c0 < a.n_out; c0 += kTile) {
+      const int32_t width = a.n_out - c0 < kTile ? a.n_out - c0 : kTile;
+      vnni::AnyTile<true>(m, (width + 15) / 16, x, a.ld_x, a.n_in,
+                          a.w_panels + static_cast<size_t>(c0 / 16) * panel_bytes, panel_bytes,
+                          tile, kTile);
+      for (int32_t c = c0; c < c0 + width; c += 16) {
+        const __mmask16 lanes = vnni::FirstLanes(c0 + width - c);
+        const __m512i sums = _mm512_maskz_loadu_epi32(lanes, a.w_column_sums + c);
+        __m512i term = _mm512_mullo_epi32(sums, _mm512_set1_epi32(static_cast<int32_t>(x_offset)));
+        if (bias != nullptr)
+          term = _mm512_add_epi32(term, _mm512_maskz_loadu_epi32(lanes, bias + c));
+        const __m512i multiplier = _mm512_maskz_loadu_epi32(lanes, a.multiplier + c);
+        const __m512i shift = _mm512_maskz_loadu_epi32(lanes, a.shift + c);
+        for (int32_t i = 0; i < m; ++i) {
+          const __m512i total =
+              _mm512_add_epi32(_mm512_loadu_si512(tile + i * kTile + (c - c0)), term);
+          _mm_mask_storeu_epi8(
+              a.y + static_cast<size_t>(r0 + i) * a.ld_y + c, lanes,
+              vnni::RequantizeToS8PerLane(total, multiplier, shift, a.output_offset));
+        }
+      }
+    }
+  }
+}
+#endif
+
+void LinearS8Target(const LinearQArgs<int8_t>& a) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if (a.w_panels != nullptr) return LinearS8Packed(a);
+#endif
+  const int32_t* bias = static_cast<const int32_t*>(a.bias);
+  const size_t n_in = static_cast<size_t>(a.n_in);
+  for (int32_t r = 0; r < a.rows; ++r) {
+    const int8_t* x = a.x + static_cast<size_t>(r) * a.ld_x;
+    int8_t* y = a.y + static_cast<size_t>(r) * a.ld_y;
+    for (int32_t c = 0; c < a.n_out; c += 4) {
+      uint32_t acc[4];
+      DotS8x4(x, a.input_offset, RowsFrom(a.w + static_cast<size_t>(c) * n_in, n_in, a.n_out - c),
+              0, n_in, acc);
+      for (int32_t i = 0; i < 4 && c + i < a.n_out; ++i) {
+        const uint32_t total = acc[i] + (bias != nullptr ? static_cast<uint32_t>(bias[c + i]) : 0u);
+        y[c + i] = OutputS8(total, a.multiplier[c + i], a.shift[c + i], a.output_offset);
+      }
+    }
+  }
+}
+
+void LinearS16Target(const LinearQArgs<int16_t>& a) {
+  const int64_t* bias = static_cast<const int64_t*>(a.bias);
+  const size_t n_in = static_cast<size_t>(a.n_in);
+  for (int32_t r = 0; r < a.rows; ++r) {
+    const int16_t* x = a.x + static_cast<size_t>(r) * a.ld_x;
+    int16_t* y = a.y + static_cast<size_t>(r) * a.ld_y;
+    for (int32_t c = 0; c < a.n_out; c += 4) {
+      int64_t acc[4];
+      DotS16S8x4(x, RowsFrom(a.w + static_cast<size_t>(c) * n_in, n_in, a.n_out - c), n_in, acc);
+      for (int32_t i = 0; i < 4 && c + i < a.n_out; ++i) {
+        // Biases were checked to lie within +-2^47 at plan time.
+        const int64_t total = acc[i] + (bias != nullptr ? bias[c + i] : 0);
+        y[c + i] = OutputS16(total, a.multiplier[c + i], a.shift[c + i]);
+      }
+    }
+  }
+}
+
+// Keys query row `row` sees: all, or up to its bottom-right diagonal.
+template <typename T>
+HWY_INLINE int32_t VisibleKeys(const AttentionQArgs<T>& a, int32_t row) {
+  if (!a.causal) return a.n_kv;
+  const int32_t limit = row + 1 + (a.n_kv - a.n_q);
+  return limit < 0 ? 0 : (limit > a.n_kv ? a.n_kv : limit);
+}
+
+template <typename T>
+HWY_INLINE void KeepScores(const AttentionQArgs<T>& a, int32_t row, const T* scores,
+                           int32_t visible) {
+  if (a.scores == nullptr) return;
+  T* kept = a.scores + static_cast<size_t>(row) * a.ld_scores;
+  for (int32_t j = 0; j < visible; ++j) kept[j] = scores[j];
+}
+
+#if HWY_TARGET == HWY_AVX3_DL
+bool UsesS8PanelsTarget() { return true; }
+
+// The packed path: micro blocks of 6 query rows. Each dot product is
+// sum (a + a_offset)(b + b_offset) with a stored as a ^ 0x80 = a + 128
+// (uint8, what vpdpbusd multiplies), so
+//   sum (a' + (a_offset - 128)) (b + b_offset) = sum a'b + b_offset sum a'
+//     + (a_offset - 128) sum b + depth (a_offset - 128) b_offset,
+// all modulo 2^32 like TFLite's int32 accumulator. P V reads a' = p + 128
+// directly (the probabilities' offset), which is 0 for masked keys.
+EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t first_row,
+                                       int32_t rows, void* scratch) {
+  const QuantScratchLayout layout = QuantScratch(a.n_kv);
+  uint8_t* base = static_cast<uint8_t*>(scratch);
+  int8_t* scores = reinterpret_cast<int8_t*>(base + layout.scores);
+  uint8_t* p_rows = base + layout.probs;
+  alignas(64) int32_t tile[vnni::kTileRows * vnni::kTileColumns];
+  const size_t ld_scores = static_cast<size_t>(a.n_kv);
+  const size_t ld_p = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.n_kv), 4));
+  const size_t k_panel_bytes = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.d_k), 4)) * 16;
+  const size_t v_panel_bytes = ld_p * 16;
+  const uint32_t q_offset = static_cast<uint32_t>(a.q_offset - 128);
+  const uint32_t k_offset = static_cast<uint32_t>(a.k_offset);
+  constexpr int32_t kTile = vnni::kTileColumns;
+  for (int32_t r0 = first_row; r0 < first_row + rows; r0 += vnni::kTileRows) {
+    const int32_t m =
+        first_row + rows - r0 < vnni::kTileRows ? first_row + rows - r0 : vnni::kTileRows;
+    uint32_t row_term[vnni::kTileRows];
+    for (int32_t i = 0; i < m; ++i) {
+      const int8_t* q = a.q + static_cast<size_t>(r0 + i) * a.ld_q;
+      uint32_t sum = 0;  // of q + 128
+      for (int32_t t = 0; t < a.d_k; ++t) sum += static_cast<uint32_t>(q[t] + 128);
+      row_term[i] = k_offset * sum + static_cast<uint32_t>(a.d_k) * q_offset * k_offset;
+    }
+    const uint8_t* q_rows =
+        reinterpret_cast<const uint8_t*>(a.q + static_cast<size_t>(r0) * a.ld_q);
+    const int32_t most_visible = VisibleKeys(a, r0 + m - 1);
+    for (int32_t j0 = 0; j0 < most_visible; j0 += kTile) {
+      const int32_t width = most_visible - j0 < kTile ? most_visible - j0 : kTile;
+      vnni::AnyTile<true>(m, (width + 15) / 16, q_rows, a.ld_q, a.d_k,
+                          a.k_panels + static_cast<size_t>(j0 / 16) * k_panel_bytes, k_panel_bytes,
+                          tile, kTile);
+      for (int32_t i = 0; i < m; ++i) {
+        const int32_t limit =
+            VisibleKeys(a, r0 + i) < j0 + width ? VisibleKeys(a, r0 + i) : j0 + width;
+        int8_t* row = scores + static_cast<size_t>(i) * ld_scores;
+        const __m512i term = _mm512_set1_epi32(static_cast<int32_t>(row_term[i]));
+        for (int32_t j = j0; j < limit; j += 16) {
+          const __m512i total = _mm512_add_epi32(
+              _mm512_add_epi32(_mm512_loadu_si512(tile + i * kTile + (j - j0)), term),
+              _mm512_loadu_si512(a.k_column_sums + j));
+          _mm_mask_storeu_epi8(
+              row + j, vnni::FirstLanes(limit - j),
+              vnni::RequantizeToS8(total, a.score_multiplier, a.score_shift, a.score_zero_point));
+        }
+      }
+    }
+    uint32_t p_sums[vnni::kTileRows];
+    const size_t p_width = static_cast<size_t>(RoundUp(static_cast<uint64_t>(most_visible), 4));
+    for (int32_t i = 0; i < m; ++i) {
+      const int32_t r = r0 + i;
+      const int32_t visible = VisibleKeys(a, r);
+      int8_t* row = scores + static_cast<size_t>(i) * ld_scores;
+      KeepScores(a, r, row, visible);
+      uint8_t* p_row = p_rows + static_cast<size_t>(i) * ld_p;
+      p_sums[i] = visible > 0 ? vnni::SoftmaxS8Row(*a.softmax_s8, row, visible, p_row) : 0u;
+      for (size_t j = static_cast<size_t>(visible); j < p_width; ++j) p_row[j] = 0;
+      if (a.probs != nullptr) {
+        int8_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
+        for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row[j] : int8_t{-128};
+      }
+    }
+    const uint32_t v_offset = static_cast<uint32_t>(a.v_offset);
+    for (int32_t t0 = 0; t0 < a.d_v; t0 += kTile) {
+      const int32_t width = a.d_v - t0 < kTile ? a.d_v - t0 : kTile;
+      if (most_visible > 0) {
+        vnni::AnyTile<false>(m, (width + 15) / 16, p_rows, ld_p, static_cast<int32_t>(p_width),
+                             a.v_panels + static_cast<size_t>(t0 / 16) * v_panel_bytes,
+                             v_panel_bytes, tile, kTile);
+      }
+      for (int32_t i = 0; i < m; ++i) {
+        int8_t* out = a.out + static_cast<size_t>(r0 + i) * a.ld_out;
+        const __m512i term = _mm512_set1_epi32(static_cast<int32_t>(v_offset * p_sums[i]));
+        for (int32_t t = t0; t < t0 + width; t += 16) {
+          const __m512i dot = most_visible > 0 ? _mm512_loadu_si512(tile + i * kTile + (t - t0))
+                                               : _mm512_setzero_si512();
+          _mm_mask_storeu_epi8(out + t, vnni::FirstLanes(t0 + width - t),
+                               vnni::RequantizeToS8(_mm512_add_epi32(dot, term), a.out_multiplier,
+                                                    a.out_shift, a.out_zero_point));
+        }
+      }
+    }
+  }
+}
+#else
+bool UsesS8PanelsTarget() { return false; }
+#endif
+
+void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t rows,
+                        void* scratch) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if (a.k_panels != nullptr) return AttendRowsS8Packed(a, first_row, rows, scratch);
+#endif
+  int8_t* row_buffer = static_cast<int8_t*>(scratch);  // [n_kv] scores, then probabilities
+  const size_t d_k = static_cast<size_t>(a.d_k);
+  for (int32_t r = first_row; r < first_row + rows; ++r) {
+    const int8_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
+    const int32_t visible = VisibleKeys(a, r);
+    for (int32_t j = 0; j < visible; j += 4) {
+      uint32_t acc[4];
+      DotS8x4(q, a.q_offset, RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, visible - j),
+              a.k_offset, d_k, acc);
+      for (int32_t i = 0; i < 4 && j + i < visible; ++i) {
+        row_buffer[j + i] = OutputS8(acc[i], a.score_multiplier, a.score_shift, a.score_zero_point);
+      }
+    }
+    KeepScores(a, r, row_buffer, visible);
+    if (visible > 0)
+      SoftmaxS8Row(*a.softmax_s8, row_buffer, static_cast<size_t>(visible), row_buffer);
+    if (a.probs != nullptr) {
+      int8_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
+      for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row_buffer[j] : int8_t{-128};
+    }
+    int8_t* out = a.out + static_cast<size_t>(r) * a.ld_out;
+    for (int32_t t = 0; t < a.d_v; t += 4) {
+      uint32_t acc[4] = {0, 0, 0, 0};
+      if (visible > 0) {
+        DotS8x4(row_buffer, 128,
+                RowsFrom(a.v_transposed + static_cast<size_t>(t) * a.ld_vt, a.ld_vt, a.d_v - t),
+                a.v_offset, static_cast<size_t>(visible), acc);
+      }
+      for (int32_t i = 0; i < 4 && t + i < a.d_v; ++i) {
+        out[t + i] = OutputS8(acc[i], a.out_multiplier, a.out_shift, a.out_zero_point);
+      }
+    }
+  }
+}
+
+void AttendRowsS16Target(const AttentionQArgs<int16_t>& a, int32_t first_row, int32_t rows,
+                         void* scratch) {
+  int16_t* row_buffer = static_cast<int16_t*>(scratch);  // [n_kv] scores, then probabilities
+  int16_t* exp_scratch = row_buffer + a.n_kv;            // [n_kv]
+  const size_t d_k = static_cast<size_t>(a.d_k);
+  for (int32_t r = first_row; r < first_row + rows; ++r) {
+    const int16_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
+    const int32_t visible = VisibleKeys(a, r);
+    for (int32_t j = 0; j < visible; j += 4) {
+      int64_t acc[4];
+      DotS16x4(q, RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, visible - j), d_k, acc);
+      for (int32_t i = 0; i < 4 && j + i < visible; ++i) {
+        row_buffer[j + i] = OutputS16(acc[i], a.score_multiplier, a.score_shift);
+      }
+    }
+    KeepScores(a, r, row_buffer, visible);
+    if (visible > 0) {
+      SoftmaxS16Row(a.softmax_multiplier, a.softmax_left_shift, row_buffer,
+                    static_cast<size_t>(visible), exp_scratch, row_buffer);
+    }
+    if (a.probs != nullptr) {
+      int16_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
+      for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row_buffer[j] : int16_t{0};
+    }
+    int16_t* out = a.out + static_cast<size_t>(r) * a.ld_out;
+    for (int32_t t = 0; t < a.d_v; t += 4) {
+      int64_t acc[4] = {0, 0, 0, 0};
+      if (visible > 0) {
+        DotS16x4(row_buffer,
+                 RowsFrom(a.v_transposed + static_cast<size_t>(t) * a.ld_vt, a.ld_vt, a.d_v - t),
+                 static_cast<size_t>(visible), acc);
+      }
+      for (int32_t i = 0; i < 4 && t + i < a.d_v; ++i) {
+        out[t + i] = OutputS16(acc[i], a.out_multiplier, a.out_shift);
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace edgeattn
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "dispatch.h"
+
+namespace edgeattn {
+
+EA_EXPORT(LinearS8Target);
+EA_EXPORT(LinearS16Target);
+EA_EXPORT(AttendRowsS8Target);
+EA_EXPORT(AttendRowsS16Target);
+EA_EXPORT(UsesS8PanelsTarget);
+
+bool UsesS8Panels() { return EA_DISPATCH(UsesS8PanelsTarget)(); }
+
+void LinearS8(const LinearQArgs<int8_t>& args) { EA_DISPATCH(LinearS8Target)(args); }
+void LinearS16(const LinearQArgs<int16_t>& args) { EA_DISPATCH(LinearS16Target)(args); }
+
+void AttendRowsS8(const AttentionQArgs<int8_t>& args, int32_t first_row, int32_t rows,
+                  void* scratch) {
+  EA_DISPATCH(AttendRowsS8Target)(args, first_row, rows, scratch);
+}
+void AttendRowsS16(const AttentionQArgs<int16_t>& args, int32_t first_row, int32_t rows,
+                   void* scratch) {
+  EA_DISPATCH(AttendRowsS16Target)(args, first_row, rows, scratch);
+}
+
+namespace {
+template <typename T>
+void Transpose(const T* src, size_t ld_src, int32_t rows, int32_t cols, T* dst, size_t ld_dst) {
+  for (int32_t r = 0; r < rows; ++r) {
+    for (int32_t c = 0; c < cols; ++c) {
+      dst[static_cast<size_t>(c) * ld_dst + static_cast<size_t>(r)] =
+          src[static_cast<size_t>(r) * ld_src + static_cast<size_t>(c)];
+    }
+  }
+}
+}  // namespace
+
+void TransposeS8(const int8_t* src, size_t ld_src, int32_t rows, int32_t cols, int8_t* dst,
+                 size_t ld_dst) {
+  Transpose(src, ld_src, rows, cols, dst, ld_dst);
+}
+void TransposeS16(const int16_t* src, size_t ld_src, int32_t rows, int32_t cols, int16_t* dst,
+                  size_t ld_dst) {
+  Transpose(src, ld_src, rows, cols, dst, ld_dst);
+}
+
+}  // namespace edgeattn
+#endif  // HWY_ONCE

@@ -1,0 +1,196 @@
+// AVX-512 versions of the scalar integer steps the packed int8 path runs
+// per element (requantize.h, softmax_s8.cc): the same arithmetic, 16 lanes at
+// a time, so the results are the scalar ones bit for bit. Only the AVX3_DL
+// target includes this file (next to vnni_tile-inl.h).
+#ifndef EDGEATTN_SRC_FIXED_POINT_AVX512_REQUANTIZE_INL_H_
+#define EDGEATTN_SRC_FIXED_POINT_AVX512_REQUANTIZE_INL_H_
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fixed_point/fixed_point_math.h"
+#include "fixed_point/softmax_s8.h"
+#include "fixed_point/vnni_tile-inl.h"
+
+namespace edgeattn {
+namespace vnni {
+
+// gemmlowp's (product + nudge) / 2^31 truncated toward zero, nudge 2^30 for
+// product >= 0 and 1 - 2^30 below, per 64-bit lane. For a negative product
+// that truncation is a ceiling, ceil((p + 1 - 2^30) / 2^31) =
+// floor((p + 2^30) / 2^31), which is the non-negative case's floor: one add
+// and one arithmetic shift for every sign.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i HighHalf(__m512i product) {
+  return _mm512_srai_epi64(_mm512_add_epi64(product, _mm512_set1_epi64(int64_t{1} << 30)), 31);
+}
+
+// RoundingDoublingHighMul(x, m) per lane for m >= 0 (no MIN * MIN case).
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i DoublingHighMul(__m512i x, __m512i m) {
+  const __m512i even = HighHalf(_mm512_mul_epi32(x, m));
+  const __m512i odd =
+      HighHalf(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32)));
+  return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+}
+
+// RoundingDivideByPowerOfTwo(x, exponent) per lane, exponent in [0, 31].
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i DivideByPowerOfTwo(__m512i x,
+                                                                                int exponent) {
+  const __m512i mask = _mm512_set1_epi32(static_cast<int32_t>((int64_t{1} << exponent) - 1));
+  const __m512i remainder = _mm512_and_si512(x, mask);
+  const __mmask16 negative = _mm512_cmplt_epi32_mask(x, _mm512_setzero_si512());
+  const __m512i threshold = _mm512_mask_add_epi32(_mm512_srai_epi32(mask, 1), negative,
+                                                  _mm512_srai_epi32(mask, 1), _mm512_set1_epi32(1));
+  const __mmask16 up = _mm512_cmpgt_epi32_mask(remainder, threshold);
+  const __m512i shifted = _mm512_sra_epi32(x, _mm_cvtsi32_si128(exponent));
+  return _mm512_mask_add_epi32(shifted, up, shifted, _mm512_set1_epi32(1));
+}
+
+// clamp(Requantize(x, multiplier, shift) + zero_point) to int8, 16 lanes
+// (double rounding; single-rounding builds take the scalar epilogue).
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RequantizeToS8(__m512i x,
+                                                                            int32_t multiplier,
+                                                                            int32_t shift,
+                                                                            int32_t zero_point) {
+  if (shift > 0) {  // saturating x * 2^shift
+    const __m512i limit = _mm512_set1_epi32(INT32_MAX >> shift);
+    const __mmask16 high = _mm512_cmpgt_epi32_mask(x, limit);
+    const __mmask16 low =
+        _mm512_cmplt_epi32_mask(x, _mm512_set1_epi32(-(int32_t{1} << (31 - shift))));
+    x = _mm512_sll_epi32(x, _mm_cvtsi32_si128(shift));
+    x = _mm512_mask_mov_epi32(x, high, _mm512_set1_epi32(INT32_MAX));
+    x = _mm512_mask_mov_epi32(x, low, _mm512_set1_epi32(INT32_MIN));
+  }
+  __m512i y = DoublingHighMul(x, _mm512_set1_epi32(multiplier));
+  if (shift < 0) y = DivideByPowerOfTwo(y, -shift);
+  // Beyond +-2^24 the int8 result is saturated either way: clamp first so
+  // that adding the zero point cannot wrap.
+  y = _mm512_max_epi32(_mm512_min_epi32(y, _mm512_set1_epi32(1 << 24)),
+                       _mm512_set1_epi32(-(1 << 24)));
+  return _mm512_cvtsepi32_epi8(_mm512_add_epi32(y, _mm512_set1_epi32(zero_point)));
+}
+
+// The same with a multiplier and shift per lane (per-channel projections).
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RequantizeToS8PerLane(
+    __m512i x, __m512i multiplier, __m512i shift, int32_t zero_point) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i left = _mm512_max_epi32(shift, zero);
+  const __m512i right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
+  const __mmask16 high =
+      _mm512_cmpgt_epi32_mask(x, _mm512_srav_epi32(_mm512_set1_epi32(INT32_MAX), left));
+  const __mmask16 low =
+      _mm512_cmplt_epi32_mask(x, _mm512_srav_epi32(_mm512_set1_epi32(INT32_MIN), left));
+  x = _mm512_sllv_epi32(x, left);
+  x = _mm512_mask_mov_epi32(x, high, _mm512_set1_epi32(INT32_MAX));
+  x = _mm512_mask_mov_epi32(x, low, _mm512_set1_epi32(INT32_MIN));
+  const __m512i y = DoublingHighMul(x, multiplier);
+  const __m512i mask =
+      _mm512_sub_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), right), _mm512_set1_epi32(1));
+  const __mmask16 negative = _mm512_cmplt_epi32_mask(y, zero);
+  const __m512i half = _mm512_srai_epi32(mask, 1);
+  const __m512i threshold = _mm512_mask_add_epi32(half, negative, half, _mm512_set1_epi32(1));
+  const __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(y, mask), threshold);
+  __m512i rounded = _mm512_srav_epi32(y, right);
+  rounded = _mm512_mask_add_epi32(rounded, up, rounded, _mm512_set1_epi32(1));
+  rounded = _mm512_max_epi32(_mm512_min_epi32(rounded, _mm512_set1_epi32(1 << 24)),
+                             _mm512_set1_epi32(-(1 << 24)));
+  return _mm512_cvtsepi32_epi8(_mm512_add_epi32(rounded, _mm512_set1_epi32(zero_point)));
+}
+
+// Bytes [0, count) of a 16-byte block, count in [0, 16].
+inline __mmask16 FirstLanes(int32_t count) {
+  return static_cast<__mmask16>(count >= 16 ? 0xFFFF : (1u << count) - 1);
+}
+
+// A 256-entry byte table in four registers, and its lookup for 64 indices:
+// vpermi2b picks from 128 entries by the index's low 7 bits, bit 7 picks the half.
+struct ByteTable {
+  __m512i quarter[4];
+};
+
+EA_VNNI_TARGET __attribute__((always_inline)) inline ByteTable LoadByteTable(const uint8_t* t) {
+  return {{_mm512_loadu_si512(t), _mm512_loadu_si512(t + 64), _mm512_loadu_si512(t + 128),
+           _mm512_loadu_si512(t + 192)}};
+}
+
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i Lookup(const ByteTable& t,
+                                                                    __m512i index) {
+  const __m512i low = _mm512_permutex2var_epi8(t.quarter[0], index, t.quarter[1]);
+  const __m512i high = _mm512_permutex2var_epi8(t.quarter[2], index, t.quarter[3]);
+  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, high);
+}
+
+// Lanes [0, count) of a 64-byte block.
+inline __mmask64 FirstBytes(int32_t count) {
+  return count >= 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
+}
+
+// SoftmaxS8Row (softmax_s8.cc) 64 entries at a time, in place on `row`, plus
+// the probabilities + 128 as uint8 into p_row (the next dot product's left
+// operand); returns their sum. count >= 1. Every per-entry value depends only
+// on d = max - x in [0, 255]: the sum's terms come from the plan's byte
+// planes, and the outputs from a 256-byte table built for the row.
+EA_VNNI_TARGET inline uint32_t SoftmaxS8Row(const SoftmaxS8Table& table, int8_t* row, int32_t count,
+                                            uint8_t* p_row) {
+  __m512i max_bytes = _mm512_set1_epi8(-128);
+  for (int32_t j = 0; j < count; j += 64) {
+    max_bytes = _mm512_max_epi8(
+        max_bytes, _mm512_mask_loadu_epi8(_mm512_set1_epi8(-128), FirstBytes(count - j), row + j));
+  }
+  alignas(64) int8_t bytes[64];
+  _mm512_store_si512(bytes, max_bytes);
+  int32_t max = -128;
+  for (const int8_t b : bytes) max = b > max ? b : max;
+  const __m512i vmax = _mm512_set1_epi8(static_cast<int8_t>(max));
+  const ByteTable planes[3] = {LoadByteTable(table.sum_term_bytes[0]),
+                               LoadByteTable(table.sum_term_bytes[1]),
+                               LoadByteTable(table.sum_term_bytes[2])};
+  __m512i plane_sums[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (int32_t j = 0; j < count; j += 64) {
+    const __mmask64 lanes = FirstBytes(count - j);
+    const __m512i d = _mm512_sub_epi8(vmax, _mm512_maskz_loadu_epi8(lanes, row + j));
+    for (int plane = 0; plane < 3; ++plane) {
+      const __m512i term = _mm512_maskz_mov_epi8(lanes, Lookup(planes[plane], d));
+      plane_sums[plane] =
+          _mm512_add_epi64(plane_sums[plane], _mm512_sad_epu8(term, _mm512_setzero_si512()));
+    }
+  }
+  const int64_t sum = _mm512_reduce_add_epi64(plane_sums[0]) +
+                      256 * _mm512_reduce_add_epi64(plane_sums[1]) +
+                      65536 * _mm512_reduce_add_epi64(plane_sums[2]);
+  if (sum >= int64_t{1} << 28) {  // past TFLite's abort limit: all 0 (softmax_s8.h)
+    for (int32_t j = 0; j < count; ++j) {
+      row[j] = -128;
+      p_row[j] = 0;
+    }
+    return 0;
+  }
+  int bits_over_unit = 0;
+  const __m512i scale =
+      _mm512_set1_epi32(Reciprocal(static_cast<int32_t>(sum), 12, &bits_over_unit));
+  const int exponent = bits_over_unit + 31 - 8;
+  // The row's output table: p + 128 for every d, probability 1 clamped to 255.
+  alignas(64) uint8_t outputs[256];
+  for (int d = 0; d < 256; d += 16) {
+    const __m512i e = _mm512_loadu_si512(table.exp_q31 + d);
+    const __m512i p_plus_128 = _mm512_min_epi32(
+        DivideByPowerOfTwo(DoublingHighMul(scale, e), exponent), _mm512_set1_epi32(255));
+    _mm_store_si128(reinterpret_cast<__m128i*>(outputs + d), _mm512_cvtepi32_epi8(p_plus_128));
+  }
+  const ByteTable output_table = LoadByteTable(outputs);
+  __m512i p_sum = _mm512_setzero_si512();
+  for (int32_t j = 0; j < count; j += 64) {
+    const __mmask64 lanes = FirstBytes(count - j);
+    const __m512i d = _mm512_sub_epi8(vmax, _mm512_maskz_loadu_epi8(lanes, row + j));
+    const __m512i p_plus_128 = _mm512_maskz_mov_epi8(lanes, Lookup(output_table, d));
+    p_sum = _mm512_add_epi64(p_sum, _mm512_sad_epu8(p_plus_128, _mm512_setzero_si512()));
+    _mm512_mask_storeu_epi8(p_row + j, lanes, p_plus_128);
+    _mm512_mask_storeu_epi8(row + j, lanes, _mm512_xor_si512(p_plus_128, _mm512_set1_epi8(-128)));
+  }
+  return static_cast<uint32_t>(_mm512_reduce_add_epi64(p_sum));
+}
+
+}  // namespace vnni
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_FIXED_POINT_AVX512_REQUANTIZE_INL_H_

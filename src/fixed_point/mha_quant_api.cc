@@ -1,0 +1,406 @@
+// C entry points of fixed-point multi-head attention: TFLite's op chain
+// ADD -> FULLY_CONNECTED (q, k, v) -> per head BATCH_MATMUL, SOFTMAX,
+// BATCH_MATMUL -> FULLY_CONNECTED, fused per head and query block.
+#include "fixed_point/mha_quant_api.h"
+#include "arena.h"
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/edgeattn.h"
+#include "fixed_point/add_sq.h"
+#include "fixed_point/fixed_point_kernels.h"
+#include "fixed_point/mha_quant_params.h"
+#include "fixed_point/quant_attention_core.h"
+#include "fixed_point/quantized_position_table.h"
+#include "fixed_point/requantize.h"
+#include "fixed_point/s8_panels.h"
+#include "fixed_point/softmax_s8.h"
+#include "kernels.h"
+#include "parallel_for.h"
+#include "simd_target_cap.h"
+#include "validation.h"
+
+namespace edgeattn {
+namespace {
+
+// The int16 softmax sums up to 32767 per key in int32, as TFLite does.
+constexpr int32_t kMaxFixedPointTokens = 65535;
+
+bool IsFixedPoint(ea_dtype dtype) { return dtype == EA_DTYPE_INT8 || dtype == EA_DTYPE_INT16; }
+
+PositionStorage Positions(const ea_mha_config& c) {
+  return StorageOf(c.position, c.quant_position_table == nullptr);
+}
+
+ea_status Validate(const ea_mha_config& c) {
+  if (!IsFixedPoint(c.dtype))
+    return c.dtype == EA_DTYPE_F32 ? EA_ERR_BAD_ARGUMENT : CheckDtype(c.dtype);
+  ea_status status = CheckPositive(c.max_tokens, c.d_model, c.heads, 1);
+  if (status == EA_OK && c.d_model % c.heads != 0) status = EA_ERR_HEADS_MISMATCH;
+  if (status == EA_OK) status = CheckElements(c.max_tokens, c.d_model);
+  if (status == EA_OK) status = CheckElements(3 * int64_t{c.d_model}, c.d_model);
+  if (status == EA_OK && c.max_tokens > kMaxFixedPointTokens) status = EA_ERR_DIMENSION_OVERFLOW;
+  if (status == EA_OK) status = CheckMask(c.mask);
+  if (status == EA_OK) status = ValidateParallelFor(c.parallel);
+  if (status != EA_OK) return status;
+  switch (c.position) {
+    case EA_POSITION_NONE:
+    case EA_POSITION_SINUSOIDAL:
+      break;
+    case EA_POSITION_LEARNED:
+      if (c.quant_position_table == nullptr) return EA_ERR_NULL_POINTER;
+      break;
+    default:
+      return EA_ERR_BAD_ARGUMENT;
+  }
+  if (c.quant_params == nullptr && c.quant_scales == nullptr) return EA_ERR_NULL_POINTER;
+  // A table filled at plan time is quantized with quant_scales->position,
+  // whether the integers are derived or given.
+  if (Positions(c) == PositionStorage::kArena) {
+    if (c.quant_scales == nullptr) return EA_ERR_NULL_POINTER;
+    if (!IsValidQuant(c.dtype, c.quant_scales->position)) return EA_ERR_BAD_ARGUMENT;
+  }
+  if (c.quant_params != nullptr) return CheckMhaQuantParams(c, *c.quant_params);
+  return EA_OK;
+}
+
+uint64_t ArenaBytes(const ea_mha_config& c) {
+  return MhaQuantArenaBytes(c.max_tokens, c.d_model, c.heads, c.dtype, Positions(c),
+                            c.parallel.max_workers);
+}
+
+size_t ElementBytes(const ea_mha_config& c) {
+  return static_cast<size_t>(FixedPointBytes(c.dtype));
+}
+
+// int16 biases beyond TFLite's 2^47 accumulator limit are refused.
+ea_status CheckBiases(const ea_mha_config& c, const ea_mha_quant_weights& w) {
+  if (c.dtype != EA_DTYPE_INT16) return EA_OK;
+  const int64_t* biases[2] = {static_cast<const int64_t*>(w.in_proj_bias),
+                              static_cast<const int64_t*>(w.out_proj_bias)};
+  const int32_t counts[2] = {3 * c.d_model, c.d_model};
+  for (int b = 0; b < 2; ++b) {
+    if (biases[b] == nullptr) continue;
+    for (int32_t i = 0; i < counts[b]; ++i) {
+      if (biases[b][i] >= kRequantize64Limit || biases[b][i] < -kRequantize64Limit) {
+        return EA_ERR_BAD_ARGUMENT;
+      }
+    }
+  }
+  return EA_OK;
+}
+
+constexpr size_t kKeptCount = 5;
+struct Kept {
+  Extent extents[kKeptCount];
+};
+Kept KeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w, const void* table) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t bias_bytes = c.dtype == EA_DTYPE_INT16 ? sizeof(int64_t) : sizeof(int32_t);
+  Kept kept{};
+  kept.extents[0] = Extent{w.in_proj_weight, 3 * e * e};
+  kept.extents[1] = Extent{w.in_proj_bias, 3 * e * bias_bytes};
+  kept.extents[2] = Extent{w.out_proj_weight, e * e};
+  kept.extents[3] = Extent{w.out_proj_bias, e * bias_bytes};
+  kept.extents[4] = Extent{table, static_cast<size_t>(c.max_tokens) * e * ElementBytes(c)};
+  return kept;
+}
+
+void CopyChannels(const ea_linear_quant_params& from, int32_t channels, int32_t* multipliers,
+                  int32_t* shifts, ea_linear_quant_params* to) {
+  *to = from;
+  for (int32_t i = 0; i < channels; ++i) {
+    multipliers[i] = from.output_multiplier[i];
+    shifts[i] = from.output_shift[i];
+  }
+  to->output_multiplier = multipliers;
+  to->output_shift = shifts;
+}
+
+// The plan's own copy of the caller's integers (which may then live on the
+// caller's stack).
+void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_params* params) {
+  const int32_t e = c.d_model;
+  const ea_mha_quant_params& given = *c.quant_params;
+  *params = given;
+  CopyChannels(given.q_proj, e, channel_ints, channel_ints + e, &params->q_proj);
+  CopyChannels(given.k_proj, e, channel_ints + 2 * e, channel_ints + 3 * e, &params->k_proj);
+  CopyChannels(given.v_proj, e, channel_ints + 4 * e, channel_ints + 5 * e, &params->v_proj);
+  CopyChannels(given.out_proj, e, channel_ints + 6 * e, channel_ints + 7 * e, &params->out_proj);
+}
+
+// The column sums stored after a packed matrix's panels.
+int32_t* ColumnSums(void* panels, int32_t n_cols, int32_t depth) {
+  return static_cast<int32_t*>(static_cast<void*>(
+      static_cast<uint8_t*>(panels) + ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) *
+                                                      RoundUp(static_cast<uint64_t>(depth), 4))));
+}
+
+template <typename T>
+LinearQArgs<T> Projection(const T* x, int32_t rows, int32_t d_model, const int8_t* w,
+                          const void* bias, const ea_linear_quant_params& p, T* y,
+                          const void* panels) {
+  const size_t e = static_cast<size_t>(d_model);
+  LinearQArgs<T> args{x,
+                      e,
+                      rows,
+                      d_model,
+                      p.input_offset,
+                      w,
+                      bias,
+                      p.output_multiplier,
+                      p.output_shift,
+                      d_model,
+                      p.output_offset,
+                      y,
+                      e,
+                      nullptr,
+                      nullptr};
+  if (sizeof(T) == 1 && panels != nullptr && UsesS8Panels()) {
+    args.w_panels = static_cast<const int8_t*>(panels);
+    args.w_column_sums = ColumnSums(const_cast<void*>(panels), d_model, d_model);
+  }
+  return args;
+}
+
+void RunLinear(const LinearQArgs<int8_t>& args) { LinearS8(args); }
+void RunLinear(const LinearQArgs<int16_t>& args) { LinearS16(args); }
+void AddPositions(const int8_t* a, const int8_t* b, const ea_add_quant_params& p, int8_t* out,
+                  size_t count) {
+  AddS8(a, b, p, out, count);
+}
+void AddPositions(const int16_t* a, const int16_t* b, const ea_add_quant_params& p, int16_t* out,
+                  size_t count) {
+  AddS16(a, b, p, out, count);
+}
+
+// A projection in row blocks on the caller's parallel-for.
+template <typename T>
+bool LinearTasks(const ea_parallel_for& parallel, const LinearQArgs<T>& args) {
+  const int32_t tasks = (args.rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask;
+  return RunTasks(parallel, tasks, [&](int32_t task, int32_t /* worker */) {
+    LinearQArgs<T> block = args;
+    const int32_t first = task * kLinearRowsPerTask;
+    block.rows = args.rows - first < kLinearRowsPerTask ? args.rows - first : kLinearRowsPerTask;
+    block.x = args.x + static_cast<size_t>(first) * args.ld_x;
+    block.y = args.y + static_cast<size_t>(first) * args.ld_y;
+    RunLinear(block);
+  });
+}
+
+bool RunCore(const ea_parallel_for& parallel, const AttentionQArgs<int8_t>& head, const int8_t* v,
+             size_t ld_v, const ea_quant_core& core) {
+  return RunQuantAttentionS8(parallel, head, v, ld_v, core);
+}
+bool RunCore(const ea_parallel_for& parallel, const AttentionQArgs<int16_t>& head, const int16_t* v,
+             size_t ld_v, const ea_quant_core& core) {
+  return RunQuantAttentionS16(parallel, head, v, ld_v, core);
+}
+
+template <typename T>
+ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* attn_weights) {
+  const ea_mha_config& c = plan.config;
+  const ea_mha_quant_params& p = plan.params;
+  const ea_mha_quant_weights& w = plan.weights;
+  const size_t e = static_cast<size_t>(c.d_model);
+  const int32_t d_k = c.d_model / c.heads;
+  const T* input = x;
+  if (plan.position_table != nullptr) {
+    T* positioned = static_cast<T*>(plan.x_positioned);
+    AddPositions(x, static_cast<const T*>(plan.position_table), p.add, positioned,
+                 static_cast<size_t>(n) * e);
+    input = positioned;
+  }
+  T* q = static_cast<T*>(plan.q);
+  T* k = static_cast<T*>(plan.k);
+  T* v = static_cast<T*>(plan.v);
+  T* context = static_cast<T*>(plan.context);
+  const size_t bias_bytes = sizeof(T) == 1 ? sizeof(int32_t) : sizeof(int64_t);
+  const uint8_t* in_bias = static_cast<const uint8_t*>(w.in_proj_bias);
+  const auto bias_at = [&](size_t channel) -> const void* {
+    return in_bias != nullptr ? in_bias + channel * bias_bytes : nullptr;
+  };
+  bool ok = LinearTasks(c.parallel, Projection(input, n, c.d_model, w.in_proj_weight, bias_at(0),
+                                               p.q_proj, q, plan.weight_panels[0]));
+  ok = LinearTasks(c.parallel, Projection(input, n, c.d_model, w.in_proj_weight + e * e, bias_at(e),
+                                          p.k_proj, k, plan.weight_panels[1])) &&
+       ok;
+  ok = LinearTasks(c.parallel, Projection(input, n, c.d_model, w.in_proj_weight + 2 * e * e,
+                                          bias_at(2 * e), p.v_proj, v, plan.weight_panels[2])) &&
+       ok;
+  AttentionQArgs<T> head = QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan.core);
+  head.ld_q = e;
+  head.ld_k = e;
+  head.ld_out = e;
+  head.ld_probs = static_cast<size_t>(n);
+  head.n_q = n;
+  head.n_kv = n;
+  head.d_k = d_k;
+  head.d_v = d_k;
+  head.causal = c.mask == EA_MASK_CAUSAL;
+  for (int32_t h = 0; h < c.heads; ++h) {
+    const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
+    head.q = q + column;
+    head.k = k + column;
+    head.out = context + column;
+    head.probs = attn_weights != nullptr
+                     ? attn_weights + static_cast<size_t>(h) * static_cast<size_t>(n) * n
+                     : nullptr;
+    ok = RunCore(c.parallel, head, v + column, e, plan.core) && ok;
+  }
+  const uint8_t* out_bias = static_cast<const uint8_t*>(w.out_proj_bias);
+  ok = LinearTasks(c.parallel, Projection<T>(context, n, c.d_model, w.out_proj_weight, out_bias,
+                                             p.out_proj, y, plan.weight_panels[3])) &&
+       ok;
+  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
+}
+
+template <typename T>
+ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, int32_t n_tokens,
+                     T* y, T* attn_weights) {
+  if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
+  if (plan->ready != EA_PLAN_READY || plan->config.dtype != dtype) return EA_ERR_BAD_ARGUMENT;
+  const ea_mha_config& c = plan->config;
+  if (n_tokens <= 0 || n_tokens > c.max_tokens) return EA_ERR_BAD_DIMENSION;
+  if (attn_weights != nullptr &&
+      int64_t{c.heads} * n_tokens * n_tokens > static_cast<int64_t>(EA_MAX_ELEMENTS)) {
+    return EA_ERR_DIMENSION_OVERFLOW;
+  }
+  const size_t n = static_cast<size_t>(n_tokens);
+  const size_t activation_bytes = n * static_cast<size_t>(c.d_model) * sizeof(T);
+  const size_t weight_bytes = static_cast<size_t>(c.heads) * n * n * sizeof(T);
+  const Extent y_extent{y, activation_bytes};
+  const Extent weights_extent{attn_weights, attn_weights != nullptr ? weight_bytes : 0};
+  const Kept kept = KeptExtents(c, plan->weights, plan->position_table);
+  const Extent carve{plan->carve, plan->carve_bytes};
+  if (Overlaps(y_extent.begin, y_extent.bytes, weights_extent.begin, weights_extent.bytes)) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  const ea_status status = CheckModelRunMemory({x, activation_bytes}, y_extent, weights_extent,
+                                               kept.extents, kKeptCount, carve);
+  if (status != EA_OK) return status;
+  return Run(*plan, x, n_tokens, y, attn_weights);
+}
+
+}  // namespace
+
+ea_status MhaQuantArenaSize(const ea_mha_config& config, size_t* bytes) {
+  const ea_status status = Validate(config);
+  if (status != EA_OK) return status;
+  return ToSize(ArenaBytes(config), bytes);
+}
+
+}  // namespace edgeattn
+
+extern "C" {
+
+ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* params,
+                              int32_t* channel_ints, size_t channel_int_count) {
+  if (config == nullptr || params == nullptr || channel_ints == nullptr) return EA_ERR_NULL_POINTER;
+  if (!edgeattn::IsFixedPoint(config->dtype))
+    return edgeattn::CheckDtype(config->dtype) == EA_OK ? EA_ERR_BAD_ARGUMENT
+                                                        : edgeattn::CheckDtype(config->dtype);
+  ea_status status = edgeattn::CheckPositive(config->d_model, config->heads, 1, 1);
+  if (status == EA_OK && config->d_model % config->heads != 0) status = EA_ERR_HEADS_MISMATCH;
+  // The weights' element limit bounds d_model, and with it 8 * d_model.
+  if (status == EA_OK)
+    status = edgeattn::CheckElements(3 * int64_t{config->d_model}, config->d_model);
+  if (status != EA_OK) return status;
+  if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->d_model)) return EA_ERR_ARENA_TOO_SMALL;
+  return edgeattn::DeriveMhaQuantParams(*config, params, channel_ints);
+}
+
+ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* config,
+                                 const ea_mha_quant_weights* weights, ea_arena* arena) {
+  using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
+  if (plan == nullptr) return EA_ERR_NULL_POINTER;
+  plan->ready = 0;
+  ApplySimdTargetCap();
+  if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
+  if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  const ea_mha_config& c = *config;
+  ea_status status = Validate(c);
+  if (status == EA_OK) status = CheckBiases(c, *weights);
+  if (status == EA_OK) status = CheckArenaFits(arena, ArenaBytes(c));
+  if (status == EA_OK) {
+    const Kept kept = KeptExtents(c, *weights, c.quant_position_table);
+    status = CheckKeptOutsideCarve(kept.extents, kKeptCount, NextCarve(*arena, ArenaBytes(c)));
+  }
+  // Scales: TFLite's Prepare, into the place of the plan's first region (free
+  // arena bytes until the carve below; a refusal leaves the arena unused).
+  ea_mha_quant_params derived{};
+  if (status == EA_OK && c.quant_params == nullptr) {
+    status = DeriveMhaQuantParams(
+        c, &derived, static_cast<int32_t*>(static_cast<void*>(arena->base + arena->used)));
+  }
+  if (status != EA_OK) return status;
+
+  const uint64_t element = FixedPointBytes(c.dtype);
+  const uint64_t tensor =
+      static_cast<uint64_t>(c.max_tokens) * static_cast<uint64_t>(c.d_model) * element;
+  plan->carve = arena->base + arena->used;
+  plan->carve_bytes = static_cast<size_t>(ArenaBytes(c));
+  plan->config = c;
+  plan->weights = *weights;
+  int32_t* channel_ints = static_cast<int32_t*>(
+      CarveBytes(arena, 8 * static_cast<uint64_t>(c.d_model) * sizeof(int32_t)));
+  if (c.quant_params == nullptr) {
+    plan->params = derived;  // its arrays are channel_ints already
+  } else {
+    CopyParams(c, channel_ints, &plan->params);
+  }
+  plan->position_table = nullptr;
+  plan->x_positioned = nullptr;
+  switch (Positions(c)) {
+    case PositionStorage::kNone:
+      break;
+    case PositionStorage::kCaller:
+      plan->position_table = c.quant_position_table;
+      break;
+    case PositionStorage::kArena: {
+      void* table = CarveBytes(arena, tensor);
+      if (c.dtype == EA_DTYPE_INT8) {
+        FillQuantizedSinusoidS8(c.max_tokens, c.d_model, c.quant_scales->position,
+                                static_cast<int8_t*>(table));
+      } else {
+        FillQuantizedSinusoidS16(c.max_tokens, c.d_model, c.quant_scales->position,
+                                 static_cast<int16_t*>(table));
+      }
+      plan->position_table = table;
+      break;
+    }
+  }
+  if (plan->position_table != nullptr) plan->x_positioned = CarveBytes(arena, tensor);
+  plan->q = CarveBytes(arena, tensor);
+  plan->k = CarveBytes(arena, tensor);
+  plan->v = CarveBytes(arena, tensor);
+  plan->context = CarveBytes(arena, tensor);
+  const size_t e = static_cast<size_t>(c.d_model);
+  for (int w = 0; w < 4; ++w) {
+    plan->weight_panels[w] = nullptr;
+    if (c.dtype != EA_DTYPE_INT8) continue;
+    int8_t* panels =
+        static_cast<int8_t*>(CarveBytes(arena, S8PanelRegionBytes(c.d_model, c.d_model)));
+    const int8_t* rows =
+        w < 3 ? weights->in_proj_weight + static_cast<size_t>(w) * e * e : weights->out_proj_weight;
+    PackS8Panels(rows, e, c.d_model, c.d_model, panels, ColumnSums(panels, c.d_model, c.d_model));
+    plan->weight_panels[w] = panels;
+  }
+  const int32_t d_k = c.d_model / c.heads;
+  plan->core = CarveQuantCore(arena, c.dtype, c.max_tokens, d_k, d_k, c.parallel.max_workers,
+                              plan->params.softmax);
+  plan->ready = EA_PLAN_READY;
+  return EA_OK;
+}
+
+ea_status ea_mha_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens, int8_t* y,
+                        int8_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, y, attn_weights);
+}
+
+ea_status ea_mha_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
+                         int16_t* y, int16_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, y, attn_weights);
+}
+
+}  // extern "C"

@@ -1,0 +1,38 @@
+// One fixed-point Attention(Q, K, V) over strided operands, shared by
+// fixed-point MHA (once per head) and ea_attention_run_s8 / _s16: K and V
+// prepared for the kernel (packed for the dot-product instructions, or V
+// transposed for the row kernels), then query blocks on the parallel-for.
+#ifndef EDGEATTN_SRC_FIXED_POINT_QUANT_ATTENTION_CORE_H_
+#define EDGEATTN_SRC_FIXED_POINT_QUANT_ATTENTION_CORE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edgeattn/edgeattn.h"
+#include "fixed_point/fixed_point_kernels.h"
+
+namespace edgeattn {
+
+// Carves a core for at most max_keys keys (QuantCoreArenaBytes in
+// arena_sizes.hpp) and, for int8, builds the softmax's table into it.
+ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, int32_t d_k,
+                             int32_t d_v, int32_t max_workers,
+                             const ea_softmax_quant_params& softmax);
+
+// The kernel arguments the quantization fixes (offsets, multipliers, the
+// softmax's table or parameters); operands, shapes and outputs are the caller's.
+template <typename T>
+AttentionQArgs<T> QuantCoreArgs(const ea_matmul_quant_params& scores,
+                                const ea_softmax_quant_params& softmax,
+                                const ea_matmul_quant_params& context, const ea_quant_core& core);
+
+// Runs args (q, k, out, probs, shapes filled in) with v [n_kv, d_v] at ld_v.
+// False when the parallel-for hook broke its worker contract.
+bool RunQuantAttentionS8(const ea_parallel_for& parallel, const AttentionQArgs<int8_t>& args,
+                         const int8_t* v, size_t ld_v, const ea_quant_core& memory);
+bool RunQuantAttentionS16(const ea_parallel_for& parallel, const AttentionQArgs<int16_t>& args,
+                          const int16_t* v, size_t ld_v, const ea_quant_core& memory);
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_FIXED_POINT_QUANT_ATTENTION_CORE_H_

@@ -1,0 +1,83 @@
+// TensorFlow Lite's integer requantisation, the arithmetic every fixed-point
+// kernel ends with: an accumulator times a real multiplier M * 2^(shift - 31)
+// (M a Q31 mantissa from QuantizeMultiplier), rounded as TFLite rounds.
+//
+// Plain inline integer code: the run path of the fixed-point kernels has no
+// float, so these give the same bits on every target. Where TFLite's
+// reference has undefined behaviour (a left shift that overflows int32, an
+// int64 accumulator past its 2^47 DCHECK, a result outside int32) these
+// saturate; that is edgeattn's definition, documented in README "Fixed point".
+#ifndef EDGEATTN_SRC_FIXED_POINT_REQUANTIZE_H_
+#define EDGEATTN_SRC_FIXED_POINT_REQUANTIZE_H_
+
+#include <stdint.h>
+
+namespace edgeattn {
+
+inline int32_t SaturateToInt32(int64_t x) {
+  return x > INT32_MAX ? INT32_MAX : (x < INT32_MIN ? INT32_MIN : static_cast<int32_t>(x));
+}
+
+// round(a * b / 2^31), ties away from zero, as gemmlowp's
+// SaturatingRoundingDoublingHighMul: the one overflow (MIN * MIN) saturates.
+inline int32_t RoundingDoublingHighMul(int32_t a, int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  const int64_t product = static_cast<int64_t>(a) * b;
+  const int64_t nudge = product >= 0 ? (int64_t{1} << 30) : 1 - (int64_t{1} << 30);
+  return static_cast<int32_t>((product + nudge) / (int64_t{1} << 31));  // truncates to zero
+}
+
+// x / 2^exponent rounded to nearest, ties away from zero; exponent in [0, 31].
+inline int32_t RoundingDivideByPowerOfTwo(int32_t x, int exponent) {
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+// x * 2^shift saturated to int32, shift in [0, 31].
+inline int32_t SaturatingShiftLeft(int32_t x, int shift) {
+  return SaturateToInt32(static_cast<int64_t>(x) * (int64_t{1} << shift));
+}
+
+// TFLite's MultiplyByQuantizedMultiplier for an int32 accumulator; shift in
+// [-31, 30]. Default: double rounding (TFLite's default build). With
+// EDGEATTN_SINGLE_ROUNDING: TFLite's TFLITE_SINGLE_ROUNDING variant.
+inline int32_t Requantize(int32_t x, int32_t multiplier, int shift) {
+#if defined(EDGEATTN_SINGLE_ROUNDING)
+  const int total_shift = 31 - shift;
+  const int64_t round = int64_t{1} << (total_shift - 1);
+  return SaturateToInt32((static_cast<int64_t>(x) * multiplier + round) >> total_shift);
+#else
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  return RoundingDivideByPowerOfTwo(
+      RoundingDoublingHighMul(SaturatingShiftLeft(x, left), multiplier), right);
+#endif
+}
+
+// The largest |x| TFLite's int64 requantisation accepts (a DCHECK there).
+inline constexpr int64_t kRequantize64Limit = int64_t{1} << 47;
+
+// TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator (the int16
+// paths), the same in both rounding modes: the multiplier is first cut to 16
+// bits, then one rounding shift. shift in [-31, 7].
+inline int32_t Requantize64(int64_t x, int32_t multiplier, int shift) {
+  if (x >= kRequantize64Limit) x = kRequantize64Limit - 1;
+  if (x < -kRequantize64Limit) x = -kRequantize64Limit;
+  const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+  const int total_shift = 15 - shift;
+  const int64_t round = int64_t{1} << (total_shift - 1);
+  return SaturateToInt32((x * reduced + round) >> total_shift);
+}
+
+// TFLite's MultiplyByQuantizedMultiplierSmallerThanOneExp (ADD): shift in [-31, 0].
+inline int32_t RequantizeSmallerThanOne(int32_t x, int32_t multiplier, int shift) {
+  return RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(x, multiplier), -shift);
+}
+
+inline int32_t Clamp(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_FIXED_POINT_REQUANTIZE_H_

@@ -1,0 +1,40 @@
+// The packed int8 layout of the dot-product kernels' right-hand operand
+// (VNNI's vpdpbusd, Arm's SDOT): B [n_cols, depth] cut into panels of 16
+// columns, each panel depth / 4 groups of 16 columns x 4 consecutive depth
+// bytes, zero-padded. One group is one 512-bit vector: lane c holds column
+// c's 4 bytes, so a broadcast of 4 bytes of A and one instruction add 64
+// products into 16 column accumulators, with no horizontal sums.
+//
+// Scalar and target independent: packed weights made at plan time on one
+// target are valid on every other.
+#ifndef EDGEATTN_SRC_FIXED_POINT_S8_PANELS_H_
+#define EDGEATTN_SRC_FIXED_POINT_S8_PANELS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace edgeattn {
+
+inline constexpr int32_t kS8PanelColumns = 16;
+inline constexpr int32_t kS8GroupDepth = 4;
+
+// Bytes of B [n_cols, depth] packed.
+constexpr size_t S8PanelBytes(int32_t n_cols, int32_t depth) {
+  return static_cast<size_t>((n_cols + kS8PanelColumns - 1) / kS8PanelColumns) *
+         static_cast<size_t>((depth + kS8GroupDepth - 1) / kS8GroupDepth) *
+         (kS8PanelColumns * kS8GroupDepth);
+}
+
+// Packs B[c][t] = b[c * ld + t] (rows are columns of the product: K, W) and
+// writes column_sums[c] = sum_t B[c][t] for c < n_cols.
+void PackS8Panels(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth, int8_t* panels,
+                  int32_t* column_sums);
+
+// Packs B[c][t] = b[t * ld + c] (the transpose: V, whose columns are
+// features and whose depth is keys).
+void PackS8PanelsTransposed(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth,
+                            int8_t* panels);
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_FIXED_POINT_S8_PANELS_H_

@@ -1,0 +1,131 @@
+// The AVX512-VNNI micro-tile of the int8 kernels: up to 6 rows of A (uint8)
+// against up to 64 packed columns of B (int8, s8_panels.h), vpdpbusd into
+// 6 x 4 vectors of int32. Highway 1.0.3 has no int8 dot-product op and its
+// AVX3_DL target string lacks avx512vnni, so this is the intrinsic in a
+// function of its own with the ISA named; only the AVX3_DL target (whose CPUs
+// have VNNI and VBMI) includes it.
+#ifndef EDGEATTN_SRC_FIXED_POINT_VNNI_TILE_INL_H_
+#define EDGEATTN_SRC_FIXED_POINT_VNNI_TILE_INL_H_
+
+#include <hwy/highway.h>
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fixed_point/s8_panels.h"
+
+// The AVX3_DL target's own ISA list plus avx512vnni, so that these functions
+// may inline everything the target's code may.
+#define EA_VNNI_TARGET __attribute__((target(HWY_TARGET_STR ",avx512vnni")))
+
+namespace edgeattn {
+namespace vnni {
+
+inline constexpr int kTileRows = 6;
+inline constexpr int kTileVectors = 4;  // 64 columns
+inline constexpr int kTileColumns = kTileVectors * kS8PanelColumns;
+
+// c[r * ld_c + j] = sum_t a'[r][t] * B[first_column + j][t] for r < kRows,
+// j < 16 * kVectors, t < depth, where a' = a[r * ld_a + t] as uint8, or
+// a ^ 0x80 = a + 128 for signed int8 rows (kSignedA). B's panels start at
+// `panels` (the one holding first_column), panel_bytes apart; its zero
+// padding makes the depth tail exact, and A is never read past depth.
+// One group of 4 depth bytes: acc[r][v] += quads[r] (flipped) . B group.
+template <int kRows, int kVectors>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void Step(const int8_t* group,
+                                                               size_t panel_bytes,
+                                                               const uint8_t* const* quads,
+                                                               __m512i flip,
+                                                               __m512i (&acc)[kRows][kVectors]) {
+  __m512i b[kVectors];
+#pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v) b[v] = _mm512_loadu_si512(group + v * panel_bytes);
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+    int32_t quad;
+    __builtin_memcpy(&quad, quads[r], sizeof quad);
+    const __m512i broadcast = _mm512_xor_si512(_mm512_set1_epi32(quad), flip);
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], broadcast, b[v]);
+  }
+}
+
+template <int kRows, int kVectors, bool kSignedA>
+EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, const int8_t* panels,
+                                size_t panel_bytes, int32_t* c, size_t ld_c) {
+  __m512i acc[kRows][kVectors];
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_si512();
+  }
+  const __m512i flip = _mm512_set1_epi32(kSignedA ? static_cast<int32_t>(0x80808080u) : 0);
+  const int32_t full_groups = depth / 4;
+  const uint8_t* quads[kRows];
+  for (int32_t g = 0; g < full_groups; ++g) {
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) quads[r] = a + r * ld_a + static_cast<size_t>(g) * 4;
+    Step<kRows, kVectors>(panels + static_cast<size_t>(g) * 64, panel_bytes, quads, flip, acc);
+  }
+  if (depth % 4 != 0) {  // the last group's bytes past depth meet B's zero padding
+    uint8_t tail[kRows][4] = {};
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+      for (int32_t t = 4 * full_groups; t < depth; ++t) {
+        tail[r][t - 4 * full_groups] = a[r * ld_a + static_cast<size_t>(t)];
+      }
+      quads[r] = tail[r];
+    }
+    Step<kRows, kVectors>(panels + static_cast<size_t>(full_groups) * 64, panel_bytes, quads, flip,
+                          acc);
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      _mm512_storeu_si512(c + r * ld_c + v * 16, acc[r][v]);
+    }
+  }
+}
+
+template <int kRows, bool kSignedA>
+EA_VNNI_TARGET inline void TileRows(int vectors, const uint8_t* a, size_t ld_a, int32_t depth,
+                                    const int8_t* panels, size_t panel_bytes, int32_t* c,
+                                    size_t ld_c) {
+  switch (vectors) {
+    case 1:
+      return Tile<kRows, 1, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c);
+    case 2:
+      return Tile<kRows, 2, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c);
+    case 3:
+      return Tile<kRows, 3, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c);
+    default:
+      return Tile<kRows, 4, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c);
+  }
+}
+
+// rows in [1, 6], vectors in [1, 4].
+template <bool kSignedA>
+EA_VNNI_TARGET inline void AnyTile(int rows, int vectors, const uint8_t* a, size_t ld_a,
+                                   int32_t depth, const int8_t* panels, size_t panel_bytes,
+                                   int32_t* c, size_t ld_c) {
+  switch (rows) {
+    case 1:
+      return TileRows<1, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+    case 2:
+      return TileRows<2, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+    case 3:
+      return TileRows<3, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+    case 4:
+      return TileRows<4, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+    case 5:
+      return TileRows<5, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+    default:
+      return TileRows<6, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+  }
+}
+
+}  // namespace vnni
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_FIXED_POINT_VNNI_TILE_INL_H_

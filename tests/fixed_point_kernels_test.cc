@@ -1,0 +1,223 @@
+// The fixed-point kernels at the edges of their integer ranges, on every SIMD
+// target: TFLite's FULLY_CONNECTED and BATCH_MATMUL (tests/reference) with
+// accumulators that wrap modulo 2^32, every shift TFLite allows, multipliers
+// 0 to 2^31 - 1 and zero points at both ends, against the library's internal
+// kernels (src/fixed_point/fixed_point_kernels.h), packed (AVX512-VNNI) and
+// row-major alike.
+#include <gtest/gtest.h>
+#include <stdint.h>
+
+#include <vector>
+
+#include "edgeattn/arena_sizes.hpp"
+#include "fixed_point/fixed_point_kernels.h"
+#include "fixed_point/s8_panels.h"
+#include "reference/random_tensor.h"
+#include "reference/tflite_chain_reference.h"
+#include "simd_targets.h"
+
+namespace edgeattn_test {
+namespace {
+
+class FixedPointKernels : public PerTargetTest {};
+
+int32_t Draw(RandomStream* random, int32_t lo, int32_t hi) {
+  return static_cast<int32_t>(lo + static_cast<int64_t>(random->Uniform() * (hi - lo + 1.0)));
+}
+
+// Per-channel projections with extreme parameters, packed where the target
+// packs (the kernel picks the path from the arguments).
+TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
+  RandomStream random(4242);
+  for (const int n_in : {1, 3, 4, 17, 64, 130}) {
+    const int rows = 7, n_out = 37;
+    std::vector<int8_t> x(static_cast<size_t>(rows) * n_in), w(static_cast<size_t>(n_out) * n_in);
+    for (int8_t& v : x) v = static_cast<int8_t>(Draw(&random, -128, 127));
+    for (int8_t& v : w) v = static_cast<int8_t>(Draw(&random, -127, 127));
+    std::vector<int32_t> bias(n_out), multiplier(n_out), shift(n_out);
+    const int32_t multipliers[] = {0, 1, 1 << 30, 1518500250, INT32_MAX};
+    for (int c = 0; c < n_out; ++c) {
+      // Biases near the int32 ends make the accumulator wrap, as TFLite's does.
+      bias[c] =
+          c % 5 == 0 ? INT32_MAX - Draw(&random, 0, 1000) : Draw(&random, -(1 << 20), 1 << 20);
+      multiplier[c] = multipliers[c % 5];
+      shift[c] = -31 + (c * 61) / (n_out - 1);  // -31 .. 30
+    }
+    for (const int32_t zero_point : {-128, 0, 127}) {
+      const int32_t input_offset = -zero_point;
+      tflite_ref::FullyConnectedParams ref{input_offset, zero_point, multiplier,
+                                           std::vector<int>(shift.begin(), shift.end())};
+      const std::vector<int8_t> want = tflite_ref::FullyConnectedPerChannel(
+          ref, x.data(), rows, n_in, w.data(), bias.data(), n_out);
+      std::vector<int8_t> panels(edgeattn::S8PanelBytes(n_out, n_in) + 64);
+      std::vector<int32_t> sums((n_out + 15) / 16 * 16);
+      edgeattn::PackS8Panels(w.data(), static_cast<size_t>(n_in), n_out, n_in, panels.data(),
+                             sums.data());
+      for (const bool packed : {false, true}) {
+        std::vector<int8_t> y(static_cast<size_t>(rows) * n_out, 0x55);
+        edgeattn::LinearQArgs<int8_t> args{x.data(),
+                                           static_cast<size_t>(n_in),
+                                           rows,
+                                           n_in,
+                                           input_offset,
+                                           w.data(),
+                                           bias.data(),
+                                           multiplier.data(),
+                                           shift.data(),
+                                           n_out,
+                                           zero_point,
+                                           y.data(),
+                                           static_cast<size_t>(n_out),
+                                           nullptr,
+                                           nullptr};
+        if (packed && edgeattn::UsesS8Panels()) {
+          args.w_panels = panels.data();
+          args.w_column_sums = sums.data();
+        }
+        edgeattn::LinearS8(args);
+        ASSERT_EQ(y, want) << "n_in " << n_in << " zero point " << zero_point << " packed "
+                           << packed;
+      }
+    }
+  }
+}
+
+// int16 projections: int64 accumulators with biases up to TFLite's 2^47
+// limit, shifts -31..7, the 16-bit multiplier cut at both ends.
+TEST_P(FixedPointKernels, LinearS16AtTheEdgesOfItsRanges) {
+  RandomStream random(4343);
+  for (const int n_in : {1, 5, 64, 300}) {
+    const int rows = 5, n_out = 29;
+    std::vector<int16_t> x(static_cast<size_t>(rows) * n_in);
+    std::vector<int8_t> w(static_cast<size_t>(n_out) * n_in);
+    for (int16_t& v : x) v = static_cast<int16_t>(Draw(&random, -32768, 32767));
+    for (int8_t& v : w) v = static_cast<int8_t>(Draw(&random, -127, 127));
+    std::vector<int64_t> bias(n_out);
+    std::vector<int32_t> multiplier(n_out), shift(n_out);
+    const int32_t multipliers[] = {0, 1 << 30, 0x7FFEFFFF, 0x7FFF0000, INT32_MAX};
+    for (int c = 0; c < n_out; ++c) {
+      const int64_t limit = (int64_t{1} << 47) - 1;
+      bias[c] = c % 4 == 0 ? limit : (c % 4 == 1 ? -limit : Draw(&random, -(1 << 30), 1 << 30));
+      multiplier[c] = multipliers[c % 5];
+      shift[c] = -31 + (c * 38) / (n_out - 1);  // -31 .. 7
+    }
+    tflite_ref::FullyConnectedParams ref{0, 0, multiplier,
+                                         std::vector<int>(shift.begin(), shift.end())};
+    const std::vector<int16_t> want = tflite_ref::FullyConnectedPerChannel(
+        ref, x.data(), rows, n_in, w.data(), bias.data(), n_out);
+    std::vector<int16_t> y(static_cast<size_t>(rows) * n_out, 0x5555);
+    const edgeattn::LinearQArgs<int16_t> args{x.data(),
+                                              static_cast<size_t>(n_in),
+                                              rows,
+                                              n_in,
+                                              0,
+                                              w.data(),
+                                              bias.data(),
+                                              multiplier.data(),
+                                              shift.data(),
+                                              n_out,
+                                              0,
+                                              y.data(),
+                                              static_cast<size_t>(n_out),
+                                              nullptr,
+                                              nullptr};
+    edgeattn::LinearS16(args);
+    ASSERT_EQ(y, want) << "n_in " << n_in;
+  }
+}
+
+// One attention head through the kernel against BATCH_MATMUL, SOFTMAX and
+// BATCH_MATMUL of the reference, with score and output shifts across their
+// range and zero points at both ends; causal and not.
+TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
+  RandomStream random(777);
+  const int n = 45, d_k = 20;
+  for (const int32_t score_shift : {-31, -12, -6, 0, 3, 30}) {
+    for (const bool causal : {false, true}) {
+      for (const int32_t zero_point : {-128, 5, 127}) {
+        std::vector<int8_t> q(static_cast<size_t>(n) * d_k), k(q.size()), v(q.size());
+        for (int8_t& x : q) x = static_cast<int8_t>(Draw(&random, -128, 127));
+        for (int8_t& x : k) x = static_cast<int8_t>(Draw(&random, -128, 127));
+        for (int8_t& x : v) x = static_cast<int8_t>(Draw(&random, -128, 127));
+        const tflite_ref::BatchMatMulParams scores_params{-zero_point, zero_point, -zero_point,
+                                                          1518500250, score_shift};
+        const std::vector<int8_t> scores =
+            tflite_ref::BatchMatMul(scores_params, q.data(), n, d_k, k.data(), n);
+        const tflite_ref::SoftmaxInt8Params softmax = tflite_ref::PrepareSoftmaxInt8(0.2f, 0.05f);
+        std::vector<int8_t> probs(static_cast<size_t>(n) * n, -128);
+        for (int i = 0; i < n; ++i) {
+          const int visible = causal ? i + 1 : n;
+          tflite_ref::SoftmaxInt8Row(softmax, scores.data() + static_cast<size_t>(i) * n, visible,
+                                     probs.data() + static_cast<size_t>(i) * n);
+        }
+        std::vector<int8_t> v_t(static_cast<size_t>(d_k) * n);
+        for (int j = 0; j < n; ++j) {
+          for (int t = 0; t < d_k; ++t)
+            v_t[static_cast<size_t>(t) * n + j] = v[static_cast<size_t>(j) * d_k + t];
+        }
+        const tflite_ref::BatchMatMulParams context_params{128, -zero_point, zero_point, 1200000000,
+                                                           -9};
+        const std::vector<int8_t> want =
+            tflite_ref::BatchMatMul(context_params, probs.data(), n, n, v_t.data(), d_k);
+
+        edgeattn::SoftmaxS8Table table;
+        edgeattn::BuildSoftmaxS8Table(softmax.input_multiplier, softmax.input_left_shift,
+                                      softmax.diff_min, &table);
+        std::vector<int8_t> k_panels(edgeattn::S8PanelBytes(n, d_k) + 64);
+        std::vector<int8_t> v_panels(edgeattn::S8PanelBytes(d_k, n) + 64);
+        std::vector<int32_t> k_terms((n + 15) / 16 * 16);
+        edgeattn::PackS8Panels(k.data(), d_k, n, d_k, k_panels.data(), k_terms.data());
+        for (int32_t& term : k_terms) {
+          term = static_cast<int32_t>(static_cast<uint32_t>(-zero_point - 128) *
+                                      static_cast<uint32_t>(term));
+        }
+        edgeattn::PackS8PanelsTransposed(v.data(), d_k, d_k, n, v_panels.data());
+        for (const bool packed : {false, true}) {
+          std::vector<int8_t> out(static_cast<size_t>(n) * d_k, 0x55), got_probs(probs.size());
+          edgeattn::AttentionQArgs<int8_t> a{};
+          a.q = q.data();
+          a.ld_q = d_k;
+          a.k = k.data();
+          a.ld_k = d_k;
+          a.v_transposed = v_t.data();
+          a.ld_vt = n;
+          a.out = out.data();
+          a.ld_out = d_k;
+          a.probs = got_probs.data();
+          a.ld_probs = n;
+          a.n_q = n;
+          a.n_kv = n;
+          a.d_k = d_k;
+          a.d_v = d_k;
+          a.causal = causal;
+          a.q_offset = -zero_point;
+          a.k_offset = zero_point;
+          a.score_multiplier = scores_params.output_multiplier;
+          a.score_shift = score_shift;
+          a.score_zero_point = -zero_point;
+          a.softmax_s8 = &table;
+          a.v_offset = -zero_point;
+          a.out_multiplier = context_params.output_multiplier;
+          a.out_shift = context_params.output_shift;
+          a.out_zero_point = zero_point;
+          if (packed && edgeattn::UsesS8Panels()) {
+            a.k_panels = k_panels.data();
+            a.k_column_sums = k_terms.data();
+            a.v_panels = v_panels.data();
+          }
+          std::vector<uint8_t> scratch(edgeattn::QuantScratch(n).bytes + 64);
+          edgeattn::AttendRowsS8(a, 0, n, scratch.data());
+          ASSERT_EQ(got_probs, probs) << "shift " << score_shift << " causal " << causal
+                                      << " zero point " << zero_point << " packed " << packed;
+          ASSERT_EQ(out, want) << "shift " << score_shift << " causal " << causal << " zero point "
+                               << zero_point << " packed " << packed;
+        }
+      }
+    }
+  }
+}
+
+EA_INSTANTIATE_PER_TARGET(FixedPointKernels);
+
+}  // namespace
+}  // namespace edgeattn_test

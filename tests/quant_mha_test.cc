@@ -1,0 +1,293 @@
+// Fixed-point MHA (ea_mha_quant_plan_init, ea_mha_run_s8 / _s16) against
+// TensorFlow Lite's integers: every golden case (TFLite Micro's reference
+// kernels, tests/data/tflite) tensor by tensor, and random shapes, seeds and
+// quantizations against the project's integer reference of the same chain
+// (tests/reference/tflite_chain_reference.h), on every SIMD target.
+#include <gtest/gtest.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "data/tflite/golden_cases.h"
+#include "edgeattn/edgeattn.h"
+#include "reference/quant_mha_fixture.h"
+#include "simd_targets.h"
+
+namespace edgeattn_test {
+namespace {
+
+using tflite_golden::GoldenCase;
+using tflite_golden::kGoldenCaseCount;
+using tflite_golden::kGoldenCases;
+
+// Equal element for element, with the first difference in the message.
+::testing::AssertionResult SameValues(const std::string& what, const std::vector<int32_t>& got,
+                                      const std::vector<int32_t>& want) {
+  if (got.size() != want.size()) {
+    return ::testing::AssertionFailure()
+           << what << ": " << got.size() << " values, expected " << want.size();
+  }
+  size_t differing = 0, first = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != want[i] && differing++ == 0) first = i;
+  }
+  if (differing == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << what << ": " << differing << " of " << got.size() << " differ; first at " << first
+         << ": " << got[first] << " instead of " << want[first];
+}
+
+// The golden cases on every target: the library's plan-time quantized table,
+// ADD, projections, probabilities, head outputs and y, bit for bit.
+class QuantMhaGolden : public testing::TestWithParam<std::tuple<int64_t, int>> {
+ protected:
+  void SetUp() override { ForceTarget(std::get<0>(GetParam())); }
+  void TearDown() override { ForceTarget(0); }
+};
+
+TEST_P(QuantMhaGolden, EveryTensorMatchesTfliteBitForBit) {
+  ASSERT_STREQ(ea_simd_target(), hwy::TargetName(std::get<0>(GetParam())));
+  const GoldenCase& g = kGoldenCases[std::get<1>(GetParam())];
+  if (g.blobs.x_emb.data == nullptr || g.blobs.y.data == nullptr) {
+    GTEST_SKIP() << g.name << ": not embedded in this small-memory build";
+  }
+  const QuantMhaCase c = FromGolden(g);
+  const QuantMhaCase::Result r = c.Run();
+  ASSERT_EQ(r.status, EA_OK);
+  EXPECT_TRUE(SameValues("pe", r.pe, GoldenValues(g, g.blobs.pe)));
+  EXPECT_TRUE(SameValues("x", r.x, GoldenValues(g, g.blobs.x)));
+  EXPECT_TRUE(SameValues("q", r.q, GoldenValues(g, g.blobs.q)));
+  EXPECT_TRUE(SameValues("k", r.k, GoldenValues(g, g.blobs.k)));
+  EXPECT_TRUE(SameValues("v", r.v, GoldenValues(g, g.blobs.v)));
+  const size_t head_values = static_cast<size_t>(g.n) * g.n;
+  for (int h = 0; h < g.heads; ++h) {
+    if (g.blobs.probs[h].data == nullptr) continue;  // n = 600: o checks them
+    const std::vector<int32_t> probs(r.probs.begin() + h * head_values,
+                                     r.probs.begin() + (h + 1) * head_values);
+    EXPECT_TRUE(
+        SameValues("probs_h" + std::to_string(h), probs, GoldenValues(g, g.blobs.probs[h])));
+  }
+  EXPECT_TRUE(SameValues("o", r.o, GoldenValues(g, g.blobs.o)));
+  EXPECT_TRUE(SameValues("y", r.y, GoldenValues(g, g.blobs.y)));
+}
+
+std::string GoldenName(const testing::TestParamInfo<std::tuple<int64_t, int>>& info) {
+  return std::string(hwy::TargetName(std::get<0>(info.param))) + "_" +
+         kGoldenCases[std::get<1>(info.param)].name;
+}
+INSTANTIATE_TEST_SUITE_P(Tflite, QuantMhaGolden,
+                         testing::Combine(testing::ValuesIn(TargetsUnderTest()),
+                                          testing::Range(0, kGoldenCaseCount)),
+                         GoldenName);
+
+// Plan time: TFLite's Prepare from the float scales gives the manifest's integers.
+TEST(QuantMhaDerive, GoldenScalesGiveTflitesIntegers) {
+  for (const GoldenCase& g : kGoldenCases) {
+    if (g.channel_scales.w_q == nullptr || g.ops.fc_q.multiplier == nullptr) continue;
+    QuantMhaCase c = FromGolden(g);
+    ea_mha_quant_scales scales = c.scales;
+    scales.in_proj_weight_scales = c.in_scales.data();
+    scales.out_proj_weight_scales = c.out_scales.data();
+    ea_mha_config config{};
+    config.dtype = c.dtype;
+    config.max_tokens = g.n;
+    config.d_model = g.d_model;
+    config.heads = g.heads;
+    config.position = EA_POSITION_SINUSOIDAL;
+    config.quant_scales = &scales;
+    std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(g.d_model));
+    ea_mha_quant_params p{};
+    ASSERT_EQ(ea_mha_quant_derive(&config, &p, channels.data(), channels.size()), EA_OK) << g.name;
+    const auto& a = g.ops.add;
+    EXPECT_EQ(
+        std::vector<int32_t>({p.add.left_shift, p.add.input1_offset, p.add.input1_multiplier,
+                              p.add.input1_shift, p.add.input2_offset, p.add.input2_multiplier,
+                              p.add.input2_shift, p.add.output_offset, p.add.output_multiplier,
+                              p.add.output_shift}),
+        std::vector<int32_t>({a.left_shift, a.input1_offset, a.input1_multiplier, a.input1_shift,
+                              a.input2_offset, a.input2_multiplier, a.input2_shift, a.output_offset,
+                              a.output_multiplier, a.output_shift}))
+        << g.name;
+    const std::pair<const ea_linear_quant_params*, const tflite_golden::FullyConnectedOp*> fcs[] = {
+        {&p.q_proj, &g.ops.fc_q},
+        {&p.k_proj, &g.ops.fc_k},
+        {&p.v_proj, &g.ops.fc_v},
+        {&p.out_proj, &g.ops.fc_o}};
+    for (const auto& fc : fcs) {
+      EXPECT_EQ(fc.first->input_offset, fc.second->input_offset) << g.name;
+      EXPECT_EQ(fc.first->output_offset, fc.second->output_offset) << g.name;
+      for (int i = 0; i < g.d_model; ++i) {
+        EXPECT_EQ(fc.first->output_multiplier[i], fc.second->multiplier[i]) << g.name << " " << i;
+        EXPECT_EQ(fc.first->output_shift[i], fc.second->shift[i]) << g.name << " " << i;
+      }
+    }
+    const std::pair<const ea_matmul_quant_params*, const tflite_golden::BatchMatMulOp*> mms[] = {
+        {&p.scores, &g.ops.bmm_scores}, {&p.context, &g.ops.bmm_context}};
+    for (const auto& mm : mms) {
+      EXPECT_EQ(mm.first->lhs_offset, mm.second->input_offset) << g.name;
+      EXPECT_EQ(mm.first->rhs_offset, mm.second->weights_offset) << g.name;
+      EXPECT_EQ(mm.first->output_offset, mm.second->output_offset) << g.name;
+      EXPECT_EQ(mm.first->output_multiplier, mm.second->output_multiplier) << g.name;
+      EXPECT_EQ(mm.first->output_shift, mm.second->output_shift) << g.name;
+    }
+    EXPECT_EQ(p.softmax.input_multiplier, g.ops.softmax.input_multiplier) << g.name;
+    EXPECT_EQ(p.softmax.input_left_shift, g.ops.softmax.input_left_shift) << g.name;
+    if (c.dtype == EA_DTYPE_INT8) {
+      EXPECT_EQ(p.softmax.diff_min, g.ops.softmax.diff_min) << g.name;
+    }
+  }
+}
+
+// Random cases against the integer reference: odd sizes, 1..1000 tokens,
+// several widths and head counts, causal and not, with and without
+// positions, zero points over the whole int8 range.
+struct RandomCase {
+  ea_dtype dtype;
+  RandomShape shape;
+  uint64_t seed;
+};
+
+std::vector<RandomCase> RandomCases() {
+  std::vector<RandomCase> cases;
+  const RandomShape shapes[] = {
+    {1, 8, 1, false, true},
+    {2, 4, 2, true, false},
+    {3, 16, 2, true, true},
+    {5, 12, 3, false, true},
+    {17, 24, 3, false, true},
+    {33, 20, 5, true, false},
+    {63, 32, 4, true, true},
+    {65, 48, 2, false, true},
+    {130, 40, 5, true, true},
+    {255, 16, 1, true, true},
+    {257, 64, 4, false, false},
+#if !defined(EDGEATTN_TEST_SMALL_MEMORY)
+    {1000, 32, 2, true, true},
+    {700, 24, 1, false, true},
+#endif
+  };
+  uint64_t seed = 7001;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const RandomShape& s : shapes) cases.push_back({dtype, s, seed++});
+  }
+  return cases;
+}
+
+// The reference of a case, computed once for all targets (host builds test
+// six); small-memory boards keep only the latest.
+const QuantMhaCase::Expected& ReferenceOf(const QuantMhaCase& c) {
+  static std::map<std::string, QuantMhaCase::Expected> cache;
+#if defined(EDGEATTN_TEST_SMALL_MEMORY)
+  if (cache.count(c.name) == 0) cache.clear();
+#endif
+  auto found = cache.find(c.name);
+  if (found == cache.end()) found = cache.emplace(c.name, c.Reference()).first;
+  return found->second;
+}
+
+void ExpectSameAsReference(const QuantMhaCase& c) {
+  const QuantMhaCase::Result r = c.Run();
+  ASSERT_EQ(r.status, EA_OK) << c.name;
+  const QuantMhaCase::Expected& want = ReferenceOf(c);
+  EXPECT_TRUE(SameValues(c.name + " pe", r.pe, want.pe));
+  EXPECT_TRUE(SameValues(c.name + " x", r.x, want.x));
+  EXPECT_TRUE(SameValues(c.name + " q", r.q, want.q));
+  EXPECT_TRUE(SameValues(c.name + " k", r.k, want.k));
+  EXPECT_TRUE(SameValues(c.name + " v", r.v, want.v));
+  EXPECT_TRUE(SameValues(c.name + " probs", r.probs, want.probs));
+  EXPECT_TRUE(SameValues(c.name + " o", r.o, want.o));
+  EXPECT_TRUE(SameValues(c.name + " y", r.y, want.y));
+}
+
+class QuantMhaRandom : public PerTargetTest {};
+
+TEST_P(QuantMhaRandom, EqualsTheIntegerReference) {
+  for (const RandomCase& rc : RandomCases()) {
+    QuantMhaCase c = RandomQuantMha(rc.dtype, rc.shape, rc.seed);
+    c.name += "_seed" + std::to_string(rc.seed);
+    ExpectSameAsReference(c);
+  }
+}
+
+// The parallel-for splits into the same tasks for any worker count: three
+// workers in reverse order give the same integers.
+TEST_P(QuantMhaRandom, WorkersAndScheduleDoNotChangeTheIntegers) {
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    QuantMhaCase c = RandomQuantMha(dtype, {130, 32, 2, true, true}, 7100 + dtype);
+    c.name += "_workers";
+    c.parallel_workers = 3;
+    ExpectSameAsReference(c);
+  }
+}
+
+// Edge cases, each against the reference and its own property.
+TEST_P(QuantMhaRandom, EqualScoresGiveEqualProbabilities) {
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    QuantMhaCase c = RandomQuantMha(dtype, {40, 16, 2, true, false}, 7200 + dtype);
+    c.name += "_ties";
+    // W_K = 0: every key is its bias, so every score of a row is the same.
+    std::fill(c.in_proj.begin() + 16 * 16, c.in_proj.begin() + 2 * 16 * 16, int8_t{0});
+    ExpectSameAsReference(c);
+    const QuantMhaCase::Result r = c.Run();
+    for (int h = 0; h < c.heads; ++h) {
+      for (int i = 0; i < c.n; ++i) {
+        const int32_t* row = r.probs.data() + (static_cast<size_t>(h) * c.n + i) * c.n;
+        for (int j = 1; j <= i; ++j) ASSERT_EQ(row[j], row[0]) << c.name << " row " << i;
+      }
+    }
+  }
+}
+
+TEST_P(QuantMhaRandom, LongFlatRowsPastTflitesAbortLimitSaturateAtZero) {
+  // n equal scores, n > 512: TFLite's int8 softmax would abort (sum of exps
+  // n >= 512); every exact probability is 1/n < half an LSB, so each is 0 (-128).
+  constexpr int kKeys = 520;
+  QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {kKeys, 16, 1, false, false}, 7300);
+  c.name += "_flat";
+  std::fill(c.in_proj.begin() + 16 * 16, c.in_proj.begin() + 2 * 16 * 16, int8_t{0});
+  ExpectSameAsReference(c);
+  const QuantMhaCase::Result r = c.Run();
+  for (const int32_t p : r.probs) ASSERT_EQ(p, -128);
+  // Causal rows reach the limit at key 512: row 510 (511 keys) still sums
+  // below it, the last row does not.
+  QuantMhaCase causal = c;
+  causal.causal = true;
+  causal.name += "_causal";
+  ExpectSameAsReference(causal);
+  const QuantMhaCase::Result rc = causal.Run();
+  EXPECT_EQ(rc.probs[static_cast<size_t>(510) * kKeys], -127);  // 1/511 rounds to 1 LSB
+  EXPECT_EQ(rc.probs[static_cast<size_t>(kKeys - 1) * kKeys], -128);
+}
+
+TEST_P(QuantMhaRandom, ExtremeZeroPointsAndSaturatingOutputs) {
+  for (const int32_t zp : {-128, 127}) {
+    QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {31, 24, 3, true, true}, 7400 + zp);
+    c.name += "_zp" + std::to_string(zp);
+    for (ea_quant* q :
+         {&c.scales.input, &c.scales.position, &c.scales.positioned, &c.scales.q, &c.scales.k,
+          &c.scales.v, &c.scales.scores, &c.scales.context, &c.scales.output}) {
+      q->zero_point = zp;
+    }
+    ExpectSameAsReference(c);
+  }
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    QuantMhaCase c = RandomQuantMha(dtype, {19, 16, 2, false, true}, 7500 + dtype);
+    c.name += "_saturating";
+    c.scales.output.scale *= 1e-3f;  // y far outside its range
+    c.scales.scores.scale *= 1e-2f;  // scores too: most differences below the cut-off
+    ExpectSameAsReference(c);
+    const QuantMhaCase::Result r = c.Run();
+    size_t saturated = 0;
+    for (const int32_t y : r.y) saturated += (y == -128 || y == 127 || y == -32768 || y == 32767);
+    EXPECT_GT(saturated, r.y.size() / 2) << c.name;
+  }
+}
+
+EA_INSTANTIATE_PER_TARGET(QuantMhaRandom);
+
+}  // namespace
+}  // namespace edgeattn_test

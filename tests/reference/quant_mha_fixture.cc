@@ -1,0 +1,320 @@
+#include "reference/quant_mha_fixture.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <algorithm>
+
+#include "reference/random_tensor.h"
+#include "test_support.h"
+
+namespace edgeattn_test {
+namespace {
+
+bool IsInt8(ea_dtype dtype) { return dtype == EA_DTYPE_INT8; }
+int32_t MinOf(ea_dtype dtype) { return IsInt8(dtype) ? -128 : -32768; }
+int32_t MaxOf(ea_dtype dtype) { return IsInt8(dtype) ? 127 : 32767; }
+
+float FloatFromBits(uint32_t bits) {
+  float value;
+  memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+ea_quant Quant(tflite_golden::Quantization q) {
+  return {FloatFromBits(q.scale_bits), q.zero_point};
+}
+tflite_ref::TensorQuantization RefQuant(ea_quant q) { return {q.scale, q.zero_point}; }
+
+template <typename T>
+std::vector<T> Narrow(const std::vector<int32_t>& values) {
+  return std::vector<T>(values.begin(), values.end());
+}
+
+template <typename T>
+std::vector<int32_t> Widen(const T* values, size_t count) {
+  return std::vector<int32_t>(values, values + count);
+}
+
+// The float sinusoidal table, quantized by the reference's own QUANTIZE.
+std::vector<int32_t> ReferencePositions(const QuantMhaCase& c) {
+  std::vector<float> table(static_cast<size_t>(c.n) * c.d_model);
+  if (ea_sinusoidal_table_fill(table.data(), c.n, c.d_model) != EA_OK) return {};
+  std::vector<int32_t> q(table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    q[i] = tflite_ref::AffineQuantize(table[i], c.scales.position.scale,
+                                      c.scales.position.zero_point, MinOf(c.dtype), MaxOf(c.dtype));
+  }
+  return q;
+}
+
+// A test hook that runs tasks last to first, cycling through the workers.
+void BackwardsRun(void* context, int32_t n_tasks, ea_task_fn task, void* task_context) {
+  const int32_t workers = *static_cast<const int32_t*>(context);
+  for (int32_t i = n_tasks - 1; i >= 0; --i) task(task_context, i, (n_tasks - 1 - i) % workers);
+}
+
+template <typename T, typename Bias>
+QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
+  QuantMhaCase::Result result;
+  int32_t workers = c.parallel_workers;
+  ea_mha_config config{};
+  config.dtype = c.dtype;
+  config.max_tokens = c.n;
+  config.d_model = c.d_model;
+  config.heads = c.heads;
+  config.mask = c.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
+  config.position = c.positions ? EA_POSITION_SINUSOIDAL : EA_POSITION_NONE;
+  config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
+  if (workers > 1) config.parallel = ea_parallel_for{BackwardsRun, &workers, workers};
+  ea_mha_quant_scales scales = c.scales;
+  scales.in_proj_weight_scales = c.in_scales.data();
+  scales.out_proj_weight_scales = c.out_scales.data();
+  config.quant_scales = &scales;
+  const std::vector<Bias> in_bias(c.in_bias.begin(), c.in_bias.end());
+  const std::vector<Bias> out_bias(c.out_bias.begin(), c.out_bias.end());
+  const ea_mha_quant_weights weights{c.in_proj.data(), in_bias.data(), c.out_proj.data(),
+                                     out_bias.data()};
+  size_t bytes = 0;
+  result.status = ea_mha_arena_size(&config, &bytes);
+  if (result.status != EA_OK) return result;
+  AlignedBytes storage(bytes);
+  ea_arena arena;
+  ea_arena_init(&arena, storage.data(), bytes);
+  ea_mha_quant_plan plan{};
+  result.status = ea_mha_quant_plan_init(&plan, &config, &weights, &arena);
+  if (result.status != EA_OK) return result;
+  const size_t elements = static_cast<size_t>(c.n) * c.d_model;
+  const std::vector<T> x = Narrow<T>(c.x_emb);
+  std::vector<T> y(elements), probs(static_cast<size_t>(c.heads) * c.n * c.n);
+  if (IsInt8(c.dtype)) {
+    result.status =
+        ea_mha_run_s8(&plan, reinterpret_cast<const int8_t*>(x.data()), c.n,
+                      reinterpret_cast<int8_t*>(y.data()), reinterpret_cast<int8_t*>(probs.data()));
+  } else {
+    result.status = ea_mha_run_s16(&plan, reinterpret_cast<const int16_t*>(x.data()), c.n,
+                                   reinterpret_cast<int16_t*>(y.data()),
+                                   reinterpret_cast<int16_t*>(probs.data()));
+  }
+  if (result.status != EA_OK) return result;
+  const auto region = [&](const void* p) {
+    return p == nullptr ? std::vector<int32_t>() : Widen(static_cast<const T*>(p), elements);
+  };
+  result.pe = region(plan.position_table);
+  result.x = region(plan.x_positioned);
+  result.q = region(plan.q);
+  result.k = region(plan.k);
+  result.v = region(plan.v);
+  result.o = region(plan.context);
+  result.y = Widen(y.data(), y.size());
+  result.probs = Widen(probs.data(), probs.size());
+  return result;
+}
+
+template <typename T, typename Bias, typename Params>
+QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& params,
+                                      std::vector<int32_t> pe) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  const std::vector<T> x_emb = Narrow<T>(c.x_emb);
+  std::vector<T> pe_t = Narrow<T>(pe);
+  const std::vector<Bias> bias(c.in_bias.begin(), c.in_bias.end());
+  const std::vector<Bias> out_bias(c.out_bias.begin(), c.out_bias.end());
+  tflite_ref::ChainInputs<T, Bias> in{};
+  in.x_emb = x_emb.data();
+  in.pe = c.positions ? pe_t.data() : nullptr;
+  in.w_q = c.in_proj.data();
+  in.w_k = c.in_proj.data() + e * e;
+  in.w_v = c.in_proj.data() + 2 * e * e;
+  in.w_o = c.out_proj.data();
+  in.b_q = bias.data();
+  in.b_k = bias.data() + e;
+  in.b_v = bias.data() + 2 * e;
+  in.b_o = out_bias.data();
+  const tflite_ref::ChainShape shape{c.n, c.d_model, c.heads, c.causal};
+  tflite_ref::ChainTensors<T> t;
+  if constexpr (sizeof(T) == 1) {
+    t = tflite_ref::RunChainInt8(shape, params, in);
+  } else {
+    t = tflite_ref::RunChainInt16(shape, params, in);
+  }
+  QuantMhaCase::Expected ex;
+  ex.pe = c.positions ? pe : std::vector<int32_t>();
+  ex.x = c.positions ? Widen(t.x.data(), t.x.size()) : std::vector<int32_t>();
+  ex.q = Widen(t.q.data(), t.q.size());
+  ex.k = Widen(t.k.data(), t.k.size());
+  ex.v = Widen(t.v.data(), t.v.size());
+  ex.o = Widen(t.o.data(), t.o.size());
+  ex.y = Widen(t.y.data(), t.y.size());
+  for (const auto& p : t.probs) ex.probs.insert(ex.probs.end(), p.begin(), p.end());
+  for (const auto& s : t.scores) ex.scores.push_back(Widen(s.data(), s.size()));
+  return ex;
+}
+
+}  // namespace
+
+QuantMhaCase::Result QuantMhaCase::Run() const {
+  return IsInt8(dtype) ? RunTyped<int8_t, int32_t>(*this) : RunTyped<int16_t, int64_t>(*this);
+}
+
+tflite_ref::ChainQuantization QuantMhaCase::Quantization(std::vector<float>* channel_scales) const {
+  *channel_scales = in_scales;
+  channel_scales->insert(channel_scales->end(), out_scales.begin(), out_scales.end());
+  const size_t e = static_cast<size_t>(d_model);
+  tflite_ref::ChainQuantization q{};
+  q.x_emb = RefQuant(scales.input);
+  q.pe = RefQuant(scales.position);
+  q.x = RefQuant(positions ? scales.positioned : scales.input);
+  q.q = RefQuant(scales.q);
+  q.k = RefQuant(scales.k);
+  q.v = RefQuant(scales.v);
+  q.scores = RefQuant(scales.scores);
+  q.probs = IsInt8(dtype) ? tflite_ref::TensorQuantization{1.0f / 256, -128}
+                          : tflite_ref::TensorQuantization{1.0f / 32768, 0};
+  q.o = RefQuant(scales.context);
+  q.y = RefQuant(scales.output);
+  q.w_q_scales = channel_scales->data();
+  q.w_k_scales = channel_scales->data() + e;
+  q.w_v_scales = channel_scales->data() + 2 * e;
+  q.w_o_scales = channel_scales->data() + 3 * e;
+  q.beta = 1.0f / sqrtf(static_cast<float>(d_model / heads));
+  return q;
+}
+
+QuantMhaCase::Expected QuantMhaCase::Reference() const {
+  std::vector<float> channel_scales;
+  const tflite_ref::ChainQuantization q = Quantization(&channel_scales);
+  const std::vector<int32_t> pe = positions ? ReferencePositions(*this) : std::vector<int32_t>();
+  if (IsInt8(dtype)) {
+    return ReferenceTyped<int8_t, int32_t>(*this, tflite_ref::PrepareChainInt8(q, d_model), pe);
+  }
+  return ReferenceTyped<int16_t, int64_t>(
+      *this,
+      tflite_ref::PrepareChainInt16(
+          q, d_model, static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data),
+          static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data)),
+      pe);
+}
+
+std::vector<int32_t> GoldenValues(const tflite_golden::GoldenCase& golden,
+                                  const tflite_golden::Blob& blob) {
+  if (blob.data == nullptr) return {};
+  if (golden.chain == tflite_golden::Chain::kInt8) {
+    return Widen(static_cast<const int8_t*>(blob.data), blob.bytes);
+  }
+  return Widen(static_cast<const int16_t*>(blob.data), blob.bytes / 2);
+}
+
+QuantMhaCase FromGolden(const tflite_golden::GoldenCase& g) {
+  QuantMhaCase c;
+  c.name = g.name;
+  c.dtype = g.chain == tflite_golden::Chain::kInt8 ? EA_DTYPE_INT8 : EA_DTYPE_INT16;
+  c.n = g.n;
+  c.d_model = g.d_model;
+  c.heads = g.heads;
+  c.causal = g.causal;
+  c.positions = true;
+  c.scales.input = Quant(g.quant.x_emb);
+  c.scales.position = Quant(g.quant.pe);
+  c.scales.positioned = Quant(g.quant.x);
+  c.scales.q = Quant(g.quant.q);
+  c.scales.k = Quant(g.quant.k);
+  c.scales.v = Quant(g.quant.v);
+  c.scales.scores = Quant(g.quant.scores);
+  c.scales.context = Quant(g.quant.o);
+  c.scales.output = Quant(g.quant.y);
+  const size_t e = static_cast<size_t>(g.d_model);
+  for (const uint32_t* bits : {g.channel_scales.w_q, g.channel_scales.w_k, g.channel_scales.w_v}) {
+    for (size_t i = 0; i < e; ++i)
+      c.in_scales.push_back(bits != nullptr ? FloatFromBits(bits[i]) : 0.0f);
+  }
+  for (size_t i = 0; i < e; ++i) {
+    c.out_scales.push_back(g.channel_scales.w_o != nullptr ? FloatFromBits(g.channel_scales.w_o[i])
+                                                           : 0.0f);
+  }
+  c.x_emb = GoldenValues(g, g.blobs.x_emb);
+  for (const tflite_golden::Blob* w : {&g.blobs.w_q, &g.blobs.w_k, &g.blobs.w_v}) {
+    const int8_t* data = static_cast<const int8_t*>(w->data);
+    if (data != nullptr) c.in_proj.insert(c.in_proj.end(), data, data + w->bytes);
+  }
+  const int8_t* w_o = static_cast<const int8_t*>(g.blobs.w_o.data);
+  if (w_o != nullptr) c.out_proj.assign(w_o, w_o + g.blobs.w_o.bytes);
+  const auto add_bias = [&](const tflite_golden::Blob& b, std::vector<int64_t>* out) {
+    if (b.data == nullptr) return;
+    if (c.dtype == EA_DTYPE_INT8) {
+      const int32_t* v = static_cast<const int32_t*>(b.data);
+      out->insert(out->end(), v, v + b.bytes / 4);
+    } else {
+      const int64_t* v = static_cast<const int64_t*>(b.data);
+      out->insert(out->end(), v, v + b.bytes / 8);
+    }
+  };
+  add_bias(g.blobs.b_q, &c.in_bias);
+  add_bias(g.blobs.b_k, &c.in_bias);
+  add_bias(g.blobs.b_v, &c.in_bias);
+  add_bias(g.blobs.b_o, &c.out_bias);
+  return c;
+}
+
+QuantMhaCase RandomQuantMha(ea_dtype dtype, RandomShape shape, uint64_t seed, double spread) {
+  RandomStream random(seed);
+  const auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * random.Uniform(); };
+  const auto integer = [&](int32_t lo, int32_t hi) {
+    return static_cast<int32_t>(lo + static_cast<int64_t>(random.Uniform() * (hi - lo + 1.0)));
+  };
+  // A factor in [1/spread, spread], log-uniform.
+  const auto jitter = [&]() { return static_cast<float>(exp(uniform(-log(spread), log(spread)))); };
+  const bool int8 = IsInt8(dtype);
+  const int32_t lo = MinOf(dtype), hi = MaxOf(dtype);
+  const auto zero_point = [&]() { return int8 ? integer(-128, 127) : 0; };
+  QuantMhaCase c;
+  c.name = std::string(int8 ? "s8" : "s16") + "_n" + std::to_string(shape.n) + "_d" +
+           std::to_string(shape.d_model) + "_h" + std::to_string(shape.heads) +
+           (shape.causal ? "_causal" : "_full") + (shape.positions ? "" : "_nopos");
+  c.dtype = dtype;
+  c.n = shape.n;
+  c.d_model = shape.d_model;
+  c.heads = shape.heads;
+  c.causal = shape.causal;
+  c.positions = shape.positions;
+  const size_t e = static_cast<size_t>(shape.d_model);
+  // Typical magnitude of a uniformly spread activation, in LSB.
+  const double spread_lsb = int8 ? 74.0 : 18900.0;
+  const double sqrt_d = sqrt(static_cast<double>(shape.d_model));
+  const double sqrt_dk = sqrt(static_cast<double>(shape.d_model / shape.heads));
+  c.scales.input = {static_cast<float>(0.02 * jitter()), zero_point()};
+  c.scales.position = {static_cast<float>(1.0 / (int8 ? 127.0 : 32767.0) * jitter()), zero_point()};
+  c.scales.positioned = {
+      static_cast<float>((c.scales.input.scale + c.scales.position.scale * 0.5) * jitter()),
+      zero_point()};
+  const float s_in = c.positions ? c.scales.positioned.scale : c.scales.input.scale;
+  // Weights: int8 in [-127, 127], scale ~ 1 / (127 sqrt(d)) per channel.
+  for (size_t i = 0; i < 3 * e; ++i)
+    c.in_scales.push_back(static_cast<float>(jitter() / (127.0 * sqrt_d)));
+  for (size_t i = 0; i < e; ++i)
+    c.out_scales.push_back(static_cast<float>(jitter() / (127.0 * sqrt_d)));
+  // A projection's real output ~ sqrt(d) * (74 s_w) * (spread_lsb s_x)
+  // = (74 / 127) spread_lsb s_x: its scale puts that at spread_lsb / 2.
+  const auto projection_scale = [&](float s_x) {
+    return static_cast<float>(2.0 * 74.0 / 127.0 * s_x * jitter());
+  };
+  c.scales.q = {projection_scale(s_in), zero_point()};
+  c.scales.k = {projection_scale(s_in), zero_point()};
+  c.scales.v = {projection_scale(s_in), zero_point()};
+  // q_h k_h ~ sqrt(d_k) (spread_lsb / 2)^2 s_q s_k, put at spread_lsb / 2.
+  c.scales.scores = {static_cast<float>(sqrt_dk * 0.5 * spread_lsb * c.scales.q.scale *
+                                        c.scales.k.scale * jitter()),
+                     zero_point()};
+  c.scales.context = {static_cast<float>(c.scales.v.scale * jitter()), zero_point()};
+  c.scales.output = {projection_scale(c.scales.context.scale), zero_point()};
+  const size_t elements = static_cast<size_t>(shape.n) * e;
+  for (size_t i = 0; i < elements; ++i) c.x_emb.push_back(integer(lo, hi));
+  for (size_t i = 0; i < 3 * e * e; ++i)
+    c.in_proj.push_back(static_cast<int8_t>(integer(-127, 127)));
+  for (size_t i = 0; i < e * e; ++i) c.out_proj.push_back(static_cast<int8_t>(integer(-127, 127)));
+  const int32_t bias_range = int8 ? (1 << 14) : (1 << 28);
+  for (size_t i = 0; i < 3 * e; ++i) c.in_bias.push_back(integer(-bias_range, bias_range));
+  for (size_t i = 0; i < e; ++i) c.out_bias.push_back(integer(-bias_range, bias_range));
+  return c;
+}
+
+}  // namespace edgeattn_test

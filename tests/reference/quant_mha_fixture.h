@@ -1,0 +1,74 @@
+// Fixed-point MHA test cases: a golden TFLite case or a random one, in the
+// form both the library (ea_mha_quant_plan_init) and the integer reference
+// (tests/reference/tflite_chain_reference.h) take, and a plan-and-run helper
+// that returns every tensor the library exposes.
+#ifndef EDGEATTN_TESTS_REFERENCE_QUANT_MHA_FIXTURE_H_
+#define EDGEATTN_TESTS_REFERENCE_QUANT_MHA_FIXTURE_H_
+
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+#include "data/tflite/golden_cases.h"
+#include "edgeattn/edgeattn.h"
+#include "reference/tflite_chain_reference.h"
+
+namespace edgeattn_test {
+
+// One case of the chain. Activations are stored as int32 whatever the dtype
+// (converted at the API boundary), weights as int8, biases as int64.
+struct QuantMhaCase {
+  std::string name;
+  ea_dtype dtype = EA_DTYPE_INT8;
+  int n = 1, d_model = 1, heads = 1;
+  bool causal = false;
+  bool positions = true;  // sinusoidal, quantized at plan time
+  ea_mha_quant_scales scales{};
+  std::vector<float> in_scales, out_scales;  // per channel
+  std::vector<int32_t> x_emb;                // [n, d_model]
+  std::vector<int8_t> in_proj, out_proj;     // [3E, E], [E, E]
+  std::vector<int64_t> in_bias, out_bias;    // [3E], [E]
+  int parallel_workers = 1;                  // > 1: a backwards test hook
+
+  // The chain as the library computed it.
+  struct Result {
+    ea_status status = EA_ERR_BAD_ARGUMENT;
+    std::vector<int32_t> pe, x, q, k, v, o, y;  // plan regions and the output
+    std::vector<int32_t> probs;                 // [heads, n, n]
+  };
+  Result Run() const;
+
+  // The same chain through the integer reference, from the same scales
+  // (probs concatenated over heads, as the library's attn_weights).
+  struct Expected {
+    std::vector<int32_t> pe, x, q, k, v, o, y, probs;
+    std::vector<std::vector<int32_t>> scores;  // per head [n, n], unmasked
+  };
+  Expected Reference() const;
+
+  // The reference's integer parameters for these scales.
+  tflite_ref::ChainQuantization Quantization(std::vector<float>* channel_scales) const;
+};
+
+// The golden case as a QuantMhaCase (inputs, weights, biases, scales).
+QuantMhaCase FromGolden(const tflite_golden::GoldenCase& golden);
+
+// A random case: int8 or int16, scales chosen so that every tensor spans a
+// good part of its range (scale_spread > 1 lets some saturate), zero points
+// drawn over the whole int8 range.
+struct RandomShape {
+  int n, d_model, heads;
+  bool causal;
+  bool positions;
+};
+QuantMhaCase RandomQuantMha(ea_dtype dtype, RandomShape shape, uint64_t seed,
+                            double scale_spread = 2.0);
+
+// Tensors of the golden blob as int32.
+std::vector<int32_t> GoldenValues(const tflite_golden::GoldenCase& golden,
+                                  const tflite_golden::Blob& blob);
+
+}  // namespace edgeattn_test
+
+#endif  // EDGEATTN_TESTS_REFERENCE_QUANT_MHA_FIXTURE_H_

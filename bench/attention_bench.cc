@@ -1,15 +1,21 @@
 // make bench / make bench-quick: edgeattn against this core's own FMA peak and against two
 // peers a user would otherwise reach for, Eigen and oneDNN, all measured in the same run and on
-// one thread, plus edgeattn on 2 workers for a few shapes. Order: limit oneDNN's OpenMP to one
-// thread; measure the FMA peaks (best target and AVX2); start the 2-worker pool; cross-check
-// that the three libraries compute the same outputs on every shape (and 2 workers the same
-// bits as 1); time every shape with Google Benchmark (eigen, onednn, edgeattn back to back,
-// then edgeattn capped at AVX2 and edgeattn on 2 workers where the suite has those rows);
+// one thread, plus edgeattn on 2 workers for a few shapes and edgeattn's fixed-point (int8,
+// int16) MHA against its own float32 rows and the core's integer dot-product peaks. Order:
+// limit oneDNN's OpenMP to one thread; measure the FMA peaks (best target and AVX2) and the
+// integer peaks (vpdpbusd or vpmaddwd); start the 2-worker pool; cross-check that the three
+// libraries compute the same outputs on every float32 shape (and 2 workers the same bits as
+// 1), and that every fixed-point layer is a sane quantization of its float one; time every
+// shape with Google Benchmark (eigen, onednn, edgeattn back to back, then edgeattn capped at
+// AVX2, edgeattn on 2 workers and edgeattn's s8 and s16 rows where the suite has those rows);
 // print the summary tables; stop the pool.
 // --suite=quick picks the headline shapes with shorter timing; every other flag goes to Google
 // Benchmark (--benchmark_out, --benchmark_filter, ...).
 #include <stdio.h>
 #include <string.h>
+
+#include <algorithm>
+#include <cstddef>
 
 #include <benchmark/benchmark.h>
 
@@ -18,7 +24,10 @@
 #include "edgeattn/edgeattn.h"
 #include "eigen_attention.h"
 #include "fma_peak.h"
+#include "int_dot_peak.h"
 #include "onednn_attention.h"
+#include "quant_check.h"
+#include "quant_workloads.h"
 #include "ratio_json_reporter.h"
 #include "shapes.h"
 #include "simd_cap.h"
@@ -84,8 +93,41 @@ const char* EigenVersion() {
       EIGEN_MAJOR_VERSION) "." EIGEN_MAKESTRING(EIGEN_MINOR_VERSION);
 }
 
+// A fixed-point row: edgeattn's ea_mha_run_s8 / _s16 on one worker, best target. Counters
+// gops (integer operations, counted as the f32 rows' FLOPs) and pct_peak against the row's
+// integer probe; vs_f32 is added by the reporters.
+void RunFixedPointShape(benchmark::State& state, const Shape& shape, double peak_gops) {
+  const std::unique_ptr<QuantWorkload> workload = MakeQuantWorkload(shape);
+  if (workload->plan_status() != EA_OK) {
+    state.SkipWithError(ea_status_str(workload->plan_status()));
+    return;
+  }
+  if (workload->Run() != EA_OK) {  // untimed: faults the pages in and warms the caches
+    state.SkipWithError("ea run failed");
+    return;
+  }
+  for (auto _ : state) {
+    const ea_status status = workload->Run();
+    benchmark::DoNotOptimize(status);
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(std::string(ea_simd_target()) +
+                 (shape.precision == Precision::kS8 ? ", int8" : ", int16"));
+  const double ops = ShapeFlops(shape);
+  state.counters["gops"] =
+      benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  if (peak_gops > 0.0) {
+    state.counters["pct_peak"] = benchmark::Counter(100.0 * ops / (peak_gops * 1e9),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+  }
+}
+
 void RunShape(benchmark::State& state, const Shape& shape, Library library, double peak_gflops,
               const ea_parallel_for& parallel) {
+  if (IsFixedPoint(shape)) {
+    RunFixedPointShape(state, shape, peak_gflops);
+    return;
+  }
   // Only edgeattn's rows are capped; the peers always run their normal builds.
   const ScopedSimdCap cap(library == Library::kEdgeattn ? SimdCapName(shape.simd) : nullptr);
   if (cap.status() != EA_OK) {
@@ -169,6 +211,39 @@ std::string ProbeDescription(const FmaPeak& peak) {
          " lanes x " + std::to_string(peak.chains) + " chains";
 }
 
+void PrintIntPeak(const char* which, const IntDotPeak& peak) {
+  printf(
+      "integer dot-product peak, %s: %.1f GOP/s (%s, %d multiply-accumulates x %d chains, %lld "
+      "iterations in %.3f s)\n",
+      which, peak.gops, peak.probe, peak.macs_per_instruction, peak.chains,
+      static_cast<long long>(peak.iterations), peak.seconds);
+}
+
+std::string ProbeDescription(const IntDotPeak& peak) {
+  return std::string(peak.probe) + ", " + std::to_string(peak.macs_per_instruction) +
+         " multiply-accumulates x " + std::to_string(peak.chains) + " chains";
+}
+
+// Every fixed-point shape's vs_f32 reference must be in the suite, before it, and be the row
+// the reporters derive from the name (F32TwinBenchmarkName); false (and a printed line) if not.
+bool FixedPointTwinsPresent(const std::vector<Shape>& shapes) {
+  bool ok = true;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (!IsFixedPoint(shapes[i])) continue;
+    const std::string twin = BenchmarkName(F32Twin(shapes[i]), Library::kEdgeattn);
+    const bool before =
+        std::any_of(shapes.begin(), shapes.begin() + static_cast<std::ptrdiff_t>(i),
+                    [&](const Shape& s) { return BenchmarkName(s, Library::kEdgeattn) == twin; });
+    const std::string derived = F32TwinBenchmarkName(BenchmarkName(shapes[i], Library::kEdgeattn));
+    if (!before || derived != twin) {
+      printf("FAILED: %s needs %s before it in the suite (the reporters look for %s)\n",
+             ShapeName(shapes[i]).c_str(), twin.c_str(), derived.c_str());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 std::string Join(const std::vector<std::string>& parts, const char* separator) {
   std::string joined;
   for (const std::string& part : parts) joined += (joined.empty() ? "" : separator) + part;
@@ -205,8 +280,11 @@ int main(int argc, char** argv) {
     peaks.avx2 =
         MeasureFmaPeak(kPeakSecondsPerTrial, timing.peak_trials, FmaProbeTarget::kDispatched);
   }
+  peaks.integer = MeasureIntDotPeaks(kPeakSecondsPerTrial, timing.peak_trials);
   PrintPeak("best target", peaks.best);
   PrintPeak("capped at AVX2", peaks.avx2);
+  PrintIntPeak("int8 (s8 rows)", peaks.integer.int8);
+  PrintIntPeak("int16 (s16 rows)", peaks.integer.int16);
   printf("edgeattn %s runs on %s (AVX2 rows: capped through ea_set_max_simd_target)\n",
          EDGEATTN_VERSION_STRING, ea_simd_target());
   if (strcmp(peaks.best.target, ea_simd_target()) != 0 || strcmp(peaks.avx2.target, "AVX2") != 0) {
@@ -233,6 +311,12 @@ int main(int argc, char** argv) {
     printf("oneDNN implementations, %s\n", line.c_str());
   }
   if (!check.agree) return 1;
+  if (!FixedPointTwinsPresent(shapes)) return 1;
+  const QuantCheckResult quant_check = CheckFixedPointShapes(shapes);
+  if (!quant_check.passed) {
+    printf("FAILED: a fixed-point layer did not run or is degenerate (lines above)\n");
+    return 1;
+  }
   // oneDNN has now run every shape; libgomp would still hold any worker it had started. The
   // only threads beside main must be the pool's, and the main thread's limit must still be 1.
   const int threads = ProcessThreadCount();
@@ -258,6 +342,10 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("fma_peak_probe", ProbeDescription(peaks.best));
   benchmark::AddCustomContext("fma_peak_avx2_gflops", Formatted("%.3f", peaks.avx2.gflops));
   benchmark::AddCustomContext("fma_peak_avx2_probe", ProbeDescription(peaks.avx2));
+  benchmark::AddCustomContext("int8_peak_gops", Formatted("%.3f", peaks.integer.int8.gops));
+  benchmark::AddCustomContext("int8_peak_probe", ProbeDescription(peaks.integer.int8));
+  benchmark::AddCustomContext("int16_peak_gops", Formatted("%.3f", peaks.integer.int16.gops));
+  benchmark::AddCustomContext("int16_peak_probe", ProbeDescription(peaks.integer.int16));
   benchmark::AddCustomContext("edgeattn_version", EDGEATTN_VERSION_STRING);
   benchmark::AddCustomContext("edgeattn_simd_target", ea_simd_target());
   benchmark::AddCustomContext("eigen_version", EigenVersion());
@@ -284,11 +372,23 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("crosscheck_worst_relative_gap_onednn",
                               Formatted("%.3g", check.worst_onednn_gap));
   benchmark::AddCustomContext(
+      "fixed_point_check",
+      std::to_string(quant_check.shapes) +
+          " fixed-point shapes against float32 MHA of the dequantized layer: worst "
+          "rms(y - float y) / rms(float y) " +
+          Formatted("%.3g", quant_check.worst_gap_s8) + " (s8), " +
+          Formatted("%.3g", quant_check.worst_gap_s16) + " (s16); worst saturated share " +
+          Formatted("%.4f", quant_check.worst_saturated_share));
+  benchmark::AddCustomContext(
       "counters",
       "gflops; pct_peak = 100 gflops / FMA peak of the row's target (N-worker rows: N x the "
       "single-core peak); vs_eigen, vs_onednn = single-threaded peer's median time / this "
       "row's time (1-worker rows only); vs_one_worker = edgeattn's 1-worker median time of the "
-      "same shape / this row's time (N-worker rows only)");
+      "same shape / this row's time (N-worker rows only); fixed-point rows (s8/..., s16/...): "
+      "gops = integer ops (2 per multiply-accumulate, the f32 FLOP count of the same MHA "
+      "layer; s8/s16 prefill rows are single-head MHA layers with d_model = d), pct_peak = "
+      "100 gops / int8_peak_gops (s8) or int16_peak_gops (s16), vs_f32 = edgeattn's f32 "
+      "median time of the same layer / this row's time");
   std::vector<std::string> headline;
   for (const Shape& shape : BenchmarkShapes(Suite::kQuick)) headline.push_back(ShapeName(shape));
   benchmark::AddCustomContext("headline_shapes", Join(headline, ","));
@@ -297,7 +397,7 @@ int main(int argc, char** argv) {
     // Peers first, so that their times are known when edgeattn's row is reported. The AVX2
     // and multi-worker rows are edgeattn's only: their ratios use the rows of the same shape
     // that ran before them.
-    if (shape.simd == SimdTarget::kBest && shape.workers == 1) {
+    if (shape.simd == SimdTarget::kBest && shape.workers == 1 && !IsFixedPoint(shape)) {
       for (const Library peer : {Library::kEigen, Library::kOnednn}) {
         Register(shape, peer, peaks.GflopsFor(shape, peer), ea_parallel_for{}, timing);
       }
@@ -320,10 +420,12 @@ int main(int argc, char** argv) {
         MeasureFmaPeak(kPeakSecondsPerTrial, timing.peak_trials, FmaProbeTarget::kDispatched)
             .gflops;
   }
+  const IntDotPeaks integer_after = MeasureIntDotPeaks(kPeakSecondsPerTrial, timing.peak_trials);
   printf(
-      "FMA peaks measured again after the runs: %.1f GFLOP/s (%s), %.1f GFLOP/s (AVX2); "
-      "threads (pool stopped): %d\n",
-      best_after, peaks.best.target, avx2_after, ProcessThreadCount());
+      "FMA peaks measured again after the runs: %.1f GFLOP/s (%s), %.1f GFLOP/s (AVX2); integer "
+      "peaks: %.1f GOP/s (%s), %.1f GOP/s (%s); threads (pool stopped): %d\n",
+      best_after, peaks.best.target, avx2_after, integer_after.int8.gops, integer_after.int8.probe,
+      integer_after.int16.gops, integer_after.int16.probe, ProcessThreadCount());
   benchmark::Shutdown();
   return 0;
 }

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include <vector>
+
 namespace edgeattn_bench {
 
 const char* LibraryName(Library library) {
@@ -54,6 +56,30 @@ int WorkersOfBenchmark(const std::string& benchmark_name) {
 
 std::string OneWorkerBenchmarkName(const std::string& benchmark_name) {
   return PeerBenchmarkName(benchmark_name, Library::kEdgeattn);
+}
+
+bool IsFixedPointBenchmark(const std::string& benchmark_name) {
+  const std::string precision = benchmark_name.substr(0, benchmark_name.find('/'));
+  return precision == "s8" || precision == "s16";
+}
+
+std::string F32TwinBenchmarkName(const std::string& benchmark_name) {
+  // "<precision>/<kind>/<sizes>/n<n>/<library>"
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t slash; (slash = benchmark_name.find('/', start)) != std::string::npos;
+       start = slash + 1) {
+    parts.push_back(benchmark_name.substr(start, slash - start));
+  }
+  parts.push_back(benchmark_name.substr(start));
+  if (parts.size() != 5) return std::string();
+  const std::string& kind = parts[1];
+  if (kind.rfind("prefill", 0) == 0 && parts[2].rfind('d', 0) == 0) {
+    parts[1] = "mha" + kind.substr(sizeof "prefill" - 1);  // "prefill_causal" -> "mha_causal"
+    parts[2] = "dm" + parts[2].substr(1) + "h1";           // "d64" -> "dm64h1"
+  }
+  return "f32/" + parts[1] + "/" + parts[2] + "/" + parts[3] + "/" +
+         LibraryName(Library::kEdgeattn);
 }
 
 }  // namespace edgeattn_bench

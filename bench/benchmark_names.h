@@ -1,6 +1,7 @@
 // The three libraries and the benchmark names built from them: "<shape>/<library>", e.g.
 // "f32/prefill/d64/n2048/onednn". The reporters read a row's shape and library back from its
-// name, to find the peers' rows of the same shape and compute the time ratios.
+// name, to find the peers' rows of the same shape (or a fixed-point row's f32 twin) and
+// compute the time ratios.
 #ifndef EDGEATTN_BENCH_BENCHMARK_NAMES_H_
 #define EDGEATTN_BENCH_BENCHMARK_NAMES_H_
 
@@ -36,6 +37,15 @@ int WorkersOfBenchmark(const std::string& benchmark_name);
 // The 1-worker edgeattn row of the same shape, vs_one_worker's reference
 // ("f32_2workers/prefill/d64/n2048/edgeattn" -> "f32/prefill/d64/n2048/edgeattn").
 std::string OneWorkerBenchmarkName(const std::string& benchmark_name);
+
+// Whether the row is a fixed-point one ("s8/..." or "s16/...").
+bool IsFixedPointBenchmark(const std::string& benchmark_name);
+
+// The f32 edgeattn row vs_f32 is measured against, BenchmarkName(F32Twin(shape), kEdgeattn):
+// "s8/mha/dm256h4/n1024/edgeattn" -> "f32/mha/dm256h4/n1024/edgeattn", and for the single-head
+// MHA layers named as prefill shapes "s16/prefill_causal/d64/n2048/edgeattn" ->
+// "f32/mha_causal/dm64h1/n2048/edgeattn". main checks it against F32Twin for every shape.
+std::string F32TwinBenchmarkName(const std::string& benchmark_name);
 
 }  // namespace edgeattn_bench
 

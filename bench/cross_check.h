@@ -3,7 +3,7 @@
 // checked under the AVX2 cap, so the kernels they time are the kernels checked. A multi-worker
 // shape is edgeattn's only: its output must be bit-identical (memcmp) to edgeattn's on one
 // worker, which the library promises for any worker count and schedule; the 1-worker output
-// is the one checked against the peers.
+// is the one checked against the peers. Fixed-point shapes (edgeattn only) are quant_check.h's.
 #ifndef EDGEATTN_BENCH_CROSS_CHECK_H_
 #define EDGEATTN_BENCH_CROSS_CHECK_H_
 
@@ -30,8 +30,8 @@ struct CrossCheckResult {
   std::vector<std::string> onednn_implementations;
 };
 
-// Runs every shape once per library and compares; prints each failure and a summary line.
-// Multi-worker shapes run on `pool`.
+// Runs every float32 shape once per library and compares; prints each failure and a summary
+// line. Multi-worker shapes run on `pool`; fixed-point shapes are skipped.
 CrossCheckResult CrossCheck(const std::vector<Shape>& shapes, WorkerPool* pool);
 
 }  // namespace edgeattn_bench

@@ -23,8 +23,8 @@ void EigenAttention(const ConstRowRef& q, const ConstRowRef& k, const ConstRowRe
   out.noalias() = s * v;
 }
 
-EigenMha::EigenMha(int d_model, int heads, const MhaWeights& weights)
-    : d_model_(d_model), heads_(heads), weights_(weights) {}
+EigenMha::EigenMha(int d_model, int heads, bool causal, const MhaWeights& weights)
+    : d_model_(d_model), heads_(heads), causal_(causal), weights_(weights) {}
 
 void EigenMha::Run(const float* x_data, int n, float* y_data) {
   const int e = d_model_;
@@ -50,7 +50,7 @@ void EigenMha::Run(const float* x_data, int n, float* y_data) {
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
   for (int h = 0; h < heads_; ++h) {
     EigenAttention(q_.middleCols(h * d_k, d_k), k_.middleCols(h * d_k, d_k),
-                   v_.middleCols(h * d_k, d_k), scale, false, &scores_,
+                   v_.middleCols(h * d_k, d_k), scale, causal_, &scores_,
                    concat_.middleCols(h * d_k, d_k));
   }
   y.noalias() = concat_ * out_proj.transpose();

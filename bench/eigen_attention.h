@@ -31,16 +31,18 @@ using RowRef = Eigen::Ref<RowMatrix, 0, Eigen::OuterStride<>>;
 void EigenAttention(const ConstRowRef& q, const ConstRowRef& k, const ConstRowRef& v, float scale,
                     bool causal, RowMatrix* scores, RowRef out);
 
-// Y = Concat(head_1 .. head_h) W_O^T + b_O with three projections and per-head attention.
+// Y = Concat(head_1 .. head_h) W_O^T + b_O with three projections and per-head attention
+// (causal: each head's scores masked above the diagonal).
 class EigenMha {
  public:
-  EigenMha(int d_model, int heads, const MhaWeights& weights);
+  EigenMha(int d_model, int heads, bool causal, const MhaWeights& weights);
   // x, y: [n, d_model], row-major.
   void Run(const float* x, int n, float* y);
 
  private:
   int d_model_;
   int heads_;
+  bool causal_;
   MhaWeights weights_;
   RowMatrix q_, k_, v_, concat_, scores_;
 };

@@ -138,23 +138,23 @@ StridedMatrices HeadBlocks(int64_t d_model, int64_t heads) {
   return StridedMatrices{d_model / heads, d_model};
 }
 
-OnednnAttentionShape HeadsShape(int64_t d_model, int64_t heads, int64_t n) {
+OnednnAttentionShape HeadsShape(int64_t d_model, int64_t heads, bool causal, int64_t n) {
   const int64_t d_k = d_model / heads;
   const StridedMatrices blocks = HeadBlocks(d_model, heads);
   return OnednnAttentionShape{
-      heads, n,      n,      d_k,    1.0f / std::sqrt(static_cast<float>(d_k)),
-      false, blocks, blocks, blocks, blocks};
+      heads,  n,      n,      d_k,    1.0f / std::sqrt(static_cast<float>(d_k)),
+      causal, blocks, blocks, blocks, blocks};
 }
 
 }  // namespace
 
-OnednnMha::OnednnMha(int64_t d_model, int64_t heads, int64_t n, const MhaWeights& weights,
-                     const float* x, float* y)
+OnednnMha::OnednnMha(int64_t d_model, int64_t heads, bool causal, int64_t n,
+                     const MhaWeights& weights, const float* x, float* y)
     : q_values_(static_cast<size_t>(n * d_model)),
       k_values_(q_values_.size()),
       v_values_(q_values_.size()),
       concat_values_(q_values_.size()),
-      heads_attention_(HeadsShape(d_model, heads, n), q_values_.data(), k_values_.data(),
+      heads_attention_(HeadsShape(d_model, heads, causal, n), q_values_.data(), k_values_.data(),
                        v_values_.data(), concat_values_.data()) {
   const int64_t e = d_model;
   const memory::desc activations_desc(Dims{n, e}, kF32, memory::format_tag::ab);

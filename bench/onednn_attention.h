@@ -57,12 +57,13 @@ class OnednnAttention {
 };
 
 // Y = Concat(head_1 .. head_h) W_O^T + b_O, with Q, K, V = X W^T + b (three matmuls) and the
-// heads as column blocks of Q, K, V and Concat, as EigenMha does.
+// heads as column blocks of Q, K, V and Concat, as EigenMha does (causal: the heads' scores
+// get the causal mask post-op).
 class OnednnMha {
  public:
   // x, y: [n, d_model], bound here, as are the weights.
-  OnednnMha(int64_t d_model, int64_t heads, int64_t n, const MhaWeights& weights, const float* x,
-            float* y);
+  OnednnMha(int64_t d_model, int64_t heads, bool causal, int64_t n, const MhaWeights& weights,
+            const float* x, float* y);
   void Run();
   std::string Implementations() const;
 

@@ -1,5 +1,5 @@
-// Ratio counters against the peers and against one worker, from the same run's median times
-// (see peer_ratios.h).
+// Ratio counters against the peers, against one worker and against float32, from the same
+// run's median times (see peer_ratios.h).
 #include "peer_ratios.h"
 
 #include <algorithm>
@@ -66,8 +66,8 @@ void ShortenName(Run* run) {
   run->run_name.time_type.clear();
 }
 
-// Rate counters (gflops, pct_peak) hold their final values by the time they are reported; with
-// the flag gone the console stops appending "/s" to a percentage. The JSON is unchanged.
+// Rate counters (gflops or gops, pct_peak) hold their final values by the time they are reported;
+// with the flag gone the console stops appending "/s" to a percentage. The JSON is unchanged.
 void MarkCountersFinal(Run* run) {
   for (auto& counter : run->counters) counter.second.flags = benchmark::Counter::kDefaults;
 }
@@ -120,6 +120,12 @@ void PeerRatios::Record(const std::vector<Run>& batch) {
 void PeerRatios::SetRatios(Run* run) const {
   if (run->error_occurred) return;
   const std::string& name = run->run_name.function_name;
+  // Fixed point: edgeattn against its own float32 row of the same layer.
+  if (IsFixedPointBenchmark(name)) {
+    const double f32_seconds = MedianSeconds(F32TwinBenchmarkName(name));
+    if (f32_seconds > 0.0) SetRatio(run, "vs_f32", f32_seconds, false);
+    return;
+  }
   // Several workers: edgeattn against itself on one worker only; the peers ran on one thread.
   if (WorkersOfBenchmark(name) > 1) {
     const double one_worker_seconds = MedianSeconds(OneWorkerBenchmarkName(name));

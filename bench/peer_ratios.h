@@ -7,6 +7,9 @@
 // A row on several workers (f32_2workers/...) gets vs_one_worker instead: edgeattn's 1-worker
 // median time of the same shape / this row's time. It gets no peer ratios: the peers run on
 // one thread, and a 2-core time against a 1-core one would compare core counts, not libraries.
+// A fixed-point row (s8/..., s16/...) gets vs_f32 only: the median time of edgeattn's f32 row
+// of the same MHA layer (F32TwinBenchmarkName, registered and so reported before it) / this
+// row's time. The peers have no fixed-point rows to compare with.
 #ifndef EDGEATTN_BENCH_PEER_RATIOS_H_
 #define EDGEATTN_BENCH_PEER_RATIOS_H_
 

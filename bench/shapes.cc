@@ -11,7 +11,9 @@ Shape Prefill(int32_t n, int32_t d, bool causal, SimdTarget simd = SimdTarget::k
 }
 
 Shape Mha(int32_t n, SimdTarget simd = SimdTarget::kBest) {
-  return Shape{Kind::kMha, n, kMhaHeadDim, false, simd};
+  Shape shape{Kind::kMha, n, kMhaHeadDim, false, simd};
+  shape.heads = kMhaHeads;
+  return shape;
 }
 
 Shape Decode(int32_t n_kv) {
@@ -39,6 +41,46 @@ bool HasWorkersTwin(const Shape& shape) {
   return shape.n == 2048 || (shape.n == 4096 && !shape.causal);
 }
 
+// The full suite's shapes with s8 and s16 rows: both MHA sizes, and prefill d64 at n512 and
+// n2048, causal too at n2048.
+bool HasFixedPointRows(const Shape& shape) {
+  if (shape.kind == Kind::kMha) return true;
+  if (shape.kind != Kind::kPrefill || shape.head_dim != 64) return false;
+  return shape.n == 2048 || (shape.n == 512 && !shape.causal);
+}
+
+// The s8 and s16 rows of an f32 shape (best target, 1 worker), each preceded by their F32Twin
+// where that is another shape (prefill: the f32 MHA of the same single-head layer).
+void AddFixedPointRows(std::vector<Shape>* shapes, const Shape& f32_shape) {
+  Shape fixed = f32_shape;
+  fixed.simd = SimdTarget::kBest;
+  fixed.workers = 1;
+  fixed.precision = Precision::kS8;
+  const Shape twin = F32Twin(fixed);
+  if (ShapeName(twin) != ShapeName(f32_shape)) shapes->push_back(twin);
+  shapes->push_back(fixed);
+  fixed.precision = Precision::kS16;
+  shapes->push_back(fixed);
+}
+
+const char* PrecisionName(Precision precision) {
+  switch (precision) {
+    case Precision::kF32:
+      return "f32";
+    case Precision::kS8:
+      return "s8";
+    case Precision::kS16:
+      return "s16";
+  }
+  return "?";
+}
+
+// Attention(Q, K, V) over all heads of width `width` (d, or d_model for MHA): 4 n^2 width,
+// causal 2 n (n + 1) width.
+double AttentionFlops(double n, double width, bool causal) {
+  return causal ? 2.0 * n * (n + 1.0) * width : 4.0 * n * n * width;
+}
+
 }  // namespace
 
 std::vector<Shape> BenchmarkShapes(Suite suite) {
@@ -48,10 +90,13 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
     shapes.push_back(Prefill(512, 64, false));
     AddWithAvx2Twin(&shapes, Prefill(2048, 64, false));
     AddWorkersTwin(&shapes, Prefill(2048, 64, false));
+    AddFixedPointRows(&shapes, Prefill(2048, 64, false));
     shapes.push_back(Prefill(2048, 64, true));
     shapes.push_back(Mha(128));
+    AddFixedPointRows(&shapes, Mha(128));
     AddWithAvx2Twin(&shapes, Mha(1024));
     AddWorkersTwin(&shapes, Mha(1024));
+    AddFixedPointRows(&shapes, Mha(1024));
     shapes.push_back(Decode(512));
     return shapes;
   }
@@ -61,12 +106,14 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
         const Shape shape = Prefill(n, d, causal);
         AddWithAvx2Twin(&shapes, shape);
         if (HasWorkersTwin(shape)) AddWorkersTwin(&shapes, shape);
+        if (HasFixedPointRows(shape)) AddFixedPointRows(&shapes, shape);
       }
     }
   }
   for (const int32_t n : {128, 1024}) {
     AddWithAvx2Twin(&shapes, Mha(n));
     AddWorkersTwin(&shapes, Mha(n));
+    AddFixedPointRows(&shapes, Mha(n));
   }
   for (const int32_t n : {512, 4096}) shapes.push_back(Decode(n));
   return shapes;
@@ -74,7 +121,8 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
 
 std::string ShapeName(const Shape& shape) {
   const std::string precision =
-      std::string("f32") + (shape.simd == SimdTarget::kAvx2 ? "_avx2" : "") +
+      std::string(PrecisionName(shape.precision)) +
+      (shape.simd == SimdTarget::kAvx2 ? "_avx2" : "") +
       (shape.workers > 1 ? "_" + std::to_string(shape.workers) + "workers" : "") + "/";
   const std::string n = std::to_string(shape.n);
   const std::string d = std::to_string(shape.head_dim);
@@ -82,8 +130,8 @@ std::string ShapeName(const Shape& shape) {
     case Kind::kPrefill:
       return precision + (shape.causal ? "prefill_causal" : "prefill") + "/d" + d + "/n" + n;
     case Kind::kMha:
-      return precision + "mha/dm" + std::to_string(kMhaDModel) + "h" + std::to_string(kMhaHeads) +
-             "/n" + n;
+      return precision + (shape.causal ? "mha_causal" : "mha") + "/dm" +
+             std::to_string(DModel(shape)) + "h" + std::to_string(shape.heads) + "/n" + n;
     case Kind::kDecode:
       return precision + "decode/h" + std::to_string(kDecodeHeads) + "d" + d + "/kv" + n;
   }
@@ -97,22 +145,43 @@ const char* SimdCapName(SimdTarget simd) { return simd == SimdTarget::kAvx2 ? "A
 // - prefill, causal: only the n (n + 1) / 2 visible query-key pairs are useful work, 4 d FLOPs
 //   each, so 2 n (n + 1) d. Eigen and oneDNN compute the full square and then mask it; they are
 //   still charged only the useful FLOPs, the same as edgeattn, so the ratios stay time ratios.
-// - MHA: Q, K, V and output projections 4 x 2 n E^2, plus attention 4 n^2 E over all heads.
+// - MHA: Q, K, V and output projections 4 x 2 n E^2, plus attention 4 n^2 E over all heads
+//   (causal: 2 n (n + 1) E).
 // - decode: per head 4 L d for one query against L keys; times the number of heads.
+// - fixed point (s8, s16): integer operations, 2 per multiply-accumulate, counting exactly the
+//   f32 MHA rule above for the same layer (a fixed-point prefill row is MHA with E = d), so
+//   gops / the F32Twin's gflops is the twin's time / this row's time. Offsets, requantisation
+//   and the integer softmax are not counted, as the float softmax is not.
 double ShapeFlops(const Shape& shape) {
   const double n = shape.n;
   const double d = shape.head_dim;
+  if (IsFixedPoint(shape) || shape.kind == Kind::kMha) {
+    const double e = DModel(shape);
+    return 2.0 * n * e * e * 4.0 + AttentionFlops(n, e, shape.causal);
+  }
   switch (shape.kind) {
     case Kind::kPrefill:
-      return shape.causal ? 2.0 * n * (n + 1.0) * d : 4.0 * n * n * d;
-    case Kind::kMha: {
-      const double e = kMhaDModel;
-      return 2.0 * n * e * e * 4.0 + 4.0 * n * n * e;
-    }
+      return AttentionFlops(n, d, shape.causal);
+    case Kind::kMha:
+      break;  // above
     case Kind::kDecode:
       return kDecodeHeads * 4.0 * n * d;
   }
   return 0.0;
+}
+
+bool IsFixedPoint(const Shape& shape) { return shape.precision != Precision::kF32; }
+
+int32_t DModel(const Shape& shape) { return shape.heads * shape.head_dim; }
+
+Shape F32Twin(const Shape& shape) {
+  Shape twin = shape;
+  twin.precision = Precision::kF32;
+  if (IsFixedPoint(shape) && shape.kind == Kind::kPrefill) {
+    twin.kind = Kind::kMha;
+    twin.heads = 1;
+  }
+  return twin;
 }
 
 }  // namespace edgeattn_bench

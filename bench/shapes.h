@@ -1,8 +1,9 @@
 // The benchmarked shapes, their names and their FLOP counts. Every library is charged the same
 // FLOPs for a shape, so a ratio of GFLOP/s between two libraries is exactly the inverse ratio of
-// their times. A shape also says how edgeattn runs it: SIMD target, and workers (threads of the
-// bench's pthread pool, through ea_parallel_for); the peers always run their normal build on
-// one thread.
+// their times. A shape also says how edgeattn runs it: precision (float32, or the fixed-point
+// int8 / int16 MHA, edgeattn only), SIMD target, and workers (threads of the bench's pthread
+// pool, through ea_parallel_for); the peers always run their normal float32 build on one
+// thread.
 #ifndef EDGEATTN_BENCH_SHAPES_H_
 #define EDGEATTN_BENCH_SHAPES_H_
 
@@ -14,8 +15,9 @@
 namespace edgeattn_bench {
 
 enum class Kind {
-  kPrefill,  // Attention(Q, K, V), n queries x n keys, head dimension Shape::head_dim
-  kMha,      // multi-head self-attention with projections, kMhaDModel / kMhaHeads
+  kPrefill,  // f32: Attention(Q, K, V), n queries x n keys, head dimension Shape::head_dim;
+             // s8 / s16: single-head MHA with d_model = head_dim (see Precision)
+  kMha,      // multi-head self-attention with projections, d_model = heads x head_dim
   kDecode    // one query per head against a KV cache of n keys, kDecodeHeads heads of 64
 };
 
@@ -23,6 +25,17 @@ enum class Kind {
 enum class SimdTarget {
   kBest,  // what dynamic dispatch picks on this CPU (AVX3_DL on the development machine)
   kAvx2   // capped at AVX2 through ea_set_max_simd_target
+};
+
+// The arithmetic of edgeattn's row. The fixed-point dtypes exist for MHA only
+// (ea_mha_run_s8 / _s16), so an s8 or s16 "prefill" row is the MHA layer of one head with
+// d_model = head_dim, no position table: the three projections, Attention(Q, K, V) and the
+// output projection, where an f32 prefill row is Attention(Q, K, V) alone. Its f32 reference
+// row (F32Twin) is therefore the f32 MHA of that layer, "f32/mha/dm64h1/...".
+enum class Precision {
+  kF32,  // float32 (every library)
+  kS8,   // EA_DTYPE_INT8, ea_mha_run_s8 (edgeattn only)
+  kS16   // EA_DTYPE_INT16 (TFLite 16x8), ea_mha_run_s16 (edgeattn only)
 };
 
 inline constexpr int32_t kMhaDModel = 256;
@@ -35,10 +48,12 @@ inline constexpr int32_t kParallelWorkers = 2;
 struct Shape {
   Kind kind;
   int32_t n;         // tokens (prefill, MHA) or KV-cache length (decode)
-  int32_t head_dim;  // d of one head (MHA: kMhaDModel / kMhaHeads)
-  bool causal;       // prefill only
+  int32_t head_dim;  // d of one head (MHA: d_model / heads)
+  bool causal;       // prefill and MHA
   SimdTarget simd;
   int32_t workers = 1;  // edgeattn only: 1 (no hook) or kParallelWorkers (the pool's hook)
+  int32_t heads = 1;    // MHA: d_model = heads x head_dim (fixed-point prefill: 1)
+  Precision precision = Precision::kF32;
 };
 
 enum class Suite {
@@ -46,20 +61,33 @@ enum class Suite {
   kQuick  // make bench-quick: the headline shapes
 };
 
-// The shapes a suite measures, in report order; an AVX2 shape, then a 2-worker shape, follow
-// their best-target twin.
+// The shapes a suite measures, in report order. An AVX2 shape, then a 2-worker shape, follow
+// their best-target twin; then come the shape's fixed-point rows, s8 and s16, each after its
+// F32Twin (which is added right before them when it is not the shape itself), so that the
+// f32 time vs_f32 needs is known when they are reported.
 std::vector<Shape> BenchmarkShapes(Suite suite);
 
 // "f32/prefill/d64/n2048", "f32/prefill_causal/d64/n2048", "f32/mha/dm256h4/n1024",
-// "f32/decode/h8d64/kv512"; "f32_avx2/..." when edgeattn is capped at AVX2, "f32_2workers/..."
-// when it runs on 2 workers.
+// "f32/mha_causal/dm64h1/n2048", "f32/decode/h8d64/kv512"; "f32_avx2/..." when edgeattn is
+// capped at AVX2, "f32_2workers/..." when it runs on 2 workers; "s8/..." and "s16/..." for
+// the fixed-point rows ("s8/prefill/d64/n2048": the MHA layer dm64h1, see Precision).
 std::string ShapeName(const Shape& shape);
 
 // The Highway target name ea_set_max_simd_target takes ("AVX2"), or nullptr for kBest.
 const char* SimdCapName(SimdTarget simd);
 
-// Useful floating-point operations of one run (see shapes.cc for the counting rules).
+// Useful floating-point operations of one run, or integer operations of a fixed-point one,
+// counted the same way (see shapes.cc for the counting rules).
 double ShapeFlops(const Shape& shape);
+
+bool IsFixedPoint(const Shape& shape);
+
+// d_model of an MHA shape or of a fixed-point prefill shape: heads x head_dim.
+int32_t DModel(const Shape& shape);
+
+// The f32 edgeattn row a fixed-point row's vs_f32 is measured against: the same MHA layer in
+// float32 (an s8 / s16 prefill shape: the single-head MHA "f32/mha[_causal]/dm<d>h1/n<n>").
+Shape F32Twin(const Shape& shape);
 
 }  // namespace edgeattn_bench
 

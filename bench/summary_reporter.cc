@@ -90,6 +90,44 @@ void PrintWorkersTable(const SummaryReporter& reporter, const std::vector<Shape>
   }
 }
 
+// The fixed-point rows: GOP/s, the float32 twin's GFLOP/s (same operation count), pct_peak
+// against the integer probe of the row's dtype, vs_f32.
+void PrintFixedPointTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
+                          const TargetPeaks& peaks) {
+  bool header = false;
+  for (const Shape& shape : shapes) {
+    if (!IsFixedPoint(shape)) continue;
+    const std::string name = BenchmarkName(shape, Library::kEdgeattn);
+    const double seconds = reporter.SecondsPerIteration(name);
+    if (seconds <= 0.0) continue;
+    if (!header) {
+      printf("\nfixed-point rows (edgeattn only, one core; ea_mha_run_s8 / ea_mha_run_s16):\n");
+      printf("GOP/s = 2 integer ops per multiply-accumulate, the FLOP count of the same layer's\n");
+      printf(
+          "f32 row; s8/s16 prefill rows are single-head MHA layers, projections included, and\n");
+      printf("their f32 row is f32/mha[_causal]/dm<d>h1. pct_peak: of the integer probe of the\n");
+      printf("row's dtype, s8: %s, %.1f GOP/s; s16: %s, %.1f GOP/s.\n", peaks.integer.int8.probe,
+             peaks.integer.int8.gops, peaks.integer.int16.probe, peaks.integer.int16.gops);
+      printf("vs_f32 = edgeattn's f32 median time of the layer / this row's\n\n");
+      printf("| shape | edgeattn GOP/s | f32 row | f32 GFLOP/s | pct_peak | vs_f32 |\n");
+      printf("|---|---:|---|---:|---:|---:|\n");
+      header = true;
+    }
+    const Shape twin = F32Twin(shape);
+    const double f32_seconds =
+        reporter.SecondsPerIteration(BenchmarkName(twin, Library::kEdgeattn));
+    const double gops = ShapeFlops(shape) * 1e-9 / seconds;
+    const double peak = peaks.GflopsFor(shape, Library::kEdgeattn);
+    printf("| %s |", ShapeName(shape).c_str());
+    PrintCell(gops, "%.1f");
+    printf(" %s |", ShapeName(twin).c_str());
+    PrintCell(f32_seconds > 0.0 ? ShapeFlops(twin) * 1e-9 / f32_seconds : -1.0, "%.1f");
+    PrintCell(peak > 0.0 ? 100.0 * gops / peak : -1.0, "%.1f");
+    PrintCell(f32_seconds > 0.0 ? f32_seconds / seconds : -1.0, "%.2f");
+    printf("\n");
+  }
+}
+
 }  // namespace
 
 void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
@@ -104,7 +142,7 @@ void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>
   printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   const Library libraries[] = {Library::kEdgeattn, Library::kEigen, Library::kOnednn};
   for (const Shape& shape : shapes) {
-    if (shape.workers > 1) continue;  // PrintWorkersTable
+    if (shape.workers > 1 || IsFixedPoint(shape)) continue;  // the tables below
     double seconds[3], gflops[3];
     bool any = false;
     for (int i = 0; i < 3; ++i) {
@@ -126,6 +164,7 @@ void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>
     printf("\n");
   }
   PrintWorkersTable(reporter, shapes, peaks);
+  PrintFixedPointTable(reporter, shapes, peaks);
   const double share = reporter.MinCpuShare();
   printf("\nlowest CPU/real time share per worker of any benchmark: %.2f%s\n", share,
          share < 0.9 ? " (WARNING: other processes shared the cores; figures are low, rerun on "

@@ -1,7 +1,9 @@
 // Console output of Google Benchmark (rows shown with their peer ratios, one shape at a time),
 // plus the closing tables: per shape, GFLOP/s and percent of peak of all three libraries and
 // edgeattn's time ratios against both peers, from the same run's median times; then the
-// multi-worker rows on their own, with their speed-up over one worker and their CPU/real share.
+// multi-worker rows on their own, with their speed-up over one worker and their CPU/real share;
+// then the fixed-point rows, with their GOP/s, share of the integer dot-product peak and
+// speed-up over edgeattn's float32 row of the same layer.
 #ifndef EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 #define EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 
@@ -50,7 +52,8 @@ class SummaryReporter : public benchmark::ConsoleReporter {
 };
 
 // Prints the closing tables as Markdown, for every shape at least one library ran: the
-// 1-worker shapes with all three libraries, then the multi-worker shapes (edgeattn only).
+// 1-worker float32 shapes with all three libraries, then the multi-worker shapes and the
+// fixed-point shapes (edgeattn only).
 void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
                        const TargetPeaks& peaks);
 

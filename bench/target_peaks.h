@@ -1,13 +1,16 @@
-// The FMA peaks a row's pct_peak is read against, both measured at the start of the same run
-// on one core: the best target's (edgeattn's normal rows, and the peers, which run AVX-512
-// builds) and AVX2's (edgeattn's rows capped at AVX2). A row on N workers uses N cores, so its
-// peak is N x the single-core one (the probe runs on one core; the VM's cores are not SMT
-// siblings, so each has its own FMA units).
+// The peaks a row's pct_peak is read against, all measured at the start of the same run on one
+// core: the FMA peaks of the best target (edgeattn's normal rows, and the peers, which run
+// AVX-512 builds) and of AVX2 (edgeattn's rows capped at AVX2), and the integer dot-product
+// peaks of the fixed-point rows (int8: vpdpbusd where there is AVX512-VNNI; int16: vpmaddwd;
+// int_dot_peak.h). A row on N workers uses N cores, so its peak is N x the single-core one
+// (the probe runs on one core; the VM's cores are not SMT siblings, so each has its own FMA
+// units).
 #ifndef EDGEATTN_BENCH_TARGET_PEAKS_H_
 #define EDGEATTN_BENCH_TARGET_PEAKS_H_
 
 #include "benchmark_names.h"
 #include "fma_peak.h"
+#include "int_dot_peak.h"
 #include "shapes.h"
 
 namespace edgeattn_bench {
@@ -15,9 +18,13 @@ namespace edgeattn_bench {
 struct TargetPeaks {
   FmaPeak best;  // dynamic dispatch, no cap: the target ea_simd_target() reports
   FmaPeak avx2;  // dynamic dispatch capped at AVX2
+  IntDotPeaks integer;
 
-  // GFLOP/s of the peak the row of `library` on `shape` ran against.
+  // GFLOP/s of the peak the row of `library` on `shape` ran against (GOP/s for a fixed-point
+  // row; 0 where no integer probe ran, and the row then has no pct_peak).
   double GflopsFor(const Shape& shape, Library library) const {
+    if (shape.precision == Precision::kS8) return integer.int8.gops * shape.workers;
+    if (shape.precision == Precision::kS16) return integer.int16.gops * shape.workers;
     if (library != Library::kEdgeattn) return best.gflops;
     return (shape.simd == SimdTarget::kAvx2 ? avx2.gflops : best.gflops) * shape.workers;
   }

@@ -15,7 +15,7 @@ namespace {
 // same config (so with the hook's workers).
 struct AttentionPlan {
   AttentionPlan(int32_t n_q, int32_t n_kv, int32_t d, ea_mask mask, const ea_parallel_for& parallel)
-      : config{EA_DTYPE_F32, n_q, n_kv, d, d, mask, 0.0f, parallel} {
+      : config{EA_DTYPE_F32, n_q, n_kv, d, d, mask, 0.0f, parallel, nullptr, nullptr} {
     size_t bytes = 0;
     status = ea_attention_arena_size(&config, &bytes);
     buffer = std::make_unique<AlignedBuffer>(bytes);
@@ -82,29 +82,31 @@ class PrefillWorkload : public Workload {
   OnednnAttention onednn_;
 };
 
-// MHA over kMhaDModel with kMhaHeads heads, no mask, no positions, with biases.
+// MHA over d_model = heads x head_dim (kMhaDModel with kMhaHeads heads, or the single-head
+// layers of the fixed-point prefill rows' F32Twin), no mask or causal, no positions, with
+// biases.
 class MhaWorkload : public Workload {
  public:
-  MhaWorkload(int32_t n, const ea_parallel_for& parallel)
-      : Workload(static_cast<size_t>(n) * kMhaDModel),
+  MhaWorkload(int32_t n, int32_t d_model, int32_t heads, bool causal,
+              const ea_parallel_for& parallel)
+      : Workload(static_cast<size_t>(n) * d_model),
         n_(n),
-        x_(RandomFloats(static_cast<size_t>(n) * kMhaDModel, 11)),
+        x_(RandomFloats(static_cast<size_t>(n) * d_model, 11)),
         // Weights scaled by 1/sqrt(E) keep projected values of order 1, like trained layers.
-        in_proj_(RandomFloats(3 * static_cast<size_t>(kMhaDModel) * kMhaDModel, 12,
-                              InverseSqrt(kMhaDModel))),
-        in_bias_(RandomFloats(3 * static_cast<size_t>(kMhaDModel), 13, 0.1f)),
-        out_proj_(RandomFloats(static_cast<size_t>(kMhaDModel) * kMhaDModel, 14,
-                               InverseSqrt(kMhaDModel))),
-        out_bias_(RandomFloats(static_cast<size_t>(kMhaDModel), 15, 0.1f)),
+        in_proj_(
+            RandomFloats(3 * static_cast<size_t>(d_model) * d_model, 12, InverseSqrt(d_model))),
+        in_bias_(RandomFloats(3 * static_cast<size_t>(d_model), 13, 0.1f)),
+        out_proj_(RandomFloats(static_cast<size_t>(d_model) * d_model, 14, InverseSqrt(d_model))),
+        out_bias_(RandomFloats(static_cast<size_t>(d_model), 15, 0.1f)),
         weights_{in_proj_.data(), in_bias_.data(), out_proj_.data(), out_bias_.data()},
-        eigen_(kMhaDModel, kMhaHeads, weights_),
-        onednn_(kMhaDModel, kMhaHeads, n, weights_, x_.data(), onednn_out_.data()) {
+        eigen_(d_model, heads, causal, weights_),
+        onednn_(d_model, heads, causal, n, weights_, x_.data(), onednn_out_.data()) {
     ea_mha_config config = {};
     config.dtype = EA_DTYPE_F32;
     config.max_tokens = n;
-    config.d_model = kMhaDModel;
-    config.heads = kMhaHeads;
-    config.mask = EA_MASK_NONE;
+    config.d_model = d_model;
+    config.heads = heads;
+    config.mask = causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
     config.position = EA_POSITION_NONE;
     config.parallel = parallel;
     const ea_mha_weights weights = {weights_.in_proj_weight, weights_.in_proj_bias,
@@ -223,7 +225,8 @@ std::unique_ptr<Workload> MakeWorkload(const Shape& shape, const ea_parallel_for
     case Kind::kPrefill:
       return std::make_unique<PrefillWorkload>(shape.n, shape.head_dim, shape.causal, parallel);
     case Kind::kMha:
-      return std::make_unique<MhaWorkload>(shape.n, parallel);
+      return std::make_unique<MhaWorkload>(shape.n, DModel(shape), shape.heads, shape.causal,
+                                           parallel);
     case Kind::kDecode:
       return std::make_unique<DecodeWorkload>(shape.n, parallel);
   }

@@ -3,15 +3,18 @@
 
 `make bench` writes bench/results/latest.json (Google Benchmark JSON, with the gflops,
 pct_peak, vs_eigen and vs_onednn counters on every 1-worker row, gflops, pct_peak and
-vs_one_worker on the multi-worker rows `f32_<N>workers/...`); `make bench-report` runs this on it:
+vs_one_worker on the multi-worker rows `f32_<N>workers/...`, gops, pct_peak and vs_f32 on the
+fixed-point rows `s8/...` and `s16/...`); `make bench-report` runs this on it:
 
-- bench/results/latest.png (next to the JSON, same stem): GFLOP/s per shape and percent of
-  the FMA peak per shape, edgeattn vs oneDNN vs Eigen as grouped bars, edgeattn's
-  multi-worker rows as bars of their own;
+- bench/results/latest.png (next to the JSON, same stem): GFLOP/s (fixed point: GOP/s) per
+  shape and percent of the peak per shape, edgeattn vs oneDNN vs Eigen as grouped bars,
+  edgeattn's multi-worker and fixed-point rows as bars of their own;
 - the tables between <!-- bench-table:begin --> and <!-- bench-table:end --> in README.md
   (the headline shapes, as listed in the JSON's headline_shapes context) and in
-  bench/README.md (every shape), rewritten in place: the 1-worker shapes with all three
-  libraries, then a small table of the multi-worker rows (speed-up over one worker, CPU/real).
+  bench/README.md (every shape), rewritten in place: the 1-worker float32 shapes with all
+  three libraries, then a small table of the multi-worker rows (speed-up over one worker,
+  CPU/real), then the fixed-point rows (GOP/s, share of the integer probe's peak, speed-up
+  over edgeattn's float32 row of the same layer).
 
 Standard library and matplotlib only, so it runs wherever `make bench` does.
 """
@@ -33,6 +36,9 @@ BAR_ORDER = ("edgeattn", "onednn", "eigen")
 BAR_COLOURS = {"edgeattn": "#1f77b4", "onednn": "#ff7f0e", "eigen": "#2ca02c"}
 # The precision component of a multi-worker row: "f32_2workers".
 WORKERS_PATTERN = re.compile(r"^[^/]*_(\d+)workers/")
+# Fixed-point rows: "s8/...", "s16/...".
+FIXED_POINT_PATTERN = re.compile(r"^s(8|16)/")
+FIXED_POINT_COLOURS = {"s8": "#9467bd", "s16": "#8c564b"}
 
 
 def split_name(run_name):
@@ -51,6 +57,24 @@ def workers_of(shape):
     """edgeattn's workers: 2 for 'f32_2workers/...', 1 otherwise."""
     match = WORKERS_PATTERN.match(shape)
     return int(match.group(1)) if match else 1
+
+
+def is_fixed_point(shape):
+    return FIXED_POINT_PATTERN.match(shape) is not None
+
+
+def f32_twin(shape):
+    """The f32 row of a fixed-point row's layer, as bench/benchmark_names.cc derives it:
+    's8/mha/dm256h4/n1024' -> 'f32/mha/dm256h4/n1024'; the single-head MHA layers named as
+    prefill shapes: 's16/prefill_causal/d64/n2048' -> 'f32/mha_causal/dm64h1/n2048'."""
+    parts = shape.split("/")
+    if len(parts) != 4:
+        return None
+    _, kind, sizes, n = parts
+    if kind.startswith("prefill") and sizes.startswith("d"):
+        kind = "mha" + kind[len("prefill"):]
+        sizes = "dm" + sizes[1:] + "h1"
+    return "/".join(("f32", kind, sizes, n))
 
 
 class Results:
@@ -100,6 +124,10 @@ class Results:
         """edgeattn's counter on the 1-worker row of a multi-worker shape."""
         return self.value(peer_shape(shape), "edgeattn", counter)
 
+    def f32_value(self, shape, counter):
+        """edgeattn's counter on the f32 row of a fixed-point shape's layer."""
+        return self.value(f32_twin(shape), "edgeattn", counter)
+
     def headline_shapes(self):
         listed = self.context.get("headline_shapes", "")
         wanted = [shape for shape in listed.split(",") if shape]
@@ -142,6 +170,25 @@ def workers_caption(results, workers):
     )
 
 
+def fixed_point_caption(results):
+    context = results.context
+
+    def peak(dtype):
+        return (f"{float(context.get(dtype + '_peak_gops', 'nan')):.1f} GOP/s, "
+                f"{context.get(dtype + '_peak_probe', '?').split(',')[0]}")
+
+    return (
+        "Fixed-point rows: edgeattn's int8 and int16 MHA (`ea_mha_run_s8` / `_s16`, TFLite's "
+        "integer chain) alone, one core. GOP/s counts 2 integer ops per multiply-accumulate, "
+        "the FLOP count of the f32 row of the same layer. `s8`/`s16` prefill rows are "
+        "single-head MHA layers (d_model = d), the three projections and the output "
+        "projection included, unlike the f32 prefill rows: their f32 row is "
+        "`f32/mha[_causal]/dm<d>h1`. pct_peak is against the integer probe of the same run: "
+        f"s8 rows {peak('int8')}; s16 rows {peak('int16')}. vs_f32 = edgeattn's f32 time of "
+        "the layer / this row's (> 1: faster than float32)."
+    )
+
+
 def markdown_table(results, shapes):
     lines = [
         *textwrap.wrap(caption(results), width=95, break_on_hyphens=False),
@@ -151,7 +198,7 @@ def markdown_table(results, shapes):
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for shape in shapes:
-        if workers_of(shape) > 1:
+        if workers_of(shape) > 1 or is_fixed_point(shape):
             continue
         cells = [cell(results.value(shape, lib, "gflops"), 1) for lib in LIBRARIES]
         cells += [cell(results.value(shape, lib, "pct_peak"), 1) for lib in LIBRARIES]
@@ -176,6 +223,22 @@ def markdown_table(results, shapes):
                      cell(results.value(shape, "edgeattn", "vs_one_worker"), 2),
                      cell(results.cpu_shares.get((shape, "edgeattn")), 2)]
             lines.append(f"| {shape} | " + " | ".join(cells) + " |")
+    fixed = [shape for shape in shapes if is_fixed_point(shape)]
+    if fixed:
+        lines += [
+            "",
+            *textwrap.wrap(fixed_point_caption(results), width=95, break_on_hyphens=False),
+            "",
+            "| shape | edgeattn GOP/s | f32 row | f32 GFLOP/s | pct_peak | vs_f32 |",
+            "|---|---:|---|---:|---:|---:|",
+        ]
+        for shape in fixed:
+            cells = [cell(results.value(shape, "edgeattn", "gops"), 1),
+                     f32_twin(shape) or "-",
+                     cell(results.f32_value(shape, "gflops"), 1),
+                     cell(results.value(shape, "edgeattn", "pct_peak"), 1),
+                     cell(results.value(shape, "edgeattn", "vs_f32"), 2)]
+            lines.append(f"| {shape} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -194,8 +257,11 @@ def replace_table(readme_path, table):
 
 
 def bar_style(shape, library):
-    """Colour, hatch and legend label of one bar; edgeattn capped at AVX2 or on several
-    workers stands apart."""
+    """Colour, hatch and legend label of one bar; edgeattn capped at AVX2, on several
+    workers or in fixed point stands apart."""
+    if library == "edgeattn" and is_fixed_point(shape):
+        dtype = shape.split("/")[0]
+        return FIXED_POINT_COLOURS[dtype], None, f"edgeattn {dtype} (fixed point, GOP/s)"
     if library == "edgeattn" and shape.startswith("f32_avx2/"):
         return "#9ecae1", "//", "edgeattn, capped at AVX2"
     if library == "edgeattn" and workers_of(shape) > 1:
@@ -217,14 +283,17 @@ def plot(results, png_path):
     width = 0.27
     figure, axes = plt.subplots(2, 1, figsize=(max(8.0, 0.5 * len(shapes) + 2.0), 9.0),
                                 sharex=True)
-    panels = (("gflops", "GFLOP/s"),
-              ("pct_peak", "% of the FMA peak of the row's target\n(N-worker rows: N cores)"))
+    panels = (("gflops", "GFLOP/s (fixed point: GOP/s)"),
+              ("pct_peak", "% of the FMA peak of the row's target\n(N-worker rows: N cores; "
+                           "fixed point:\nthe integer probe)"))
     for axis, (counter, label) in zip(axes, panels):
         labelled = set()
         for index, shape in enumerate(shapes):
             # A peer's bar only where it ran: AVX2 and multi-worker shapes have edgeattn's alone.
-            bars = [(library, results.rows[(shape, library)][counter]) for library in BAR_ORDER
-                    if counter in results.rows.get((shape, library), {})]
+            # Fixed-point rows carry gops where the float rows carry gflops.
+            key = "gops" if counter == "gflops" and is_fixed_point(shape) else counter
+            bars = [(library, results.rows[(shape, library)][key]) for library in BAR_ORDER
+                    if key in results.rows.get((shape, library), {})]
             for position, (library, height) in enumerate(bars):
                 colour, hatch, legend = bar_style(shape, library)
                 edge = "#1f77b4" if hatch == "//" else "white"
@@ -240,7 +309,8 @@ def plot(results, png_path):
     axes[0].legend(fontsize=8, ncol=2, loc="upper center")
     workers = results.context.get("parallel_workers", "2")
     axes[0].set_title(f"edgeattn vs oneDNN vs Eigen, float32, one core ({workers}-worker rows: "
-                      f"{workers} cores)\n"
+                      f"{workers} cores)\nand edgeattn's fixed-point int8 / int16 MHA (GOP/s, "
+                      "% of the integer probe)\n"
                       f"{os.path.basename(results.path)}, {results.context.get('date', '')[:10]}")
     axes[1].set_xticks(range(len(shapes)))
     axes[1].set_xticklabels(shapes, rotation=60, ha="right", fontsize=8)

@@ -39,7 +39,9 @@ Case<T> MakeCase(const Shape& s, uint64_t seed) {
   RandomStream random(seed);
   constexpr bool kInt8 = sizeof(T) == 1;
   const auto draw = [&](int32_t lo, int32_t hi) {
-    return static_cast<int32_t>(lo + static_cast<int64_t>(random.Uniform() * (hi - lo + 1.0)));
+    return static_cast<int32_t>(
+        lo + static_cast<int64_t>(random.Uniform() *
+                                  (static_cast<double>(hi) - static_cast<double>(lo) + 1.0)));
   };
   const auto zero_point = [&]() { return kInt8 ? draw(-128, 127) : 0; };
   Case<T> c;

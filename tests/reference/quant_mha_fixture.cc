@@ -259,7 +259,9 @@ QuantMhaCase RandomQuantMha(ea_dtype dtype, RandomShape shape, uint64_t seed, do
   RandomStream random(seed);
   const auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * random.Uniform(); };
   const auto integer = [&](int32_t lo, int32_t hi) {
-    return static_cast<int32_t>(lo + static_cast<int64_t>(random.Uniform() * (hi - lo + 1.0)));
+    return static_cast<int32_t>(
+        lo + static_cast<int64_t>(random.Uniform() *
+                                  (static_cast<double>(hi) - static_cast<double>(lo) + 1.0)));
   };
   // A factor in [1/spread, spread], log-uniform.
   const auto jitter = [&]() { return static_cast<float>(exp(uniform(-log(spread), log(spread)))); };

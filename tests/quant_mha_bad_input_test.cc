@@ -29,11 +29,11 @@
 #include "edgeattn/edgeattn.h"
 #include "reference/quant_mha_fixture.h"
 #include "test_support.h"
+#include "untouched_bytes.h"
 
 namespace edgeattn_test {
 namespace {
 
-constexpr uint8_t kCanaryByte = 0xA5;
 constexpr int32_t kTokens = 6;
 constexpr int32_t kDModel = 12;
 constexpr int32_t kHeads = 3;
@@ -56,74 +56,6 @@ constexpr ea_status kOkOrAsPlan = static_cast<ea_status>(1000);
 // The function does not read what the row breaks (derive ignores max_tokens,
 // the mask, the position table, quant_params...): not called.
 constexpr ea_status kNotCalled = static_cast<ea_status>(1001);
-
-std::string StatusName(ea_status status) {
-  switch (status) {
-    case EA_OK:
-      return "EA_OK";
-    case EA_ERR_NULL_POINTER:
-      return "EA_ERR_NULL_POINTER";
-    case EA_ERR_BAD_DIMENSION:
-      return "EA_ERR_BAD_DIMENSION";
-    case EA_ERR_DIMENSION_OVERFLOW:
-      return "EA_ERR_DIMENSION_OVERFLOW";
-    case EA_ERR_HEADS_MISMATCH:
-      return "EA_ERR_HEADS_MISMATCH";
-    case EA_ERR_ARENA_TOO_SMALL:
-      return "EA_ERR_ARENA_TOO_SMALL";
-    case EA_ERR_ARENA_MISALIGNED:
-      return "EA_ERR_ARENA_MISALIGNED";
-    case EA_ERR_BAD_ARGUMENT:
-      return "EA_ERR_BAD_ARGUMENT";
-    case EA_ERR_UNSUPPORTED:
-      return "EA_ERR_UNSUPPORTED";
-    default:
-      return "unknown status " + std::to_string(static_cast<int>(status));
-  }
-}
-
-#define EXPECT_STATUS(got, expected) EXPECT_EQ(StatusName(got), StatusName(expected))
-#define ASSERT_STATUS(got, expected) ASSERT_EQ(StatusName(got), StatusName(expected))
-
-template <typename Enum>
-void StoreRawEnum(Enum* field, int32_t value) {
-  static_assert(sizeof(Enum) == sizeof(value), "public enums are 4 bytes on every ABI");
-  memcpy(field, &value, sizeof(value));
-}
-
-// Byte ranges a refused call must leave exactly as they were.
-class UntouchedBytes {
- public:
-  void FillWithCanary(const char* what, void* data, size_t size) {
-    memset(data, kCanaryByte, size);
-    Remember(what, data, size);
-  }
-  void Remember(const char* what, const void* data, size_t size) {
-    const uint8_t* bytes = static_cast<const uint8_t*>(data);
-    regions_.push_back(Region{what, bytes, std::vector<uint8_t>(bytes, bytes + size)});
-  }
-  void ExpectUntouched() const {
-    for (const Region& region : regions_) {
-      const size_t size = region.expected.size();
-      if (size == 0) continue;
-      size_t first = size;
-      for (size_t i = 0; i < size && first == size; ++i) {
-        if (region.data[i] != region.expected[i]) first = i;
-      }
-      EXPECT_EQ(first, size) << region.what
-                             << " was written by a refused call; first changed byte at offset "
-                             << first << " of " << size;
-    }
-  }
-
- private:
-  struct Region {
-    std::string what;
-    const uint8_t* data;
-    std::vector<uint8_t> expected;
-  };
-  std::vector<Region> regions_;
-};
 
 std::string Num(int64_t value) {
   return value < 0 ? "Minus" + std::to_string(-static_cast<uint64_t>(value))

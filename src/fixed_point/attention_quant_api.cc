@@ -9,6 +9,7 @@
 #include "fixed_point/attention_quant_api.h"
 #include "fixed_point/mha_quant_params.h"
 #include "fixed_point/quant_attention_core.h"
+#include "fixed_point/softmax_s16.h"
 #include "parallel_for.h"
 #include "simd_target_cap.h"
 #include "validation.h"
@@ -16,14 +17,12 @@
 namespace edgeattn {
 namespace {
 
-// The int16 softmax sums up to 32767 per key in int32, as TFLite does.
-constexpr int32_t kMaxFixedPointKeys = 65535;
-
 float Beta(const ea_attention_config& c) {
   return c.scale != 0.0f ? c.scale : 1.0f / sqrtf(static_cast<float>(c.d_k));
 }
 
-ea_status Validate(const ea_attention_config& c) {
+// Validates c and gives its integers: the caller's, or derived from its scales.
+ea_status Validate(const ea_attention_config& c, ea_attention_quant_params* params) {
   ea_status status = CheckPositive(c.n_q, c.n_kv, c.d_k, c.d_v);
   if (status == EA_OK) status = CheckElements(c.n_q, c.d_k);
   if (status == EA_OK) status = CheckElements(c.n_q, c.d_v);
@@ -37,22 +36,15 @@ ea_status Validate(const ea_attention_config& c) {
   }
   if (status != EA_OK) return status;
   if (c.quant_params == nullptr && c.quant_scales == nullptr) return EA_ERR_NULL_POINTER;
-  if (c.quant_params != nullptr) return CheckAttentionQuantParams(c.dtype, *c.quant_params);
-  ea_attention_quant_params derived{};
-  return DeriveAttentionQuantParams(c.dtype, Beta(c), *c.quant_scales, &derived);
+  if (c.quant_params == nullptr)
+    return DeriveAttentionQuantParams(c.dtype, Beta(c), *c.quant_scales, params);
+  status = CheckAttentionQuantParams(c.dtype, *c.quant_params);
+  if (status == EA_OK) *params = *c.quant_params;
+  return status;
 }
 
 uint64_t ArenaBytes(const ea_attention_config& c) {
   return AttentionQuantArenaBytes(c.n_kv, c.d_k, c.d_v, c.dtype, c.parallel.max_workers);
-}
-
-bool RunCore(const ea_parallel_for& parallel, const AttentionQArgs<int8_t>& a, const int8_t* v,
-             size_t ld_v, const ea_quant_core& core) {
-  return RunQuantAttentionS8(parallel, a, v, ld_v, core);
-}
-bool RunCore(const ea_parallel_for& parallel, const AttentionQArgs<int16_t>& a, const int16_t* v,
-             size_t ld_v, const ea_quant_core& core) {
-  return RunQuantAttentionS16(parallel, a, v, ld_v, core);
 }
 
 template <typename T>
@@ -82,7 +74,8 @@ ea_status CheckedRun(const ea_attention_quant_plan* plan, ea_dtype dtype, const 
     return EA_ERR_BAD_ARGUMENT;
   }
   const ea_attention_quant_params& p = plan->params;
-  AttentionQArgs<T> a = QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan->core);
+  AttentionQArgs<T> a = QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan->core,
+                                         {c.n_q, c.n_kv, c.d_k, c.d_v, c.mask == EA_MASK_CAUSAL});
   a.q = q;
   a.ld_q = static_cast<size_t>(c.d_k);
   a.k = k;
@@ -91,19 +84,16 @@ ea_status CheckedRun(const ea_attention_quant_plan* plan, ea_dtype dtype, const 
   a.ld_out = static_cast<size_t>(c.d_v);
   a.probs = attn_weights;
   a.ld_probs = nkv;
-  a.n_q = c.n_q;
-  a.n_kv = c.n_kv;
-  a.d_k = c.d_k;
-  a.d_v = c.d_v;
-  a.causal = c.mask == EA_MASK_CAUSAL;
-  return RunCore(c.parallel, a, v, static_cast<size_t>(c.d_v), plan->core) ? EA_OK
-                                                                           : EA_ERR_BAD_ARGUMENT;
+  return RunQuantAttention(c.parallel, a, v, static_cast<size_t>(c.d_v), plan->core)
+             ? EA_OK
+             : EA_ERR_BAD_ARGUMENT;
 }
 
 }  // namespace
 
 ea_status AttentionQuantArenaSize(const ea_attention_config& config, size_t* bytes) {
-  const ea_status status = Validate(config);
+  ea_attention_quant_params params{};
+  const ea_status status = Validate(config, &params);
   if (status != EA_OK) return status;
   return ToSize(ArenaBytes(config), bytes);
 }
@@ -124,15 +114,11 @@ ea_status ea_attention_quant_plan_init(ea_attention_quant_plan* plan,
     return edgeattn::CheckDtype(c.dtype) == EA_OK ? EA_ERR_BAD_ARGUMENT
                                                   : edgeattn::CheckDtype(c.dtype);
   }
-  ea_status status = edgeattn::Validate(c);
+  ea_attention_quant_params params{};
+  ea_status status = edgeattn::Validate(c, &params);
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, ArenaBytes(c));
   if (status != EA_OK) return status;
-  if (c.quant_params != nullptr) {
-    plan->params = *c.quant_params;
-  } else {
-    (void)edgeattn::DeriveAttentionQuantParams(c.dtype, edgeattn::Beta(c), *c.quant_scales,
-                                               &plan->params);  // validated above
-  }
+  plan->params = params;
   plan->config = c;
   plan->carve = arena->base + arena->used;
   plan->carve_bytes = static_cast<size_t>(ArenaBytes(c));

@@ -5,24 +5,18 @@
 #include "arena.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
-#include "fixed_point/add_sq.h"
 #include "fixed_point/fixed_point_kernels.h"
 #include "fixed_point/mha_quant_params.h"
 #include "fixed_point/quant_attention_core.h"
-#include "fixed_point/quantized_position_table.h"
+#include "fixed_point/quant_model_steps.h"
 #include "fixed_point/requantize.h"
-#include "fixed_point/s8_panels.h"
-#include "fixed_point/softmax_s8.h"
-#include "kernels.h"
+#include "fixed_point/softmax_s16.h"
 #include "parallel_for.h"
 #include "simd_target_cap.h"
 #include "validation.h"
 
 namespace edgeattn {
 namespace {
-
-// The int16 softmax sums up to 32767 per key in int32, as TFLite does.
-constexpr int32_t kMaxFixedPointTokens = 65535;
 
 bool IsFixedPoint(ea_dtype dtype) { return dtype == EA_DTYPE_INT8 || dtype == EA_DTYPE_INT16; }
 
@@ -37,7 +31,7 @@ ea_status Validate(const ea_mha_config& c) {
   if (status == EA_OK && c.d_model % c.heads != 0) status = EA_ERR_HEADS_MISMATCH;
   if (status == EA_OK) status = CheckElements(c.max_tokens, c.d_model);
   if (status == EA_OK) status = CheckElements(3 * int64_t{c.d_model}, c.d_model);
-  if (status == EA_OK && c.max_tokens > kMaxFixedPointTokens) status = EA_ERR_DIMENSION_OVERFLOW;
+  if (status == EA_OK && c.max_tokens > kMaxFixedPointKeys) status = EA_ERR_DIMENSION_OVERFLOW;
   if (status == EA_OK) status = CheckMask(c.mask);
   if (status == EA_OK) status = ValidateParallelFor(c.parallel);
   if (status != EA_OK) return status;
@@ -127,72 +121,8 @@ void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_para
   CopyChannels(given.out_proj, e, channel_ints + 6 * e, channel_ints + 7 * e, &params->out_proj);
 }
 
-// The column sums stored after a packed matrix's panels.
-int32_t* ColumnSums(void* panels, int32_t n_cols, int32_t depth) {
-  return static_cast<int32_t*>(static_cast<void*>(
-      static_cast<uint8_t*>(panels) + ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) *
-                                                      RoundUp(static_cast<uint64_t>(depth), 4))));
-}
-
-template <typename T>
-LinearQArgs<T> Projection(const T* x, int32_t rows, int32_t d_model, const int8_t* w,
-                          const void* bias, const ea_linear_quant_params& p, T* y,
-                          const void* panels) {
-  const size_t e = static_cast<size_t>(d_model);
-  LinearQArgs<T> args{x,
-                      e,
-                      rows,
-                      d_model,
-                      p.input_offset,
-                      w,
-                      bias,
-                      p.output_multiplier,
-                      p.output_shift,
-                      d_model,
-                      p.output_offset,
-                      y,
-                      e,
-                      nullptr,
-                      nullptr};
-  if (sizeof(T) == 1 && panels != nullptr && UsesS8Panels()) {
-    args.w_panels = static_cast<const int8_t*>(panels);
-    args.w_column_sums = ColumnSums(const_cast<void*>(panels), d_model, d_model);
-  }
-  return args;
-}
-
-void RunLinear(const LinearQArgs<int8_t>& args) { LinearS8(args); }
-void RunLinear(const LinearQArgs<int16_t>& args) { LinearS16(args); }
-void AddPositions(const int8_t* a, const int8_t* b, const ea_add_quant_params& p, int8_t* out,
-                  size_t count) {
-  AddS8(a, b, p, out, count);
-}
-void AddPositions(const int16_t* a, const int16_t* b, const ea_add_quant_params& p, int16_t* out,
-                  size_t count) {
-  AddS16(a, b, p, out, count);
-}
-
-// A projection in row blocks on the caller's parallel-for.
-template <typename T>
-bool LinearTasks(const ea_parallel_for& parallel, const LinearQArgs<T>& args) {
-  const int32_t tasks = (args.rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask;
-  return RunTasks(parallel, tasks, [&](int32_t task, int32_t /* worker */) {
-    LinearQArgs<T> block = args;
-    const int32_t first = task * kLinearRowsPerTask;
-    block.rows = args.rows - first < kLinearRowsPerTask ? args.rows - first : kLinearRowsPerTask;
-    block.x = args.x + static_cast<size_t>(first) * args.ld_x;
-    block.y = args.y + static_cast<size_t>(first) * args.ld_y;
-    RunLinear(block);
-  });
-}
-
-bool RunCore(const ea_parallel_for& parallel, const AttentionQArgs<int8_t>& head, const int8_t* v,
-             size_t ld_v, const ea_quant_core& core) {
-  return RunQuantAttentionS8(parallel, head, v, ld_v, core);
-}
-bool RunCore(const ea_parallel_for& parallel, const AttentionQArgs<int16_t>& head, const int16_t* v,
-             size_t ld_v, const ea_quant_core& core) {
-  return RunQuantAttentionS16(parallel, head, v, ld_v, core);
+const int8_t* Panels(const ea_mha_quant_plan& plan, int which) {
+  return static_cast<const int8_t*>(plan.weight_panels[which]);
 }
 
 template <typename T>
@@ -218,24 +148,22 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* att
   const auto bias_at = [&](size_t channel) -> const void* {
     return in_bias != nullptr ? in_bias + channel * bias_bytes : nullptr;
   };
-  bool ok = LinearTasks(c.parallel, Projection(input, n, c.d_model, w.in_proj_weight, bias_at(0),
-                                               p.q_proj, q, plan.weight_panels[0]));
-  ok = LinearTasks(c.parallel, Projection(input, n, c.d_model, w.in_proj_weight + e * e, bias_at(e),
-                                          p.k_proj, k, plan.weight_panels[1])) &&
-       ok;
-  ok = LinearTasks(c.parallel, Projection(input, n, c.d_model, w.in_proj_weight + 2 * e * e,
-                                          bias_at(2 * e), p.v_proj, v, plan.weight_panels[2])) &&
-       ok;
-  AttentionQArgs<T> head = QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan.core);
+  const int32_t e32 = c.d_model;
+  const auto projection = [&](int32_t which, const ea_linear_quant_params& params, T* out) {
+    const size_t first = static_cast<size_t>(which) * e;  // W_Q, W_K, W_V rows
+    return RunProjection(c.parallel,
+                         ProjectionArgs(input, n, e32, w.in_proj_weight + first * e, bias_at(first),
+                                        params, e32, out, e, Panels(plan, which)));
+  };
+  bool ok = projection(0, p.q_proj, q);
+  ok = projection(1, p.k_proj, k) && ok;
+  ok = projection(2, p.v_proj, v) && ok;
+  AttentionQArgs<T> head = QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan.core,
+                                            {n, n, d_k, d_k, c.mask == EA_MASK_CAUSAL});
   head.ld_q = e;
   head.ld_k = e;
   head.ld_out = e;
   head.ld_probs = static_cast<size_t>(n);
-  head.n_q = n;
-  head.n_kv = n;
-  head.d_k = d_k;
-  head.d_v = d_k;
-  head.causal = c.mask == EA_MASK_CAUSAL;
   for (int32_t h = 0; h < c.heads; ++h) {
     const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
     head.q = q + column;
@@ -244,11 +172,11 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* att
     head.probs = attn_weights != nullptr
                      ? attn_weights + static_cast<size_t>(h) * static_cast<size_t>(n) * n
                      : nullptr;
-    ok = RunCore(c.parallel, head, v + column, e, plan.core) && ok;
+    ok = RunQuantAttention(c.parallel, head, v + column, e, plan.core) && ok;
   }
-  const uint8_t* out_bias = static_cast<const uint8_t*>(w.out_proj_bias);
-  ok = LinearTasks(c.parallel, Projection<T>(context, n, c.d_model, w.out_proj_weight, out_bias,
-                                             p.out_proj, y, plan.weight_panels[3])) &&
+  ok = RunProjection(c.parallel,
+                     ProjectionArgs<T>(context, n, e32, w.out_proj_weight, w.out_proj_bias,
+                                       p.out_proj, e32, y, e, Panels(plan, 3))) &&
        ok;
   return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
@@ -349,43 +277,22 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
   } else {
     CopyParams(c, channel_ints, &plan->params);
   }
-  plan->position_table = nullptr;
-  plan->x_positioned = nullptr;
-  switch (Positions(c)) {
-    case PositionStorage::kNone:
-      break;
-    case PositionStorage::kCaller:
-      plan->position_table = c.quant_position_table;
-      break;
-    case PositionStorage::kArena: {
-      void* table = CarveBytes(arena, tensor);
-      if (c.dtype == EA_DTYPE_INT8) {
-        FillQuantizedSinusoidS8(c.max_tokens, c.d_model, c.quant_scales->position,
-                                static_cast<int8_t*>(table));
-      } else {
-        FillQuantizedSinusoidS16(c.max_tokens, c.d_model, c.quant_scales->position,
-                                 static_cast<int16_t*>(table));
-      }
-      plan->position_table = table;
-      break;
-    }
-  }
-  if (plan->position_table != nullptr) plan->x_positioned = CarveBytes(arena, tensor);
+  plan->position_table = ResolveQuantPositionTable(
+      arena, c.dtype, Positions(c), c.quant_position_table, c.max_tokens, c.d_model,
+      c.quant_scales != nullptr ? c.quant_scales->position : ea_quant{});
+  plan->x_positioned = plan->position_table != nullptr ? CarveBytes(arena, tensor) : nullptr;
   plan->q = CarveBytes(arena, tensor);
   plan->k = CarveBytes(arena, tensor);
   plan->v = CarveBytes(arena, tensor);
   plan->context = CarveBytes(arena, tensor);
   const size_t e = static_cast<size_t>(c.d_model);
-  for (int w = 0; w < 4; ++w) {
-    plan->weight_panels[w] = nullptr;
-    if (c.dtype != EA_DTYPE_INT8) continue;
-    int8_t* panels =
-        static_cast<int8_t*>(CarveBytes(arena, S8PanelRegionBytes(c.d_model, c.d_model)));
-    const int8_t* rows =
-        w < 3 ? weights->in_proj_weight + static_cast<size_t>(w) * e * e : weights->out_proj_weight;
-    PackS8Panels(rows, e, c.d_model, c.d_model, panels, ColumnSums(panels, c.d_model, c.d_model));
-    plan->weight_panels[w] = panels;
+  for (int w = 0; w < 3; ++w) {
+    plan->weight_panels[w] = const_cast<int8_t*>(
+        CarveWeightPanels(arena, c.dtype, weights->in_proj_weight + static_cast<size_t>(w) * e * e,
+                          c.d_model, c.d_model));
   }
+  plan->weight_panels[3] = const_cast<int8_t*>(
+      CarveWeightPanels(arena, c.dtype, weights->out_proj_weight, c.d_model, c.d_model));
   const int32_t d_k = c.d_model / c.heads;
   plan->core = CarveQuantCore(arena, c.dtype, c.max_tokens, d_k, d_k, c.parallel.max_workers,
                               plan->params.softmax);

@@ -10,13 +10,6 @@
 namespace edgeattn {
 namespace {
 
-// The column sums stored after a packed matrix's panels (S8PanelRegionBytes).
-int32_t* ColumnSumsOf(void* panels, int32_t n_cols, int32_t depth) {
-  return static_cast<int32_t*>(static_cast<void*>(
-      static_cast<uint8_t*>(panels) + ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) *
-                                                      RoundUp(static_cast<uint64_t>(depth), 4))));
-}
-
 void Attend(const AttentionQArgs<int8_t>& a, int32_t first, int32_t rows, void* scratch) {
   AttendRowsS8(a, first, rows, scratch);
 }
@@ -40,7 +33,7 @@ bool PackKeysAndValues(AttentionQArgs<int8_t>* a, const int8_t* v, size_t ld_v,
   if (!UsesS8Panels()) return false;
   int8_t* k_panels = static_cast<int8_t*>(memory.k_panels);
   int8_t* v_panels = static_cast<int8_t*>(memory.v_panels);
-  int32_t* k_terms = ColumnSumsOf(k_panels, memory.max_keys, a->d_k);
+  int32_t* k_terms = S8PanelColumnSums(k_panels, memory.max_keys, a->d_k);
   PackS8Panels(a->k, a->ld_k, a->n_kv, a->d_k, k_panels, k_terms);
   const uint32_t q_offset = static_cast<uint32_t>(a->q_offset - 128);
   for (int32_t j = 0; j < a->n_kv; ++j) {
@@ -102,8 +95,14 @@ ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, 
 template <typename T>
 AttentionQArgs<T> QuantCoreArgs(const ea_matmul_quant_params& scores,
                                 const ea_softmax_quant_params& softmax,
-                                const ea_matmul_quant_params& context, const ea_quant_core& core) {
+                                const ea_matmul_quant_params& context, const ea_quant_core& core,
+                                const QuantCoreShape& shape) {
   AttentionQArgs<T> a{};
+  a.n_q = shape.n_q;
+  a.n_kv = shape.n_kv;
+  a.d_k = shape.d_k;
+  a.d_v = shape.d_v;
+  a.causal = shape.causal;
   a.q_offset = scores.lhs_offset;
   a.k_offset = scores.rhs_offset;
   a.score_multiplier = scores.output_multiplier;
@@ -121,11 +120,12 @@ AttentionQArgs<T> QuantCoreArgs(const ea_matmul_quant_params& scores,
 template AttentionQArgs<int8_t> QuantCoreArgs<int8_t>(const ea_matmul_quant_params&,
                                                       const ea_softmax_quant_params&,
                                                       const ea_matmul_quant_params&,
-                                                      const ea_quant_core&);
+                                                      const ea_quant_core&, const QuantCoreShape&);
 template AttentionQArgs<int16_t> QuantCoreArgs<int16_t>(const ea_matmul_quant_params&,
                                                         const ea_softmax_quant_params&,
                                                         const ea_matmul_quant_params&,
-                                                        const ea_quant_core&);
+                                                        const ea_quant_core&,
+                                                        const QuantCoreShape&);
 
 bool RunQuantAttentionS8(const ea_parallel_for& parallel, const AttentionQArgs<int8_t>& args,
                          const int8_t* v, size_t ld_v, const ea_quant_core& memory) {

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "edgeattn/arena_sizes.hpp"
+
 namespace edgeattn {
 
 inline constexpr int32_t kS8PanelColumns = 16;
@@ -23,6 +25,18 @@ constexpr size_t S8PanelBytes(int32_t n_cols, int32_t depth) {
   return static_cast<size_t>((n_cols + kS8PanelColumns - 1) / kS8PanelColumns) *
          static_cast<size_t>((depth + kS8GroupDepth - 1) / kS8GroupDepth) *
          (kS8PanelColumns * kS8GroupDepth);
+}
+
+// The column sums of a packed matrix, stored after its panels in one
+// S8PanelRegionBytes(n_cols, depth) region (arena_sizes.hpp).
+inline int32_t* S8PanelColumnSums(void* region, int32_t n_cols, int32_t depth) {
+  return static_cast<int32_t*>(static_cast<void*>(
+      static_cast<uint8_t*>(region) + ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) *
+                                                      RoundUp(static_cast<uint64_t>(depth), 4))));
+}
+
+inline const int32_t* S8PanelColumnSumsOf(const void* region, int32_t n_cols, int32_t depth) {
+  return S8PanelColumnSums(const_cast<void*>(region), n_cols, depth);
 }
 
 // Packs B[c][t] = b[c * ld + t] (rows are columns of the product: K, W) and

@@ -14,6 +14,11 @@
 
 namespace edgeattn {
 
+// The most keys a fixed-point softmax row may have: the int16 softmax sums up
+// to 32767 per key in int32, as TFLite does (the int8 one is bounded by it too,
+// so that one limit holds for both dtypes).
+inline constexpr int32_t kMaxFixedPointKeys = 65535;
+
 // TFLite's lut_lookup_with_interpolation on a 513-entry Q0.15 table.
 int16_t InterpolateTable(int16_t value, const int16_t* table);
 

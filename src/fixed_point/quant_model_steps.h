@@ -1,0 +1,71 @@
+// The steps fixed-point models (MHA, single-head self-attention) share around
+// the attention core: the quantized position table and ADD(x_emb, P), a
+// per-channel FULLY_CONNECTED in row blocks on the caller's parallel-for, and
+// the int8 weights packed once at plan time for the dot-product instructions.
+#ifndef EDGEATTN_SRC_FIXED_POINT_QUANT_MODEL_STEPS_H_
+#define EDGEATTN_SRC_FIXED_POINT_QUANT_MODEL_STEPS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/edgeattn.h"
+#include "fixed_point/fixed_point_kernels.h"
+#include "fixed_point/s8_panels.h"
+
+namespace edgeattn {
+
+// The position table a plan adds: none, the caller's quantized table, or the
+// sinusoid quantized with `position` into a carved [n, d_model] region.
+const void* ResolveQuantPositionTable(ea_arena* arena, ea_dtype dtype, PositionStorage storage,
+                                      const void* caller_table, int32_t n, int32_t d_model,
+                                      ea_quant position);
+
+// x = ADD(x_emb, P) over count values.
+void AddPositions(const int8_t* x_emb, const int8_t* table, const ea_add_quant_params& params,
+                  int8_t* x, size_t count);
+void AddPositions(const int16_t* x_emb, const int16_t* table, const ea_add_quant_params& params,
+                  int16_t* x, size_t count);
+
+// int8: W [n_out, n_in] packed into a carved S8PanelRegionBytes region with
+// its column sums; NULL for int16, which reads W as it is.
+const int8_t* CarveWeightPanels(ea_arena* arena, ea_dtype dtype, const int8_t* w, int32_t n_out,
+                                int32_t n_in);
+
+// y [rows, n_out] (at ld_y) = FULLY_CONNECTED(x [rows, n_in], W [n_out, n_in]),
+// W's panels used where the target has the instructions.
+template <typename T>
+LinearQArgs<T> ProjectionArgs(const T* x, int32_t rows, int32_t n_in, const int8_t* w,
+                              const void* bias, const ea_linear_quant_params& p, int32_t n_out,
+                              T* y, size_t ld_y, const int8_t* panels) {
+  LinearQArgs<T> args{x,
+                      static_cast<size_t>(n_in),
+                      rows,
+                      n_in,
+                      p.input_offset,
+                      w,
+                      bias,
+                      p.output_multiplier,
+                      p.output_shift,
+                      n_out,
+                      p.output_offset,
+                      y,
+                      ld_y,
+                      nullptr,
+                      nullptr};
+  if (sizeof(T) == 1 && panels != nullptr && UsesS8Panels()) {
+    args.w_panels = panels;
+    args.w_column_sums = S8PanelColumnSumsOf(panels, n_out, n_in);
+  }
+  return args;
+}
+
+// Runs a projection in row blocks of kLinearRowsPerTask. False when the
+// parallel-for hook broke its worker contract.
+bool RunProjection(const ea_parallel_for& parallel, const LinearQArgs<int8_t>& args);
+bool RunProjection(const ea_parallel_for& parallel, const LinearQArgs<int16_t>& args);
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_FIXED_POINT_QUANT_MODEL_STEPS_H_

@@ -3,6 +3,7 @@
 #include "attention_core.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "fixed_point/self_attention_quant_api.h"
 #include "kernels.h"
 #include "model_input.h"
 #include "simd_target_cap.h"
@@ -26,6 +27,8 @@ ea_attention_config CoreConfig(const ea_self_attention_config& c) {
 }
 
 ea_status Validate(const ea_self_attention_config& c) {
+  // Fixed-point configs have their own plan (ea_self_attention_quant_plan_init).
+  if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   ea_status status = CheckDtype(c.dtype);
   if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.d_k, c.d_v);
   if (status == EA_OK)
@@ -68,6 +71,9 @@ extern "C" {
 
 ea_status ea_self_attention_arena_size(const ea_self_attention_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) {
+    return edgeattn::SelfAttentionQuantArenaSize(*config, bytes);
+  }
   const ea_status status = edgeattn::Validate(*config);
   if (status != EA_OK) return status;
   return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);

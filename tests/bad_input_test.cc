@@ -520,15 +520,14 @@ constexpr ea_self_attention_config kValidSelfAttention = {EA_DTYPE_F32,
                                                           EA_POSITION_SINUSOIDAL,
                                                           nullptr,
                                                           EA_WEIGHTS_ROW_MAJOR,
-                                                          ea_parallel_for{}};
+                                                          ea_parallel_for{},
+                                                          nullptr,
+                                                          nullptr,
+                                                          nullptr};
 
 using SelfAttentionConfigCase = BadCase<ea_self_attention_config>;
 
 const SelfAttentionConfigCase kSelfAttentionConfigCases[] = {
-    {"DtypeInt8", [](ea_self_attention_config* c) { c->dtype = EA_DTYPE_INT8; },
-     EA_ERR_UNSUPPORTED},
-    {"DtypeInt16", [](ea_self_attention_config* c) { c->dtype = EA_DTYPE_INT16; },
-     EA_ERR_UNSUPPORTED},
     {"DtypeUnknown3", [](ea_self_attention_config* c) { StoreRawEnum(&c->dtype, 3); },
      EA_ERR_BAD_ARGUMENT},
     {"DtypeUnknownMinus1", [](ea_self_attention_config* c) { StoreRawEnum(&c->dtype, -1); },
@@ -670,6 +669,24 @@ void ExpectSelfAttentionPlanInitRefused(SelfAttentionPlanInitArgs* args, ea_stat
   ExpectPlanInvalidated(args->plan_arg, &args->plan.ready);
   EXPECT_EQ(args->arena.used, used_before);
   watched.ExpectUntouched();
+}
+
+// Fixed point has its own plan (quant_self_attention_test.cc): the float
+// plan_init refuses the dtype; the arena size, which serves every dtype,
+// wants the quantization the float config lacks.
+TEST(BadInputSelfAttention, FixedPointDtypesOnTheFloatConfig) {
+  for (ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    ea_self_attention_config config = kValidSelfAttention;
+    config.dtype = dtype;
+    size_t bytes = 0;
+    UntouchedBytes watched;
+    watched.FillWithCanary("bytes", &bytes, sizeof(bytes));
+    EXPECT_STATUS(ea_self_attention_arena_size(&config, &bytes), EA_ERR_NULL_POINTER);
+    watched.ExpectUntouched();
+    SelfAttentionPlanInitArgs args;
+    args.config = config;
+    ExpectSelfAttentionPlanInitRefused(&args, EA_ERR_BAD_ARGUMENT);
+  }
 }
 
 class BadInputSelfAttentionPlanInitConfig : public testing::TestWithParam<SelfAttentionConfigCase> {
@@ -856,9 +873,19 @@ TEST(BadInputSelfAttention, ValidRunSucceedsOnTheSameArguments) {
 // n_tokens^2 = 2^30 probabilities: the plan is valid, asking for them is not.
 TEST(BadInputSelfAttention, RunRefusesWeightsAboveMaxElements) {
   constexpr int32_t kTokens = 1 << 15;
-  const ea_self_attention_config config = {
-      EA_DTYPE_F32,         kTokens,          1, 1, 1, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
-      EA_WEIGHTS_ROW_MAJOR, ea_parallel_for{}};
+  const ea_self_attention_config config = {EA_DTYPE_F32,
+                                           kTokens,
+                                           1,
+                                           1,
+                                           1,
+                                           EA_MASK_NONE,
+                                           EA_POSITION_NONE,
+                                           nullptr,
+                                           EA_WEIGHTS_ROW_MAJOR,
+                                           ea_parallel_for{},
+                                           nullptr,
+                                           nullptr,
+                                           nullptr};
   size_t needed = 0;
   ASSERT_STATUS(ea_self_attention_arena_size(&config, &needed), EA_OK);
   AlignedBuffer storage(needed);

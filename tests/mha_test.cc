@@ -151,7 +151,10 @@ TEST_P(MhaPerTarget, SelfAttentionMatchesReference) {
             position,
             position == EA_POSITION_LEARNED ? learned.data() : nullptr,
             EA_WEIGHTS_ROW_MAJOR,
-            ea_parallel_for{}};
+            ea_parallel_for{},
+            nullptr,
+            nullptr,
+            nullptr};
         const int valid = c.n - c.n / 4;
         const RunResult run = RunSelfAttention(model, config, x, c.n, valid, true);
         ASSERT_EQ(run.status, EA_OK);

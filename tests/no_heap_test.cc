@@ -494,7 +494,10 @@ void RunSelfAttentionCase(const Case& c) {
                                         ApiPosition(c.position),
                                         table.empty() ? nullptr : table.data(),
                                         EA_WEIGHTS_ROW_MAJOR,
-                                        ea_parallel_for{}};
+                                        ea_parallel_for{},
+                                        nullptr,
+                                        nullptr,
+                                        nullptr};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_self_attention_arena_size(&config, &bytes)), EA_OK);
   const std::vector<float> w_q = RandomTensor(Count(kSelfDk, kDModel), 11, 0.2);
@@ -711,7 +714,10 @@ TEST(NoHeap, ErrorPaths) {
                                 EA_POSITION_LEARNED,
                                 nullptr,
                                 EA_WEIGHTS_ROW_MAJOR,
-                                ea_parallel_for{}};
+                                ea_parallel_for{},
+                                nullptr,
+                                nullptr,
+                                nullptr};
   EXPECT_EQ(NO_HEAP(ea_self_attention_arena_size(&self, &bytes)), EA_ERR_NULL_POINTER);
   ea_self_attention_plan self_plan{};
   EXPECT_EQ(NO_HEAP(ea_self_attention_run(&self_plan, data.data(), 1, 1, out.data(), nullptr)),
@@ -956,6 +962,78 @@ TEST(NoHeap, QuantMhaErrorPaths) {
   EXPECT_EQ(b16.Run(&plan16, 0, false), EA_ERR_BAD_DIMENSION);
   EXPECT_EQ(b16.Run(&plan16, kMaxTokens + 1, false), EA_ERR_BAD_DIMENSION);
 }
+
+// Fixed-point self-attention: derive, size, plan and run, armed, from the
+// MHA case's buffers (W_Q, W_K, W_V: rows of in_proj; d_k != d_v).
+void RunQuantSelfAttentionCase(const QuantCase& c) {
+  SCOPED_TRACE(QuantCaseName(c));
+  QuantBuffers b(c.dtype, kMaxTokens);
+  const ea_mha_config mha = b.Config(c.position, c.mask, ea_parallel_for{});
+  ea_self_attention_quant_scales scales{b.scales.input,
+                                        b.scales.position,
+                                        b.scales.positioned,
+                                        b.scales.q,
+                                        b.scales.k,
+                                        b.scales.v,
+                                        b.scales.scores,
+                                        b.scales.context,
+                                        b.in_scales.data(),
+                                        b.in_scales.data() + kSelfDk,
+                                        b.in_scales.data() + 2 * kSelfDk};
+  ea_self_attention_config config{};
+  config.dtype = c.dtype;
+  config.max_tokens = kMaxTokens;
+  config.d_model = kDModel;
+  config.d_k = kSelfDk;
+  config.d_v = kSelfDv;
+  config.mask = c.mask;
+  config.position = mha.position;
+  config.quant_scales = &scales;
+  config.quant_position_table = mha.quant_position_table;
+  ea_self_attention_quant_params params{};
+  std::vector<int32_t> channels(EA_SELF_ATTENTION_QUANT_CHANNEL_INTS(kSelfDk, kSelfDv));
+  ASSERT_EQ(
+      NO_HEAP(ea_self_attention_quant_derive(&config, &params, channels.data(), channels.size())),
+      EA_OK);
+  if (c.given_params) config.quant_params = &params;
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_self_attention_arena_size(&config, &bytes)), EA_OK);
+  const ea_mha_quant_weights mw = b.Weights(true);
+  const size_t row = kDModel;
+  const size_t bias_bytes = c.dtype == EA_DTYPE_INT16 ? 8 : 4;
+  const uint8_t* bias = static_cast<const uint8_t*>(mw.in_proj_bias);
+  const ea_self_attention_quant_weights w{
+      b.in_w.data(), b.in_w.data() + kSelfDk * row, b.in_w.data() + 2 * kSelfDk * row,
+      bias,          bias + kSelfDk * bias_bytes,   bias + 2 * kSelfDk * bias_bytes};
+  TestArena arena(bytes);
+  ea_self_attention_quant_plan plan{};
+  ASSERT_EQ(NO_HEAP(ea_self_attention_quant_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
+  void* weights = c.want_weights ? b.attn.data() : nullptr;
+  ea_status status;
+  if (c.dtype == EA_DTYPE_INT8) {
+    status = NO_HEAP(ea_self_attention_run_s8(&plan, reinterpret_cast<const int8_t*>(b.x.data()),
+                                              kMaxTokens, reinterpret_cast<int8_t*>(b.y.data()),
+                                              static_cast<int8_t*>(weights)));
+  } else {
+    status = NO_HEAP(ea_self_attention_run_s16(&plan, reinterpret_cast<const int16_t*>(b.x.data()),
+                                               kMaxTokens, reinterpret_cast<int16_t*>(b.y.data()),
+                                               static_cast<int16_t*>(weights)));
+  }
+  EXPECT_EQ(status, EA_OK);
+  // A refusal (an int8 run on an int16 plan, or the reverse) without the heap too.
+  if (c.dtype == EA_DTYPE_INT8) {
+    EXPECT_EQ(NO_HEAP(ea_self_attention_run_s16(&plan, nullptr, 1, nullptr, nullptr)),
+              EA_ERR_NULL_POINTER);
+  }
+}
+
+class QuantSelfAttentionNoHeap : public testing::TestWithParam<QuantCase> {};
+TEST_P(QuantSelfAttentionNoHeap, DeriveSizePlanRun) { RunQuantSelfAttentionCase(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Cases, QuantSelfAttentionNoHeap, testing::ValuesIn(QuantCases()),
+                         [](const testing::TestParamInfo<QuantCase>& info) {
+                           return QuantCaseName(info.param);
+                         });
 
 class AttentionNoHeap : public testing::TestWithParam<Case> {};
 TEST_P(AttentionNoHeap, SizePlanRun) { RunAttentionCase(GetParam()); }

@@ -109,9 +109,19 @@ TEST(Overlap, MhaRunsInPlaceAndRefusesOutputOverWeights) {
 TEST(Overlap, SelfAttentionRunsInPlaceAndRefusesOutputOverWeights) {
   const int n = 9, e = 8;
   const SelfAttentionModel model(e, 6, e, true, 80);
-  const ea_self_attention_config config{
-      EA_DTYPE_F32,     n, e, 6, e, EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
-      ea_parallel_for{}};
+  const ea_self_attention_config config{EA_DTYPE_F32,
+                                        n,
+                                        e,
+                                        6,
+                                        e,
+                                        EA_MASK_NONE,
+                                        EA_POSITION_NONE,
+                                        nullptr,
+                                        EA_WEIGHTS_ROW_MAJOR,
+                                        ea_parallel_for{},
+                                        nullptr,
+                                        nullptr,
+                                        nullptr};
   size_t bytes = 0;
   ASSERT_EQ(ea_self_attention_arena_size(&config, &bytes), EA_OK);
   AlignedBytes storage(bytes);

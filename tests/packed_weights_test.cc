@@ -186,7 +186,10 @@ TEST_P(PackedWeightsPerTarget, SelfAttentionGivesTheRowMajorResultBitForBit) {
                                   EA_POSITION_SINUSOIDAL,
                                   nullptr,
                                   EA_WEIGHTS_ROW_MAJOR,
-                                  ea_parallel_for{}};
+                                  ea_parallel_for{},
+                                  nullptr,
+                                  nullptr,
+                                  nullptr};
   PlannedSelfAttention row_major = PlanSelfAttention(config, model.Weights());
   config.weights_layout = EA_WEIGHTS_PACKED;
   PlannedSelfAttention packed = PlanSelfAttention(config, packed_weights);

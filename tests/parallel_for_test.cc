@@ -124,9 +124,19 @@ TEST_P(ParallelFor, MhaAndSelfAttentionAreBitIdenticalForAnyWorkers) {
     return y;
   };
   const auto run_self = [&](const ea_parallel_for& parallel) {
-    const ea_self_attention_config config{
-        EA_DTYPE_F32,         n,       d_model, 24, 40, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
-        EA_WEIGHTS_ROW_MAJOR, parallel};
+    const ea_self_attention_config config{EA_DTYPE_F32,
+                                          n,
+                                          d_model,
+                                          24,
+                                          40,
+                                          EA_MASK_NONE,
+                                          EA_POSITION_NONE,
+                                          nullptr,
+                                          EA_WEIGHTS_ROW_MAJOR,
+                                          parallel,
+                                          nullptr,
+                                          nullptr,
+                                          nullptr};
     PlannedSelfAttention planned = PlanSelfAttention(config, self.Weights());
     EXPECT_EQ(planned.status, EA_OK);
     std::vector<float> y(static_cast<size_t>(n) * 40);
@@ -191,9 +201,19 @@ TEST(ParallelForArena, EachExtraWorkerAddsOneScoreTile) {
   }
   size_t self = 0, mha = 0;
   ScrambledPool pool{4};
-  const ea_self_attention_config self_config{
-      EA_DTYPE_F32,      40,           16, 8, 8, EA_MASK_NONE, EA_POSITION_NONE, nullptr,
-      EA_WEIGHTS_PACKED, HookOf(&pool)};
+  const ea_self_attention_config self_config{EA_DTYPE_F32,
+                                             40,
+                                             16,
+                                             8,
+                                             8,
+                                             EA_MASK_NONE,
+                                             EA_POSITION_NONE,
+                                             nullptr,
+                                             EA_WEIGHTS_PACKED,
+                                             HookOf(&pool),
+                                             nullptr,
+                                             nullptr,
+                                             nullptr};
   const ea_mha_config mha_config{EA_DTYPE_F32,
                                  40,
                                  16,

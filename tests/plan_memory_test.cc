@@ -322,9 +322,19 @@ TEST(PlanMemory, FailedReplanOfModelsLeavesThemNotReady) {
 
   const SelfAttentionModel sa_model(8, 4, 4, false, 98);
   const ea_self_attention_weights sa_weights = sa_model.Weights();
-  ea_self_attention_config sa{
-      EA_DTYPE_F32,     6, 8, 4, 4, EA_MASK_NONE, EA_POSITION_NONE, nullptr, EA_WEIGHTS_ROW_MAJOR,
-      ea_parallel_for{}};
+  ea_self_attention_config sa{EA_DTYPE_F32,
+                              6,
+                              8,
+                              4,
+                              4,
+                              EA_MASK_NONE,
+                              EA_POSITION_NONE,
+                              nullptr,
+                              EA_WEIGHTS_ROW_MAJOR,
+                              ea_parallel_for{},
+                              nullptr,
+                              nullptr,
+                              nullptr};
   ASSERT_EQ(ea_self_attention_arena_size(&sa, &bytes), EA_OK);
   AlignedBytes sa_storage(bytes);
   ea_self_attention_plan sa_plan;

@@ -551,29 +551,6 @@ std::vector<Documented> DocumentedCauses() {
            q.config.quant_params = &params;
            return q.Plan(q.config);
          }}}},
-      {EA_ERR_UNSUPPORTED,
-       {{"int8 self-attention",
-         [](World&) {
-           ea_self_attention_config c{};
-           c.dtype = EA_DTYPE_INT8;
-           c.max_tokens = kN;
-           c.d_model = kE;
-           c.d_k = 4;
-           c.d_v = 4;
-           size_t bytes = 0;
-           return ea_self_attention_arena_size(&c, &bytes);
-         }},
-        {"int16 self-attention",
-         [](World&) {
-           ea_self_attention_config c{};
-           c.dtype = EA_DTYPE_INT16;
-           c.max_tokens = kN;
-           c.d_model = kE;
-           c.d_k = 4;
-           c.d_v = 4;
-           size_t bytes = 0;
-           return ea_self_attention_arena_size(&c, &bytes);
-         }}}},
   };
 }
 

@@ -181,6 +181,29 @@ constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads,
          positioned + 4 * tensor + weights + QuantCoreArenaBytes(n, d_k, d_k, dtype, max_workers);
 }
 
+// Fixed-point self-attention (ea_self_attention_quant_plan_init): the
+// per-channel integers (2 * (2 * d_k + d_v) int32), the quantized position
+// table (when filled at plan time) and ADD(x, P) ([n, d_model] each), Q, K
+// ([n, d_k]) and V ([n, d_v]), int8 only W_Q, W_K, W_V packed for the
+// dot-product instructions, then the attention core.
+constexpr uint64_t SelfAttentionQuantArenaBytes(int32_t n, int32_t d_model, int32_t d_k,
+                                                int32_t d_v, ea_dtype dtype,
+                                                PositionStorage positions,
+                                                int32_t max_workers = 1) {
+  const uint64_t rows = static_cast<uint64_t>(n) * FixedPointBytes(dtype);
+  const uint64_t input = ByteRegionBytes(rows * static_cast<uint64_t>(d_model));
+  const uint64_t table = positions == PositionStorage::kArena ? input : 0;
+  const uint64_t positioned = positions == PositionStorage::kNone ? 0 : input;
+  const uint64_t weights = dtype == EA_DTYPE_INT8 ? 2 * S8PanelRegionBytes(d_k, d_model) +
+                                                        S8PanelRegionBytes(d_v, d_model)
+                                                  : 0;
+  return ByteRegionBytes((4 * static_cast<uint64_t>(d_k) + 2 * static_cast<uint64_t>(d_v)) *
+                         sizeof(int32_t)) +
+         table + positioned + 2 * ByteRegionBytes(rows * static_cast<uint64_t>(d_k)) +
+         ByteRegionBytes(rows * static_cast<uint64_t>(d_v)) + weights +
+         QuantCoreArenaBytes(n, d_k, d_v, dtype, max_workers);
+}
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_ARENA_SIZES_HPP_

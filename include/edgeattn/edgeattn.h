@@ -28,9 +28,9 @@
 #include <stdint.h>
 
 #define EDGEATTN_VERSION_MAJOR 0
-#define EDGEATTN_VERSION_MINOR 4
+#define EDGEATTN_VERSION_MINOR 5
 #define EDGEATTN_VERSION_PATCH 0
-#define EDGEATTN_VERSION_STRING "0.4.0"
+#define EDGEATTN_VERSION_STRING "0.5.0"
 /* One number for #if comparisons: major * 10000 + minor * 100 + patch. */
 #define EDGEATTN_VERSION \
   (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)
@@ -85,9 +85,8 @@ typedef enum ea_status {
    * the other dtype to a _s8 / _s16 run; fixed-point quantization out of
    * range (see ea_mha_quant_derive). */
   EA_ERR_BAD_ARGUMENT = 7,
-  /* A valid request this build does not implement (yet): the fixed-point
-   * dtypes on single-head self-attention; a SIMD target cap below a static
-   * build's only target. */
+  /* A valid request this build cannot carry out: a SIMD target cap below a
+   * static build's only target. */
   EA_ERR_UNSUPPORTED = 8,
   EA_STATUS_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_STATUS_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
@@ -146,7 +145,7 @@ size_t ea_arena_remaining(const ea_arena* arena);
 typedef enum ea_dtype {
   EA_DTYPE_F32 = 0,
   /* Fixed point with TensorFlow Lite's integers (see "fixed point" below):
-   * multi-head attention so far; the other operations give EA_ERR_UNSUPPORTED. */
+   * every operation, planned by its *_quant_plan_init. */
   EA_DTYPE_INT8 = 1, /* int8 activations, int8 weights, int32 biases */
   EA_DTYPE_INT16 =
       2, /* TFLite "16x8": int16 activations (zero point 0), int8 weights, int64 biases */
@@ -338,6 +337,30 @@ typedef struct ea_mha_quant_params {
   ea_linear_quant_params out_proj;
 } ea_mha_quant_params;
 
+/* Fixed-point single-head self-attention: MHA's chain for one head of d_k
+ * query/key and d_v value channels, without W_O (y is the context). */
+typedef struct ea_self_attention_quant_scales {
+  ea_quant input;      /* x_emb: the run's x */
+  ea_quant position;   /* the quantized position table (ignored without positions) */
+  ea_quant positioned; /* ADD(x_emb, P) (ignored without positions) */
+  ea_quant q;
+  ea_quant k;
+  ea_quant v;
+  ea_quant scores;         /* q k^T, before the softmax */
+  ea_quant output;         /* y = probs v */
+  const float* w_q_scales; /* [d_k], one per row of w_q */
+  const float* w_k_scales; /* [d_k] */
+  const float* w_v_scales; /* [d_v] */
+} ea_self_attention_quant_scales;
+
+typedef struct ea_self_attention_quant_params {
+  ea_add_quant_params add;             /* ignored without positions */
+  ea_linear_quant_params q_proj;       /* d_k channels */
+  ea_linear_quant_params k_proj;       /* d_k channels */
+  ea_linear_quant_params v_proj;       /* d_v channels */
+  ea_attention_quant_params attention; /* scores, softmax, context */
+} ea_self_attention_quant_params;
+
 /* The arena regions of one fixed-point attention (private, as every plan field). */
 typedef struct ea_quant_core {
   void* softmax_table; /* int8: the softmax's per-difference tables */
@@ -351,6 +374,9 @@ typedef struct ea_quant_core {
 
 /* Per-channel storage ea_mha_quant_derive needs: 8 * d_model int32 (a size_t). */
 #define EA_MHA_QUANT_CHANNEL_INTS(d_model) ((size_t)8 * (size_t)(d_model))
+/* And ea_self_attention_quant_derive: 2 * (2 * d_k + d_v) int32. */
+#define EA_SELF_ATTENTION_QUANT_CHANNEL_INTS(d_k, d_v) \
+  ((size_t)2 * ((size_t)2 * (size_t)(d_k) + (size_t)(d_v)))
 
 /* ---------------------------------------------------- Attention(Q, K, V) */
 
@@ -446,6 +472,10 @@ typedef struct ea_self_attention_config {
   const float* position_table;
   ea_weights_layout weights_layout; /* of w_q, w_k, w_v */
   ea_parallel_for parallel;         /* zero: single-threaded */
+  /* Fixed-point dtypes only, as in ea_mha_config (NULL for F32). */
+  const ea_self_attention_quant_scales* quant_scales;
+  const ea_self_attention_quant_params* quant_params;
+  const void* quant_position_table;
 } ea_self_attention_config;
 
 /* ROW_MAJOR: w_q [d_k, d_model], w_k [d_k, d_model], w_v [d_v, d_model].
@@ -489,6 +519,52 @@ ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
 ea_status ea_self_attention_run(const ea_self_attention_plan* plan, const float* x,
                                 int32_t n_tokens, int32_t n_valid_keys, float* y,
                                 float* attn_weights);
+
+/* Fixed-point self-attention (INT8 or INT16, as fixed-point MHA): int8
+ * weights in TFLite FULLY_CONNECTED layout, symmetric per output channel.
+ * weights_layout and position_table are not read. */
+typedef struct ea_self_attention_quant_weights {
+  const int8_t* w_q; /* [d_k, d_model] */
+  const int8_t* w_k; /* [d_k, d_model] */
+  const int8_t* w_v; /* [d_v, d_model] */
+  const void* b_q;   /* [d_k] int32 (INT8) / int64 (INT16), or NULL */
+  const void* b_k;   /* [d_k], as b_q */
+  const void* b_v;   /* [d_v], as b_q */
+} ea_self_attention_quant_weights;
+
+typedef struct ea_self_attention_quant_plan {
+  uint32_t ready;
+  ea_self_attention_config config;
+  ea_self_attention_quant_weights weights;
+  ea_self_attention_quant_params params; /* per-channel arrays in the arena */
+  const void* position_table;            /* quantized table or NULL */
+  void* x_positioned;                    /* [n, d_model] or NULL */
+  void* q;                               /* [n, d_k] */
+  void* k;                               /* [n, d_k] */
+  void* v;                               /* [n, d_v] */
+  void* weight_panels[3];                /* int8: W_Q, W_K, W_V packed */
+  ea_quant_core core;
+  const void* carve; /* the plan's arena bytes */
+  size_t carve_bytes;
+} ea_self_attention_quant_plan;
+
+/* TFLite's Prepare on config->quant_scales, as ea_mha_quant_derive
+ * (channel_ints: EA_SELF_ATTENTION_QUANT_CHANNEL_INTS(d_k, d_v) int32). */
+ea_status ea_self_attention_quant_derive(const ea_self_attention_config* config,
+                                         ea_self_attention_quant_params* params,
+                                         int32_t* channel_ints, size_t channel_int_count);
+/* As ea_mha_quant_plan_init; ea_self_attention_arena_size gives the bytes. */
+ea_status ea_self_attention_quant_plan_init(ea_self_attention_quant_plan* plan,
+                                            const ea_self_attention_config* config,
+                                            const ea_self_attention_quant_weights* weights,
+                                            ea_arena* arena);
+/* x: [n_tokens, d_model]; y: [n_tokens, d_v]; attn_weights: NULL or
+ * [n_tokens, n_tokens] probabilities (masked: the zero probability). Memory
+ * rules as in ea_self_attention_run (y may be x). */
+ea_status ea_self_attention_run_s8(const ea_self_attention_quant_plan* plan, const int8_t* x,
+                                   int32_t n_tokens, int8_t* y, int8_t* attn_weights);
+ea_status ea_self_attention_run_s16(const ea_self_attention_quant_plan* plan, const int16_t* x,
+                                    int32_t n_tokens, int16_t* y, int16_t* attn_weights);
 
 /* -------------------------------------------------- multi-head attention */
 

@@ -102,7 +102,8 @@ struct SelfAttention {
   static constexpr ea_self_attention_config Config(ea_mask mask = EA_MASK_NONE,
                                                    const float* table = nullptr) {
     return ea_self_attention_config{EA_DTYPE_F32, kMaxTokens, kDModel, kDk,      kDv,
-                                    mask,         kPosition,  table,   kWeights, ea_parallel_for{}};
+                                    mask,         kPosition,  table,   kWeights, ea_parallel_for{},
+                                    nullptr,      nullptr,    nullptr};
   }
 
   // Carves the plan from a shared arena. `table` is required when the shape

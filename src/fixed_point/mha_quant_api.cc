@@ -9,7 +9,6 @@
 #include "fixed_point/mha_quant_params.h"
 #include "fixed_point/quant_attention_core.h"
 #include "fixed_point/quant_model_steps.h"
-#include "fixed_point/requantize.h"
 #include "fixed_point/softmax_s16.h"
 #include "parallel_for.h"
 #include "simd_target_cap.h"
@@ -35,23 +34,10 @@ ea_status Validate(const ea_mha_config& c) {
   if (status == EA_OK) status = CheckMask(c.mask);
   if (status == EA_OK) status = ValidateParallelFor(c.parallel);
   if (status != EA_OK) return status;
-  switch (c.position) {
-    case EA_POSITION_NONE:
-    case EA_POSITION_SINUSOIDAL:
-      break;
-    case EA_POSITION_LEARNED:
-      if (c.quant_position_table == nullptr) return EA_ERR_NULL_POINTER;
-      break;
-    default:
-      return EA_ERR_BAD_ARGUMENT;
-  }
-  if (c.quant_params == nullptr && c.quant_scales == nullptr) return EA_ERR_NULL_POINTER;
-  // A table filled at plan time is quantized with quant_scales->position,
-  // whether the integers are derived or given.
-  if (Positions(c) == PositionStorage::kArena) {
-    if (c.quant_scales == nullptr) return EA_ERR_NULL_POINTER;
-    if (!IsValidQuant(c.dtype, c.quant_scales->position)) return EA_ERR_BAD_ARGUMENT;
-  }
+  status = CheckQuantModelInput(c.dtype, c.position, c.quant_position_table,
+                                c.quant_scales != nullptr ? &c.quant_scales->position : nullptr,
+                                c.quant_params != nullptr);
+  if (status != EA_OK) return status;
   if (c.quant_params != nullptr) return CheckMhaQuantParams(c, *c.quant_params);
   return EA_OK;
 }
@@ -67,19 +53,9 @@ size_t ElementBytes(const ea_mha_config& c) {
 
 // int16 biases beyond TFLite's 2^47 accumulator limit are refused.
 ea_status CheckBiases(const ea_mha_config& c, const ea_mha_quant_weights& w) {
-  if (c.dtype != EA_DTYPE_INT16) return EA_OK;
-  const int64_t* biases[2] = {static_cast<const int64_t*>(w.in_proj_bias),
-                              static_cast<const int64_t*>(w.out_proj_bias)};
-  const int32_t counts[2] = {3 * c.d_model, c.d_model};
-  for (int b = 0; b < 2; ++b) {
-    if (biases[b] == nullptr) continue;
-    for (int32_t i = 0; i < counts[b]; ++i) {
-      if (biases[b][i] >= kRequantize64Limit || biases[b][i] < -kRequantize64Limit) {
-        return EA_ERR_BAD_ARGUMENT;
-      }
-    }
-  }
-  return EA_OK;
+  const bool ok = BiasInRange(c.dtype, w.in_proj_bias, 3 * c.d_model) &&
+                  BiasInRange(c.dtype, w.out_proj_bias, c.d_model);
+  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 
 constexpr size_t kKeptCount = 5;
@@ -98,27 +74,17 @@ Kept KeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w, const vo
   return kept;
 }
 
-void CopyChannels(const ea_linear_quant_params& from, int32_t channels, int32_t* multipliers,
-                  int32_t* shifts, ea_linear_quant_params* to) {
-  *to = from;
-  for (int32_t i = 0; i < channels; ++i) {
-    multipliers[i] = from.output_multiplier[i];
-    shifts[i] = from.output_shift[i];
-  }
-  to->output_multiplier = multipliers;
-  to->output_shift = shifts;
-}
-
 // The plan's own copy of the caller's integers (which may then live on the
 // caller's stack).
 void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_params* params) {
   const int32_t e = c.d_model;
   const ea_mha_quant_params& given = *c.quant_params;
   *params = given;
-  CopyChannels(given.q_proj, e, channel_ints, channel_ints + e, &params->q_proj);
-  CopyChannels(given.k_proj, e, channel_ints + 2 * e, channel_ints + 3 * e, &params->k_proj);
-  CopyChannels(given.v_proj, e, channel_ints + 4 * e, channel_ints + 5 * e, &params->v_proj);
-  CopyChannels(given.out_proj, e, channel_ints + 6 * e, channel_ints + 7 * e, &params->out_proj);
+  CopyLinearParams(given.q_proj, e, channel_ints, channel_ints + e, &params->q_proj);
+  CopyLinearParams(given.k_proj, e, channel_ints + 2 * e, channel_ints + 3 * e, &params->k_proj);
+  CopyLinearParams(given.v_proj, e, channel_ints + 4 * e, channel_ints + 5 * e, &params->v_proj);
+  CopyLinearParams(given.out_proj, e, channel_ints + 6 * e, channel_ints + 7 * e,
+                   &params->out_proj);
 }
 
 const int8_t* Panels(const ea_mha_quant_plan& plan, int which) {

@@ -216,6 +216,64 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* para
   return EA_OK;
 }
 
+ea_status DeriveSelfAttentionQuantParams(const ea_self_attention_config& c,
+                                         ea_self_attention_quant_params* params,
+                                         int32_t* channel_ints) {
+  const ea_dtype dtype = c.dtype;
+  const ea_self_attention_quant_scales* s = c.quant_scales;
+  if (s == nullptr || s->w_q_scales == nullptr || s->w_k_scales == nullptr ||
+      s->w_v_scales == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  const bool positions = c.position != EA_POSITION_NONE;
+  const ea_quant model_input = positions ? s->positioned : s->input;
+  for (const ea_quant& q : {s->input, model_input, s->q, s->k, s->v, s->scores, s->output}) {
+    if (!IsValidQuant(dtype, q)) return EA_ERR_BAD_ARGUMENT;
+  }
+  if (positions && !IsValidQuant(dtype, s->position)) return EA_ERR_BAD_ARGUMENT;
+  const float* channel_scales[3] = {s->w_q_scales, s->w_k_scales, s->w_v_scales};
+  const ea_quant outputs[3] = {s->q, s->k, s->v};
+  const int32_t channels[3] = {c.d_k, c.d_k, c.d_v};
+  for (int m = 0; m < 3; ++m) {
+    for (int32_t i = 0; i < channels[m]; ++i) {
+      if (!ValidScale(channel_scales[m][i])) return EA_ERR_BAD_ARGUMENT;
+    }
+    if (!LinearDerivable(dtype, model_input, channel_scales[m], outputs[m], channels[m])) {
+      return EA_ERR_BAD_ARGUMENT;
+    }
+  }
+  ea_self_attention_quant_params p{};
+  if (positions) {
+    p.add = DeriveAdd(dtype, s->input, s->position, s->positioned);
+    if (CheckAdd(dtype, p.add) != EA_OK) return EA_ERR_BAD_ARGUMENT;
+  }
+  const ea_attention_quant_scales attention{s->q, s->k, s->v, s->scores, s->output};
+  const ea_status status = DeriveAttentionQuantParams(
+      dtype, 1.0f / sqrtf(static_cast<float>(c.d_k)), attention, &p.attention);
+  if (status != EA_OK) return status;
+  // Nothing is refused from here on: channel_ints is written.
+  ea_linear_quant_params* projections[3] = {&p.q_proj, &p.k_proj, &p.v_proj};
+  int32_t* next = channel_ints;
+  for (int m = 0; m < 3; ++m) {
+    DeriveLinear(model_input, channel_scales[m], outputs[m], channels[m], next, next + channels[m],
+                 projections[m]);
+    next += 2 * channels[m];
+  }
+  *params = p;
+  return EA_OK;
+}
+
+ea_status CheckSelfAttentionQuantParams(const ea_self_attention_config& c,
+                                        const ea_self_attention_quant_params& p) {
+  const ea_dtype dtype = c.dtype;
+  ea_status status = c.position != EA_POSITION_NONE ? CheckAdd(dtype, p.add) : EA_OK;
+  if (status == EA_OK) status = CheckLinear(dtype, p.q_proj, c.d_k);
+  if (status == EA_OK) status = CheckLinear(dtype, p.k_proj, c.d_k);
+  if (status == EA_OK) status = CheckLinear(dtype, p.v_proj, c.d_v);
+  if (status == EA_OK) status = CheckAttentionQuantParams(dtype, p.attention);
+  return status;
+}
+
 ea_status DeriveAttentionQuantParams(ea_dtype dtype, float beta, const ea_attention_quant_scales& s,
                                      ea_attention_quant_params* params) {
   for (const ea_quant& q : {s.q, s.k, s.v, s.scores, s.output}) {

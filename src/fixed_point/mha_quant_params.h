@@ -17,6 +17,14 @@ namespace edgeattn {
 ea_status DeriveMhaQuantParams(const ea_mha_config& config, ea_mha_quant_params* params,
                                int32_t* channel_ints);
 
+// The same for single-head self-attention, channel_ints[2 * (2 * d_k + d_v)]
+// (q, k, v: multipliers then shifts).
+ea_status DeriveSelfAttentionQuantParams(const ea_self_attention_config& config,
+                                         ea_self_attention_quant_params* params,
+                                         int32_t* channel_ints);
+ea_status CheckSelfAttentionQuantParams(const ea_self_attention_config& config,
+                                        const ea_self_attention_quant_params& params);
+
 // A positive, finite scale and a zero point of the dtype's range (int16: 0).
 bool IsValidQuant(ea_dtype dtype, ea_quant quant);
 

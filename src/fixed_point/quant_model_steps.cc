@@ -1,7 +1,9 @@
 #include "fixed_point/quant_model_steps.h"
 
 #include "fixed_point/add_sq.h"
+#include "fixed_point/mha_quant_params.h"
 #include "fixed_point/quantized_position_table.h"
+#include "fixed_point/requantize.h"
 #include "fixed_point/s8_panels.h"
 #include "kernels.h"
 #include "parallel_for.h"
@@ -27,6 +29,26 @@ bool RowBlocks(const ea_parallel_for& parallel, const LinearQArgs<T>& args) {
 
 }  // namespace
 
+ea_status CheckQuantModelInput(ea_dtype dtype, ea_position position, const void* quant_table,
+                               const ea_quant* position_quant, bool has_params) {
+  switch (position) {
+    case EA_POSITION_NONE:
+    case EA_POSITION_SINUSOIDAL:
+      break;
+    case EA_POSITION_LEARNED:
+      if (quant_table == nullptr) return EA_ERR_NULL_POINTER;
+      break;
+    default:
+      return EA_ERR_BAD_ARGUMENT;
+  }
+  if (!has_params && position_quant == nullptr) return EA_ERR_NULL_POINTER;
+  if (StorageOf(position, quant_table == nullptr) == PositionStorage::kArena) {
+    if (position_quant == nullptr) return EA_ERR_NULL_POINTER;
+    if (!IsValidQuant(dtype, *position_quant)) return EA_ERR_BAD_ARGUMENT;
+  }
+  return EA_OK;
+}
+
 const void* ResolveQuantPositionTable(ea_arena* arena, ea_dtype dtype, PositionStorage storage,
                                       const void* caller_table, int32_t n, int32_t d_model,
                                       ea_quant position) {
@@ -46,6 +68,26 @@ const void* ResolveQuantPositionTable(ea_arena* arena, ea_dtype dtype, PositionS
     FillQuantizedSinusoidS16(n, d_model, position, static_cast<int16_t*>(table));
   }
   return table;
+}
+
+bool BiasInRange(ea_dtype dtype, const void* bias, int32_t count) {
+  if (dtype != EA_DTYPE_INT16 || bias == nullptr) return true;
+  const int64_t* b = static_cast<const int64_t*>(bias);
+  for (int32_t i = 0; i < count; ++i) {
+    if (b[i] >= kRequantize64Limit || b[i] < -kRequantize64Limit) return false;
+  }
+  return true;
+}
+
+void CopyLinearParams(const ea_linear_quant_params& from, int32_t channels, int32_t* multipliers,
+                      int32_t* shifts, ea_linear_quant_params* to) {
+  *to = from;
+  for (int32_t i = 0; i < channels; ++i) {
+    multipliers[i] = from.output_multiplier[i];
+    shifts[i] = from.output_shift[i];
+  }
+  to->output_multiplier = multipliers;
+  to->output_shift = shifts;
 }
 
 void AddPositions(const int8_t* x_emb, const int8_t* table, const ea_add_quant_params& params,

@@ -16,11 +16,27 @@
 
 namespace edgeattn {
 
+// The rules of a fixed-point model's positions and quantization: a LEARNED
+// table is required, the scales or the integers are, and a table filled at
+// plan time is quantized with position_quant (NULL without scales), whether the
+// integers are derived or given.
+ea_status CheckQuantModelInput(ea_dtype dtype, ea_position position, const void* quant_table,
+                               const ea_quant* position_quant, bool has_params);
+
 // The position table a plan adds: none, the caller's quantized table, or the
 // sinusoid quantized with `position` into a carved [n, d_model] region.
 const void* ResolveQuantPositionTable(ea_arena* arena, ea_dtype dtype, PositionStorage storage,
                                       const void* caller_table, int32_t n, int32_t d_model,
                                       ea_quant position);
+
+// False for an int16 bias beyond TFLite's 2^47 accumulator domain (int8
+// biases, and NULL, are always in range).
+bool BiasInRange(ea_dtype dtype, const void* bias, int32_t count);
+
+// *to = from with its per-channel arrays copied into multipliers and shifts
+// (the plan's own copy of a caller's integers).
+void CopyLinearParams(const ea_linear_quant_params& from, int32_t channels, int32_t* multipliers,
+                      int32_t* shifts, ea_linear_quant_params* to);
 
 // x = ADD(x_emb, P) over count values.
 void AddPositions(const int8_t* x_emb, const int8_t* table, const ea_add_quant_params& params,

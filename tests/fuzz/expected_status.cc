@@ -115,6 +115,31 @@ StatusSet AttentionConfigRules(const ea_attention_config& c) {
 
 StatusSet SelfAttentionConfigRules(const ea_self_attention_config& c) {
   StatusSet set;
+  if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) {
+    // Fixed-point self-attention (ea_self_attention_quant_plan_init): the
+    // float plan_init refuses the dtype (EA_ERR_BAD_ARGUMENT), the arena size
+    // applies the fixed-point rules; builds before 0.5.0 said
+    // EA_ERR_UNSUPPORTED.
+    set.Add(EA_ERR_BAD_ARGUMENT);
+    set.Add(EA_ERR_UNSUPPORTED);
+    if (c.quant_scales == nullptr && c.quant_params == nullptr) set.Add(EA_ERR_NULL_POINTER);
+    if (c.position == EA_POSITION_LEARNED && c.quant_position_table == nullptr) {
+      set.Add(EA_ERR_NULL_POINTER);
+    }
+    MaskRule(c.mask, &set);
+    ParallelRule(c.parallel, &set);
+    if (c.max_tokens <= 0 || c.d_model <= 0 || c.d_k <= 0 || c.d_v <= 0) {
+      set.Add(EA_ERR_BAD_DIMENSION);
+      return set;
+    }
+    ElementsRule(c.max_tokens, c.d_model, &set);
+    ElementsRule(c.max_tokens, c.d_k, &set);
+    ElementsRule(c.max_tokens, c.d_v, &set);
+    ElementsRule(c.d_k, c.d_model, &set);
+    ElementsRule(c.d_v, c.d_model, &set);
+    if (c.max_tokens > 65535) set.Add(EA_ERR_DIMENSION_OVERFLOW);  // the int16 softmax's sum
+    return set;
+  }
   DtypeRule(c.dtype, &set);
   MaskRule(c.mask, &set);
   PositionRule(c.position, c.position_table, &set);

@@ -24,6 +24,8 @@
 
 #include <hwy/highway.h>
 
+#include "fixed_point/arm_dot_product-inl.h"
+
 #if HWY_TARGET == HWY_SCALAR && defined(__ARM_FEATURE_MVE)
 #include <arm_mve.h>
 #elif HWY_TARGET == HWY_SCALAR && defined(__ARM_FEATURE_DSP)
@@ -167,13 +169,19 @@ HWY_INLINE void DotS8x4Dsp(const int8_t* HWY_RESTRICT a, int32_t a_offset, FourR
 #endif
 
 // out[r] = sum_i (a[i] + a_offset) * (b.row[r][i] + b_offset) mod 2^32 for
-// r < 4; offsets in [-255, 255] (TFLite's -zero_point terms). Cortex-M cores
-// with Helium or the DSP extension use their instructions (Highway has no
+// r < 4; offsets in [-255, 255] (TFLite's -zero_point terms). Arm cores with
+// SDOT (NEON +dotprod, SVE: arm_dot_product-inl.h) and Cortex-M cores with
+// Helium or the DSP extension use their instructions (Highway has no op or
 // target for them), every other target the Highway loop; all give the same
 // integers.
 HWY_INLINE void DotS8x4(const int8_t* HWY_RESTRICT a, int32_t a_offset, FourRows<int8_t> b,
                         int32_t b_offset, size_t n, uint32_t out[4]) {
-#if HWY_TARGET == HWY_SCALAR && defined(__ARM_FEATURE_MVE)
+#if EDGEATTN_SVE_DOT
+  DotS8x4SveSdot(a, a_offset, b.row, b_offset, n, out);
+#elif EDGEATTN_NEON_SDOT
+  const size_t done = DotS8x4NeonSdot(a, a_offset, b.row, b_offset, n, out);
+  DotS8x4Tail(a, a_offset, b, b_offset, done, n, out);
+#elif HWY_TARGET == HWY_SCALAR && defined(__ARM_FEATURE_MVE)
   DotS8x4Mve(a, a_offset, b, b_offset, n, out);
 #elif HWY_TARGET == HWY_SCALAR && defined(__ARM_FEATURE_DSP)
   DotS8x4Dsp(a, a_offset, b, b_offset, n, out);
@@ -183,8 +191,8 @@ HWY_INLINE void DotS8x4(const int8_t* HWY_RESTRICT a, int32_t a_offset, FourRows
 }
 
 // out[r] = sum_i a[i] * b.row[r][i] for int16 a and int8 b (exact, int64).
-HWY_INLINE void DotS16S8x4(const int16_t* HWY_RESTRICT a, FourRows<int8_t> b, size_t n,
-                           int64_t out[4]) {
+HWY_INLINE void DotS16S8x4Highway(const int16_t* HWY_RESTRICT a, FourRows<int8_t> b, size_t n,
+                                  int64_t out[4]) {
   const DotD32 d32;
   const DotD16 d16;
   const DotD8 d8;
@@ -218,8 +226,8 @@ HWY_INLINE void DotS16S8x4(const int16_t* HWY_RESTRICT a, FourRows<int8_t> b, si
 // out[r] = sum_i a[i] * b.row[r][i] for int16 a and b (exact, int64). Each b
 // is split into a signed high byte and an unsigned low byte so that every
 // product stays below 2^23.
-HWY_INLINE void DotS16x4(const int16_t* HWY_RESTRICT a, FourRows<int16_t> b, size_t n,
-                         int64_t out[4]) {
+HWY_INLINE void DotS16x4Highway(const int16_t* HWY_RESTRICT a, FourRows<int16_t> b, size_t n,
+                                int64_t out[4]) {
   const DotD32 d32;
   const DotD16 d16;
   const size_t lanes = hn::Lanes(d16);
@@ -260,6 +268,26 @@ HWY_INLINE void DotS16x4(const int16_t* HWY_RESTRICT a, FourRows<int16_t> b, siz
   for (; i < n; ++i) {
     for (int r = 0; r < 4; ++r) out[r] += static_cast<int64_t>(a[i]) * b.row[r][i];
   }
+}
+
+// The int16 dot products: SVE's 64-bit SDOT where the target has it, else
+// the Highway loops above (identical integers).
+HWY_INLINE void DotS16S8x4(const int16_t* HWY_RESTRICT a, FourRows<int8_t> b, size_t n,
+                           int64_t out[4]) {
+#if EDGEATTN_SVE_DOT
+  DotS16S8x4SveSdot(a, b.row, n, out);
+#else
+  DotS16S8x4Highway(a, b, n, out);
+#endif
+}
+
+HWY_INLINE void DotS16x4(const int16_t* HWY_RESTRICT a, FourRows<int16_t> b, size_t n,
+                         int64_t out[4]) {
+#if EDGEATTN_SVE_DOT
+  DotS16x4SveSdot(a, b.row, n, out);
+#else
+  DotS16x4Highway(a, b, n, out);
+#endif
 }
 
 }  // namespace HWY_NAMESPACE

@@ -1,0 +1,174 @@
+// Arm's dot-product instructions for the fixed-point inner loop (DotS8x4 and
+// friends in integer_dot-inl.h), which Highway 1.0.3 does not wrap:
+// - NEON with +dotprod (aarch64, Armv8.2+): SDOT adds four int8 x int8
+//   products into each int32 lane (vdotq_s32);
+// - SVE and SVE2 at every vector length: SDOT likewise for int8 (svdot_s32),
+//   and for int16 x int16 into int64 lanes (svdot_s64), exact with no flush.
+//
+// SDOT takes the bytes as they are, so the zero-point offsets of
+// sum_i (a_i + a_off) (b_i + b_off) come from the expansion
+//   sum a b + b_off sum a + a_off sum b + n a_off b_off,
+// with sum a and sum b as SDOTs against a vector of ones. TFLite's int32
+// accumulator wraps modulo 2^32 and so does every term here (uint32), so the
+// result is TFLite's integer whatever the order or the lane width.
+#if defined(EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_
+#undef EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_
+#else
+#define EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwy/highway.h>
+
+#undef EDGEATTN_SVE_DOT
+#undef EDGEATTN_NEON_SDOT
+#if HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || \
+    HWY_TARGET == HWY_SVE2_128
+#define EDGEATTN_SVE_DOT 1
+#include <arm_sve.h>
+#else
+#define EDGEATTN_SVE_DOT 0
+#endif
+#if HWY_TARGET == HWY_NEON && HWY_ARCH_ARM_A64 && defined(__ARM_FEATURE_DOTPROD)
+#define EDGEATTN_NEON_SDOT 1
+#include <arm_neon.h>
+#else
+#define EDGEATTN_NEON_SDOT 0
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace edgeattn {
+namespace HWY_NAMESPACE {
+
+// sum_i (a_i + a_off) (b_i + b_off) mod 2^32 from the raw sums over n elements.
+HWY_INLINE uint32_t WithOffsets(uint32_t sum_ab, uint32_t sum_a, uint32_t sum_b, size_t n,
+                                int32_t a_offset, int32_t b_offset) {
+  const uint32_t a_off = static_cast<uint32_t>(a_offset), b_off = static_cast<uint32_t>(b_offset);
+  return sum_ab + b_off * sum_a + a_off * sum_b + static_cast<uint32_t>(n) * a_off * b_off;
+}
+
+#if EDGEATTN_NEON_SDOT
+// 16 bytes per step, one SDOT per row and one per row for its sum; the tail
+// (n % 16 elements) is scalar, offsets applied element by element.
+HWY_INLINE size_t DotS8x4NeonSdot(const int8_t* HWY_RESTRICT a, int32_t a_offset,
+                                  const int8_t* const b[4], int32_t b_offset, size_t n,
+                                  uint32_t out[4]) {
+  const int8x16_t ones = vdupq_n_s8(1);
+  int32x4_t sum_a = vdupq_n_s32(0);
+  int32x4_t sum_ab0 = sum_a, sum_ab1 = sum_a, sum_ab2 = sum_a, sum_ab3 = sum_a;
+  int32x4_t sum_b0 = sum_a, sum_b1 = sum_a, sum_b2 = sum_a, sum_b3 = sum_a;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const int8x16_t va = vld1q_s8(a + i);
+    const int8x16_t b0 = vld1q_s8(b[0] + i);
+    const int8x16_t b1 = vld1q_s8(b[1] + i);
+    const int8x16_t b2 = vld1q_s8(b[2] + i);
+    const int8x16_t b3 = vld1q_s8(b[3] + i);
+    sum_a = vdotq_s32(sum_a, va, ones);
+    sum_ab0 = vdotq_s32(sum_ab0, va, b0);
+    sum_ab1 = vdotq_s32(sum_ab1, va, b1);
+    sum_ab2 = vdotq_s32(sum_ab2, va, b2);
+    sum_ab3 = vdotq_s32(sum_ab3, va, b3);
+    sum_b0 = vdotq_s32(sum_b0, b0, ones);
+    sum_b1 = vdotq_s32(sum_b1, b1, ones);
+    sum_b2 = vdotq_s32(sum_b2, b2, ones);
+    sum_b3 = vdotq_s32(sum_b3, b3, ones);
+  }
+  // ADDV adds the lanes modulo 2^32, as the lanes themselves wrap.
+  const auto lanes = [](int32x4_t v) { return vaddvq_u32(vreinterpretq_u32_s32(v)); };
+  const uint32_t a_sum = lanes(sum_a);
+  out[0] = WithOffsets(lanes(sum_ab0), a_sum, lanes(sum_b0), i, a_offset, b_offset);
+  out[1] = WithOffsets(lanes(sum_ab1), a_sum, lanes(sum_b1), i, a_offset, b_offset);
+  out[2] = WithOffsets(lanes(sum_ab2), a_sum, lanes(sum_b2), i, a_offset, b_offset);
+  out[3] = WithOffsets(lanes(sum_ab3), a_sum, lanes(sum_b3), i, a_offset, b_offset);
+  return i;
+}
+#endif
+
+#if EDGEATTN_SVE_DOT
+// One vector of bytes per step, the last one predicated (inactive lanes load
+// as 0 and add nothing), so there is no scalar tail.
+HWY_INLINE void DotS8x4SveSdot(const int8_t* HWY_RESTRICT a, int32_t a_offset,
+                               const int8_t* const b[4], int32_t b_offset, size_t n,
+                               uint32_t out[4]) {
+  const svint8_t ones = svdup_n_s8(1);
+  svint32_t sum_a = svdup_n_s32(0);
+  svint32_t sum_ab0 = sum_a, sum_ab1 = sum_a, sum_ab2 = sum_a, sum_ab3 = sum_a;
+  svint32_t sum_b0 = sum_a, sum_b1 = sum_a, sum_b2 = sum_a, sum_b3 = sum_a;
+  for (size_t i = 0; i < n; i += svcntb()) {
+    const svbool_t active = svwhilelt_b8_u64(i, n);
+    const svint8_t va = svld1_s8(active, a + i);
+    const svint8_t b0 = svld1_s8(active, b[0] + i);
+    const svint8_t b1 = svld1_s8(active, b[1] + i);
+    const svint8_t b2 = svld1_s8(active, b[2] + i);
+    const svint8_t b3 = svld1_s8(active, b[3] + i);
+    sum_a = svdot_s32(sum_a, va, ones);
+    sum_ab0 = svdot_s32(sum_ab0, va, b0);
+    sum_ab1 = svdot_s32(sum_ab1, va, b1);
+    sum_ab2 = svdot_s32(sum_ab2, va, b2);
+    sum_ab3 = svdot_s32(sum_ab3, va, b3);
+    sum_b0 = svdot_s32(sum_b0, b0, ones);
+    sum_b1 = svdot_s32(sum_b1, b1, ones);
+    sum_b2 = svdot_s32(sum_b2, b2, ones);
+    sum_b3 = svdot_s32(sum_b3, b3, ones);
+  }
+  // The unsigned add across lanes wraps modulo 2^32 like the lanes.
+  const auto lanes = [](svint32_t v) {
+    return static_cast<uint32_t>(svaddv_u32(svptrue_b32(), svreinterpret_u32_s32(v)));
+  };
+  const uint32_t a_sum = lanes(sum_a);
+  out[0] = WithOffsets(lanes(sum_ab0), a_sum, lanes(sum_b0), n, a_offset, b_offset);
+  out[1] = WithOffsets(lanes(sum_ab1), a_sum, lanes(sum_b1), n, a_offset, b_offset);
+  out[2] = WithOffsets(lanes(sum_ab2), a_sum, lanes(sum_b2), n, a_offset, b_offset);
+  out[3] = WithOffsets(lanes(sum_ab3), a_sum, lanes(sum_b3), n, a_offset, b_offset);
+}
+
+// sum_i a_i b_i exactly for int16 a and b: SDOT adds four products (each
+// below 2^30 in magnitude) into int64 lanes, far from overflow for any n the
+// plans allow.
+HWY_INLINE void DotS16x4SveSdot(const int16_t* HWY_RESTRICT a, const int16_t* const b[4], size_t n,
+                                int64_t out[4]) {
+  svint64_t s0 = svdup_n_s64(0), s1 = s0, s2 = s0, s3 = s0;
+  for (size_t i = 0; i < n; i += svcnth()) {
+    const svbool_t active = svwhilelt_b16_u64(i, n);
+    const svint16_t va = svld1_s16(active, a + i);
+    s0 = svdot_s64(s0, va, svld1_s16(active, b[0] + i));
+    s1 = svdot_s64(s1, va, svld1_s16(active, b[1] + i));
+    s2 = svdot_s64(s2, va, svld1_s16(active, b[2] + i));
+    s3 = svdot_s64(s3, va, svld1_s16(active, b[3] + i));
+  }
+  const svbool_t all = svptrue_b64();
+  out[0] = svaddv_s64(all, s0);
+  out[1] = svaddv_s64(all, s1);
+  out[2] = svaddv_s64(all, s2);
+  out[3] = svaddv_s64(all, s3);
+}
+
+// The same with int8 b, sign-extended to int16 as it loads.
+HWY_INLINE void DotS16S8x4SveSdot(const int16_t* HWY_RESTRICT a, const int8_t* const b[4], size_t n,
+                                  int64_t out[4]) {
+  svint64_t s0 = svdup_n_s64(0), s1 = s0, s2 = s0, s3 = s0;
+  for (size_t i = 0; i < n; i += svcnth()) {
+    const svbool_t active = svwhilelt_b16_u64(i, n);
+    const svint16_t va = svld1_s16(active, a + i);
+    s0 = svdot_s64(s0, va, svld1sb_s16(active, b[0] + i));
+    s1 = svdot_s64(s1, va, svld1sb_s16(active, b[1] + i));
+    s2 = svdot_s64(s2, va, svld1sb_s16(active, b[2] + i));
+    s3 = svdot_s64(s3, va, svld1sb_s16(active, b[3] + i));
+  }
+  const svbool_t all = svptrue_b64();
+  out[0] = svaddv_s64(all, s0);
+  out[1] = svaddv_s64(all, s1);
+  out[2] = svaddv_s64(all, s2);
+  out[3] = svaddv_s64(all, s3);
+}
+#endif
+
+}  // namespace HWY_NAMESPACE
+}  // namespace edgeattn
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

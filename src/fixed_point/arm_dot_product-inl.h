@@ -126,38 +126,24 @@ HWY_INLINE void DotS8x4SveSdot(const int8_t* HWY_RESTRICT a, int32_t a_offset,
   out[3] = WithOffsets(lanes(sum_ab3), a_sum, lanes(sum_b3), n, a_offset, b_offset);
 }
 
-// sum_i a_i b_i exactly for int16 a and b: SDOT adds four products (each
-// below 2^30 in magnitude) into int64 lanes, far from overflow for any n the
-// plans allow.
-HWY_INLINE void DotS16x4SveSdot(const int16_t* HWY_RESTRICT a, const int16_t* const b[4], size_t n,
+// b's values as int16 lanes: int16 as they are, int8 sign-extended as they load.
+HWY_INLINE svint16_t LoadAsS16(svbool_t active, const int16_t* b) { return svld1_s16(active, b); }
+HWY_INLINE svint16_t LoadAsS16(svbool_t active, const int8_t* b) { return svld1sb_s16(active, b); }
+
+// sum_i a_i b_i exactly for int16 a and int16 or int8 b: SDOT adds four
+// products (each below 2^30 in magnitude) into int64 lanes, far from
+// overflow for any n the plans allow.
+template <typename B>
+HWY_INLINE void DotS16x4SveSdot(const int16_t* HWY_RESTRICT a, const B* const b[4], size_t n,
                                 int64_t out[4]) {
   svint64_t s0 = svdup_n_s64(0), s1 = s0, s2 = s0, s3 = s0;
   for (size_t i = 0; i < n; i += svcnth()) {
     const svbool_t active = svwhilelt_b16_u64(i, n);
     const svint16_t va = svld1_s16(active, a + i);
-    s0 = svdot_s64(s0, va, svld1_s16(active, b[0] + i));
-    s1 = svdot_s64(s1, va, svld1_s16(active, b[1] + i));
-    s2 = svdot_s64(s2, va, svld1_s16(active, b[2] + i));
-    s3 = svdot_s64(s3, va, svld1_s16(active, b[3] + i));
-  }
-  const svbool_t all = svptrue_b64();
-  out[0] = svaddv_s64(all, s0);
-  out[1] = svaddv_s64(all, s1);
-  out[2] = svaddv_s64(all, s2);
-  out[3] = svaddv_s64(all, s3);
-}
-
-// The same with int8 b, sign-extended to int16 as it loads.
-HWY_INLINE void DotS16S8x4SveSdot(const int16_t* HWY_RESTRICT a, const int8_t* const b[4], size_t n,
-                                  int64_t out[4]) {
-  svint64_t s0 = svdup_n_s64(0), s1 = s0, s2 = s0, s3 = s0;
-  for (size_t i = 0; i < n; i += svcnth()) {
-    const svbool_t active = svwhilelt_b16_u64(i, n);
-    const svint16_t va = svld1_s16(active, a + i);
-    s0 = svdot_s64(s0, va, svld1sb_s16(active, b[0] + i));
-    s1 = svdot_s64(s1, va, svld1sb_s16(active, b[1] + i));
-    s2 = svdot_s64(s2, va, svld1sb_s16(active, b[2] + i));
-    s3 = svdot_s64(s3, va, svld1sb_s16(active, b[3] + i));
+    s0 = svdot_s64(s0, va, LoadAsS16(active, b[0] + i));
+    s1 = svdot_s64(s1, va, LoadAsS16(active, b[1] + i));
+    s2 = svdot_s64(s2, va, LoadAsS16(active, b[2] + i));
+    s3 = svdot_s64(s3, va, LoadAsS16(active, b[3] + i));
   }
   const svbool_t all = svptrue_b64();
   out[0] = svaddv_s64(all, s0);

@@ -275,7 +275,7 @@ HWY_INLINE void DotS16x4Highway(const int16_t* HWY_RESTRICT a, FourRows<int16_t>
 HWY_INLINE void DotS16S8x4(const int16_t* HWY_RESTRICT a, FourRows<int8_t> b, size_t n,
                            int64_t out[4]) {
 #if EDGEATTN_SVE_DOT
-  DotS16S8x4SveSdot(a, b.row, n, out);
+  DotS16x4SveSdot(a, b.row, n, out);
 #else
   DotS16S8x4Highway(a, b, n, out);
 #endif

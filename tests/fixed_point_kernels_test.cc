@@ -11,6 +11,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "fixed_point/fixed_point_kernels.h"
+#include "fixed_point/s16_panels.h"
 #include "fixed_point/s8_panels.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
@@ -71,6 +72,7 @@ TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
                                            y.data(),
                                            static_cast<size_t>(n_out),
                                            nullptr,
+                                           nullptr,
                                            nullptr};
         if (packed && edgeattn::UsesS8Panels()) {
           args.w_panels = panels.data();
@@ -85,11 +87,13 @@ TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
 }
 
 // int16 projections: int64 accumulators with biases up to TFLite's 2^47
-// limit, shifts -31..7, the 16-bit multiplier cut at both ends.
+// limit, shifts -31..7, the 16-bit multiplier cut at both ends; the row
+// kernel, and W widened to int16 pairs (s16_panels.h) where the target has
+// vpdpwssd (93 channels: a pass of 64, one of 16 and a 13-channel tail).
 TEST_P(FixedPointKernels, LinearS16AtTheEdgesOfItsRanges) {
   RandomStream random(4343);
   for (const int n_in : {1, 5, 64, 300}) {
-    const int rows = 5, n_out = 29;
+    const int rows = 5, n_out = 93;
     std::vector<int16_t> x(static_cast<size_t>(rows) * n_in);
     std::vector<int8_t> w(static_cast<size_t>(n_out) * n_in);
     for (int16_t& v : x) v = static_cast<int16_t>(Draw(&random, -32768, 32767));
@@ -107,24 +111,30 @@ TEST_P(FixedPointKernels, LinearS16AtTheEdgesOfItsRanges) {
                                          std::vector<int>(shift.begin(), shift.end())};
     const std::vector<int16_t> want = tflite_ref::FullyConnectedPerChannel(
         ref, x.data(), rows, n_in, w.data(), bias.data(), n_out);
-    std::vector<int16_t> y(static_cast<size_t>(rows) * n_out, 0x5555);
-    const edgeattn::LinearQArgs<int16_t> args{x.data(),
-                                              static_cast<size_t>(n_in),
-                                              rows,
-                                              n_in,
-                                              0,
-                                              w.data(),
-                                              bias.data(),
-                                              multiplier.data(),
-                                              shift.data(),
-                                              n_out,
-                                              0,
-                                              y.data(),
-                                              static_cast<size_t>(n_out),
-                                              nullptr,
-                                              nullptr};
-    edgeattn::LinearS16(args);
-    ASSERT_EQ(y, want) << "n_in " << n_in;
+    std::vector<int16_t> pairs(edgeattn::S16PanelValues(n_out, n_in));
+    edgeattn::PackS16PanelsFromS8(w.data(), static_cast<size_t>(n_in), n_out, n_in, pairs.data());
+    for (bool packed : {false, true}) {
+      std::vector<int16_t> y(static_cast<size_t>(rows) * n_out, 0x5555);
+      edgeattn::LinearQArgs<int16_t> args{x.data(),
+                                          static_cast<size_t>(n_in),
+                                          rows,
+                                          n_in,
+                                          0,
+                                          w.data(),
+                                          bias.data(),
+                                          multiplier.data(),
+                                          shift.data(),
+                                          n_out,
+                                          0,
+                                          y.data(),
+                                          static_cast<size_t>(n_out),
+                                          nullptr,
+                                          nullptr,
+                                          nullptr};
+      if (packed && edgeattn::UsesS8Panels()) args.w_pairs = pairs.data();
+      edgeattn::LinearS16(args);
+      ASSERT_EQ(y, want) << "n_in " << n_in << " packed " << packed;
+    }
   }
 }
 

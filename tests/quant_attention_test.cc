@@ -143,9 +143,15 @@ void ExpectSameAsReference(const Shape& s, uint64_t seed) {
   EXPECT_EQ(out, want_out) << s.n_q << "x" << s.n_kv << " d " << s.d_k << "/" << s.d_v;
 }
 
-const Shape kShapes[] = {{1, 1, 4, 4, false, 0.0f},     {3, 17, 8, 5, true, 0.0f},
-                         {17, 3, 16, 16, true, 0.0f},   {40, 100, 64, 32, true, 0.0f},
-                         {65, 65, 24, 72, false, 0.3f}, {7, 300, 32, 16, false, 0.0f}};
+const Shape kShapes[] = {{1, 1, 4, 4, false, 0.0f},
+                         {3, 17, 8, 5, true, 0.0f},
+                         {17, 3, 16, 16, true, 0.0f},
+                         {40, 100, 64, 32, true, 0.0f},
+                         {65, 65, 24, 72, false, 0.3f},
+                         {7, 300, 32, 16, false, 0.0f},
+                         // d_k past 128: int16 scores in several int32 chunks.
+                         {9, 70, 300, 33, true, 0.0f},
+                         {5, 31, 129, 17, false, 0.0f}};
 
 TEST_P(QuantAttention, Int8EqualsTheReferenceOps) {
   uint64_t seed = 8100;

@@ -139,17 +139,46 @@ constexpr uint64_t S8PanelRegionBytes(int32_t n_cols, int32_t depth) {
          ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) * sizeof(int32_t));
 }
 
+// Bytes of an int16 matrix B [n_cols, depth] packed in 16-column panels of
+// 2-value pairs (src/fixed_point/s16_panels.h).
+constexpr uint64_t S16PanelRegionBytes(int32_t n_cols, int32_t depth) {
+  return ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) *
+                         RoundUp(static_cast<uint64_t>(depth), 2) * sizeof(int16_t));
+}
+
+// Whether fixed-point plans carve the packed panels of the AVX512-VNNI
+// kernels: on x86, where a dispatched build may run them; other CPUs have no
+// kernel that reads them, so their plans are smaller by that much. User code
+// sees the value the library was built with as long as both are compiled for
+// the same CPU family.
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
+inline constexpr bool kFixedPointPanels = true;
+#else
+inline constexpr bool kFixedPointPanels = false;
+#endif
+
+// One weight matrix W [n_out, n_in] packed for the dot-product instructions
+// at plan time: int8 groups, or (int16 activations) W widened to int16 pairs.
+constexpr uint64_t WeightPanelRegionBytes(int32_t n_out, int32_t n_in, ea_dtype dtype) {
+  if (!kFixedPointPanels) return 0;
+  return dtype == EA_DTYPE_INT8 ? S8PanelRegionBytes(n_out, n_in)
+                                : S16PanelRegionBytes(n_out, n_in);
+}
+
 // The int8 softmax's table: 256 exponentials, their sum terms, and those as
 // three byte planes.
 inline constexpr uint64_t kSoftmaxS8TableBytes = 2 * 256 * sizeof(int32_t) + 3 * 256;
 
 // One fixed-point attention core (src/fixed_point/quant_attention_core.h):
-// the softmax table, int8 only K and V packed for the dot-product
-// instructions, V^T for the row kernels, and per worker its QuantScratch.
+// the softmax table, K and V packed for the dot-product instructions (int8:
+// 4-byte groups; int16: pairs; x86 only, kFixedPointPanels),
+// V^T for the row kernels, and per worker its QuantScratch.
 constexpr uint64_t QuantCoreArenaBytes(int32_t n_kv, int32_t d_k, int32_t d_v, ea_dtype dtype,
                                        int32_t max_workers = 1) {
-  const uint64_t panels =
-      dtype == EA_DTYPE_INT8 ? S8PanelRegionBytes(n_kv, d_k) + S8PanelRegionBytes(d_v, n_kv) : 0;
+  const uint64_t panels = !kFixedPointPanels ? 0
+                          : dtype == EA_DTYPE_INT8
+                              ? S8PanelRegionBytes(n_kv, d_k) + S8PanelRegionBytes(d_v, n_kv)
+                              : S16PanelRegionBytes(n_kv, d_k) + S16PanelRegionBytes(d_v, n_kv);
   return ByteRegionBytes(kSoftmaxS8TableBytes) + panels +
          ByteRegionBytes(static_cast<uint64_t>(d_v) * static_cast<uint64_t>(n_kv) *
                          FixedPointBytes(dtype)) +
@@ -165,7 +194,7 @@ constexpr uint64_t AttentionQuantArenaBytes(int32_t n_kv, int32_t d_k, int32_t d
 // Fixed-point MHA (ea_mha_quant_plan_init): the per-channel integers
 // (8 * d_model int32), the quantized position table (when filled at plan
 // time) and ADD(x, P), Q, K, V and the heads' outputs ([n, d_model] each),
-// int8 only the four weight matrices packed for the dot-product instructions,
+// the four weight matrices packed for the dot-product instructions,
 // then one attention core (heads run one after another). The caller's weights
 // stay where they are.
 constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads, ea_dtype dtype,
@@ -176,7 +205,7 @@ constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads,
   const uint64_t table = positions == PositionStorage::kArena ? tensor : 0;
   const uint64_t positioned = positions == PositionStorage::kNone ? 0 : tensor;
   const int32_t d_k = d_model / heads;
-  const uint64_t weights = dtype == EA_DTYPE_INT8 ? 4 * S8PanelRegionBytes(d_model, d_model) : 0;
+  const uint64_t weights = 4 * WeightPanelRegionBytes(d_model, d_model, dtype);
   return ByteRegionBytes(8 * static_cast<uint64_t>(d_model) * sizeof(int32_t)) + table +
          positioned + 4 * tensor + weights + QuantCoreArenaBytes(n, d_k, d_k, dtype, max_workers);
 }
@@ -184,8 +213,8 @@ constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads,
 // Fixed-point self-attention (ea_self_attention_quant_plan_init): the
 // per-channel integers (2 * (2 * d_k + d_v) int32), the quantized position
 // table (when filled at plan time) and ADD(x, P) ([n, d_model] each), Q, K
-// ([n, d_k]) and V ([n, d_v]), int8 only W_Q, W_K, W_V packed for the
-// dot-product instructions, then the attention core.
+// ([n, d_k]) and V ([n, d_v]), W_Q, W_K, W_V packed for the dot-product
+// instructions, then the attention core.
 constexpr uint64_t SelfAttentionQuantArenaBytes(int32_t n, int32_t d_model, int32_t d_k,
                                                 int32_t d_v, ea_dtype dtype,
                                                 PositionStorage positions,
@@ -194,9 +223,8 @@ constexpr uint64_t SelfAttentionQuantArenaBytes(int32_t n, int32_t d_model, int3
   const uint64_t input = ByteRegionBytes(rows * static_cast<uint64_t>(d_model));
   const uint64_t table = positions == PositionStorage::kArena ? input : 0;
   const uint64_t positioned = positions == PositionStorage::kNone ? 0 : input;
-  const uint64_t weights = dtype == EA_DTYPE_INT8 ? 2 * S8PanelRegionBytes(d_k, d_model) +
-                                                        S8PanelRegionBytes(d_v, d_model)
-                                                  : 0;
+  const uint64_t weights =
+      2 * WeightPanelRegionBytes(d_k, d_model, dtype) + WeightPanelRegionBytes(d_v, d_model, dtype);
   return ByteRegionBytes((4 * static_cast<uint64_t>(d_k) + 2 * static_cast<uint64_t>(d_v)) *
                          sizeof(int32_t)) +
          table + positioned + 2 * ByteRegionBytes(rows * static_cast<uint64_t>(d_k)) +

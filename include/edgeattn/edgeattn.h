@@ -364,7 +364,7 @@ typedef struct ea_self_attention_quant_params {
 /* The arena regions of one fixed-point attention (private, as every plan field). */
 typedef struct ea_quant_core {
   void* softmax_table; /* int8: the softmax's per-difference tables */
-  void* k_panels;      /* int8: K and V packed for the dot-product instructions */
+  void* k_panels;      /* K and V packed for the dot-product instructions */
   void* v_panels;
   void* v_transposed; /* V^T for the row kernels */
   int32_t max_keys;
@@ -542,7 +542,7 @@ typedef struct ea_self_attention_quant_plan {
   void* q;                               /* [n, d_k] */
   void* k;                               /* [n, d_k] */
   void* v;                               /* [n, d_v] */
-  void* weight_panels[3];                /* int8: W_Q, W_K, W_V packed */
+  void* weight_panels[3];                /* W_Q, W_K, W_V packed */
   ea_quant_core core;
   const void* carve; /* the plan's arena bytes */
   size_t carve_bytes;
@@ -647,7 +647,7 @@ typedef struct ea_mha_quant_plan {
   void* k;
   void* v;
   void* context;          /* [n, d_model] */
-  void* weight_panels[4]; /* int8: W_Q, W_K, W_V, W_O packed */
+  void* weight_panels[4]; /* W_Q, W_K, W_V, W_O packed */
   ea_quant_core core;     /* heads run one after another */
   const void* carve;      /* the plan's arena bytes */
   size_t carve_bytes;

@@ -17,6 +17,7 @@
 #include "fixed_point/softmax_s8.h"
 #if HWY_TARGET == HWY_AVX3_DL
 #include "fixed_point/avx512_requantize-inl.h"
+#include "fixed_point/vnni_s16-inl.h"
 #include "fixed_point/vnni_tile-inl.h"
 #endif
 
@@ -111,6 +112,15 @@ void LinearS8Target(const LinearQArgs<int8_t>& a) {
 
 void LinearS16Target(const LinearQArgs<int16_t>& a) {
   const int64_t* bias = static_cast<const int64_t*>(a.bias);
+#if HWY_TARGET == HWY_AVX3_DL
+  if (a.w_pairs != nullptr) {
+    for (int32_t r = 0; r < a.rows; ++r) {
+      vnni::LinearRowS16(a.x + static_cast<size_t>(r) * a.ld_x, a.n_in, a.w_pairs, bias,
+                         a.multiplier, a.shift, a.n_out, a.y + static_cast<size_t>(r) * a.ld_y);
+    }
+    return;
+  }
+#endif
   const size_t n_in = static_cast<size_t>(a.n_in);
   for (int32_t r = 0; r < a.rows; ++r) {
     const int16_t* x = a.x + static_cast<size_t>(r) * a.ld_x;
@@ -237,6 +247,41 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
     }
   }
 }
+
+// The packed int16 row (vnni_s16-inl.h): scores, softmax, P V per query row.
+EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_t first_row,
+                                        int32_t rows, void* scratch) {
+  int16_t* row_buffer = static_cast<int16_t*>(scratch);  // [n_kv] scores, then probabilities
+  int16_t* exp_scratch = row_buffer + a.n_kv;            // [n_kv]
+  const vnni::Requantize64Params score_requantize =
+      vnni::MakeRequantize64(a.score_multiplier, a.score_shift);
+  const vnni::Requantize64Params out_requantize =
+      vnni::MakeRequantize64(a.out_multiplier, a.out_shift);
+  const size_t v_panel_values = static_cast<size_t>((a.n_kv + 1) / 2) * 32;
+  for (int32_t r = first_row; r < first_row + rows; ++r) {
+    const int32_t visible = VisibleKeys(a, r);
+    vnni::ScoreRowS16(a.q + static_cast<size_t>(r) * a.ld_q, a.d_k, a.k_pairs, visible,
+                      score_requantize, row_buffer);
+    KeepScores(a, r, row_buffer, visible);
+    int32_t prob_sum = 0;
+    if (visible > 0) {
+#if defined(EDGEATTN_SINGLE_ROUNDING)  // the vector requantisation rounds twice
+      SoftmaxS16Row(a.softmax_multiplier, a.softmax_left_shift, row_buffer,
+                    static_cast<size_t>(visible), exp_scratch, row_buffer);
+      for (int32_t j = 0; j < visible; ++j) prob_sum += row_buffer[j];
+#else
+      prob_sum = vnni::SoftmaxRowS16(a.softmax_multiplier, a.softmax_left_shift, row_buffer,
+                                     visible, exp_scratch);
+#endif
+    }
+    if (a.probs != nullptr) {
+      int16_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
+      for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row_buffer[j] : int16_t{0};
+    }
+    vnni::ContextRowS16(row_buffer, visible, prob_sum, a.v_pairs, v_panel_values, a.d_v,
+                        out_requantize, a.out + static_cast<size_t>(r) * a.ld_out);
+  }
+}
 #else
 bool UsesS8PanelsTarget() { return false; }
 #endif
@@ -283,6 +328,9 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
 
 void AttendRowsS16Target(const AttentionQArgs<int16_t>& a, int32_t first_row, int32_t rows,
                          void* scratch) {
+#if HWY_TARGET == HWY_AVX3_DL
+  if (a.k_pairs != nullptr) return AttendRowsS16Packed(a, first_row, rows, scratch);
+#endif
   int16_t* row_buffer = static_cast<int16_t*>(scratch);  // [n_kv] scores, then probabilities
   int16_t* exp_scratch = row_buffer + a.n_kv;            // [n_kv]
   const size_t d_k = static_cast<size_t>(a.d_k);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "fixed_point/fixed_point_math.h"
+#include "fixed_point/requantize.h"
 #include "fixed_point/softmax_s8.h"
 #include "fixed_point/vnni_tile-inl.h"
 
@@ -46,12 +47,11 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i DivideByPowerOfTwo(
   return _mm512_mask_add_epi32(shifted, up, shifted, _mm512_set1_epi32(1));
 }
 
-// clamp(Requantize(x, multiplier, shift) + zero_point) to int8, 16 lanes
-// (double rounding; single-rounding builds take the scalar epilogue).
-EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RequantizeToS8(__m512i x,
-                                                                            int32_t multiplier,
-                                                                            int32_t shift,
-                                                                            int32_t zero_point) {
+// Requantize(x, multiplier, shift) per lane (double rounding; single-rounding
+// builds take the scalar epilogues), multiplier >= 0.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i RequantizeLanes(__m512i x,
+                                                                             int32_t multiplier,
+                                                                             int32_t shift) {
   if (shift > 0) {  // saturating x * 2^shift
     const __m512i limit = _mm512_set1_epi32(INT32_MAX >> shift);
     const __mmask16 high = _mm512_cmpgt_epi32_mask(x, limit);
@@ -61,13 +61,43 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RequantizeToS8(__m5
     x = _mm512_mask_mov_epi32(x, high, _mm512_set1_epi32(INT32_MAX));
     x = _mm512_mask_mov_epi32(x, low, _mm512_set1_epi32(INT32_MIN));
   }
-  __m512i y = DoublingHighMul(x, _mm512_set1_epi32(multiplier));
-  if (shift < 0) y = DivideByPowerOfTwo(y, -shift);
+  const __m512i y = DoublingHighMul(x, _mm512_set1_epi32(multiplier));
+  return shift < 0 ? DivideByPowerOfTwo(y, -shift) : y;
+}
+
+// clamp(Requantize(x, multiplier, shift) + zero_point) to int8, 16 lanes.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RequantizeToS8(__m512i x,
+                                                                            int32_t multiplier,
+                                                                            int32_t shift,
+                                                                            int32_t zero_point) {
+  __m512i y = RequantizeLanes(x, multiplier, shift);
   // Beyond +-2^24 the int8 result is saturated either way: clamp first so
   // that adding the zero point cannot wrap.
   y = _mm512_max_epi32(_mm512_min_epi32(y, _mm512_set1_epi32(1 << 24)),
                        _mm512_set1_epi32(-(1 << 24)));
   return _mm512_cvtsepi32_epi8(_mm512_add_epi32(y, _mm512_set1_epi32(zero_point)));
+}
+
+// Requantize64 (requantize.h) of 8 int64 lanes, saturated to int16: x
+// clamped to TFLite's +-2^47, times the 16-bit multiplier (|product| < 2^62),
+// one rounding shift by 15 - shift in [8, 46], then VPMOVSQW's saturation.
+struct Requantize64Params {
+  __m512i reduced_multiplier, round, lower, upper;
+  __m128i total_shift;
+};
+EA_VNNI_TARGET inline Requantize64Params MakeRequantize64(int32_t multiplier, int32_t shift) {
+  const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+  const int total_shift = 15 - shift;
+  return {_mm512_set1_epi64(reduced), _mm512_set1_epi64(int64_t{1} << (total_shift - 1)),
+          _mm512_set1_epi64(-kRequantize64Limit), _mm512_set1_epi64(kRequantize64Limit - 1),
+          _mm_cvtsi32_si128(total_shift)};
+}
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize64ToS16(
+    __m512i x, const Requantize64Params& p) {
+  x = _mm512_max_epi64(_mm512_min_epi64(x, p.upper), p.lower);
+  const __m512i y = _mm512_sra_epi64(
+      _mm512_add_epi64(_mm512_mullo_epi64(x, p.reduced_multiplier), p.round), p.total_shift);
+  return _mm512_cvtsepi64_epi16(y);
 }
 
 // The same with a multiplier and shift per lane (per-channel projections).

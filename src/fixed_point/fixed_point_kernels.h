@@ -35,6 +35,8 @@ struct LinearQArgs {
   // int8 with UsesS8Panels(): W packed (s8_panels.h) and its column sums.
   const int8_t* w_panels;
   const int32_t* w_column_sums;
+  // int16 with UsesS8Panels(): W widened to int16 pairs (s16_panels.h).
+  const int16_t* w_pairs;
 };
 
 void LinearS8(const LinearQArgs<int8_t>& args);
@@ -83,6 +85,10 @@ struct AttentionQArgs {
   const int8_t* k_panels;
   const int32_t* k_column_sums;
   const int8_t* v_panels;
+  // int16 with UsesS8Panels(): K and V packed in pairs (s16_panels.h); NULL
+  // otherwise.
+  const int16_t* k_pairs;
+  const int16_t* v_pairs;
 };
 
 // True when the active target's int8 kernels read K, V and weights packed in

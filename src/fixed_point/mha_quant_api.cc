@@ -87,9 +87,7 @@ void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_para
                    &params->out_proj);
 }
 
-const int8_t* Panels(const ea_mha_quant_plan& plan, int which) {
-  return static_cast<const int8_t*>(plan.weight_panels[which]);
-}
+const void* Panels(const ea_mha_quant_plan& plan, int which) { return plan.weight_panels[which]; }
 
 template <typename T>
 ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* attn_weights) {
@@ -253,11 +251,11 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
   plan->context = CarveBytes(arena, tensor);
   const size_t e = static_cast<size_t>(c.d_model);
   for (int w = 0; w < 3; ++w) {
-    plan->weight_panels[w] = const_cast<int8_t*>(
+    plan->weight_panels[w] = const_cast<void*>(
         CarveWeightPanels(arena, c.dtype, weights->in_proj_weight + static_cast<size_t>(w) * e * e,
                           c.d_model, c.d_model));
   }
-  plan->weight_panels[3] = const_cast<int8_t*>(
+  plan->weight_panels[3] = const_cast<void*>(
       CarveWeightPanels(arena, c.dtype, weights->out_proj_weight, c.d_model, c.d_model));
   const int32_t d_k = c.d_model / c.heads;
   plan->core = CarveQuantCore(arena, c.dtype, c.max_tokens, d_k, d_k, c.parallel.max_workers,

@@ -2,6 +2,7 @@
 
 #include "arena.h"
 #include "edgeattn/arena_sizes.hpp"
+#include "fixed_point/s16_panels.h"
 #include "fixed_point/s8_panels.h"
 #include "fixed_point/softmax_s8.h"
 #include "kernels.h"
@@ -30,7 +31,7 @@ void TransposeV(const int16_t* v, size_t ld, int32_t rows, int32_t cols, int16_t
 // beside them (attention_sq.cc).
 bool PackKeysAndValues(AttentionQArgs<int8_t>* a, const int8_t* v, size_t ld_v,
                        const ea_quant_core& memory) {
-  if (!UsesS8Panels()) return false;
+  if (memory.k_panels == nullptr || !UsesS8Panels()) return false;
   int8_t* k_panels = static_cast<int8_t*>(memory.k_panels);
   int8_t* v_panels = static_cast<int8_t*>(memory.v_panels);
   int32_t* k_terms = S8PanelColumnSums(k_panels, memory.max_keys, a->d_k);
@@ -45,8 +46,17 @@ bool PackKeysAndValues(AttentionQArgs<int8_t>* a, const int8_t* v, size_t ld_v,
   a->v_panels = v_panels;
   return true;
 }
-bool PackKeysAndValues(AttentionQArgs<int16_t>*, const int16_t*, size_t, const ea_quant_core&) {
-  return false;
+// int16 likewise: K and V in pairs.
+bool PackKeysAndValues(AttentionQArgs<int16_t>* a, const int16_t* v, size_t ld_v,
+                       const ea_quant_core& memory) {
+  if (memory.k_panels == nullptr || !UsesS8Panels()) return false;
+  int16_t* k_pairs = static_cast<int16_t*>(memory.k_panels);
+  int16_t* v_pairs = static_cast<int16_t*>(memory.v_panels);
+  PackS16Panels(a->k, a->ld_k, a->n_kv, a->d_k, k_pairs);
+  PackS16PanelsTransposed(v, ld_v, a->d_v, a->n_kv, v_pairs);
+  a->k_pairs = k_pairs;
+  a->v_pairs = v_pairs;
+  return true;
 }
 
 template <typename T>
@@ -80,9 +90,14 @@ ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, 
     BuildSoftmaxS8Table(softmax.input_multiplier, softmax.input_left_shift, softmax.diff_min,
                         static_cast<SoftmaxS8Table*>(m.softmax_table));
   }
-  if (dtype == EA_DTYPE_INT8) {
+  if (!kFixedPointPanels) {
+    // No kernel of this CPU family reads packed panels.
+  } else if (dtype == EA_DTYPE_INT8) {
     m.k_panels = CarveBytes(arena, S8PanelRegionBytes(max_keys, d_k));
     m.v_panels = CarveBytes(arena, S8PanelRegionBytes(d_v, max_keys));
+  } else {
+    m.k_panels = CarveBytes(arena, S16PanelRegionBytes(max_keys, d_k));
+    m.v_panels = CarveBytes(arena, S16PanelRegionBytes(d_v, max_keys));
   }
   m.v_transposed = CarveBytes(
       arena, static_cast<uint64_t>(d_v) * static_cast<uint64_t>(max_keys) * FixedPointBytes(dtype));

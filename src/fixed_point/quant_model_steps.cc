@@ -4,6 +4,7 @@
 #include "fixed_point/mha_quant_params.h"
 #include "fixed_point/quantized_position_table.h"
 #include "fixed_point/requantize.h"
+#include "fixed_point/s16_panels.h"
 #include "fixed_point/s8_panels.h"
 #include "kernels.h"
 #include "parallel_for.h"
@@ -99,10 +100,15 @@ void AddPositions(const int16_t* x_emb, const int16_t* table, const ea_add_quant
   AddS16(x_emb, table, params, x, count);
 }
 
-const int8_t* CarveWeightPanels(ea_arena* arena, ea_dtype dtype, const int8_t* w, int32_t n_out,
-                                int32_t n_in) {
-  if (dtype != EA_DTYPE_INT8) return nullptr;
-  int8_t* panels = static_cast<int8_t*>(CarveBytes(arena, S8PanelRegionBytes(n_out, n_in)));
+const void* CarveWeightPanels(ea_arena* arena, ea_dtype dtype, const int8_t* w, int32_t n_out,
+                              int32_t n_in) {
+  if (!kFixedPointPanels) return nullptr;
+  void* region = CarveBytes(arena, WeightPanelRegionBytes(n_out, n_in, dtype));
+  if (dtype == EA_DTYPE_INT16) {
+    PackS16PanelsFromS8(w, static_cast<size_t>(n_in), n_out, n_in, static_cast<int16_t*>(region));
+    return region;
+  }
+  int8_t* panels = static_cast<int8_t*>(region);
   PackS8Panels(w, static_cast<size_t>(n_in), n_out, n_in, panels,
                S8PanelColumnSums(panels, n_out, n_in));
   return panels;

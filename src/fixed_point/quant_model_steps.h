@@ -44,17 +44,18 @@ void AddPositions(const int8_t* x_emb, const int8_t* table, const ea_add_quant_p
 void AddPositions(const int16_t* x_emb, const int16_t* table, const ea_add_quant_params& params,
                   int16_t* x, size_t count);
 
-// int8: W [n_out, n_in] packed into a carved S8PanelRegionBytes region with
-// its column sums; NULL for int16, which reads W as it is.
-const int8_t* CarveWeightPanels(ea_arena* arena, ea_dtype dtype, const int8_t* w, int32_t n_out,
-                                int32_t n_in);
+// W [n_out, n_in] packed into a carved WeightPanelRegionBytes region: int8
+// panels with their column sums, or (int16) W widened to int16 pairs; NULL
+// (nothing carved) without kFixedPointPanels.
+const void* CarveWeightPanels(ea_arena* arena, ea_dtype dtype, const int8_t* w, int32_t n_out,
+                              int32_t n_in);
 
 // y [rows, n_out] (at ld_y) = FULLY_CONNECTED(x [rows, n_in], W [n_out, n_in]),
 // W's panels used where the target has the instructions.
 template <typename T>
 LinearQArgs<T> ProjectionArgs(const T* x, int32_t rows, int32_t n_in, const int8_t* w,
                               const void* bias, const ea_linear_quant_params& p, int32_t n_out,
-                              T* y, size_t ld_y, const int8_t* panels) {
+                              T* y, size_t ld_y, const void* panels) {
   LinearQArgs<T> args{x,
                       static_cast<size_t>(n_in),
                       rows,
@@ -69,10 +70,15 @@ LinearQArgs<T> ProjectionArgs(const T* x, int32_t rows, int32_t n_in, const int8
                       y,
                       ld_y,
                       nullptr,
+                      nullptr,
                       nullptr};
-  if (sizeof(T) == 1 && panels != nullptr && UsesS8Panels()) {
-    args.w_panels = panels;
-    args.w_column_sums = S8PanelColumnSumsOf(panels, n_out, n_in);
+  if (panels != nullptr && UsesS8Panels()) {
+    if (sizeof(T) == 1) {
+      args.w_panels = static_cast<const int8_t*>(panels);
+      args.w_column_sums = S8PanelColumnSumsOf(panels, n_out, n_in);
+    } else {
+      args.w_pairs = static_cast<const int16_t*>(panels);
+    }
   }
   return args;
 }

@@ -1,23 +1,13 @@
 #include "fixed_point/s8_panels.h"
 
+#include "fixed_point/column_panels.h"
+
 namespace edgeattn {
 namespace {
 
 template <class Element>
 void Pack(int32_t n_cols, int32_t depth, int8_t* panels, Element element) {
-  const int32_t groups = (depth + kS8GroupDepth - 1) / kS8GroupDepth;
-  const int32_t n_panels = (n_cols + kS8PanelColumns - 1) / kS8PanelColumns;
-  int8_t* out = panels;
-  for (int32_t p = 0; p < n_panels; ++p) {
-    for (int32_t g = 0; g < groups; ++g) {
-      for (int32_t c = p * kS8PanelColumns; c < (p + 1) * kS8PanelColumns; ++c) {
-        for (int32_t k = 0; k < kS8GroupDepth; ++k) {
-          const int32_t t = g * kS8GroupDepth + k;
-          *out++ = c < n_cols && t < depth ? element(c, t) : int8_t{0};
-        }
-      }
-    }
-  }
+  PackColumnPanels<kS8PanelColumns, kS8GroupDepth>(n_cols, depth, panels, element);
 }
 
 }  // namespace

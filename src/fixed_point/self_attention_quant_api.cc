@@ -97,8 +97,8 @@ void CopyParams(const ea_self_attention_config& c, int32_t* channel_ints,
                    &params->v_proj);
 }
 
-const int8_t* Panels(const ea_self_attention_quant_plan& plan, int which) {
-  return static_cast<const int8_t*>(plan.weight_panels[which]);
+const void* Panels(const ea_self_attention_quant_plan& plan, int which) {
+  return plan.weight_panels[which];
 }
 
 template <typename T>
@@ -252,11 +252,11 @@ ea_status ea_self_attention_quant_plan_init(ea_self_attention_quant_plan* plan,
   plan->k = CarveBytes(arena, n * static_cast<uint64_t>(c.d_k) * element);
   plan->v = CarveBytes(arena, n * static_cast<uint64_t>(c.d_v) * element);
   plan->weight_panels[0] =
-      const_cast<int8_t*>(CarveWeightPanels(arena, c.dtype, weights->w_q, c.d_k, c.d_model));
+      const_cast<void*>(CarveWeightPanels(arena, c.dtype, weights->w_q, c.d_k, c.d_model));
   plan->weight_panels[1] =
-      const_cast<int8_t*>(CarveWeightPanels(arena, c.dtype, weights->w_k, c.d_k, c.d_model));
+      const_cast<void*>(CarveWeightPanels(arena, c.dtype, weights->w_k, c.d_k, c.d_model));
   plan->weight_panels[2] =
-      const_cast<int8_t*>(CarveWeightPanels(arena, c.dtype, weights->w_v, c.d_v, c.d_model));
+      const_cast<void*>(CarveWeightPanels(arena, c.dtype, weights->w_v, c.d_v, c.d_model));
   plan->core = CarveQuantCore(arena, c.dtype, c.max_tokens, c.d_k, c.d_v, c.parallel.max_workers,
                               plan->params.attention.softmax);
   plan->ready = EA_PLAN_READY;

@@ -25,18 +25,23 @@ void SoftmaxS16Row(int32_t input_multiplier, int32_t input_left_shift, const int
     exp_scratch[j] = InterpolateTable(centred, kSoftmaxS16ExpTable);
     sum += exp_scratch[j];
   }
+  const SoftmaxS16Normalizer normalizer = NormalizerOf(sum);
+  const int64_t round = int64_t{1} << (normalizer.right_shift - 1);
+  for (size_t j = 0; j < count; ++j) {
+    const int64_t p = (static_cast<int64_t>(exp_scratch[j]) * normalizer.reciprocal + round) >>
+                      normalizer.right_shift;
+    probs[j] = static_cast<int16_t>(p < 0 ? 0 : (p > 32767 ? 32767 : p));
+  }
+}
+
+SoftmaxS16Normalizer NormalizerOf(int32_t sum) {
   const int headroom_plus_one = __builtin_clz(static_cast<uint32_t>(sum));
   const int32_t shifted_sum = static_cast<int32_t>(
       ((static_cast<int64_t>(sum) << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
   const int32_t centred_sum = shifted_sum - ((1 << 15) + (1 << 16));
   const int16_t reciprocal = InterpolateTable(
       static_cast<int16_t>(Clamp(centred_sum, -32768, 32767)), kSoftmaxS16ReciprocalTable);
-  const int right_shift = 31 - headroom_plus_one;
-  const int64_t round = int64_t{1} << (right_shift - 1);
-  for (size_t j = 0; j < count; ++j) {
-    const int64_t p = (static_cast<int64_t>(exp_scratch[j]) * reciprocal + round) >> right_shift;
-    probs[j] = static_cast<int16_t>(p < 0 ? 0 : (p > 32767 ? 32767 : p));
-  }
+  return {reciprocal, 31 - headroom_plus_one};
 }
 
 }  // namespace edgeattn

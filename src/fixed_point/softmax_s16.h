@@ -22,6 +22,15 @@ inline constexpr int32_t kMaxFixedPointKeys = 65535;
 // TFLite's lut_lookup_with_interpolation on a 513-entry Q0.15 table.
 int16_t InterpolateTable(int16_t value, const int16_t* table);
 
+// The row's normalisation from its sum of exponentials (>= the max entry's
+// exp(0), so right_shift >= 14): probs = (exp * reciprocal + 2^(right_shift -
+// 1)) >> right_shift, clamped to [0, 32767].
+struct SoftmaxS16Normalizer {
+  int32_t reciprocal;  // Q0.15, from the 1 / (1 + x) table
+  int right_shift;
+};
+SoftmaxS16Normalizer NormalizerOf(int32_t sum);
+
 // probs[j] for j < count from scores[j]. input_multiplier / input_left_shift:
 // the softmax's TFLite parameters (shift in [-31, 30]). exp_scratch holds
 // count values. probs may be scores (in place).

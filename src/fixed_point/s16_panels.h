@@ -1,0 +1,45 @@
+// The packed int16 layout of the AVX512-VNNI int16 kernels' right-hand
+// operand (vpdpwssd): B [n_cols, depth] cut into panels of 16 columns, each
+// panel depth / 2 pairs of 16 columns x 2 consecutive depth values,
+// zero-padded. One pair is one 512-bit vector: lane c holds column c's two
+// int16, so a broadcast of two int16 of A and one instruction add 32 products
+// into 16 column accumulators.
+//
+// int16 x int16 pairs can reach 2^31 and their sums overflow int32: the
+// kernels split the other operand (vnni_s16-inl.h), B stays whole.
+//
+// Scalar and target independent, as s8_panels.h.
+#ifndef EDGEATTN_SRC_FIXED_POINT_S16_PANELS_H_
+#define EDGEATTN_SRC_FIXED_POINT_S16_PANELS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace edgeattn {
+
+inline constexpr int32_t kS16PanelColumns = 16;
+inline constexpr int32_t kS16PairDepth = 2;
+
+// int16 values of B [n_cols, depth] packed.
+constexpr size_t S16PanelValues(int32_t n_cols, int32_t depth) {
+  return static_cast<size_t>((n_cols + kS16PanelColumns - 1) / kS16PanelColumns) *
+         static_cast<size_t>((depth + kS16PairDepth - 1) / kS16PairDepth) *
+         (kS16PanelColumns * kS16PairDepth);
+}
+
+// Packs B[c][t] = b[c * ld + t] (K: rows are keys) into
+// S16PanelValues(n_cols, depth) values.
+void PackS16Panels(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth, int16_t* panels);
+
+// Packs int8 B[c][t] = b[c * ld + t] widened to int16 (W of the int16
+// projections: rows are output channels).
+void PackS16PanelsFromS8(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth,
+                         int16_t* panels);
+
+// Packs B[c][t] = b[t * ld + c] (V: columns are features, depth keys).
+void PackS16PanelsTransposed(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth,
+                             int16_t* panels);
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_FIXED_POINT_S16_PANELS_H_

@@ -1,0 +1,402 @@
+// The AVX512-VNNI int16 attention row (AVX3_DL only, beside vnni_tile-inl.h):
+// scores, softmax and P V of one query row, 16 keys or 16 output columns per
+// 512-bit vector, with vpdpwssd (32 int16 products per instruction) on the
+// pair panels of s16_panels.h. Same integers as the scalar row kernels:
+// - scores q . k: q is split as 256 * high + low, so every pair of products
+//   with K is below 2^24 in magnitude; the int32 lanes take 64 pairs (< 2^30)
+//   before they are added into int64 ones, then TFLite's 64-bit
+//   requantisation (avx512_requantize-inl.h);
+// - softmax: the scaled differences, the exp table's interpolation through a
+//   32-bit gather (entries i and i + 1 at once), the sum in int32 as TFLite;
+//   the reciprocal is the scalar code's (softmax_s16.h);
+// - P V: probabilities are >= 0, so |sum_j p_j v_j| <= (sum_j p_j) * 2^15 and
+//   every partial sum of a lane is as small: a row whose probabilities sum
+//   below 2^16 accumulates whole in int32 exactly; any other row splits p into
+//   its high and low bytes like K (never seen in practice: the probabilities
+//   sum to about 2^15).
+#ifndef EDGEATTN_SRC_FIXED_POINT_VNNI_S16_INL_H_
+#define EDGEATTN_SRC_FIXED_POINT_VNNI_S16_INL_H_
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fixed_point/avx512_requantize-inl.h"
+#include "fixed_point/requantize.h"
+#include "fixed_point/s16_panels.h"
+#include "fixed_point/softmax_s16.h"
+#include "fixed_point/softmax_s16_tables.h"
+#include "fixed_point/vnni_tile-inl.h"
+
+namespace edgeattn {
+namespace vnni {
+
+// Pairs an int32 lane may take before it could overflow (see above).
+inline constexpr int32_t kS16PairsPerFlush = 64;
+
+// Two int16 of `values` from `pair` * 2 on, as one int32 to broadcast; the
+// second is 0 past `count` (an odd count's last pair).
+inline int32_t PairAt(const int16_t* values, int32_t pair, int32_t count) {
+  const int32_t first = 2 * pair;
+  if (first + 1 < count) {
+    int32_t both;
+    memcpy(&both, values + first, sizeof both);
+    return both;
+  }
+  return static_cast<int32_t>(static_cast<uint16_t>(values[first]));
+}
+
+// Key or column blocks one pass over the pairs handles: independent
+// accumulator chains hide vpdpwssd's latency and share each broadcast.
+inline constexpr int32_t kS16BlocksPerPass = 4;
+
+// Adds 256 * high + low (int32 lanes) into the int64 lanes of 16 columns.
+EA_VNNI_TARGET __attribute__((always_inline)) inline void AddSplit(__m512i high, __m512i low,
+                                                                   __m512i* sum_lo8,
+                                                                   __m512i* sum_hi8) {
+  const __m512i high_lo8 = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(high));
+  const __m512i high_hi8 = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(high, 1));
+  const __m512i low_lo8 = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(low));
+  const __m512i low_hi8 = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(low, 1));
+  *sum_lo8 = _mm512_add_epi64(*sum_lo8, _mm512_add_epi64(_mm512_slli_epi64(high_lo8, 8), low_lo8));
+  *sum_hi8 = _mm512_add_epi64(*sum_hi8, _mm512_add_epi64(_mm512_slli_epi64(high_hi8, 8), low_hi8));
+}
+
+// 16 requantised int16 values from two int64 halves, stored to out[0, count).
+EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreS16(__m512i lo8, __m512i hi8,
+                                                                   const Requantize64Params& p,
+                                                                   int16_t* out, int32_t count) {
+  const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(Requantize64ToS16(lo8, p)),
+                                               Requantize64ToS16(hi8, p), 1);
+  _mm256_mask_storeu_epi16(out, static_cast<__mmask16>(FirstLanes(count)), both);
+}
+
+// A query row's pairs split as q = 256 * high + low (high = q >> 8 in
+// [-128, 127], low = q & 255), pairs [p0, p0 + count) of them, as the int32
+// broadcasts of vpdpwssd. Each pair of products with K is then below 2^23
+// (high) or 2^24 (low) in magnitude.
+struct SplitPairs {
+  alignas(64) int32_t high[kS16PairsPerFlush];
+  alignas(64) int32_t low[kS16PairsPerFlush];
+};
+EA_VNNI_TARGET __attribute__((always_inline)) inline void SplitQueryPairs(const int16_t* q,
+                                                                          int32_t d_k, int32_t p0,
+                                                                          int32_t count,
+                                                                          SplitPairs* split) {
+  const int32_t values = 2 * count < d_k - 2 * p0 ? 2 * count : d_k - 2 * p0;
+  for (int32_t i = 0; i < 2 * count; i += 32) {
+    const int32_t n = values - i < 32 ? (values - i > 0 ? values - i : 0) : 32;
+    const __m512i v =
+        _mm512_maskz_loadu_epi16(n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1, q + 2 * p0 + i);
+    _mm512_store_si512(split->high + i / 2, _mm512_srai_epi16(v, 8));
+    _mm512_store_si512(split->low + i / 2, _mm512_and_si512(v, _mm512_set1_epi16(255)));
+  }
+}
+
+// Scores of kBlocks blocks of 16 keys from key j0 on (n_keys in all).
+template <int kBlocks>  // 1 or 4
+EA_VNNI_TARGET __attribute__((always_inline)) inline void ScoreBlocksS16(
+    const SplitPairs* split, int32_t pairs, const int16_t* q, int32_t d_k, const int16_t* k_pairs,
+    int32_t j0, int32_t n_keys, const Requantize64Params& requantize, int16_t* scores) {
+  const size_t panel_values = static_cast<size_t>(pairs) * 32;
+  const size_t first = static_cast<size_t>(j0 / kS16PanelColumns) * panel_values;
+  SplitPairs local;
+  __m512i sum_lo8[kBlocks], sum_hi8[kBlocks];
+  for (int b = 0; b < kBlocks; ++b) sum_lo8[b] = sum_hi8[b] = _mm512_setzero_si512();
+  for (int32_t p0 = 0; p0 < pairs; p0 += kS16PairsPerFlush) {
+    const int32_t count = pairs - p0 < kS16PairsPerFlush ? pairs - p0 : kS16PairsPerFlush;
+    const SplitPairs* chunk = split;
+    if (chunk == nullptr) {  // more than one chunk: split this one here
+      SplitQueryPairs(q, d_k, p0, count, &local);
+      chunk = &local;
+    }
+    // Named accumulators (not arrays): GCC keeps them in registers.
+    __m512i h0 = _mm512_setzero_si512(), h1 = h0, h2 = h0, h3 = h0;
+    __m512i l0 = h0, l1 = h0, l2 = h0, l3 = h0;
+    const int16_t* k = k_pairs + first + 32 * static_cast<size_t>(p0);
+    for (int32_t i = 0; i < count; ++i, k += 32) {
+      const __m512i qh = _mm512_set1_epi32(chunk->high[i]);
+      const __m512i ql = _mm512_set1_epi32(chunk->low[i]);
+      const __m512i k0 = _mm512_loadu_si512(k);
+      h0 = _mm512_dpwssd_epi32(h0, qh, k0);
+      l0 = _mm512_dpwssd_epi32(l0, ql, k0);
+      if (kBlocks == 4) {
+        const __m512i k1 = _mm512_loadu_si512(k + panel_values);
+        const __m512i k2 = _mm512_loadu_si512(k + 2 * panel_values);
+        const __m512i k3 = _mm512_loadu_si512(k + 3 * panel_values);
+        h1 = _mm512_dpwssd_epi32(h1, qh, k1);
+        l1 = _mm512_dpwssd_epi32(l1, ql, k1);
+        h2 = _mm512_dpwssd_epi32(h2, qh, k2);
+        l2 = _mm512_dpwssd_epi32(l2, ql, k2);
+        h3 = _mm512_dpwssd_epi32(h3, qh, k3);
+        l3 = _mm512_dpwssd_epi32(l3, ql, k3);
+      }
+    }
+    const __m512i high[4] = {h0, h1, h2, h3}, low[4] = {l0, l1, l2, l3};
+    for (int b = 0; b < kBlocks; ++b) AddSplit(high[b], low[b], &sum_lo8[b], &sum_hi8[b]);
+  }
+  for (int b = 0; b < kBlocks; ++b) {
+    const int32_t j = j0 + b * kS16PanelColumns;
+    const int32_t count = n_keys - j < kS16PanelColumns ? n_keys - j : kS16PanelColumns;
+    StoreS16(sum_lo8[b], sum_hi8[b], requantize, scores + j, count);
+  }
+}
+
+// scores[j] for j < n_keys: q (d_k values) against K's pair panels.
+EA_VNNI_TARGET inline void ScoreRowS16(const int16_t* q, int32_t d_k, const int16_t* k_pairs,
+                                       int32_t n_keys, const Requantize64Params& requantize,
+                                       int16_t* scores) {
+  const int32_t pairs = (d_k + 1) / 2;
+  // One chunk (d_k <= 128): split once for the whole row.
+  SplitPairs once;
+  const SplitPairs* split = nullptr;
+  if (pairs <= kS16PairsPerFlush) {
+    SplitQueryPairs(q, d_k, 0, pairs, &once);
+    split = &once;
+  }
+  constexpr int32_t kPass = kS16BlocksPerPass * kS16PanelColumns;
+  int32_t j = 0;
+  for (; j + kPass <= n_keys; j += kPass) {
+    ScoreBlocksS16<kS16BlocksPerPass>(split, pairs, q, d_k, k_pairs, j, n_keys, requantize, scores);
+  }
+  for (; j < n_keys; j += kS16PanelColumns) {
+    ScoreBlocksS16<1>(split, pairs, q, d_k, k_pairs, j, n_keys, requantize, scores);
+  }
+}
+
+// 16 int16 entries of row from j on (count of them) as int32 lanes; the others
+// are `fill`.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i LoadS16AsS32(const int16_t* row,
+                                                                          int32_t count,
+                                                                          int16_t fill) {
+  return _mm512_cvtepi16_epi32(_mm256_mask_loadu_epi16(
+      _mm256_set1_epi16(fill), static_cast<__mmask16>(FirstLanes(count)), row));
+}
+
+// SoftmaxS16Row (softmax_s16.cc) in place on row[0, count), count >= 1, with
+// exp_scratch[0, count) for the exponentials. Returns the probabilities' sum.
+EA_VNNI_TARGET inline int32_t SoftmaxRowS16(int32_t multiplier, int32_t left_shift, int16_t* row,
+                                            int32_t count, int16_t* exp_scratch) {
+  __m512i max = _mm512_set1_epi32(INT16_MIN);
+  for (int32_t j = 0; j < count; j += 16) {
+    max = _mm512_max_epi32(max, LoadS16AsS32(row + j, count - j, INT16_MIN));
+  }
+  const __m512i row_max = _mm512_set1_epi32(_mm512_reduce_max_epi32(max));
+  const __m512i low_7 = _mm512_set1_epi32(0x7F);
+  __m512i sum = _mm512_setzero_si512();
+  for (int32_t j = 0; j < count; j += 16) {
+    const int32_t n = count - j < 16 ? count - j : 16;
+    const __mmask16 valid = static_cast<__mmask16>(FirstLanes(n));
+    const __m512i diff = _mm512_sub_epi32(LoadS16AsS32(row + j, n, 0), row_max);
+    const __m512i scaled = RequantizeLanes(diff, multiplier, left_shift);
+    // clamp(scaled + 32767) to int16; scaled lies in [INT32_MIN, 0] (the
+    // multiplier is below 2^31), so the add cannot wrap and only the lower
+    // end binds.
+    const __m512i centred = _mm512_max_epi32(_mm512_add_epi32(scaled, _mm512_set1_epi32(32767)),
+                                             _mm512_set1_epi32(-32768));
+    // InterpolateTable: index 256 + (centred >> 7) in [0, 511], entries index
+    // and index + 1 as one 32-bit gather.
+    const __m512i index = _mm512_add_epi32(_mm512_srai_epi32(centred, 7), _mm512_set1_epi32(256));
+    const __m512i entries =
+        _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), valid, index, kSoftmaxS16ExpTable, 2);
+    const __m512i base = _mm512_srai_epi32(_mm512_slli_epi32(entries, 16), 16);
+    const __m512i next = _mm512_srai_epi32(entries, 16);
+    const __m512i slope =
+        _mm512_srai_epi32(_mm512_slli_epi32(_mm512_sub_epi32(next, base), 16), 16);
+    const __m512i step = _mm512_srai_epi32(
+        _mm512_add_epi32(_mm512_mullo_epi32(slope, _mm512_and_si512(centred, low_7)),
+                         _mm512_set1_epi32(64)),
+        7);
+    // static_cast<int16_t> of the sum: its low 16 bits, sign-extended.
+    const __m512i value =
+        _mm512_srai_epi32(_mm512_slli_epi32(_mm512_add_epi32(base, step), 16), 16);
+    _mm256_mask_storeu_epi16(exp_scratch + j, valid, _mm512_cvtepi32_epi16(value));
+    sum = _mm512_mask_add_epi32(sum, valid, sum, value);
+  }
+  const SoftmaxS16Normalizer normalizer = NormalizerOf(_mm512_reduce_add_epi32(sum));
+  const __m512i reciprocal = _mm512_set1_epi32(normalizer.reciprocal);
+  const __m512i round = _mm512_set1_epi32(int32_t{1} << (normalizer.right_shift - 1));
+  const __m128i shift = _mm_cvtsi32_si128(normalizer.right_shift);
+  __m512i prob_sum = _mm512_setzero_si512();
+  for (int32_t j = 0; j < count; j += 16) {
+    const int32_t n = count - j < 16 ? count - j : 16;
+    const __mmask16 valid = static_cast<__mmask16>(FirstLanes(n));
+    // |exp * reciprocal| < 2^30 and round <= 2^29: int32 holds the sum.
+    const __m512i e = LoadS16AsS32(exp_scratch + j, n, 0);
+    __m512i p = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(e, reciprocal), round), shift);
+    p = _mm512_min_epi32(_mm512_max_epi32(p, _mm512_setzero_si512()), _mm512_set1_epi32(32767));
+    _mm256_mask_storeu_epi16(row + j, valid, _mm512_cvtepi32_epi16(p));
+    prob_sum = _mm512_mask_add_epi32(prob_sum, valid, prob_sum, p);
+  }
+  return _mm512_reduce_add_epi32(prob_sum);
+}
+
+// One broadcast pair times kBlocks panels (panel_values apart).
+template <int kBlocks>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void PairTimesPanels(const int16_t* v,
+                                                                          size_t panel_values,
+                                                                          __m512i pp, __m512i* x0,
+                                                                          __m512i* x1, __m512i* x2,
+                                                                          __m512i* x3) {
+  *x0 = _mm512_dpwssd_epi32(*x0, pp, _mm512_loadu_si512(v));
+  if (kBlocks == 4) {
+    *x1 = _mm512_dpwssd_epi32(*x1, pp, _mm512_loadu_si512(v + panel_values));
+    *x2 = _mm512_dpwssd_epi32(*x2, pp, _mm512_loadu_si512(v + 2 * panel_values));
+    *x3 = _mm512_dpwssd_epi32(*x3, pp, _mm512_loadu_si512(v + 3 * panel_values));
+  }
+}
+
+// Outputs of kBlocks blocks of 16 columns from t0 on (d_v in all).
+template <int kBlocks>  // 1 or 4
+EA_VNNI_TARGET __attribute__((always_inline)) inline void ContextBlocksS16(
+    const int16_t* probs, int32_t n_keys, bool whole, const int16_t* v_pairs, size_t panel_values,
+    int32_t t0, int32_t d_v, const Requantize64Params& requantize, int16_t* out) {
+  const int32_t pairs = (n_keys + 1) / 2;
+  const int16_t* first = v_pairs + static_cast<size_t>(t0 / kS16PanelColumns) * panel_values;
+  __m512i sum_lo8[kBlocks], sum_hi8[kBlocks];
+  for (int b = 0; b < kBlocks; ++b) sum_lo8[b] = sum_hi8[b] = _mm512_setzero_si512();
+  if (whole) {
+    // Two accumulators per block (even and odd pairs) hide vpdpwssd's latency.
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    __m512i b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    int32_t p = 0;
+    for (; p + 2 <= pairs; p += 2) {
+      PairTimesPanels<kBlocks>(first + 32 * static_cast<size_t>(p), panel_values,
+                               _mm512_set1_epi32(PairAt(probs, p, n_keys)), &a0, &a1, &a2, &a3);
+      PairTimesPanels<kBlocks>(first + 32 * static_cast<size_t>(p + 1), panel_values,
+                               _mm512_set1_epi32(PairAt(probs, p + 1, n_keys)), &b0, &b1, &b2, &b3);
+    }
+    if (p < pairs) {
+      PairTimesPanels<kBlocks>(first + 32 * static_cast<size_t>(p), panel_values,
+                               _mm512_set1_epi32(PairAt(probs, p, n_keys)), &a0, &a1, &a2, &a3);
+    }
+    const __m512i acc[4] = {_mm512_add_epi32(a0, b0), _mm512_add_epi32(a1, b1),
+                            _mm512_add_epi32(a2, b2), _mm512_add_epi32(a3, b3)};
+    for (int b = 0; b < kBlocks; ++b) {
+      AddSplit(_mm512_setzero_si512(), acc[b], &sum_lo8[b], &sum_hi8[b]);
+    }
+  } else {
+    for (int32_t p0 = 0; p0 < pairs; p0 += kS16PairsPerFlush) {
+      const int32_t end = pairs - p0 < kS16PairsPerFlush ? pairs : p0 + kS16PairsPerFlush;
+      __m512i high[kBlocks], low[kBlocks];
+      for (int b = 0; b < kBlocks; ++b) high[b] = low[b] = _mm512_setzero_si512();
+      for (int32_t p = p0; p < end; ++p) {
+        const int32_t pair = PairAt(probs, p, n_keys);  // both >= 0
+        const __m512i pp_high = _mm512_set1_epi32((pair >> 8) & 0x00FF00FF);
+        const __m512i pp_low = _mm512_set1_epi32(pair & 0x00FF00FF);
+        for (int b = 0; b < kBlocks; ++b) {
+          const __m512i v =
+              _mm512_loadu_si512(first + b * panel_values + 32 * static_cast<size_t>(p));
+          high[b] = _mm512_dpwssd_epi32(high[b], pp_high, v);
+          low[b] = _mm512_dpwssd_epi32(low[b], pp_low, v);
+        }
+      }
+      for (int b = 0; b < kBlocks; ++b) AddSplit(high[b], low[b], &sum_lo8[b], &sum_hi8[b]);
+    }
+  }
+  for (int b = 0; b < kBlocks; ++b) {
+    const int32_t t = t0 + b * kS16PanelColumns;
+    const int32_t count = d_v - t < kS16PanelColumns ? d_v - t : kS16PanelColumns;
+    StoreS16(sum_lo8[b], sum_hi8[b], requantize, out + t, count);
+  }
+}
+
+// out[t] for t < d_v: probs (n_keys values, sum prob_sum) against V's pair
+// panels (columns t, depth keys, panel_values int16 per 16 columns).
+EA_VNNI_TARGET inline void ContextRowS16(const int16_t* probs, int32_t n_keys, int32_t prob_sum,
+                                         const int16_t* v_pairs, size_t panel_values, int32_t d_v,
+                                         const Requantize64Params& requantize, int16_t* out) {
+  const bool whole = prob_sum < (1 << 16);
+  constexpr int32_t kPass = kS16BlocksPerPass * kS16PanelColumns;
+  int32_t t = 0;
+  for (; t + kPass <= d_v; t += kPass) {
+    ContextBlocksS16<kS16BlocksPerPass>(probs, n_keys, whole, v_pairs, panel_values, t, d_v,
+                                        requantize, out);
+  }
+  for (; t < d_v; t += kS16PanelColumns) {
+    ContextBlocksS16<1>(probs, n_keys, whole, v_pairs, panel_values, t, d_v, requantize, out);
+  }
+}
+
+// Requantize64 to int16 of 8 int64 lanes with a multiplier and shift per
+// lane: channels [0, count) of the arrays (the other lanes are ignored).
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize64ToS16PerLane(
+    __m512i x, const int32_t* multiplier, const int32_t* shift, int32_t count) {
+  const __mmask8 valid =
+      count >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>(count > 0 ? (1u << count) - 1 : 0u);
+  const __m512i m = _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(valid, multiplier));
+  const __m512i total = _mm512_sub_epi64(
+      _mm512_set1_epi64(15), _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(valid, shift)));
+  const __mmask8 cut = _mm512_cmplt_epi64_mask(m, _mm512_set1_epi64(0x7FFF0000));
+  const __m512i reduced =
+      _mm512_mask_mov_epi64(_mm512_set1_epi64(0x7FFF), cut,
+                            _mm512_srai_epi64(_mm512_add_epi64(m, _mm512_set1_epi64(1 << 15)), 16));
+  const __m512i round =
+      _mm512_sllv_epi64(_mm512_set1_epi64(1), _mm512_sub_epi64(total, _mm512_set1_epi64(1)));
+  x = _mm512_max_epi64(_mm512_min_epi64(x, _mm512_set1_epi64(kRequantize64Limit - 1)),
+                       _mm512_set1_epi64(-kRequantize64Limit));
+  return _mm512_cvtsepi64_epi16(
+      _mm512_srav_epi64(_mm512_add_epi64(_mm512_mullo_epi64(x, reduced), round), total));
+}
+
+// Channels [c0, c0 + 16 * kBlocks) of one int16 FULLY_CONNECTED row: x
+// (n_in values) against W's pair panels (W int8 widened to int16, so each
+// pair of products is below 2^23 and 64 pairs fit int32 lanes).
+template <int kBlocks>  // 1 or 4
+EA_VNNI_TARGET __attribute__((always_inline)) inline void LinearBlocksS16(
+    const int16_t* x, int32_t n_in, const int16_t* w_pairs, const int64_t* bias,
+    const int32_t* multiplier, const int32_t* shift, int32_t c0, int32_t n_out, int16_t* y) {
+  const int32_t pairs = (n_in + 1) / 2;
+  const size_t panel_values = static_cast<size_t>(pairs) * 32;
+  const int16_t* first = w_pairs + static_cast<size_t>(c0 / kS16PanelColumns) * panel_values;
+  __m512i sum_lo8[4], sum_hi8[4];
+  for (int b = 0; b < kBlocks; ++b) sum_lo8[b] = sum_hi8[b] = _mm512_setzero_si512();
+  for (int32_t p0 = 0; p0 < pairs; p0 += kS16PairsPerFlush) {
+    const int32_t end = pairs - p0 < kS16PairsPerFlush ? pairs : p0 + kS16PairsPerFlush;
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    for (int32_t p = p0; p < end; ++p) {
+      PairTimesPanels<kBlocks>(first + 32 * static_cast<size_t>(p), panel_values,
+                               _mm512_set1_epi32(PairAt(x, p, n_in)), &a0, &a1, &a2, &a3);
+    }
+    const __m512i acc[4] = {a0, a1, a2, a3};
+    for (int b = 0; b < kBlocks; ++b) {
+      AddSplit(_mm512_setzero_si512(), acc[b], &sum_lo8[b], &sum_hi8[b]);
+    }
+  }
+  for (int b = 0; b < kBlocks; ++b) {
+    const int32_t c = c0 + b * kS16PanelColumns;
+    const int32_t count = n_out - c < kS16PanelColumns ? n_out - c : kS16PanelColumns;
+    __m512i lo8 = sum_lo8[b], hi8 = sum_hi8[b];
+    if (bias != nullptr) {  // checked to lie within +-2^47 at plan time
+      const __mmask8 lo_valid = static_cast<__mmask8>(count >= 8 ? 0xFF : (1u << count) - 1);
+      const __mmask8 hi_valid =
+          static_cast<__mmask8>(count >= 16 ? 0xFF : (count > 8 ? (1u << (count - 8)) - 1 : 0u));
+      lo8 = _mm512_add_epi64(lo8, _mm512_maskz_loadu_epi64(lo_valid, bias + c));
+      hi8 = _mm512_add_epi64(hi8, _mm512_maskz_loadu_epi64(hi_valid, bias + c + 8));
+    }
+    const __m256i both = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(Requantize64ToS16PerLane(lo8, multiplier + c, shift + c, count)),
+        Requantize64ToS16PerLane(hi8, multiplier + c + 8, shift + c + 8, count - 8), 1);
+    _mm256_mask_storeu_epi16(y + c, static_cast<__mmask16>(FirstLanes(count)), both);
+  }
+}
+
+// y[c] for c < n_out: one row of TFLite's int16 FULLY_CONNECTED per channel.
+EA_VNNI_TARGET inline void LinearRowS16(const int16_t* x, int32_t n_in, const int16_t* w_pairs,
+                                        const int64_t* bias, const int32_t* multiplier,
+                                        const int32_t* shift, int32_t n_out, int16_t* y) {
+  constexpr int32_t kPass = kS16BlocksPerPass * kS16PanelColumns;
+  int32_t c = 0;
+  for (; c + kPass <= n_out; c += kPass) {
+    LinearBlocksS16<kS16BlocksPerPass>(x, n_in, w_pairs, bias, multiplier, shift, c, n_out, y);
+  }
+  for (; c < n_out; c += kS16PanelColumns) {
+    LinearBlocksS16<1>(x, n_in, w_pairs, bias, multiplier, shift, c, n_out, y);
+  }
+}
+
+}  // namespace vnni
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_FIXED_POINT_VNNI_S16_INL_H_

@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include <initializer_list>
+
 #include "known_defects.h"
 
 namespace edgeattn_fuzz {
@@ -120,24 +122,9 @@ StatusSet SelfAttentionConfigRules(const ea_self_attention_config& c) {
     // float plan_init refuses the dtype (EA_ERR_BAD_ARGUMENT), the arena size
     // applies the fixed-point rules; builds before 0.5.0 said
     // EA_ERR_UNSUPPORTED.
+    set = QuantSelfAttentionShapeRules(c);
     set.Add(EA_ERR_BAD_ARGUMENT);
     set.Add(EA_ERR_UNSUPPORTED);
-    if (c.quant_scales == nullptr && c.quant_params == nullptr) set.Add(EA_ERR_NULL_POINTER);
-    if (c.position == EA_POSITION_LEARNED && c.quant_position_table == nullptr) {
-      set.Add(EA_ERR_NULL_POINTER);
-    }
-    MaskRule(c.mask, &set);
-    ParallelRule(c.parallel, &set);
-    if (c.max_tokens <= 0 || c.d_model <= 0 || c.d_k <= 0 || c.d_v <= 0) {
-      set.Add(EA_ERR_BAD_DIMENSION);
-      return set;
-    }
-    ElementsRule(c.max_tokens, c.d_model, &set);
-    ElementsRule(c.max_tokens, c.d_k, &set);
-    ElementsRule(c.max_tokens, c.d_v, &set);
-    ElementsRule(c.d_k, c.d_model, &set);
-    ElementsRule(c.d_v, c.d_model, &set);
-    if (c.max_tokens > 65535) set.Add(EA_ERR_DIMENSION_OVERFLOW);  // the int16 softmax's sum
     return set;
   }
   DtypeRule(c.dtype, &set);
@@ -194,20 +181,57 @@ bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point) {
   return dtype == EA_DTYPE_INT8 ? zero_point >= -128 && zero_point <= 127 : zero_point == 0;
 }
 
+namespace {
+
+bool IsFixedPoint(ea_dtype dtype) { return dtype == EA_DTYPE_INT8 || dtype == EA_DTYPE_INT16; }
+
+// The rules fixed-point models share before their shapes: dtype, mask,
+// parallel-for, positions, and a quantization (scales or integers).
+void QuantModelRules(ea_dtype dtype, ea_mask mask, const ea_parallel_for& parallel,
+                     ea_position position, const void* quant_table, bool no_quantization,
+                     StatusSet* set) {
+  if (!IsFixedPoint(dtype)) set->Add(EA_ERR_BAD_ARGUMENT);  // F32 included: the float plan's
+  MaskRule(mask, set);
+  ParallelRule(parallel, set);
+  if (position != EA_POSITION_NONE && position != EA_POSITION_SINUSOIDAL &&
+      position != EA_POSITION_LEARNED) {
+    set->Add(EA_ERR_BAD_ARGUMENT);
+  }
+  if (position == EA_POSITION_LEARNED && quant_table == nullptr) set->Add(EA_ERR_NULL_POINTER);
+  if (no_quantization) set->Add(EA_ERR_NULL_POINTER);
+}
+
+// The int16 softmax sums up to 32767 per key in int32: 65535 keys at most.
+constexpr int32_t kMaxFixedPointKeys = 65535;
+
+// Scales positive and finite, zero points of the dtype; the position and
+// positioned tensors only with positions.
+bool QuantTensorsValid(ea_dtype dtype, bool positions, std::initializer_list<ea_quant> always,
+                       ea_quant position, ea_quant positioned) {
+  bool valid = true;
+  for (const ea_quant& q : always) {
+    valid = valid && ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
+  }
+  if (positions) {
+    for (const ea_quant& q : {position, positioned}) {
+      valid = valid && ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
+    }
+  }
+  return valid;
+}
+
+bool ChannelScalesValid(const float* scales, int64_t count) {
+  bool valid = true;
+  for (int64_t i = 0; i < count; ++i) valid = valid && ValidQuantScale(scales[i]);
+  return valid;
+}
+
+}  // namespace
+
 StatusSet QuantMhaShapeRules(const ea_mha_config& c) {
   StatusSet set;
-  const bool fixed = c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16;
-  if (!fixed) set.Add(EA_ERR_BAD_ARGUMENT);  // F32 included: ea_mha_plan_init's
-  MaskRule(c.mask, &set);
-  ParallelRule(c.parallel, &set);
-  if (c.position != EA_POSITION_NONE && c.position != EA_POSITION_SINUSOIDAL &&
-      c.position != EA_POSITION_LEARNED) {
-    set.Add(EA_ERR_BAD_ARGUMENT);
-  }
-  if (c.position == EA_POSITION_LEARNED && c.quant_position_table == nullptr) {
-    set.Add(EA_ERR_NULL_POINTER);
-  }
-  if (c.quant_scales == nullptr && c.quant_params == nullptr) set.Add(EA_ERR_NULL_POINTER);
+  QuantModelRules(c.dtype, c.mask, c.parallel, c.position, c.quant_position_table,
+                  c.quant_scales == nullptr && c.quant_params == nullptr, &set);
   if (c.max_tokens <= 0 || c.d_model <= 0 || c.heads <= 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
@@ -215,13 +239,29 @@ StatusSet QuantMhaShapeRules(const ea_mha_config& c) {
   if (c.d_model % c.heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
   ElementsRule(c.max_tokens, c.d_model, &set);            // x, y, Q, K, V, context
   ElementsRule(3 * int64_t{c.d_model}, c.d_model, &set);  // in_proj_weight
-  // The int16 softmax sums up to 32767 per key in int32: 65535 keys at most
-  // (not in the header: README.md finding 13). The probabilities [n, n] are a
+  // Not in the header: README.md finding 13. The probabilities [n, n] are a
   // run's output, checked at run time: no plan-time limit of their own.
-  if (c.max_tokens > 65535) set.Add(EA_ERR_DIMENSION_OVERFLOW);
+  if (c.max_tokens > kMaxFixedPointKeys) set.Add(EA_ERR_DIMENSION_OVERFLOW);
   if (TooManyElements(c.max_tokens, c.max_tokens) && SkipKnown(kQuantMaxTokens)) {
     set.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
   }
+  return set;
+}
+
+StatusSet QuantSelfAttentionShapeRules(const ea_self_attention_config& c) {
+  StatusSet set;
+  QuantModelRules(c.dtype, c.mask, c.parallel, c.position, c.quant_position_table,
+                  c.quant_scales == nullptr && c.quant_params == nullptr, &set);
+  if (c.max_tokens <= 0 || c.d_model <= 0 || c.d_k <= 0 || c.d_v <= 0) {
+    set.Add(EA_ERR_BAD_DIMENSION);
+    return set;
+  }
+  ElementsRule(c.max_tokens, c.d_model, &set);  // x, the table, X + P
+  ElementsRule(c.max_tokens, c.d_k, &set);      // Q, K
+  ElementsRule(c.max_tokens, c.d_v, &set);      // V, y
+  ElementsRule(c.d_k, c.d_model, &set);         // W_Q, W_K
+  ElementsRule(c.d_v, c.d_model, &set);         // W_V
+  if (c.max_tokens > kMaxFixedPointKeys) set.Add(EA_ERR_DIMENSION_OVERFLOW);
   return set;
 }
 
@@ -231,77 +271,84 @@ StatusSet QuantScalesRules(const ea_mha_config& c) {
   if (s.in_proj_weight_scales == nullptr || s.out_proj_weight_scales == nullptr) {
     set.Add(EA_ERR_NULL_POINTER);
   }
-  const bool positions = c.position != EA_POSITION_NONE;
-  const ea_quant always[] = {s.input, s.q, s.k, s.v, s.scores, s.context, s.output};
-  bool bad = false;
-  for (const ea_quant& q : always)
-    bad = bad || !ValidQuantScale(q.scale) || !ValidZeroPoint(c.dtype, q.zero_point);
-  if (positions) {
-    for (const ea_quant& q : {s.position, s.positioned}) {
-      bad = bad || !ValidQuantScale(q.scale) || !ValidZeroPoint(c.dtype, q.zero_point);
-    }
-  }
+  bool valid = QuantTensorsValid(c.dtype, c.position != EA_POSITION_NONE,
+                                 {s.input, s.q, s.k, s.v, s.scores, s.context, s.output},
+                                 s.position, s.positioned);
   // Per-channel scales: only when d_model is a size the caller's arrays
   // can have (the driver allocates them for materialised shapes only).
   if (c.d_model > 0 && s.in_proj_weight_scales != nullptr && s.out_proj_weight_scales != nullptr) {
-    for (int64_t i = 0; i < 3 * int64_t{c.d_model}; ++i)
-      bad = bad || !ValidQuantScale(s.in_proj_weight_scales[i]);
-    for (int64_t i = 0; i < c.d_model; ++i)
-      bad = bad || !ValidQuantScale(s.out_proj_weight_scales[i]);
+    valid = valid && ChannelScalesValid(s.in_proj_weight_scales, 3 * int64_t{c.d_model}) &&
+            ChannelScalesValid(s.out_proj_weight_scales, c.d_model);
   }
-  if (bad) set.Add(EA_ERR_BAD_ARGUMENT);
+  if (!valid) set.Add(EA_ERR_BAD_ARGUMENT);
+  return set;
+}
+
+StatusSet QuantSelfAttentionScalesRules(const ea_self_attention_config& c) {
+  StatusSet set;
+  const ea_self_attention_quant_scales& s = *c.quant_scales;
+  const bool arrays = s.w_q_scales != nullptr && s.w_k_scales != nullptr && s.w_v_scales != nullptr;
+  if (!arrays) set.Add(EA_ERR_NULL_POINTER);
+  bool valid =
+      QuantTensorsValid(c.dtype, c.position != EA_POSITION_NONE,
+                        {s.input, s.q, s.k, s.v, s.scores, s.output}, s.position, s.positioned);
+  if (arrays && c.d_k > 0 && c.d_v > 0) {
+    valid = valid && ChannelScalesValid(s.w_q_scales, c.d_k) &&
+            ChannelScalesValid(s.w_k_scales, c.d_k) && ChannelScalesValid(s.w_v_scales, c.d_v);
+  }
+  if (!valid) set.Add(EA_ERR_BAD_ARGUMENT);
   return set;
 }
 
 namespace {
 
-bool Int8(const ea_mha_config& c) { return c.dtype == EA_DTYPE_INT8; }
+bool Int8(ea_dtype dtype) { return dtype == EA_DTYPE_INT8; }
 
 // A negated input zero point (TFLite's *_offset of an input): [-127, 128].
-bool InputOffset(const ea_mha_config& c, int32_t offset) {
-  return Int8(c) ? offset >= -127 && offset <= 128 : offset == 0;
+bool InputOffset(ea_dtype dtype, int32_t offset) {
+  return Int8(dtype) ? offset >= -127 && offset <= 128 : offset == 0;
 }
-bool OutputOffset(const ea_mha_config& c, int32_t offset) {
-  return Int8(c) ? offset >= -128 && offset <= 127 : offset == 0;
+bool OutputOffset(ea_dtype dtype, int32_t offset) {
+  return Int8(dtype) ? offset >= -128 && offset <= 127 : offset == 0;
 }
 // The 32-bit requantisation takes shifts up to 30, the 64-bit one (int16
 // accumulators) up to 7; both down to -31.
-bool RequantizeShift(const ea_mha_config& c, int32_t shift) {
-  return shift >= -31 && shift <= (Int8(c) ? 30 : 7);
+bool RequantizeShift(ea_dtype dtype, int32_t shift) {
+  return shift >= -31 && shift <= (Int8(dtype) ? 30 : 7);
 }
 
-bool LinearOk(const ea_mha_config& c, const ea_linear_quant_params& p, StatusSet* set) {
+bool LinearOk(ea_dtype dtype, const ea_linear_quant_params& p, int32_t channels, StatusSet* set) {
   if (p.output_multiplier == nullptr || p.output_shift == nullptr) {
     set->Add(EA_ERR_NULL_POINTER);
     return false;
   }
-  bool ok = InputOffset(c, p.input_offset) && OutputOffset(c, p.output_offset);
-  for (int32_t i = 0; i < c.d_model; ++i) {
-    ok = ok && p.output_multiplier[i] >= 0 && RequantizeShift(c, p.output_shift[i]);
+  bool ok = InputOffset(dtype, p.input_offset) && OutputOffset(dtype, p.output_offset);
+  for (int32_t i = 0; i < channels; ++i) {
+    ok = ok && p.output_multiplier[i] >= 0 && RequantizeShift(dtype, p.output_shift[i]);
   }
   return ok;
 }
 
-bool MatmulOk(const ea_mha_config& c, const ea_matmul_quant_params& p, bool probabilities) {
+bool MatmulOk(ea_dtype dtype, const ea_matmul_quant_params& p, bool probabilities) {
   // The context's left operand is the probabilities: zero point -128 (int8), 0 (int16).
   const bool lhs =
-      probabilities ? p.lhs_offset == (Int8(c) ? 128 : 0) : InputOffset(c, p.lhs_offset);
-  return lhs && InputOffset(c, p.rhs_offset) && OutputOffset(c, p.output_offset) &&
-         p.output_multiplier >= 0 && RequantizeShift(c, p.output_shift);
+      probabilities ? p.lhs_offset == (Int8(dtype) ? 128 : 0) : InputOffset(dtype, p.lhs_offset);
+  return lhs && InputOffset(dtype, p.rhs_offset) && OutputOffset(dtype, p.output_offset) &&
+         p.output_multiplier >= 0 && RequantizeShift(dtype, p.output_shift);
 }
 
-bool AddOk(const ea_mha_config& c, const ea_add_quant_params& p) {
-  const bool shifts = p.left_shift >= 0 && p.left_shift <= (Int8(c) ? 20 : 15) &&
+bool AddOk(ea_dtype dtype, const ea_add_quant_params& p) {
+  const bool shifts = p.left_shift >= 0 && p.left_shift <= (Int8(dtype) ? 20 : 15) &&
                       p.input1_shift >= -31 && p.input1_shift <= 0 && p.input2_shift >= -31 &&
                       p.input2_shift <= 0 && p.output_shift >= -31 && p.output_shift <= 0;
-  return shifts && InputOffset(c, p.input1_offset) && InputOffset(c, p.input2_offset) &&
-         OutputOffset(c, p.output_offset) && p.input1_multiplier >= 0 && p.input2_multiplier >= 0 &&
-         p.output_multiplier >= 0;
+  return shifts && InputOffset(dtype, p.input1_offset) && InputOffset(dtype, p.input2_offset) &&
+         OutputOffset(dtype, p.output_offset) && p.input1_multiplier >= 0 &&
+         p.input2_multiplier >= 0 && p.output_multiplier >= 0;
 }
 
-bool SoftmaxOk(const ea_mha_config& c, const ea_softmax_quant_params& p) {
+bool SoftmaxOk(ea_dtype dtype, const ea_softmax_quant_params& p) {
   if (p.input_multiplier < 0) return false;
-  if (!Int8(c)) return p.input_left_shift >= -31 && p.input_left_shift <= 30;
+  if (!Int8(dtype)) return p.input_left_shift >= -31 && p.input_left_shift <= 30;
   if (p.input_left_shift < 0 || p.input_left_shift > 31 || p.diff_min > 0) return false;
   // Every difference evaluated (0 down to max(diff_min, -255)) times
   // 2^left_shift stays inside int32.
@@ -309,16 +356,34 @@ bool SoftmaxOk(const ea_mha_config& c, const ea_softmax_quant_params& p) {
   return magnitude * (int64_t{1} << p.input_left_shift) <= INT32_MAX;
 }
 
+bool AttentionOk(ea_dtype dtype, const ea_matmul_quant_params& scores,
+                 const ea_softmax_quant_params& softmax, const ea_matmul_quant_params& context) {
+  return MatmulOk(dtype, scores, false) && SoftmaxOk(dtype, softmax) &&
+         MatmulOk(dtype, context, true);
+}
+
 }  // namespace
 
 StatusSet QuantParamsRules(const ea_mha_config& c, const ea_mha_quant_params& p) {
   StatusSet set;
-  bool ok = c.position == EA_POSITION_NONE || AddOk(c, p.add);
+  bool ok = c.position == EA_POSITION_NONE || AddOk(c.dtype, p.add);
   for (const ea_linear_quant_params* l : {&p.q_proj, &p.k_proj, &p.v_proj, &p.out_proj}) {
-    ok = LinearOk(c, *l, &set) && ok;
+    ok = LinearOk(c.dtype, *l, c.d_model, &set) && ok;
   }
-  ok =
-      ok && MatmulOk(c, p.scores, false) && SoftmaxOk(c, p.softmax) && MatmulOk(c, p.context, true);
+  ok = ok && AttentionOk(c.dtype, p.scores, p.softmax, p.context);
+  if (!ok) set.Add(EA_ERR_BAD_ARGUMENT);
+  return set;
+}
+
+StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& c,
+                                        const ea_self_attention_quant_params& p) {
+  StatusSet set;
+  bool ok = c.position == EA_POSITION_NONE || AddOk(c.dtype, p.add);
+  ok = LinearOk(c.dtype, p.q_proj, c.d_k, &set) && ok;
+  ok = LinearOk(c.dtype, p.k_proj, c.d_k, &set) && ok;
+  ok = LinearOk(c.dtype, p.v_proj, c.d_v, &set) && ok;
+  const ea_attention_quant_params& a = p.attention;
+  ok = ok && AttentionOk(c.dtype, a.scores, a.softmax, a.context);
   if (!ok) set.Add(EA_ERR_BAD_ARGUMENT);
   return set;
 }

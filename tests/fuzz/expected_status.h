@@ -58,6 +58,13 @@ StatusSet QuantScalesRules(const ea_mha_config& config);
 // (and edgeattn's) accept. The header names the fields but not every range:
 // these restate src/fixed_point/mha_quant_params.cc (README.md note 16).
 StatusSet QuantParamsRules(const ea_mha_config& config, const ea_mha_quant_params& params);
+// Fixed-point single-head self-attention (edgeattn.h): the same rules for
+// its shape (d_k and d_v for heads), its scales (w_q, w_k, w_v's per-channel
+// arrays) and its integers (q, k, v projections of d_k, d_k, d_v channels).
+StatusSet QuantSelfAttentionShapeRules(const ea_self_attention_config& config);
+StatusSet QuantSelfAttentionScalesRules(const ea_self_attention_config& config);
+StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& config,
+                                        const ea_self_attention_quant_params& params);
 bool ValidQuantScale(float scale);
 bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point);
 

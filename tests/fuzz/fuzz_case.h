@@ -16,8 +16,15 @@
 namespace edgeattn_fuzz {
 
 // The operation an input drives (its first byte, modulo kOperationCount).
-enum Operation : uint8_t { kAttention = 0, kSelfAttention = 1, kMha = 2, kApi = 3, kQuantMha = 4 };
-inline constexpr uint8_t kOperationCount = 5;
+enum Operation : uint8_t {
+  kAttention = 0,
+  kSelfAttention = 1,
+  kMha = 2,
+  kApi = 3,
+  kQuantMha = 4,
+  kQuantSelfAttention = 5
+};
+inline constexpr uint8_t kOperationCount = 6;
 
 // Upper bounds that keep one iteration well under a millisecond in the
 // common case: a tensor of at most kMaxTensorFloats is materialised, a run
@@ -135,7 +142,8 @@ enum NullBit : uint16_t {
   kNullInput2 = 1 << 8,  // v, or the second weight matrix
   kNullOutput = 1 << 9,
   kNullWeights = 1 << 10,  // the third weight matrix / out_proj weight
-  kNullArenaBase = 1 << 11
+  kNullArenaBase = 1 << 11,
+  kNullInput3 = 1 << 12  // the second of three weight matrices (self-attention's w_k)
 };
 
 // Which Highway targets to run on: bit i selects the i-th supported target;
@@ -221,17 +229,11 @@ struct ParamEdit {
   int32_t value = 0;
 };
 
-struct QuantCase {
-  Common common;
-  uint8_t dtype_kind = 0;  // < 112 INT8, < 224 INT16, < 240 F32, else dtype_raw
-  int32_t dtype_raw = 0;
-  int32_t max_tokens = 1, d_model = 1;
-  uint8_t heads_kind = 0;  // < 200: a divisor of d_model (heads_kind-th); else `heads`
-  int32_t heads = 1;
-  int32_t mask = 0, position = 0;
-  uint8_t table_kind = 0;   // >= 128: the caller passes a quantized table
-  uint8_t scales_kind = 0;  // >= 240: quant_scales NULL
-  QuantTensor tensors[kQuantTensors];
+// What fixed-point model cases share after their shape and their tensors'
+// quantization: the weights' per-channel scales, the integers given, the
+// biases, weights and activations, the arena, the run and where its buffers
+// live.
+struct QuantCommon {
   int8_t weight_jitter = 0;        // the per-channel weight scales: nominal * 2^(jitter / 8)
   uint32_t weight_scale_seed = 0;  // and a spread of 2^(+-1) between channels
   uint8_t bad_weight_scale = 0;    // >= 224: one channel's scale bad; 255: NULL arrays
@@ -240,7 +242,7 @@ struct QuantCase {
   uint8_t params_kind = 0;  // < 144: scales only; else integers given (+ edits)
   uint8_t edit_count = 0;   // modulo kMaxParamEdits + 1
   ParamEdit edits[kMaxParamEdits];
-  uint8_t biases = 0;  // bit 0 in_proj_bias, bit 1 out_proj_bias; bits 2-3 magnitude
+  uint8_t biases = 0;  // which biases are present, and their magnitude (per model)
   uint32_t bias_seed = 0;
   uint8_t bias_edge = 0;  // >= 224: one bias at an edge value
   uint16_t bias_edge_index = 0;
@@ -256,9 +258,46 @@ struct QuantCase {
   Placement x, y, weights;
   uint8_t derive_kind = 0;  // >= 224: derive's channel buffer one int short
 
+  bool ParamsGiven() const { return params_kind >= 144; }
+};
+
+struct QuantCase {
+  Common common;
+  uint8_t dtype_kind = 0;  // < 112 INT8, < 224 INT16, < 240 F32, else dtype_raw
+  int32_t dtype_raw = 0;
+  int32_t max_tokens = 1, d_model = 1;
+  uint8_t heads_kind = 0;  // < 200: a divisor of d_model (heads_kind-th); else `heads`
+  int32_t heads = 1;
+  int32_t mask = 0, position = 0;
+  uint8_t table_kind = 0;   // >= 128: the caller passes a quantized table
+  uint8_t scales_kind = 0;  // >= 240: quant_scales NULL
+  QuantTensor tensors[kQuantTensors];
+  QuantCommon quant;  // biases: bit 0 in_proj_bias, bit 1 out_proj_bias; bits 2-3 magnitude
+
   bool CallerTable() const { return table_kind >= 128; }
   bool ScalesGiven() const { return scales_kind < 240; }
-  bool ParamsGiven() const { return params_kind >= 144; }
+};
+
+// Fixed-point single-head self-attention (ea_self_attention_quant_derive,
+// _plan_init, ea_self_attention_run_s8 / _s16): MHA's case with d_k and d_v
+// for heads, the eight ea_quant fields of ea_self_attention_quant_scales,
+// and the fields a fixed-point plan must not read.
+inline constexpr int kQuantSelfAttentionTensors = 8;
+
+struct QuantSelfAttentionCase {
+  Common common;
+  uint8_t dtype_kind = 0;  // as QuantCase
+  int32_t dtype_raw = 0;
+  int32_t max_tokens = 1, d_model = 1, d_k = 1, d_v = 1;
+  int32_t mask = 0, position = 0;
+  uint8_t table_kind = 0;   // >= 128: the caller passes a quantized table
+  uint8_t scales_kind = 0;  // >= 240: quant_scales NULL
+  uint8_t unread = 0;       // bit 0: a float position_table; bits 1-2: weights_layout 0, 1, 77, -1
+  QuantTensor tensors[kQuantSelfAttentionTensors];
+  QuantCommon quant;  // biases: bits 0-2 b_q, b_k, b_v; bits 3-4 magnitude
+
+  bool CallerTable() const { return table_kind >= 128; }
+  bool ScalesGiven() const { return scales_kind < 240; }
 };
 
 // Element counts of a case's tensors; the TensorSpec layout depends on them.
@@ -410,19 +449,7 @@ void Visit(Io& io, ParamEdit& e) {
 }
 
 template <class Io>
-void Visit(Io& io, QuantCase& c) {
-  Visit(io, c.common);
-  io.U8(c.dtype_kind);
-  if (c.dtype_kind >= 240) io.I32(c.dtype_raw);
-  io.Dim(c.max_tokens);
-  io.Dim(c.d_model);
-  io.U8(c.heads_kind);
-  if (c.heads_kind >= 200) io.Dim(c.heads);
-  io.Enum(c.mask, 2);
-  io.Enum(c.position, 3);
-  io.U8(c.table_kind);
-  io.U8(c.scales_kind);
-  for (QuantTensor& t : c.tensors) Visit(io, t);
+void Visit(Io& io, QuantCommon& c) {
   uint8_t jitter = static_cast<uint8_t>(c.weight_jitter);
   io.U8(jitter);
   c.weight_jitter = static_cast<int8_t>(jitter);
@@ -454,6 +481,46 @@ void Visit(Io& io, QuantCase& c) {
   Visit(io, c.y);
   Visit(io, c.weights);
   io.U8(c.derive_kind);
+}
+
+// What QuantCase and QuantSelfAttentionCase begin with: the dtype, then
+// max_tokens and d_model; after their own dimensions, mask, position and
+// the kinds of table and scales.
+template <class Io, class Case>
+void VisitQuantHead(Io& io, Case& c) {
+  Visit(io, c.common);
+  io.U8(c.dtype_kind);
+  if (c.dtype_kind >= 240) io.I32(c.dtype_raw);
+  io.Dim(c.max_tokens);
+  io.Dim(c.d_model);
+}
+template <class Io, class Case>
+void VisitQuantModes(Io& io, Case& c) {
+  io.Enum(c.mask, 2);
+  io.Enum(c.position, 3);
+  io.U8(c.table_kind);
+  io.U8(c.scales_kind);
+}
+
+template <class Io>
+void Visit(Io& io, QuantCase& c) {
+  VisitQuantHead(io, c);
+  io.U8(c.heads_kind);
+  if (c.heads_kind >= 200) io.Dim(c.heads);
+  VisitQuantModes(io, c);
+  for (QuantTensor& t : c.tensors) Visit(io, t);
+  Visit(io, c.quant);
+}
+
+template <class Io>
+void Visit(Io& io, QuantSelfAttentionCase& c) {
+  VisitQuantHead(io, c);
+  io.Dim(c.d_k);
+  io.Dim(c.d_v);
+  VisitQuantModes(io, c);
+  io.U8(c.unread);
+  for (QuantTensor& t : c.tensors) Visit(io, t);
+  Visit(io, c.quant);
 }
 
 template <class Io>

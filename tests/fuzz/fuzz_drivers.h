@@ -11,6 +11,9 @@ void FuzzSelfAttention(ByteReader& input);
 void FuzzMha(ByteReader& input);
 // Fixed-point MHA: ea_mha_quant_derive, ea_mha_quant_plan_init, ea_mha_run_s8 / _s16.
 void FuzzQuantMha(ByteReader& input);
+// Fixed-point single-head self-attention: ea_self_attention_quant_derive,
+// ea_self_attention_quant_plan_init, ea_self_attention_run_s8 / _s16.
+void FuzzQuantSelfAttention(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

@@ -48,6 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case edgeattn_fuzz::kQuantMha:
       edgeattn_fuzz::FuzzQuantMha(input);
       break;
+    case edgeattn_fuzz::kQuantSelfAttention:
+      edgeattn_fuzz::FuzzQuantSelfAttention(input);
+      break;
     default:
       edgeattn_fuzz::FuzzApi(input);
       break;

@@ -48,7 +48,10 @@ struct SelfAttentionOp {
                   static_cast<ea_position>(c.position),
                   table,
                   EA_WEIGHTS_ROW_MAJOR,
-                  ea_parallel_for{}};
+                  ea_parallel_for{},
+                  nullptr,
+                  nullptr,
+                  nullptr};
   }
   static Weights MakeWeights(const float* const* w, const float* const* b) {
     return Weights{w[0], w[1], w[2], b[0], b[1], b[2]};

@@ -3,6 +3,8 @@
 // structs and encoded with the same Visit layouts the fuzzer decodes, so
 // they stay valid when a layout changes: rerun `make fuzz-seeds`.
 // The fuzzer never writes here; `make fuzz` copies the seeds to build/fuzz.
+// A second argument writes only the seeds whose names start with it (new
+// seeds beside older ones whose committed bytes predate a layout change).
 #include <stdio.h>
 
 #include <stdlib.h>
@@ -20,10 +22,12 @@ using namespace edgeattn_fuzz;
 namespace {
 
 std::string g_directory;
+std::string g_prefix;  // only the seeds whose names start with it
 int g_written = 0;
 
 template <class Case>
 void Write(const char* name, Operation operation, Case& c) {
+  if (std::string(name).compare(0, g_prefix.size(), g_prefix) != 0) return;
   ByteWriter writer;
   uint8_t op = operation;
   writer.U8(op);
@@ -246,6 +250,19 @@ void ModelSeeds() {
   Write("mha-inf-x-in-place", kMha, c);
 }
 
+// What every fixed-point seed asks: these biases, four seeds from `seed`
+// on, the probabilities.
+QuantCommon SeedQuant(uint8_t biases, uint32_t seed) {
+  QuantCommon q;
+  q.biases = biases;
+  q.bias_seed = seed;
+  q.weight_seed = seed + 1;
+  q.x_seed = seed + 2;
+  q.weight_scale_seed = seed + 3;
+  q.want_weights = 200;
+  return q;
+}
+
 // Fixed-point MHA. heads_kind picks the heads_kind-th divisor of d_model.
 QuantCase Quant(bool int16, int max_tokens, int d_model, uint8_t heads_kind) {
   QuantCase c;
@@ -255,21 +272,16 @@ QuantCase Quant(bool int16, int max_tokens, int d_model, uint8_t heads_kind) {
   c.heads_kind = heads_kind;
   c.mask = EA_MASK_CAUSAL;
   c.position = EA_POSITION_SINUSOIDAL;
-  c.biases = 3;
-  c.bias_seed = 61;
-  c.weight_seed = 62;
-  c.x_seed = 63;
-  c.weight_scale_seed = 64;
-  c.want_weights = 200;
+  c.quant = SeedQuant(3, 61);
   for (int i = 0; i < kQuantTensors; ++i) c.tensors[i].zp_value = static_cast<uint8_t>(17 * i);
   return c;
 }
 
 // Given integers, edited: field (fuzz_quant_mha.cc ApplyEdit), an edge value.
 QuantCase WithEdit(QuantCase c, uint8_t field, int32_t value, uint16_t channel = 0) {
-  c.params_kind = 200;
-  c.edit_count = 1;
-  c.edits[0] = ParamEdit{field, channel, 250, value};
+  c.quant.params_kind = 200;
+  c.quant.edit_count = 1;
+  c.quant.edits[0] = ParamEdit{field, channel, 250, value};
   return c;
 }
 
@@ -286,22 +298,22 @@ void QuantSeeds() {
   c = Quant(false, 9, 12, 1);
   c.position = EA_POSITION_LEARNED;
   c.table_kind = 200;
-  c.params_kind = 200;  // the derived integers, given
+  c.quant.params_kind = 200;  // the derived integers, given
   c.mask = EA_MASK_NONE;
   Write("quant-s8-learned-given-params", kQuantMha, c);
   c = Quant(true, 7, 8, 3);
   c.position = EA_POSITION_NONE;
-  c.params_kind = 200;
+  c.quant.params_kind = 200;
   c.scales_kind = 250;  // no scales
   Write("quant-s16-nopos-given-no-scales", kQuantMha, c);
   c = Quant(false, 70, 8, 1);
-  c.workers = 3;
-  c.want_weights = 0;
+  c.quant.workers = 3;
+  c.quant.want_weights = 0;
   Write("quant-s8-70-tokens-3-workers", kQuantMha, c);
   c = Quant(true, 65, 6, 1);
   c.mask = EA_MASK_NONE;
-  c.x_mode = 2;  // the extremes
-  c.weight_mode = 2;
+  c.quant.x_mode = 2;  // the extremes
+  c.quant.weight_mode = 2;
   Write("quant-s16-65-tokens-saturating", kQuantMha, c);
   c = Quant(false, 6, 8, 1);
   c.tensors[kScores].kind = kScaleNaN;
@@ -313,9 +325,9 @@ void QuantSeeds() {
   c.tensors[0].zp_kind = 196;  // 1
   Write("quant-s16-zero-point-1", kQuantMha, c);
   c = Quant(false, 6, 8, 1);
-  c.bad_weight_scale = 230;
-  c.bad_channel = 17;
-  c.bad_value = 2;  // -1
+  c.quant.bad_weight_scale = 230;
+  c.quant.bad_channel = 17;
+  c.quant.bad_value = 2;  // -1
   Write("quant-s8-weight-scale-negative", kQuantMha, c);
   // Derived integers out of range: the refusal writes channel ints (finding 10).
   c = Quant(true, 6, 8, 1);
@@ -333,26 +345,26 @@ void QuantSeeds() {
   c = WithEdit(Quant(false, 6, 8, 1), 23 + 5 * 2 + 4, 1);  // v_proj multipliers NULL
   Write("quant-s8-given-null-multipliers", kQuantMha, c);
   c = Quant(true, 6, 8, 1);
-  c.bias_edge = 224;  // 2^47
-  c.bias_edge_index = 3;
+  c.quant.bias_edge = 224;  // 2^47
+  c.quant.bias_edge_index = 3;
   Write("quant-s16-bias-2-47", kQuantMha, c);
   c = Quant(false, 8, 8, 1);
-  c.y = Over(1);  // candidates: arena, in_proj, out_proj, in_bias, out_bias, x
+  c.quant.y = Over(1);  // candidates: arena, in_proj, out_proj, in_bias, out_bias, x
   Write("quant-s8-y-over-in-proj", kQuantMha, c);
   c = Quant(true, 8, 8, 1);
-  c.x = Over(0, 16);  // x inside the plan's carve
+  c.quant.x = Over(0, 16);  // x inside the plan's carve
   Write("quant-s16-x-in-arena", kQuantMha, c);
   c = Quant(false, 8, 8, 1);
-  c.weights = Over(5);  // attn_weights over x: refused or harmless
+  c.quant.weights = Over(5);  // attn_weights over x: refused or harmless
   Write("quant-s8-weights-over-x", kQuantMha, c);
   c = Quant(false, 8, 8, 1);
-  c.y = Over(5);  // in place
+  c.quant.y = Over(5);  // in place
   Write("quant-s8-in-place", kQuantMha, c);
   c = Quant(false, 8, 8, 1);
-  c.wrong_run = 250;
+  c.quant.wrong_run = 250;
   Write("quant-s8-run-s16", kQuantMha, c);
   c = Quant(true, 8, 8, 1);
-  c.arena.capacity_mode = 5;
+  c.quant.arena.capacity_mode = 5;
   Write("quant-s16-arena-too-small", kQuantMha, c);
   c = Quant(true, 8, 8, 1);
   c.common.replan = 200;
@@ -364,7 +376,7 @@ void QuantSeeds() {
   Write("quant-s8-heads-mismatch", kQuantMha, c);
   // Known defects (README "Findings" 11-14), one seed each.
   c = Quant(false, 6, 8, 1);
-  c.params_kind = 200;
+  c.quant.params_kind = 200;
   c.scales_kind = 250;  // SINUSOIDAL table to quantize, no scales: NULL dereference
   Write("quant-s8-sinusoid-given-no-scales", kQuantMha, c);
   c = Quant(false, 6, 8, 1);
@@ -372,14 +384,116 @@ void QuantSeeds() {
   c.tensors[kK].kind = kScale1e20;  // q * k overflows float
   Write("quant-s8-infinite-score-multiplier", kQuantMha, c);
   c = Quant(false, 20000, 1, 0);
-  c.want_weights = 0;  // a valid config of 20000 tokens
-  c.n_tokens = RunLength{200, 5};
+  c.quant.want_weights = 0;  // a valid config of 20000 tokens
+  c.quant.n_tokens = RunLength{200, 5};
   Write("quant-s8-max-tokens-20000", kQuantMha, c);
   c = Quant(false, 16384, 2, 1);  // 2 heads * 16384^2 probabilities > 2^28
   Write("quant-s8-weights-overflow", kQuantMha, c);
   c = Quant(true, 4, INT32_MAX, 250);  // derive: 8 * d_model in int32
   c.heads = 1;
   Write("quant-s16-derive-d-model-int32-max", kQuantMha, c);
+}
+
+// Fixed-point single-head self-attention: int8 or int16, causal, sinusoidal
+// positions filled at plan time, the three biases, the probabilities asked.
+QuantSelfAttentionCase QuantSelf(bool int16, int max_tokens, int d_model, int d_k, int d_v) {
+  QuantSelfAttentionCase c;
+  c.dtype_kind = int16 ? 150 : 10;
+  c.max_tokens = max_tokens;
+  c.d_model = d_model;
+  c.d_k = d_k;
+  c.d_v = d_v;
+  c.mask = EA_MASK_CAUSAL;
+  c.position = EA_POSITION_SINUSOIDAL;
+  c.quant = SeedQuant(7, 71);
+  for (int i = 0; i < kQuantSelfAttentionTensors; ++i) {
+    c.tensors[i].zp_value = static_cast<uint8_t>(23 * i + 5);
+  }
+  return c;
+}
+
+QuantSelfAttentionCase WithEdit(QuantSelfAttentionCase c, uint8_t field, int32_t value,
+                                uint16_t channel = 0) {
+  c.quant.params_kind = 200;
+  c.quant.edit_count = 1;
+  c.quant.edits[0] = ParamEdit{field, channel, 250, value};
+  return c;
+}
+
+// Placement candidates (fuzz_quant_self_attention.cc): arena, w_q, w_k, w_v,
+// the biases present, the caller's table, x, y.
+constexpr int kSelfW_K = 2, kSelfX = 7;  // with all three biases, no table
+
+void QuantSelfAttentionSeeds() {
+  QuantSelfAttentionCase c = QuantSelf(false, 12, 16, 8, 5);
+  Write("quant-self-attention-s8-basic", kQuantSelfAttention, c);
+  c = QuantSelf(true, 12, 16, 8, 5);
+  Write("quant-self-attention-s16-basic", kQuantSelfAttention, c);
+  c = QuantSelf(false, 9, 12, 20, 7);
+  c.position = EA_POSITION_LEARNED;
+  c.table_kind = 200;
+  c.mask = EA_MASK_NONE;
+  c.quant.params_kind = 200;  // the derived integers, given
+  Write("quant-self-attention-s8-learned-given-params", kQuantSelfAttention, c);
+  c = QuantSelf(true, 7, 8, 3, 11);
+  c.position = EA_POSITION_NONE;
+  c.quant.params_kind = 200;
+  c.scales_kind = 250;  // no scales
+  c.unread = 7;         // a float table and weights_layout -1, neither read
+  Write("quant-self-attention-s16-nopos-given-no-scales", kQuantSelfAttention, c);
+  c = QuantSelf(false, 70, 8, 4, 6);
+  c.quant.workers = 3;
+  c.quant.want_weights = 0;
+  Write("quant-self-attention-s8-70-tokens-3-workers", kQuantSelfAttention, c);
+  c = QuantSelf(true, 65, 6, 5, 3);
+  c.mask = EA_MASK_NONE;
+  c.quant.x_mode = 2;  // the extremes
+  c.quant.weight_mode = 2;
+  Write("quant-self-attention-s16-65-tokens-saturating", kQuantSelfAttention, c);
+  c = QuantSelf(false, 6, 8, 4, 4);
+  c.tensors[kScores].kind = kScaleNaN;
+  Write("quant-self-attention-s8-scale-nan", kQuantSelfAttention, c);
+  c = QuantSelf(false, 6, 8, 4, 5);
+  c.quant.bad_weight_scale = 230;
+  c.quant.bad_channel = 10;  // w_v's channel 2
+  c.quant.bad_value = 2;     // -1
+  Write("quant-self-attention-s8-weight-scale-negative", kQuantSelfAttention, c);
+  c = QuantSelf(true, 6, 8, 4, 4);
+  c.tensors[kK].kind = kScale1em20;  // K projection's shift above int16's 7
+  Write("quant-self-attention-s16-shift-above-7", kQuantSelfAttention, c);
+  c = WithEdit(QuantSelf(false, 6, 8, 4, 5), 23 + 3, 31, 2);  // q_proj shift[2] = 31
+  Write("quant-self-attention-s8-given-shift-31", kQuantSelfAttention, c);
+  c = WithEdit(QuantSelf(false, 6, 8, 4, 5), 23 + 5 * 2 + 4, 1);  // v_proj multipliers NULL
+  Write("quant-self-attention-s8-given-null-multipliers", kQuantSelfAttention, c);
+  c = QuantSelf(true, 6, 8, 4, 5);
+  c.quant.bias_edge = 224;      // 2^47
+  c.quant.bias_edge_index = 9;  // b_v[1]
+  Write("quant-self-attention-s16-bias-2-47", kQuantSelfAttention, c);
+  c = QuantSelf(false, 8, 4, 6, 10);
+  c.quant.y = Over(kSelfX);  // in place, y longer than x (d_v > d_model)
+  Write("quant-self-attention-s8-in-place-wide-y", kQuantSelfAttention, c);
+  c = QuantSelf(false, 8, 8, 4, 4);
+  c.quant.y = Over(kSelfW_K, 3);  // y over w_k: refused
+  Write("quant-self-attention-s8-y-over-w-k", kQuantSelfAttention, c);
+  c = QuantSelf(false, 8, 8, 4, 4);
+  c.quant.weights = Over(kSelfX, 1);  // attn_weights over x: refused or harmless
+  Write("quant-self-attention-s8-weights-over-x", kQuantSelfAttention, c);
+  c = QuantSelf(true, 8, 8, 4, 4);
+  c.quant.x = Over(0, 16);  // x inside the plan's carve
+  c.quant.wrong_run = 250;  // and the int8 run function
+  Write("quant-self-attention-s16-x-in-arena-run-s8", kQuantSelfAttention, c);
+  c = QuantSelf(false, 8, 8, 4, 4);
+  c.quant.arena.capacity_mode = 5;  // one byte short
+  Write("quant-self-attention-s8-arena-too-small", kQuantSelfAttention, c);
+  c = QuantSelf(false, 8, 8, 4, 4);
+  c.common.replan = 200;
+  c.common.replan_field = 3;
+  c.common.replan_value = 0;  // d_k 0
+  Write("quant-self-attention-s8-replan-broken", kQuantSelfAttention, c);
+  c = QuantSelf(false, 16385, 1, 1, 1);  // probabilities [n, n] past 2^28
+  Write("quant-self-attention-s8-weights-overflow", kQuantSelfAttention, c);
+  c = QuantSelf(false, 2, 3, 100000, 2);  // a valid shape too large to build
+  Write("quant-self-attention-s8-d-k-100000", kQuantSelfAttention, c);
 }
 
 void ApiSeeds() {
@@ -406,14 +520,16 @@ void ApiSeeds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: make_seeds DIRECTORY\n");
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: make_seeds DIRECTORY [NAME_PREFIX]\n");
     return 2;
   }
   g_directory = argv[1];
+  if (argc == 3) g_prefix = argv[2];
   AttentionSeeds();
   ModelSeeds();
   QuantSeeds();
+  QuantSelfAttentionSeeds();
   ApiSeeds();
   printf("make_seeds: %d seeds in %s\n", g_written, argv[1]);
   return 0;

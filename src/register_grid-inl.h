@@ -32,6 +32,7 @@
 
 #include <hwy/highway.h>
 
+#include "grid_operand_loads-inl.h"
 #include "vector_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -111,31 +112,27 @@ constexpr size_t CellCol(size_t cell) {
   return cell % kCols;
 }
 
-// One vector of B's row: whole, or (kPartial, C = 1) its first `width` lanes.
-template <bool kPartial, class D>
-HWY_INLINE hn::Vec<D> LoadGridOperand(D d, const float* HWY_RESTRICT p, size_t width) {
-  if (kPartial) return LoadTail(d, p, width, 0.0f);
-  return hn::LoadU(d, p);
-}
-
-// Operands of one grid product: A rows a + r * ld_a, B rows b + t * ld_b,
-// t in [first, end); `width` is the lane count of a partial column.
-struct GridOperands {
+// Operands of one grid product: A rows a + r * ld_a, B rows b + t * ld_b
+// (ld_b in elements of TB), t in [first, end); `width` is the lane count of a
+// partial column.
+template <class TB>
+struct GridOperandsOf {
   const float* a;
   size_t ld_a;
-  const float* b;
+  const TB* b;
   size_t ld_b;
   size_t first;
   size_t end;
   size_t width;
 };
+using GridOperands = GridOperandsOf<float>;
 
-template <size_t kCols, bool kPartial, class D, class Epilogue, size_t... I, class... V>
-HWY_INLINE void GridProductCells(D d, std::index_sequence<I...> /* cells */, const GridOperands& g,
-                                 const Epilogue& epilogue, V... acc) {
+template <size_t kCols, bool kPartial, class D, class TB, class Epilogue, size_t... I, class... V>
+HWY_INLINE void GridProductCells(D d, std::index_sequence<I...> /* cells */,
+                                 const GridOperandsOf<TB>& g, const Epilogue& epilogue, V... acc) {
   const size_t lanes = hn::Lanes(d);
   for (size_t t = g.first; t < g.end; ++t) {
-    const float* b_row = g.b + t * g.ld_b;
+    const TB* b_row = g.b + t * g.ld_b;
     ((acc = hn::MulAdd(hn::Set(d, g.a[CellRow<kCols>(I) * g.ld_a + t]),
                        LoadGridOperand<kPartial>(d, b_row + CellCol<kCols>(I) * lanes, g.width),
                        acc)),
@@ -144,16 +141,16 @@ HWY_INLINE void GridProductCells(D d, std::index_sequence<I...> /* cells */, con
   (epilogue(std::integral_constant<size_t, I>(), acc), ...);
 }
 
-template <size_t kCols, bool kPartial, class D, class Epilogue, size_t... I>
-HWY_INLINE void GridProductStart(D d, std::index_sequence<I...> cells, const GridOperands& g,
+template <size_t kCols, bool kPartial, class D, class TB, class Epilogue, size_t... I>
+HWY_INLINE void GridProductStart(D d, std::index_sequence<I...> cells, const GridOperandsOf<TB>& g,
                                  const Epilogue& epilogue) {
   GridProductCells<kCols, kPartial>(d, cells, g, epilogue, ZeroCell<I>(d)...);
 }
 
 // Runs a kRows x kCols grid (kPartial: kCols = 1 and a partial column), then
 // epilogue(std::integral_constant<size_t, cell>, accumulator) for each cell.
-template <size_t kRows, size_t kCols, bool kPartial, class D, class Epilogue>
-HWY_INLINE void GridProduct(D d, const GridOperands& g, const Epilogue& epilogue) {
+template <size_t kRows, size_t kCols, bool kPartial, class D, class TB, class Epilogue>
+HWY_INLINE void GridProduct(D d, const GridOperandsOf<TB>& g, const Epilogue& epilogue) {
   static_assert(!kPartial || kCols == 1, "a partial column is a single vector");
   GridProductStart<kCols, kPartial>(d, std::make_index_sequence<kRows * kCols>(), g, epilogue);
 }

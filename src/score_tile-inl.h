@@ -32,16 +32,16 @@ namespace edgeattn {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// All strips of `panels` consecutive panels from `first_panel`, kRows rows.
 // One strip of kCols vectors: tile columns [c, c + kCols * lanes) of the
-// panel starting at tile column 0.
-template <size_t kRows, size_t kCols, class D>
+// panel starting at tile column 0. Panels hold float, or (the KV cache) f16
+// or int8 keys that the grid widens as it loads them (grid_operand_loads-inl.h).
+template <size_t kRows, size_t kCols, class D, class TK>
 HWY_INLINE void ScoreStrip(D d, const float* HWY_RESTRICT q, size_t ld_q,
-                           const float* HWY_RESTRICT panel, size_t d_k, hn::Vec<D> scale,
+                           const TK* HWY_RESTRICT panel, size_t d_k, hn::Vec<D> scale,
                            float* HWY_RESTRICT tile_panel, size_t c) {
   const size_t lanes = hn::Lanes(d);
   float* strip_tile = tile_panel + c;
-  const GridOperands g{q, ld_q, panel + c, kKeyBlock, 0, d_k, lanes};
+  const GridOperandsOf<TK> g{q, ld_q, panel + c, kKeyBlock, 0, d_k, lanes};
   GridProduct<kRows, kCols, false>(d, g, [&](auto cell, hn::Vec<D> acc) {
     constexpr size_t kCell = decltype(cell)::value;
     hn::Store(hn::Mul(acc, scale), d,
@@ -53,15 +53,15 @@ HWY_INLINE void ScoreStrip(D d, const float* HWY_RESTRICT q, size_t ld_q,
 // kCols vectors. The last strip narrows to the vectors that hold keys, so a
 // causal diagonal block scores little past the diagonal (columns past `keys`
 // up to the next vector are scored too; the tile leaves the rest unwritten).
-template <size_t kRows, size_t kCols, class D>
+template <size_t kRows, size_t kCols, class D, class TK>
 HWY_INLINE void ScorePanels(D d, const float* HWY_RESTRICT q, size_t ld_q,
-                            const float* HWY_RESTRICT packed, int32_t d_k, int32_t first_panel,
+                            const TK* HWY_RESTRICT packed, int32_t d_k, int32_t first_panel,
                             size_t keys, hn::Vec<D> scale, float* HWY_RESTRICT tile) {
   const size_t lanes = hn::Lanes(d);
   const size_t strip = kCols * lanes;
   for (size_t start = 0; start < keys; start += kKeyBlock) {
-    const int32_t p = static_cast<int32_t>(start / kKeyBlock);
-    const float* panel = Panel(packed, d_k, first_panel + p);
+    const size_t p = static_cast<size_t>(first_panel) + start / kKeyBlock;
+    const TK* panel = packed + p * static_cast<size_t>(d_k) * kKeyBlock;
     float* tile_panel = tile + start;
     const size_t in_panel = keys - start < static_cast<size_t>(kKeyBlock)
                                 ? keys - start
@@ -83,9 +83,9 @@ HWY_INLINE void ScorePanels(D d, const float* HWY_RESTRICT q, size_t ld_q,
 // tile[r][j] = scale * q_r . k_(first_panel * 64 + j) for r < rows <= kGridRows
 // and j < keys <= kScoreTileKeys (and up to the end of the vector holding the
 // last key).
-template <class D>
+template <class D, class TK>
 HWY_INLINE void ScoreBlock(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
-                           const float* HWY_RESTRICT packed, int32_t d_k, int32_t first_panel,
+                           const TK* HWY_RESTRICT packed, int32_t d_k, int32_t first_panel,
                            size_t keys, float scale, float* HWY_RESTRICT tile) {
   const auto vscale = hn::Set(d, scale);
   WithCount<kGridRows>(rows, [&](auto row_count) {

@@ -31,25 +31,29 @@ namespace edgeattn {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Operands of one call, shared by every column strip.
-struct WeightedValuesArgs {
+// Operands of one call, shared by every column strip. Values are float, or
+// (the KV cache) f16 or int8 that the grid widens as it loads them.
+template <class TV>
+struct WeightedValuesArgsOf {
   const float* probs;  // tile row 0, key first_key at probs[first_key]
   size_t first_key;    // keys [first_key, end_key) of the tile and of values
   size_t end_key;
-  const float* values;  // V row of tile key 0
+  const TV* values;  // V row of tile key 0
   size_t ld_values;
   const float* rescale;  // one factor per row
   float* out;            // output row 0
   size_t ld_out;
 };
+using WeightedValuesArgs = WeightedValuesArgsOf<float>;
 
 // Output columns [column, column + kCols * lanes), or (kPartial) the `width`
 // columns from `column`.
-template <size_t kRows, size_t kCols, bool kPartial, class D>
-HWY_INLINE void WeightedValuesStrip(D d, const WeightedValuesArgs& a, size_t column, size_t width) {
+template <size_t kRows, size_t kCols, bool kPartial, class D, class TV>
+HWY_INLINE void WeightedValuesStrip(D d, const WeightedValuesArgsOf<TV>& a, size_t column,
+                                    size_t width) {
   const size_t lanes = hn::Lanes(d);
-  const GridOperands g{a.probs,   kScoreTileKeys, a.values + column, a.ld_values, a.first_key,
-                       a.end_key, width};
+  const GridOperandsOf<TV> g{a.probs,   kScoreTileKeys, a.values + column, a.ld_values, a.first_key,
+                             a.end_key, width};
   GridProduct<kRows, kCols, kPartial>(d, g, [&](auto cell, hn::Vec<D> acc) {
     constexpr size_t kCell = decltype(cell)::value;
     constexpr size_t kRow = CellRow<kCols>(kCell);
@@ -64,8 +68,8 @@ HWY_INLINE void WeightedValuesStrip(D d, const WeightedValuesArgs& a, size_t col
   });
 }
 
-template <size_t kRows, class D>
-HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgs& a, size_t d_v) {
+template <size_t kRows, class D, class TV>
+HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgsOf<TV>& a, size_t d_v) {
   const size_t lanes = hn::Lanes(d);
   size_t c = 0;
   for (; c + kGridCols * lanes <= d_v; c += kGridCols * lanes) {
@@ -80,8 +84,8 @@ HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgs& a, size_t d_v)
 
 // out[r][0, d_v) = out[r] * rescale[r] + sum_{j in [first_key, end_key)}
 // probs[r][j] * values[j][0, d_v), for r < rows <= kGridRows.
-template <class D>
-HWY_INLINE void AccumulateWeightedValues(D d, const WeightedValuesArgs& a, size_t rows,
+template <class D, class TV>
+HWY_INLINE void AccumulateWeightedValues(D d, const WeightedValuesArgsOf<TV>& a, size_t rows,
                                          size_t d_v) {
   WithCount<kGridRows>(
       rows, [&](auto row_count) { WeightedValuesRows<decltype(row_count)::value>(d, a, d_v); });

@@ -27,6 +27,8 @@ extern "C" const char* ea_status_str(ea_status status) {
              "not ready";
     case EA_ERR_UNSUPPORTED:
       return "not supported by this build";
+    case EA_ERR_CACHE_FULL:
+      return "the KV cache holds capacity tokens already";
     default:
       return "unknown status";
   }

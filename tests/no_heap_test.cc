@@ -32,6 +32,7 @@
 #include <hwy/targets.h>
 
 #include "edgeattn/edgeattn.h"
+#include "edgeattn/kv_cache.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 
@@ -596,7 +597,7 @@ TEST(NoHeap, FirstDispatchSelectsTargetWithoutHeap) {
 }
 
 TEST(NoHeap, StatusStrings) {
-  for (int code = EA_OK; code <= EA_ERR_UNSUPPORTED; ++code) {
+  for (int code = EA_OK; code <= EA_ERR_CACHE_FULL; ++code) {
     const ea_status status = static_cast<ea_status>(code);
     const char* text = NO_HEAP(ea_status_str(status));
     EXPECT_NE(text, nullptr) << code;
@@ -1103,7 +1104,33 @@ void RunQuantAttentionCase(ea_dtype dtype, ea_mask mask) {
   }
 }
 
+// The KV cache: size, init, appends past a ring's capacity, attends of one
+// and several queries, reset; every storage, grouped heads.
+void RunKvCacheCase(ea_kv_storage storage, int32_t window) {
+  SCOPED_TRACE(::testing::Message() << "storage " << storage << " window " << window);
+  const ea_kv_cache_config config{70, 4, 2, 20, 3, window, storage, 0.0f};
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_kv_cache_arena_size(&config, &bytes)), EA_OK);
+  TestArena arena(bytes);
+  ea_kv_cache cache{};
+  ASSERT_EQ(NO_HEAP(ea_kv_cache_init(&cache, &config, &arena.arena)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
+  const std::vector<float> kv = RandomTensor(Count(3, 40), 4);
+  const std::vector<float> q = RandomTensor(Count(3, 80), 5);
+  std::vector<float> out(Count(3, 80), kNaN);
+  const int32_t tokens = window > 0 ? 150 : 69;
+  for (int32_t t = 0; t < tokens; t += 3) {
+    EXPECT_EQ(NO_HEAP(ea_kv_cache_append(&cache, kv.data(), kv.data(), 3)), EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_kv_cache_attend(&cache, q.data(), t % 2 == 0 ? 1 : 3, out.data())), EA_OK);
+  }
+  ExpectAllFinite(out, "out");
+  EXPECT_EQ(NO_HEAP(ea_kv_cache_reset(&cache)), EA_OK);
+}
+
 TEST_P(NoHeapPerTarget, EveryRunEntryPoint) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    for (const int32_t window : {0, 40}) RunKvCacheCase(storage, window);
+  }
   for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
     for (const ea_mask mask : {EA_MASK_NONE, EA_MASK_CAUSAL}) RunQuantAttentionCase(dtype, mask);
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "edgeattn/edgeattn.h"
+#include "edgeattn/kv_cache.h"
 #include "model_fixture.h"
 #include "reference/quant_mha_fixture.h"
 #include "test_support.h"
@@ -175,6 +176,27 @@ struct QuantWorld {
   int32_t channels[EA_MHA_QUANT_CHANNEL_INTS(kE)] = {};
 };
 
+// A KV cache of 8 positions, 2 heads of 4, in its own arena.
+struct KvWorld {
+  KvWorld() {
+    ea_arena_init(&arena, storage.data(), storage.size());
+    status = ea_kv_cache_init(&cache, &config, &arena);
+  }
+  ea_status Init(const ea_kv_cache_config& with) {
+    ea_arena other;
+    ea_arena_init(&other, storage.data(), storage.size());
+    ea_kv_cache fresh{};
+    return ea_kv_cache_init(&fresh, &with, &other);
+  }
+  ea_kv_cache_config config{8, 2, 2, 4, 2, 0, EA_KV_STORAGE_F32, 0.0f};
+  AlignedBytes storage{1 << 15};
+  ea_arena arena{};
+  ea_kv_cache cache{};
+  ea_status status = EA_OK;
+  std::vector<float> rows = std::vector<float>(8 * 8, 0.5f);
+  std::vector<float> out = std::vector<float>(8 * 8, 0.0f);
+};
+
 struct Cause {
   const char* what;
   std::function<ea_status(World&)> trigger;
@@ -188,7 +210,12 @@ struct Documented {
 std::vector<Documented> DocumentedCauses() {
   return {
       {EA_ERR_NULL_POINTER,
-       {{"NULL config",
+       {{"KV cache append without values",
+         [](World&) {
+           KvWorld kv;
+           return ea_kv_cache_append(&kv.cache, kv.rows.data(), nullptr, 1);
+         }},
+        {"NULL config",
          [](World&) {
            size_t b;
            return ea_attention_arena_size(nullptr, &b);
@@ -261,7 +288,27 @@ std::vector<Documented> DocumentedCauses() {
            return q.Plan(q.config);
          }}}},
       {EA_ERR_BAD_DIMENSION,
-       {{"zero dimension",
+       {{"KV cache capacity 0",
+         [](World&) {
+           KvWorld kv;
+           ea_kv_cache_config c = kv.config;
+           c.capacity = 0;
+           return kv.Init(c);
+         }},
+        {"KV cache window whose queries do not fit the ring",
+         [](World&) {
+           KvWorld kv;
+           ea_kv_cache_config c = kv.config;
+           c.window = 8;  // window + max_queries - 1 = 9 > capacity
+           return kv.Init(c);
+         }},
+        {"KV cache attend of more queries than tokens appended",
+         [](World&) {
+           KvWorld kv;
+           ea_kv_cache_append(&kv.cache, kv.rows.data(), kv.rows.data(), 1);
+           return ea_kv_cache_attend(&kv.cache, kv.rows.data(), 2, kv.out.data());
+         }},
+        {"zero dimension",
          [](World& w) {
            ea_attention_config c = Attention();
            c.n_kv = 0;
@@ -292,7 +339,18 @@ std::vector<Documented> DocumentedCauses() {
            return q.Run(EA_DTYPE_INT8, kN + 1, q.y.data());
          }}}},
       {EA_ERR_DIMENSION_OVERFLOW,
-       {{"packed weights past EA_MAX_ELEMENTS",
+       {{"KV cache past EA_MAX_ELEMENTS",
+         [](World&) {
+           KvWorld kv;
+           ea_kv_cache_config c = kv.config;
+           c.capacity = 1 << 20;
+           c.n_kv_heads = 1 << 6;
+           c.n_heads = 1 << 6;
+           c.d_head = 1 << 4;
+           size_t bytes = 0;
+           return ea_kv_cache_arena_size(&c, &bytes);
+         }},
+        {"packed weights past EA_MAX_ELEMENTS",
          [](World&) {
            size_t floats = 0;
            return ea_packed_linear_size(1 << 20, 1 << 9, &floats);
@@ -325,7 +383,14 @@ std::vector<Documented> DocumentedCauses() {
            return ea_attention_run(&plan, any, any, any, 1, w.out.data(), w.attn.data());
          }}}},
       {EA_ERR_HEADS_MISMATCH,
-       {{"d_model % heads != 0",
+       {{"KV cache n_heads % n_kv_heads != 0",
+         [](World&) {
+           KvWorld kv;
+           ea_kv_cache_config c = kv.config;
+           c.n_heads = 3;
+           return kv.Init(c);
+         }},
+        {"d_model % heads != 0",
          [](World& w) {
            ea_mha_config c = Mha();
            c.heads = 3;
@@ -362,8 +427,28 @@ std::vector<Documented> DocumentedCauses() {
            const ea_attention_config c = Attention();
            return ea_attention_plan_init(&plan, &c, &arena);
          }}}},
+      {EA_ERR_CACHE_FULL,
+       {{"a KV cache without a window appended past capacity",
+         [](World&) {
+           KvWorld kv;
+           ea_kv_cache_append(&kv.cache, kv.rows.data(), kv.rows.data(), 8);
+           return ea_kv_cache_append(&kv.cache, kv.rows.data(), kv.rows.data(), 1);
+         }}}},
       {EA_ERR_BAD_ARGUMENT,
-       {{"unknown dtype",
+       {{"KV cache storage out of range",
+         [](World&) {
+           KvWorld kv;
+           ea_kv_cache_config c = kv.config;
+           c.storage = RawEnum<ea_kv_storage>(3);
+           return kv.Init(c);
+         }},
+        {"KV cache keys inside the cache's arena",
+         [](World&) {
+           KvWorld kv;
+           const float* inside = reinterpret_cast<const float*>(kv.cache.records);
+           return ea_kv_cache_append(&kv.cache, inside, kv.rows.data(), 1);
+         }},
+        {"unknown dtype",
          [](World& w) {
            ea_attention_config c = Attention();
            c.dtype = RawEnum<ea_dtype>(99);

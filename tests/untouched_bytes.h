@@ -37,6 +37,8 @@ inline std::string StatusName(ea_status status) {
       return "EA_ERR_BAD_ARGUMENT";
     case EA_ERR_UNSUPPORTED:
       return "EA_ERR_UNSUPPORTED";
+    case EA_ERR_CACHE_FULL:
+      return "EA_ERR_CACHE_FULL";
     default:
       return "unknown status " + std::to_string(static_cast<int>(status));
   }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "edgeattn/edgeattn.h"
+#include "edgeattn/kv_cache.h"
 
 namespace edgeattn {
 
@@ -230,6 +231,41 @@ constexpr uint64_t SelfAttentionQuantArenaBytes(int32_t n, int32_t d_model, int3
          table + positioned + 2 * ByteRegionBytes(rows * static_cast<uint64_t>(d_k)) +
          ByteRegionBytes(rows * static_cast<uint64_t>(d_v)) + weights +
          QuantCoreArenaBytes(n, d_k, d_v, dtype, max_workers);
+}
+
+// KV cache (edgeattn/kv_cache.h). Positions are stored in blocks of kKeyBlock,
+// one record per block and KV head, records in position-block order, so a
+// decode step reads the cache as one stream. A record holds the block's keys
+// as a K^T panel [d_head][kKeyBlock] (the layout the score grid reads),
+// its values as rows [kKeyBlock][d_head], and for int8 one K and one V scale
+// per position.
+constexpr uint64_t KvElementBytes(ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_F32 ? 4 : storage == EA_KV_STORAGE_F16 ? 2 : 1;
+}
+constexpr uint64_t KvScaleBytes(ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_INT8 ? 2 * kKeyBlock * sizeof(float) : 0;
+}
+constexpr uint64_t KvRecordBytes(int32_t d_head, ea_kv_storage storage) {
+  return RoundUp(2 * static_cast<uint64_t>(kKeyBlock) * static_cast<uint64_t>(d_head) *
+                         KvElementBytes(storage) +
+                     KvScaleBytes(storage),
+                 kRegionAlignment);
+}
+constexpr uint64_t KvBlocks(int32_t capacity) {
+  return RoundUp(static_cast<uint64_t>(capacity), kKeyBlock) / kKeyBlock;
+}
+// Bytes of one attended row's online-softmax state (running max, sum, flag).
+inline constexpr uint64_t kKvRowStateBytes = 16;
+constexpr uint64_t KvCacheArenaBytes(int32_t capacity, int32_t n_heads, int32_t n_kv_heads,
+                                     int32_t d_head, int32_t max_queries, ea_kv_storage storage) {
+  return ByteRegionBytes(KvBlocks(capacity) * static_cast<uint64_t>(n_kv_heads) *
+                         KvRecordBytes(d_head, storage)) +
+         ByteRegionBytes(static_cast<uint64_t>(max_queries) * static_cast<uint64_t>(n_heads) *
+                         kKvRowStateBytes) +
+         FloatRegionBytes(static_cast<uint64_t>(kScoreTileRows) * kScoreTileKeys);
+}
+constexpr uint64_t KvCacheArenaBytes(const ea_kv_cache_config& c) {
+  return KvCacheArenaBytes(c.capacity, c.n_heads, c.n_kv_heads, c.d_head, c.max_queries, c.storage);
 }
 
 }  // namespace edgeattn

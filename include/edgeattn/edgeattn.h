@@ -28,9 +28,9 @@
 #include <stdint.h>
 
 #define EDGEATTN_VERSION_MAJOR 0
-#define EDGEATTN_VERSION_MINOR 5
+#define EDGEATTN_VERSION_MINOR 6
 #define EDGEATTN_VERSION_PATCH 0
-#define EDGEATTN_VERSION_STRING "0.5.0"
+#define EDGEATTN_VERSION_STRING "0.6.0"
 /* One number for #if comparisons: major * 10000 + minor * 100 + patch. */
 #define EDGEATTN_VERSION \
   (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)
@@ -67,7 +67,8 @@ typedef enum ea_status {
   /* A tensor (attn_weights included) would exceed EA_MAX_ELEMENTS elements, or
    * the arena size does not fit in size_t. */
   EA_ERR_DIMENSION_OVERFLOW = 3,
-  /* d_model is not divisible by the number of heads. */
+  /* d_model is not divisible by the number of heads, or (KV cache) n_heads
+   * by n_kv_heads. */
   EA_ERR_HEADS_MISMATCH = 4,
   /* The arena has fewer free bytes than the plan needs, or a packing buffer
    * fewer floats than ea_packed_linear_size. */
@@ -88,6 +89,9 @@ typedef enum ea_status {
   /* A valid request this build cannot carry out: a SIMD target cap below a
    * static build's only target. */
   EA_ERR_UNSUPPORTED = 8,
+  /* A KV cache without a window holds capacity tokens: an append past them
+   * (edgeattn/kv_cache.h). */
+  EA_ERR_CACHE_FULL = 9,
   EA_STATUS_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_STATUS_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_status;

@@ -1,0 +1,112 @@
+/* edgeattn KV cache: token-by-token decode with the keys and values of
+ * earlier tokens kept in the arena.
+ *
+ * A transformer on a device runs one token at a time: each new token's query
+ * attends to every earlier key and value. The cache stores them in the layout
+ * the decode kernel streams (written once at append, never repacked), so a
+ * step reads the cache once, at its stored size:
+ *
+ *   ea_kv_cache_append(cache, k, v, n)    the new tokens' keys and values
+ *   ea_kv_cache_attend(cache, q, n, out)  their queries against the cache
+ *
+ * Query i of an attend of n sits at position length - n + i (length: tokens
+ * appended so far) and sees positions max(0, p - window + 1) .. p: causal,
+ * aligned at the bottom-right as EA_MASK_CAUSAL, within the sliding window
+ * when one is set. Grouped-query attention: query head h reads key/value head
+ * h / (n_heads / n_kv_heads), as PyTorch's repeat_interleave of the KV heads
+ * (n_kv_heads = 1 is multi-query attention, n_kv_heads = n_heads plain MHA).
+ *
+ * Storage:
+ *   F32   as given;
+ *   F16   IEEE binary16, rounded to nearest even at append (magnitudes past
+ *         65504 become inf, and a query that sees them outputs NaN, as for
+ *         any non-finite score: see ea_attention_run);
+ *   INT8  symmetric int8 with one float scale per token and KV head, for K
+ *         and for V: scale = max|x| / 127 over the head's d_head values,
+ *         x_q = round-to-nearest-even(x / scale) (an all-zero head stores
+ *         scale 0; a non-finite one stores a NaN scale, so that every query
+ *         seeing it outputs NaN).
+ * The same inputs give the same stored bytes on every CPU and SIMD target
+ * (append is scalar integer code); outputs meet the float32 error bound
+ * (README, "Numerics contract") on every target.
+ *
+ * With a window, the cache is a ring: appends never fill it, and the oldest
+ * positions are overwritten once `capacity` are held. capacity must cover
+ * window + max_queries - 1 positions, so that every query of an attend still
+ * finds its whole window.
+ *
+ * Memory: ea_kv_cache_arena_size bytes, KvCacheArenaBytes in
+ * edgeattn/arena_sizes.hpp for compile-time sizes. No heap; a cache is used by
+ * one thread at a time.
+ */
+#ifndef EDGEATTN_KV_CACHE_H_
+#define EDGEATTN_KV_CACHE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edgeattn/edgeattn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ea_kv_storage {
+  EA_KV_STORAGE_F32 = 0,
+  EA_KV_STORAGE_F16 = 1,
+  EA_KV_STORAGE_INT8 = 2,
+  EA_KV_STORAGE_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
+  EA_KV_STORAGE_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
+} ea_kv_storage;
+
+/* Dimensions are > 0 (window >= 0). Keys, values and queries of a token are
+ * rows of heads: head h in columns [h * d_head, (h + 1) * d_head). */
+typedef struct ea_kv_cache_config {
+  int32_t capacity;    /* positions held; with no window, the most ever appended */
+  int32_t n_heads;     /* query heads */
+  int32_t n_kv_heads;  /* key/value heads; divides n_heads (EA_ERR_HEADS_MISMATCH) */
+  int32_t d_head;      /* channels per head, for queries, keys and values */
+  int32_t max_queries; /* most queries per attend */
+  int32_t window;      /* 0: none; else each query sees its last `window` positions */
+  ea_kv_storage storage;
+  float scale; /* score scale; 0 means 1 / sqrt(d_head) */
+} ea_kv_cache_config;
+
+/* Filled by ea_kv_cache_init; read `length`, treat the rest as opaque. */
+typedef struct ea_kv_cache {
+  ea_kv_cache_config config;
+  uint8_t* records;   /* arena: the stored keys and values */
+  void* row_states;   /* arena: one online-softmax state per attended row */
+  float* score_tile;  /* arena: the decode kernel's score tile */
+  size_t carve_bytes; /* bytes from records to the end of the carve */
+  int64_t length;     /* tokens appended since init or reset */
+  uint32_t ready;
+} ea_kv_cache;
+
+ea_status ea_kv_cache_arena_size(const ea_kv_cache_config* config, size_t* bytes);
+/* Validates the config and carves the arena; the cache starts empty. */
+ea_status ea_kv_cache_init(ea_kv_cache* cache, const ea_kv_cache_config* config, ea_arena* arena);
+/* Empties the cache (length 0). The stored bytes are not cleared. */
+ea_status ea_kv_cache_reset(ea_kv_cache* cache);
+
+/* Stores n_tokens tokens: k and v are [n_tokens, n_kv_heads * d_head].
+ * n_tokens in [1, capacity] (EA_ERR_BAD_DIMENSION); with no window,
+ * length + n_tokens <= capacity (EA_ERR_CACHE_FULL). k and v must lie outside
+ * the cache's arena regions (EA_ERR_BAD_ARGUMENT); on any error nothing is
+ * stored. */
+ea_status ea_kv_cache_append(ea_kv_cache* cache, const float* k, const float* v, int32_t n_tokens);
+
+/* out[i] = softmax(scale q_i K^T) V per head over the positions query i sees
+ * (see above), for the queries of the last n_queries appended tokens:
+ * q and out are [n_queries, n_heads * d_head]. n_queries in
+ * [1, min(max_queries, length)] (EA_ERR_BAD_DIMENSION). out overlaps neither
+ * q nor the cache's arena regions, and q lies outside them
+ * (EA_ERR_BAD_ARGUMENT); on any error out is not written. */
+ea_status ea_kv_cache_attend(const ea_kv_cache* cache, const float* q, int32_t n_queries,
+                             float* out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EDGEATTN_KV_CACHE_H_ */

@@ -1,0 +1,117 @@
+// C entry points of the KV cache (edgeattn/kv_cache.h): validation at init,
+// O(1) checks at append and attend.
+#include <math.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/kv_cache.h"
+#include "kv_cache/kv_cache_kernels.h"
+#include "simd_target_cap.h"
+#include "validation.h"
+
+namespace edgeattn {
+namespace {
+
+ea_status ValidateKvCacheConfig(const ea_kv_cache_config& c) {
+  ea_status status = CheckPositive(c.capacity, c.n_heads, c.n_kv_heads, c.d_head);
+  if (status != EA_OK) return status;
+  if (c.max_queries <= 0 || c.window < 0) return EA_ERR_BAD_DIMENSION;
+  if (c.n_heads % c.n_kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
+  if (c.storage != EA_KV_STORAGE_F32 && c.storage != EA_KV_STORAGE_F16 &&
+      c.storage != EA_KV_STORAGE_INT8) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  if (!(c.scale >= 0.0f && c.scale <= 3.40282347e38f)) return EA_ERR_BAD_ARGUMENT;
+  // Every query of an attend must find its whole window in the ring.
+  const int64_t needed = c.window > 0 ? int64_t{c.window} + c.max_queries - 1 : c.max_queries;
+  if (needed > c.capacity) return EA_ERR_BAD_DIMENSION;
+  const int64_t kv_row = int64_t{c.n_kv_heads} * c.d_head;
+  status = CheckElements(static_cast<int64_t>(KvBlocks(c.capacity)) * kKeyBlock, kv_row);
+  if (status != EA_OK) return status;
+  return CheckElements(c.max_queries, int64_t{c.n_heads} * c.d_head);
+}
+
+Extent CacheCarve(const ea_kv_cache& cache) { return Extent{cache.records, cache.carve_bytes}; }
+
+}  // namespace
+}  // namespace edgeattn
+
+extern "C" {
+
+ea_status ea_kv_cache_arena_size(const ea_kv_cache_config* config, size_t* bytes) {
+  if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  const ea_status status = edgeattn::ValidateKvCacheConfig(*config);
+  if (status != EA_OK) return status;
+  return edgeattn::ToSize(edgeattn::KvCacheArenaBytes(*config), bytes);
+}
+
+ea_status ea_kv_cache_init(ea_kv_cache* cache, const ea_kv_cache_config* config, ea_arena* arena) {
+  if (cache == nullptr) return EA_ERR_NULL_POINTER;
+  cache->ready = 0;  // a failed re-init must not leave the old cache usable
+  edgeattn::ApplySimdTargetCap();
+  if (config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
+  ea_status status = edgeattn::ValidateKvCacheConfig(*config);
+  if (status == EA_OK)
+    status = edgeattn::CheckArenaFits(arena, edgeattn::KvCacheArenaBytes(*config));
+  if (status != EA_OK) return status;
+
+  ea_kv_cache_config& c = cache->config;
+  c = *config;
+  if (c.scale == 0.0f) c.scale = 1.0f / sqrtf(static_cast<float>(c.d_head));
+  const size_t used_before = arena->used;
+  cache->records = static_cast<uint8_t*>(edgeattn::CarveBytes(
+      arena, edgeattn::KvBlocks(c.capacity) * static_cast<uint64_t>(c.n_kv_heads) *
+                 edgeattn::KvRecordBytes(c.d_head, c.storage)));
+  cache->row_states = edgeattn::CarveBytes(arena, static_cast<uint64_t>(c.max_queries) *
+                                                      static_cast<uint64_t>(c.n_heads) *
+                                                      edgeattn::kKvRowStateBytes);
+  cache->score_tile = edgeattn::CarveFloats(
+      arena, static_cast<uint64_t>(edgeattn::kScoreTileRows) * edgeattn::kScoreTileKeys);
+  cache->carve_bytes = arena->used - used_before;
+  cache->length = 0;
+  cache->ready = EA_PLAN_READY;
+  return EA_OK;
+}
+
+ea_status ea_kv_cache_reset(ea_kv_cache* cache) {
+  if (cache == nullptr) return EA_ERR_NULL_POINTER;
+  if (cache->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
+  cache->length = 0;
+  return EA_OK;
+}
+
+ea_status ea_kv_cache_append(ea_kv_cache* cache, const float* k, const float* v, int32_t n_tokens) {
+  if (cache == nullptr || k == nullptr || v == nullptr) return EA_ERR_NULL_POINTER;
+  if (cache->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
+  const ea_kv_cache_config& c = cache->config;
+  if (n_tokens <= 0 || n_tokens > c.capacity) return EA_ERR_BAD_DIMENSION;
+  if (c.window == 0 && cache->length + n_tokens > c.capacity) return EA_ERR_CACHE_FULL;
+  const size_t bytes = edgeattn::FloatBytes(int64_t{n_tokens} * c.n_kv_heads * c.d_head);
+  const edgeattn::Extent carve = edgeattn::CacheCarve(*cache);
+  const edgeattn::Extent inputs[2] = {{k, bytes}, {v, bytes}};
+  if (edgeattn::OverlapsAny(carve, inputs, 2)) return EA_ERR_BAD_ARGUMENT;
+  edgeattn::StoreKvTokens(*cache, k, v, n_tokens);
+  cache->length += n_tokens;
+  return EA_OK;
+}
+
+ea_status ea_kv_cache_attend(const ea_kv_cache* cache, const float* q, int32_t n_queries,
+                             float* out) {
+  if (cache == nullptr || q == nullptr || out == nullptr) return EA_ERR_NULL_POINTER;
+  if (cache->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
+  const ea_kv_cache_config& c = cache->config;
+  if (n_queries <= 0 || n_queries > c.max_queries || n_queries > cache->length) {
+    return EA_ERR_BAD_DIMENSION;
+  }
+  const size_t bytes = edgeattn::FloatBytes(int64_t{n_queries} * c.n_heads * c.d_head);
+  const edgeattn::Extent out_extent{out, bytes};
+  const edgeattn::Extent read[2] = {{q, bytes}, edgeattn::CacheCarve(*cache)};
+  if (edgeattn::OverlapsAny(out_extent, read, 2) || edgeattn::OverlapsAny(read[1], read, 1)) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  edgeattn::DecodeAttention(*cache, q, n_queries, out);
+  return EA_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,21 @@
+// The KV cache's two operations as the entry points see them; arguments are
+// already validated (kv_cache_api.cc).
+#ifndef EDGEATTN_SRC_KV_CACHE_KV_CACHE_KERNELS_H_
+#define EDGEATTN_SRC_KV_CACHE_KV_CACHE_KERNELS_H_
+
+#include <stdint.h>
+
+#include "edgeattn/kv_cache.h"
+
+namespace edgeattn {
+
+// Writes tokens [cache.length, cache.length + n_tokens) into their records
+// in the cache's storage (kv_cache_store.cc); does not advance length.
+void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int32_t n_tokens);
+
+// out = the attention of the last n_queries tokens' queries (decode_attention.cc).
+void DecodeAttention(const ea_kv_cache& cache, const float* q, int32_t n_queries, float* out);
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_KV_CACHE_KV_CACHE_KERNELS_H_

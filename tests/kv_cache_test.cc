@@ -1,0 +1,401 @@
+// The KV cache against the double-precision reference on every SIMD target:
+// token-by-token and chunked streams equal full causal attention over the
+// stored keys and values, for f32, f16 and int8 storage, grouped-query and
+// multi-query heads, sliding windows on a ring that wraps many times, head
+// sizes that are no multiple of any vector, and positions across block
+// boundaries; large scores, non-finite values and the storage rules' edges.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/kv_cache.h"
+#include "reference/random_tensor.h"
+#include "reference/reference_attention.h"
+#include "reference/reference_decode.h"
+#include "simd_targets.h"
+#include "test_support.h"
+
+namespace edgeattn_test {
+namespace {
+
+struct CacheShape {
+  int n_heads;
+  int n_kv_heads;
+  int d;
+  int capacity;
+  int max_queries;
+  int window;
+  ea_kv_storage storage;
+};
+
+StoredAs StorageOf(ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_F16    ? StoredAs::kF16
+         : storage == EA_KV_STORAGE_INT8 ? StoredAs::kInt8
+                                         : StoredAs::kF32;
+}
+
+ea_kv_cache_config ConfigOf(const CacheShape& s) {
+  return ea_kv_cache_config{s.capacity,    s.n_heads, s.n_kv_heads, s.d,
+                            s.max_queries, s.window,  s.storage,    0.0f};
+}
+
+// A cache in its own arena of exactly the documented size.
+class OwnedCache {
+ public:
+  explicit OwnedCache(const ea_kv_cache_config& config)
+      : arena_bytes_(static_cast<size_t>(edgeattn::KvCacheArenaBytes(config))),
+        storage_(arena_bytes_, 0xCD) {
+    EXPECT_EQ(ea_arena_init(&arena_, storage_.data(), arena_bytes_), EA_OK);
+    init_status_ = ea_kv_cache_init(&cache_, &config, &arena_);
+  }
+  ea_status init_status() const { return init_status_; }
+  ea_kv_cache* get() { return &cache_; }
+  const ea_arena& arena() const { return arena_; }
+
+ private:
+  size_t arena_bytes_;
+  AlignedBytes storage_;
+  ea_arena arena_{};
+  ea_kv_cache cache_{};
+  ea_status init_status_ = EA_OK;
+};
+
+class KvCacheTest : public PerTargetTest {};
+
+// Streams `total` tokens through a cache in chunks taken cyclically from
+// `chunks` (each <= max_queries): append the chunk's keys and values, attend
+// its queries, compare with the reference over the stored values.
+void CheckStream(const CacheShape& s, int total, const std::vector<int>& chunks, uint64_t seed,
+                 double stddev = 1.0) {
+  SCOPED_TRACE(::testing::Message()
+               << "heads " << s.n_heads << "/" << s.n_kv_heads << " d " << s.d << " capacity "
+               << s.capacity << " window " << s.window << " storage " << s.storage);
+  const size_t ld_q = static_cast<size_t>(s.n_heads) * s.d;
+  const size_t ld_kv = static_cast<size_t>(s.n_kv_heads) * s.d;
+  const std::vector<float> q = RandomTensor(static_cast<size_t>(total) * ld_q, seed, stddev);
+  const std::vector<float> k = RandomTensor(static_cast<size_t>(total) * ld_kv, seed + 1, stddev);
+  const std::vector<float> v = RandomTensor(static_cast<size_t>(total) * ld_kv, seed + 2);
+  const std::vector<double> k_stored = StoredValues(k, s.d, StorageOf(s.storage));
+  const std::vector<double> v_stored = StoredValues(v, s.d, StorageOf(s.storage));
+
+  OwnedCache cache(ConfigOf(s));
+  ASSERT_EQ(cache.init_status(), EA_OK);
+  const DecodeProblem problem{s.n_heads, s.n_kv_heads, s.d, s.window, 0.0};
+  double worst = 0.0;
+  int position = 0;
+  for (size_t step = 0; position < total; ++step) {
+    int n = chunks[step % chunks.size()];
+    if (n > total - position) n = total - position;
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data() + position * ld_kv,
+                                 v.data() + position * ld_kv, n),
+              EA_OK);
+    std::vector<float> out(static_cast<size_t>(n) * ld_q, NAN);
+    const std::vector<float> q_chunk(q.begin() + static_cast<ptrdiff_t>(position * ld_q),
+                                     q.begin() + static_cast<ptrdiff_t>((position + n) * ld_q));
+    ASSERT_EQ(ea_kv_cache_attend(cache.get(), q_chunk.data(), n, out.data()), EA_OK);
+    const std::vector<double> want =
+        ReferenceDecode(problem, q_chunk, position, n, k_stored, v_stored);
+    const double error = NormScaledError(out.data(), want);
+    worst = std::fmax(worst, error);
+    ASSERT_LE(error, kFloatErrorBound) << "tokens " << position << ".." << position + n - 1;
+    position += n;
+  }
+  EXPECT_EQ(cache.get()->length, total);
+  ::testing::Test::RecordProperty("worst_error", std::to_string(worst));
+}
+
+TEST_P(KvCacheTest, TokenByTokenEqualsCausalAttentionForEveryStorage) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    CheckStream({8, 8, 64, 150, 1, 0, storage}, 150, {1}, 11);
+    CheckStream({4, 4, 17, 131, 1, 0, storage}, 131, {1}, 12);
+    CheckStream({2, 2, 1, 70, 1, 0, storage}, 70, {1}, 13);
+  }
+}
+
+TEST_P(KvCacheTest, GroupedAndMultiQueryHeadsReadTheirKvHead) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    CheckStream({8, 2, 64, 140, 1, 0, storage}, 140, {1}, 21);  // groups of 4
+    CheckStream({8, 1, 65, 100, 1, 0, storage}, 100, {1}, 22);  // multi-query
+    CheckStream({14, 2, 32, 80, 1, 0, storage}, 80, {1}, 23);   // 7 per group: two grid passes
+    CheckStream({6, 3, 128, 70, 1, 0, storage}, 70, {1}, 24);
+  }
+}
+
+TEST_P(KvCacheTest, ChunksOfQueriesAreBottomRightCausal) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    CheckStream({4, 2, 48, 200, 7, 0, storage}, 200, {7, 3, 1, 5, 2}, 31);
+    CheckStream({3, 3, 63, 130, 64, 0, storage}, 130, {64, 1, 65 - 64}, 32);
+  }
+}
+
+TEST_P(KvCacheTest, SlidingWindowRingWrapsManyTimes) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    CheckStream({4, 2, 32, 42, 3, 40, storage}, 400, {1, 3, 2}, 41);  // ring of one block
+    CheckStream({2, 1, 16, 130, 1, 100, storage}, 600, {1}, 42);      // ring of three blocks
+    CheckStream({2, 2, 8, 64, 1, 64, storage}, 300, {1}, 43);         // window = capacity
+    CheckStream({2, 2, 8, 200, 4, 1, storage}, 50, {4, 1}, 44);       // each query sees itself
+  }
+}
+
+TEST_P(KvCacheTest, LargeScoresDoNotOverflow) {
+  // Scores of magnitude ~1e4 .. 1e5 after scaling: the softmax is one-hot,
+  // and the running maximum and exponent come from the same rounded scores.
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_INT8}) {
+    const CacheShape s{2, 2, 64, 90, 1, 0, storage};
+    const int total = 90;
+    const size_t ld = 2 * 64;
+    const std::vector<float> q = RandomTensor(total * ld, 51, 30.0);
+    const std::vector<float> k = RandomTensor(total * ld, 52, 30.0);
+    const std::vector<float> v = RandomTensor(total * ld, 53);
+    const std::vector<double> k_stored = StoredValues(k, s.d, StorageOf(storage));
+    const std::vector<double> v_stored = StoredValues(v, s.d, StorageOf(storage));
+    OwnedCache cache(ConfigOf(s));
+    ASSERT_EQ(cache.init_status(), EA_OK);
+    for (int t = 0; t < total; ++t) {
+      ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data() + t * ld, v.data() + t * ld, 1), EA_OK);
+      const std::vector<float> q_row(q.begin() + t * ld, q.begin() + (t + 1) * ld);
+      std::vector<float> out(ld, NAN);
+      ASSERT_EQ(ea_kv_cache_attend(cache.get(), q_row.data(), 1, out.data()), EA_OK);
+      const std::vector<double> want =
+          ReferenceDecode({2, 2, 64, 0, 0.0}, q_row, t, 1, k_stored, v_stored);
+      // |score| <= 8 * 30 * 30 * sqrt(64) / 8 or so: the bound's score term.
+      EXPECT_LE(NormScaledError(out.data(), want), FloatErrorBound(2.0e5, 64)) << t;
+    }
+  }
+}
+
+// The ready cache after appending `rows` given token rows (kv heads of d).
+std::vector<float> AttendOne(OwnedCache* cache, const std::vector<float>& q) {
+  std::vector<float> out(q.size(), 0.0f);
+  EXPECT_EQ(ea_kv_cache_attend(cache->get(), q.data(), 1, out.data()), EA_OK);
+  return out;
+}
+
+TEST_P(KvCacheTest, NonFiniteValuesReachOnlyTheQueriesThatSeeThem) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    SCOPED_TRACE(storage);
+    // Window 2: the NaN value of token 0 is seen by queries 0 and 1 only.
+    OwnedCache cache(ConfigOf({1, 1, 4, 8, 1, 2, storage}));
+    ASSERT_EQ(cache.init_status(), EA_OK);
+    const std::vector<float> q = {0.5f, -1.0f, 0.25f, 2.0f};
+    std::vector<float> k = {1.0f, 2.0f, 3.0f, 4.0f};
+    std::vector<float> v = {NAN, 1.0f, 2.0f, 3.0f};
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+    EXPECT_TRUE(std::isnan(AttendOne(&cache, q)[0]));
+    v = {1.0f, 2.0f, 3.0f, 4.0f};
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+    EXPECT_TRUE(std::isnan(AttendOne(&cache, q)[0]));
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+    const std::vector<float> clean = AttendOne(&cache, q);
+    for (size_t c = 0; c < 4; ++c) EXPECT_NEAR(clean[c], v[c], 0.05 * std::fabs(v[c])) << c;
+    // An infinite key makes its query's scores non-finite: NaN, not a mask.
+    k[2] = INFINITY;
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+    for (float y : AttendOne(&cache, q)) EXPECT_TRUE(std::isnan(y));
+  }
+}
+
+TEST_P(KvCacheTest, StorageEdges) {
+  // f16: 65519 rounds to 65504, 65520 and up to inf (a NaN output); int8: an
+  // all-zero head stores scale 0 and attends to exactly 0.
+  {
+    OwnedCache cache(ConfigOf({1, 1, 2, 4, 1, 0, EA_KV_STORAGE_F16}));
+    ASSERT_EQ(cache.init_status(), EA_OK);
+    const std::vector<float> k = {0.0f, 0.0f}, q = {1.0f, 1.0f};
+    const std::vector<float> v = {65519.0f, -6.0e-8f};
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+    const std::vector<float> y = AttendOne(&cache, q);
+    EXPECT_EQ(y[0], 65504.0f);
+    EXPECT_EQ(y[1], -std::ldexp(1.0f, -24));  // the subnormal nearest -6e-8
+    const std::vector<float> big = {65520.0f, 1.0f};
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), big.data(), 1), EA_OK);
+    EXPECT_TRUE(std::isinf(AttendOne(&cache, q)[0]) || std::isnan(AttendOne(&cache, q)[0]));
+  }
+  {
+    OwnedCache cache(ConfigOf({1, 1, 3, 4, 1, 0, EA_KV_STORAGE_INT8}));
+    ASSERT_EQ(cache.init_status(), EA_OK);
+    const std::vector<float> zeros = {0.0f, 0.0f, 0.0f}, q = {1.0f, 2.0f, 3.0f};
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), zeros.data(), zeros.data(), 1), EA_OK);
+    for (float y : AttendOne(&cache, q)) EXPECT_EQ(y, 0.0f);
+    // x / scale exactly at a tie: 0.5 * 127 / 127 ... ties go to even.
+    const std::vector<float> k = {1.0f, 0.0f, 0.0f};
+    const std::vector<float> v = {127.0f, 0.5f, -1.5f};  // scale 1: 0.5 -> 0, -1.5 -> -2
+    ASSERT_EQ(ea_kv_cache_reset(cache.get()), EA_OK);
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+    const std::vector<float> y = AttendOne(&cache, q);
+    EXPECT_EQ(y[0], 127.0f);
+    EXPECT_EQ(y[1], 0.0f);
+    EXPECT_EQ(y[2], -2.0f);
+  }
+}
+
+// Every refusal returns its status and changes nothing: not the output, not
+// the cache (its length, and what a later attend computes from it).
+TEST_P(KvCacheTest, RefusalsLeaveOutputAndCacheUntouched) {
+  for (const int window : {0, 6}) {
+    SCOPED_TRACE(window);
+    const ea_kv_cache_config config{8, 4, 2, 8, 3, window, EA_KV_STORAGE_F16, 0.0f};
+    OwnedCache owned(config);
+    ASSERT_EQ(owned.init_status(), EA_OK);
+    ea_kv_cache* cache = owned.get();
+    const std::vector<float> kv = RandomTensor(8 * 16, 61);
+    const std::vector<float> q = RandomTensor(3 * 32, 62);
+    ASSERT_EQ(ea_kv_cache_append(cache, kv.data(), kv.data() + 3 * 16, 3), EA_OK);
+    std::vector<float> before(3 * 32, 0.0f);
+    ASSERT_EQ(ea_kv_cache_attend(cache, q.data(), 3, before.data()), EA_OK);
+
+    float* inside = reinterpret_cast<float*>(cache->records);
+    std::vector<float> overlapping(3 * 32 + 8, 1.0f);
+    struct Refusal {
+      const char* what;
+      ea_status expected;
+      ea_status got;
+    };
+    std::vector<float> out(3 * 32, 7.0f);
+    const ea_kv_cache not_ready{};
+    const Refusal attends[] = {
+        {"no queries", EA_ERR_BAD_DIMENSION, ea_kv_cache_attend(cache, q.data(), 0, out.data())},
+        {"more than max_queries", EA_ERR_BAD_DIMENSION,
+         ea_kv_cache_attend(cache, q.data(), 4, out.data())},
+        {"NULL out", EA_ERR_NULL_POINTER, ea_kv_cache_attend(cache, q.data(), 1, nullptr)},
+        {"cache not ready", EA_ERR_BAD_ARGUMENT,
+         ea_kv_cache_attend(&not_ready, q.data(), 1, out.data())},
+        {"out overlaps q", EA_ERR_BAD_ARGUMENT,
+         ea_kv_cache_attend(cache, overlapping.data(), 3, overlapping.data() + 8)},
+        {"q inside the arena", EA_ERR_BAD_ARGUMENT,
+         ea_kv_cache_attend(cache, inside, 1, out.data())},
+    };
+    for (const Refusal& r : attends) EXPECT_EQ(r.got, r.expected) << r.what;
+    for (float y : out) EXPECT_EQ(y, 7.0f);
+    for (size_t i = 8; i < overlapping.size(); ++i) EXPECT_EQ(overlapping[i], 1.0f);
+    // Inside the carve: the cache's own records must not be overwritten.
+    EXPECT_EQ(ea_kv_cache_attend(cache, q.data(), 1, inside), EA_ERR_BAD_ARGUMENT);
+
+    const Refusal appends[] = {
+        {"no tokens", EA_ERR_BAD_DIMENSION, ea_kv_cache_append(cache, kv.data(), kv.data(), 0)},
+        {"more than capacity", EA_ERR_BAD_DIMENSION,
+         ea_kv_cache_append(cache, kv.data(), kv.data(), 9)},
+        {"NULL keys", EA_ERR_NULL_POINTER, ea_kv_cache_append(cache, nullptr, kv.data(), 1)},
+        {"values inside the arena", EA_ERR_BAD_ARGUMENT,
+         ea_kv_cache_append(cache, kv.data(), inside, 1)},
+        {"past capacity without a window", window == 0 ? EA_ERR_CACHE_FULL : EA_OK,
+         window == 0 ? ea_kv_cache_append(cache, kv.data(), kv.data(), 6) : EA_OK},
+    };
+    for (const Refusal& r : appends) EXPECT_EQ(r.got, r.expected) << r.what;
+    EXPECT_EQ(cache->length, 3);
+    std::vector<float> after(3 * 32, 0.0f);
+    ASSERT_EQ(ea_kv_cache_attend(cache, q.data(), 3, after.data()), EA_OK);
+    EXPECT_EQ(after, before);
+  }
+}
+
+TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
+  const ea_kv_cache_config good{16, 4, 2, 8, 2, 0, EA_KV_STORAGE_INT8, 0.0f};
+  struct Bad {
+    const char* what;
+    ea_kv_cache_config config;
+    ea_status expected;
+  };
+  auto with = [&](auto change) {
+    ea_kv_cache_config c = good;
+    change(c);
+    return c;
+  };
+  const Bad bads[] = {
+      {"capacity 0", with([](ea_kv_cache_config& c) { c.capacity = 0; }), EA_ERR_BAD_DIMENSION},
+      {"n_heads -1", with([](ea_kv_cache_config& c) { c.n_heads = -1; }), EA_ERR_BAD_DIMENSION},
+      {"d_head 0", with([](ea_kv_cache_config& c) { c.d_head = 0; }), EA_ERR_BAD_DIMENSION},
+      {"max_queries 0", with([](ea_kv_cache_config& c) { c.max_queries = 0; }),
+       EA_ERR_BAD_DIMENSION},
+      {"window -1", with([](ea_kv_cache_config& c) { c.window = -1; }), EA_ERR_BAD_DIMENSION},
+      {"max_queries > capacity", with([](ea_kv_cache_config& c) { c.max_queries = 17; }),
+       EA_ERR_BAD_DIMENSION},
+      {"window + max_queries - 1 > capacity", with([](ea_kv_cache_config& c) { c.window = 16; }),
+       EA_ERR_BAD_DIMENSION},
+      {"n_heads % n_kv_heads", with([](ea_kv_cache_config& c) { c.n_kv_heads = 3; }),
+       EA_ERR_HEADS_MISMATCH},
+      {"scale NaN", with([](ea_kv_cache_config& c) { c.scale = NAN; }), EA_ERR_BAD_ARGUMENT},
+      {"scale negative", with([](ea_kv_cache_config& c) { c.scale = -1.0f; }), EA_ERR_BAD_ARGUMENT},
+      {"scale inf", with([](ea_kv_cache_config& c) { c.scale = INFINITY; }), EA_ERR_BAD_ARGUMENT},
+      {"storage -1",
+       with([](ea_kv_cache_config& c) { c.storage = static_cast<ea_kv_storage>(-1); }),
+       EA_ERR_BAD_ARGUMENT},
+      {"too many elements", with([](ea_kv_cache_config& c) {
+         c.capacity = 1 << 24;
+         c.d_head = 1 << 4;
+       }),
+       EA_ERR_DIMENSION_OVERFLOW},
+  };
+  AlignedBytes storage(1 << 16, 0x5A);
+  for (const Bad& b : bads) {
+    size_t bytes = 12345;
+    EXPECT_EQ(ea_kv_cache_arena_size(&b.config, &bytes), b.expected) << b.what;
+    EXPECT_EQ(bytes, 12345u) << b.what;
+    ea_arena arena;
+    ASSERT_EQ(ea_arena_init(&arena, storage.data(), storage.size()), EA_OK);
+    ea_kv_cache cache{};
+    cache.ready = EA_PLAN_READY;  // a failed init clears it
+    EXPECT_EQ(ea_kv_cache_init(&cache, &b.config, &arena), b.expected) << b.what;
+    EXPECT_NE(cache.ready, EA_PLAN_READY) << b.what;
+    EXPECT_EQ(arena.used, 0u) << b.what;
+  }
+  for (size_t i = 0; i < storage.size(); ++i) ASSERT_EQ(storage.data()[i], 0x5A);
+  ea_kv_cache cache{};
+  EXPECT_EQ(ea_kv_cache_init(&cache, &good, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_kv_cache_init(nullptr, &good, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_kv_cache_reset(&cache), EA_ERR_BAD_ARGUMENT);
+}
+
+EA_INSTANTIATE_PER_TARGET(KvCacheTest);
+
+// Appends give the same bytes whichever target runs them: f16 rounding and
+// int8 quantisation are integer code, not the target's conversions.
+TEST(KvCacheStorage, StoredBytesAreTheSameOnEveryTarget) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    const ea_kv_cache_config config{80, 2, 2, 24, 1, 0, storage, 0.0f};
+    std::vector<float> kv = RandomTensor(80 * 48, 71, 300.0);
+    kv[5] = 1e-6f;     // f16 subnormal
+    kv[6] = 70000.0f;  // f16 overflow
+    std::vector<std::vector<uint8_t>> stored;
+    for (const int64_t target : TargetsUnderTest()) {
+      ForceTarget(target);
+      OwnedCache cache(config);
+      ASSERT_EQ(cache.init_status(), EA_OK);
+      ASSERT_EQ(ea_kv_cache_append(cache.get(), kv.data(), kv.data() + 40 * 48, 40), EA_OK);
+      const uint8_t* records = cache.get()->records;
+      stored.emplace_back(
+          records, records + edgeattn::KvBlocks(80) * 2 * edgeattn::KvRecordBytes(24, storage));
+      ForceTarget(0);
+    }
+    for (size_t t = 1; t < stored.size(); ++t)
+      EXPECT_EQ(stored[t], stored[0]) << storage << " " << t;
+  }
+}
+
+TEST(KvCacheArena, InitCarvesExactlyTheFormula) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    const ea_kv_cache_config config{100, 6, 3, 20, 4, 0, storage, 0.0f};
+    size_t bytes = 0;
+    ASSERT_EQ(ea_kv_cache_arena_size(&config, &bytes), EA_OK);
+    EXPECT_EQ(bytes, edgeattn::KvCacheArenaBytes(config));
+    OwnedCache cache(config);
+    ASSERT_EQ(cache.init_status(), EA_OK);
+    EXPECT_EQ(cache.arena().used, bytes);
+    // One byte less does not fit.
+    AlignedBytes small(bytes - 1);
+    ea_arena arena;
+    ASSERT_EQ(ea_arena_init(&arena, small.data(), bytes - 1), EA_OK);
+    ea_kv_cache other{};
+    EXPECT_EQ(ea_kv_cache_init(&other, &config, &arena), EA_ERR_ARENA_TOO_SMALL);
+    EXPECT_EQ(arena.used, 0u);
+  }
+  // The formula is a constant expression: a static arena can be sized by it.
+  constexpr uint64_t kBytes = edgeattn::KvCacheArenaBytes(512, 8, 8, 64, 1, EA_KV_STORAGE_F32);
+  static_assert(kBytes == 2 * 512 * 8 * 64 * 4 + 128 + 6 * 256 * 4, "f32 cache of 512 tokens");
+}
+
+}  // namespace
+}  // namespace edgeattn_test

@@ -1,0 +1,100 @@
+#include "reference/reference_decode.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace edgeattn_test {
+namespace {
+
+double RoundToHalf(double x) {
+  if (std::isnan(x)) return x;
+  const double magnitude = std::fabs(x);
+  if (magnitude >= 65520.0) return std::copysign(std::numeric_limits<double>::infinity(), x);
+  // Spacing of binary16 numbers around x: 2^-24 below 2^-14, else 2^(e - 10).
+  double spacing = std::ldexp(1.0, -24);
+  if (magnitude >= std::ldexp(1.0, -14)) {
+    int exponent = 0;
+    std::frexp(magnitude, &exponent);  // magnitude in [2^(exponent-1), 2^exponent)
+    spacing = std::ldexp(1.0, exponent - 1 - 10);
+  }
+  return std::nearbyint(x / spacing) * spacing;  // default rounding: ties to even
+}
+
+}  // namespace
+
+std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs storage) {
+  std::vector<double> stored(rows.size());
+  const size_t n_heads_total = rows.size() / static_cast<size_t>(d);
+  for (size_t h = 0; h < n_heads_total; ++h) {
+    const float* x = rows.data() + h * static_cast<size_t>(d);
+    double* out = stored.data() + h * static_cast<size_t>(d);
+    if (storage == StoredAs::kF32) {
+      for (int c = 0; c < d; ++c) out[c] = x[c];
+    } else if (storage == StoredAs::kF16) {
+      for (int c = 0; c < d; ++c) out[c] = RoundToHalf(x[c]);
+    } else {
+      float largest = 0.0f;
+      bool finite = true;
+      for (int c = 0; c < d; ++c) {
+        finite = finite && std::isfinite(x[c]);
+        largest = std::fmax(largest, std::fabs(x[c]));
+      }
+      const float scale = largest / 127.0f;
+      for (int c = 0; c < d; ++c) {
+        if (!finite) {
+          out[c] = std::numeric_limits<double>::quiet_NaN();
+        } else if (scale > 0.0f) {
+          const float level = std::fmin(127.0f, std::fmax(-127.0f, std::nearbyint(x[c] / scale)));
+          out[c] = static_cast<double>(level) * scale;
+        } else {
+          out[c] = 0.0;
+        }
+      }
+    }
+  }
+  return stored;
+}
+
+std::vector<double> ReferenceDecode(const DecodeProblem& p, const std::vector<float>& q,
+                                    int first_position, int n_queries, const std::vector<double>& k,
+                                    const std::vector<double>& v) {
+  const int group = p.n_heads / p.n_kv_heads;
+  const double scale = p.scale > 0.0 ? p.scale : 1.0 / std::sqrt(static_cast<double>(p.d));
+  const size_t ld_q = static_cast<size_t>(p.n_heads) * p.d;
+  const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * p.d;
+  std::vector<double> out(static_cast<size_t>(n_queries) * ld_q, 0.0);
+  for (int i = 0; i < n_queries; ++i) {
+    const int position = first_position + i;
+    const int first = p.window > 0 ? std::max(0, position - p.window + 1) : 0;
+    for (int h = 0; h < p.n_heads; ++h) {
+      const int kv_head = h / group;
+      const float* q_row = q.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * p.d;
+      std::vector<double> scores;
+      for (int j = first; j <= position; ++j) {
+        const double* k_row =
+            k.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(kv_head) * p.d;
+        double s = 0.0;
+        for (int c = 0; c < p.d; ++c) s += static_cast<double>(q_row[c]) * k_row[c];
+        scores.push_back(scale * s);
+      }
+      double largest = -std::numeric_limits<double>::infinity();
+      for (double s : scores) largest = std::fmax(largest, s);
+      double sum = 0.0;
+      for (double& s : scores) {
+        s = std::exp(s - largest);
+        sum += s;
+      }
+      double* o = out.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * p.d;
+      for (int j = first; j <= position; ++j) {
+        const double weight = scores[static_cast<size_t>(j - first)] / sum;
+        const double* v_row =
+            v.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(kv_head) * p.d;
+        for (int c = 0; c < p.d; ++c) o[c] += weight * v_row[c];
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace edgeattn_test

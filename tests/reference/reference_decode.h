@@ -1,0 +1,39 @@
+// Reference for the KV cache (edgeattn/kv_cache.h), written from its
+// documented rules for reading, never for speed: what the cache stores for
+// each storage type, and attention of each query over the positions it sees
+// (causal, sliding window, grouped-query heads), in double precision.
+#ifndef EDGEATTN_TESTS_REFERENCE_REFERENCE_DECODE_H_
+#define EDGEATTN_TESTS_REFERENCE_REFERENCE_DECODE_H_
+
+#include <stdint.h>
+
+#include <vector>
+
+namespace edgeattn_test {
+
+enum class StoredAs { kF32, kF16, kInt8 };
+
+// The values a cache of that storage holds for rows of heads of d values
+// each: f16 rounding (nearest even, inf past 65504), or int8 with a
+// per-row-and-head scale max|x| / 127 (computed in float) and
+// round-to-nearest-even of x / scale, dequantised.
+std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs storage);
+
+struct DecodeProblem {
+  int n_heads;
+  int n_kv_heads;
+  int d;
+  int window;    // 0: none
+  double scale;  // 0: 1 / sqrt(d)
+};
+
+// Outputs [n_queries, n_heads * d] for the queries of positions
+// first_position .. first_position + n_queries - 1 against k, v
+// [positions, n_kv_heads * d] (rows for positions 0 .. last query).
+std::vector<double> ReferenceDecode(const DecodeProblem& problem, const std::vector<float>& q,
+                                    int first_position, int n_queries, const std::vector<double>& k,
+                                    const std::vector<double>& v);
+
+}  // namespace edgeattn_test
+
+#endif  // EDGEATTN_TESTS_REFERENCE_REFERENCE_DECODE_H_

@@ -33,6 +33,7 @@
 
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
+#include "edgeattn/rope.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 
@@ -681,6 +682,18 @@ TEST(NoHeap, SinusoidalTableFill) {
   ExpectAllFinite(table, "table");
 }
 
+TEST(NoHeap, RopeTableAndRotation) {
+  std::vector<float> table(Count(kMaxTokens, 8), kNaN);
+  EXPECT_EQ(NO_HEAP(ea_rope_table_fill(table.data(), kMaxTokens, 8, 10000.0f)), EA_OK);
+  std::vector<float> x = RandomTensor(Count(3, 16), 6);
+  EXPECT_EQ(NO_HEAP(ea_rope_apply(x.data(), 3, 2, 8, 1, table.data(), kMaxTokens, EA_ROPE_HALF)),
+            EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_rope_apply(x.data(), 3, 2, 8, kMaxTokens, table.data(), kMaxTokens,
+                                  EA_ROPE_INTERLEAVED)),
+            EA_ERR_BAD_DIMENSION);
+  ExpectAllFinite(x, "x");
+}
+
 // Every refusal path returns without touching the heap too.
 TEST(NoHeap, ErrorPaths) {
   size_t bytes = 0;
@@ -1108,7 +1121,7 @@ void RunQuantAttentionCase(ea_dtype dtype, ea_mask mask) {
 // and several queries, reset; every storage, grouped heads.
 void RunKvCacheCase(ea_kv_storage storage, int32_t window) {
   SCOPED_TRACE(::testing::Message() << "storage " << storage << " window " << window);
-  const ea_kv_cache_config config{70, 4, 2, 20, 3, window, storage, 0.0f};
+  const ea_kv_cache_config config{70, 4, 2, 20, 3, window, storage, 0.0f, nullptr};
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_kv_cache_arena_size(&config, &bytes)), EA_OK);
   TestArena arena(bytes);

@@ -1,0 +1,60 @@
+/* Rotary position embedding (RoPE, Su et al. 2021), applied to queries and
+ * keys before they meet: the score of query position m and key position n
+ * then depends on m - n only.
+ *
+ * For each head of d_head channels (d_head even), pair p = (a, b) of channels
+ * is rotated by the angle theta_i = position * base^(-2i / d_head):
+ *   a' = a cos(theta_i) - b sin(theta_i),  b' = a sin(theta_i) + b cos(theta_i).
+ * EA_ROPE_HALF pairs channels (i, i + d_head/2) (Hugging Face's rotate_half:
+ * Llama, GPT-NeoX); EA_ROPE_INTERLEAVED pairs (2i, 2i + 1) (GPT-J, Meta's
+ * original Llama code).
+ *
+ * The angles come from a table of [n_positions, d_head] floats whose columns
+ * 2i and 2i + 1 hold sin(theta_i) and cos(theta_i) of each position: for
+ * base 10000 that is exactly the sinusoidal position table of d_model =
+ * d_head (ea_sinusoidal_table_fill, or edgeattn::MakeSinusoidalTable as
+ * constant data in flash); ea_rope_table_fill makes one for any base.
+ *
+ * With the KV cache (edgeattn/kv_cache.h), rotate a token's keys before
+ * ea_kv_cache_append and its queries before ea_kv_cache_attend, both at the
+ * token's position (cache->length before the append, plus the token's index).
+ */
+#ifndef EDGEATTN_ROPE_H_
+#define EDGEATTN_ROPE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edgeattn/edgeattn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ea_rope_layout {
+  EA_ROPE_HALF = 0,
+  EA_ROPE_INTERLEAVED = 1,
+  EA_ROPE_LAYOUT_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
+  EA_ROPE_LAYOUT_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
+} ea_rope_layout;
+
+/* table [n_positions, d_head]: sin and cos of position * base^(-2i / d_head)
+ * in columns 2i and 2i + 1, computed in double and rounded once to float.
+ * d_head even (EA_ERR_BAD_DIMENSION), base > 1 and finite
+ * (EA_ERR_BAD_ARGUMENT). */
+ea_status ea_rope_table_fill(float* table, int32_t n_positions, int32_t d_head, float base);
+
+/* Rotates x [n_tokens, n_heads * d_head] in place, row t at position
+ * first_position + t, with the angles of `table` ([table_positions, d_head],
+ * see above). The rows' positions must lie in [0, table_positions)
+ * (EA_ERR_BAD_DIMENSION); d_head even (EA_ERR_BAD_DIMENSION); x and table do
+ * not overlap (EA_ERR_BAD_ARGUMENT). On any error x is not written. */
+ea_status ea_rope_apply(float* x, int32_t n_tokens, int32_t n_heads, int32_t d_head,
+                        int64_t first_position, const float* table, int32_t table_positions,
+                        ea_rope_layout layout);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EDGEATTN_ROPE_H_ */

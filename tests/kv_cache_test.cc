@@ -29,6 +29,7 @@ struct CacheShape {
   int max_queries;
   int window;
   ea_kv_storage storage;
+  const float* alibi_slopes = nullptr;
 };
 
 StoredAs StorageOf(ea_kv_storage storage) {
@@ -38,8 +39,8 @@ StoredAs StorageOf(ea_kv_storage storage) {
 }
 
 ea_kv_cache_config ConfigOf(const CacheShape& s) {
-  return ea_kv_cache_config{s.capacity,    s.n_heads, s.n_kv_heads, s.d,
-                            s.max_queries, s.window,  s.storage,    0.0f};
+  return ea_kv_cache_config{s.capacity, s.n_heads, s.n_kv_heads, s.d,           s.max_queries,
+                            s.window,   s.storage, 0.0f,         s.alibi_slopes};
 }
 
 // A cache in its own arena of exactly the documented size.
@@ -83,7 +84,7 @@ void CheckStream(const CacheShape& s, int total, const std::vector<int>& chunks,
 
   OwnedCache cache(ConfigOf(s));
   ASSERT_EQ(cache.init_status(), EA_OK);
-  const DecodeProblem problem{s.n_heads, s.n_kv_heads, s.d, s.window, 0.0};
+  const DecodeProblem problem{s.n_heads, s.n_kv_heads, s.d, s.window, 0.0, s.alibi_slopes};
   double worst = 0.0;
   int position = 0;
   for (size_t step = 0; position < total; ++step) {
@@ -138,6 +139,34 @@ TEST_P(KvCacheTest, SlidingWindowRingWrapsManyTimes) {
     CheckStream({2, 2, 8, 64, 1, 64, storage}, 300, {1}, 43);         // window = capacity
     CheckStream({2, 2, 8, 200, 4, 1, storage}, 50, {4, 1}, 44);       // each query sees itself
   }
+}
+
+TEST_P(KvCacheTest, AlibiBiasesEachHeadByDistance) {
+  // The paper's slopes (a power-of-two head count, and 6 heads), and slopes
+  // of either sign: scores fall (or rise) linearly with the key's distance.
+  std::vector<float> slopes8(8), slopes6(6);
+  ASSERT_EQ(ea_alibi_slopes_fill(slopes8.data(), 8), EA_OK);
+  ASSERT_EQ(ea_alibi_slopes_fill(slopes6.data(), 6), EA_OK);
+  const std::vector<float> mixed = {0.5f, -0.25f, 0.0f, 2.0f};
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    CheckStream({8, 2, 32, 150, 1, 0, storage, slopes8.data()}, 150, {1}, 55);
+    CheckStream({6, 3, 17, 130, 3, 60, storage, slopes6.data()}, 300, {3, 1}, 56);
+    CheckStream({4, 4, 8, 80, 1, 0, storage, mixed.data()}, 80, {1}, 57);
+  }
+}
+
+TEST(KvCacheAlibi, SlopesAreThePapers) {
+  std::vector<float> slopes(12);
+  for (const int n : {1, 2, 4, 8, 16}) {
+    ASSERT_EQ(ea_alibi_slopes_fill(slopes.data(), n), EA_OK);
+    for (int h = 0; h < n; ++h) EXPECT_FLOAT_EQ(slopes[h], std::pow(2.0, -8.0 * (h + 1) / n)) << n;
+  }
+  // 12 heads: the 8 slopes of 8 heads, then slopes 0, 2, 4, 6 of 16 heads.
+  ASSERT_EQ(ea_alibi_slopes_fill(slopes.data(), 12), EA_OK);
+  for (int h = 0; h < 8; ++h) EXPECT_FLOAT_EQ(slopes[h], std::pow(2.0, -(h + 1.0)));
+  for (int k = 0; k < 4; ++k) EXPECT_FLOAT_EQ(slopes[8 + k], std::pow(2.0, -0.5 * (2 * k + 1)));
+  EXPECT_EQ(ea_alibi_slopes_fill(slopes.data(), 0), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_alibi_slopes_fill(nullptr, 4), EA_ERR_NULL_POINTER);
 }
 
 TEST_P(KvCacheTest, LargeScoresDoNotOverflow) {
@@ -237,7 +266,7 @@ TEST_P(KvCacheTest, StorageEdges) {
 TEST_P(KvCacheTest, RefusalsLeaveOutputAndCacheUntouched) {
   for (const int window : {0, 6}) {
     SCOPED_TRACE(window);
-    const ea_kv_cache_config config{8, 4, 2, 8, 3, window, EA_KV_STORAGE_F16, 0.0f};
+    const ea_kv_cache_config config{8, 4, 2, 8, 3, window, EA_KV_STORAGE_F16, 0.0f, nullptr};
     OwnedCache owned(config);
     ASSERT_EQ(owned.init_status(), EA_OK);
     ea_kv_cache* cache = owned.get();
@@ -293,7 +322,8 @@ TEST_P(KvCacheTest, RefusalsLeaveOutputAndCacheUntouched) {
 }
 
 TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
-  const ea_kv_cache_config good{16, 4, 2, 8, 2, 0, EA_KV_STORAGE_INT8, 0.0f};
+  const ea_kv_cache_config good{16, 4, 2, 8, 2, 0, EA_KV_STORAGE_INT8, 0.0f, nullptr};
+  const float bad_slopes[4] = {0.5f, NAN, 0.1f, 0.2f};
   struct Bad {
     const char* what;
     ea_kv_cache_config config;
@@ -322,6 +352,8 @@ TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
       {"scale inf", with([](ea_kv_cache_config& c) { c.scale = INFINITY; }), EA_ERR_BAD_ARGUMENT},
       {"storage -1",
        with([](ea_kv_cache_config& c) { c.storage = static_cast<ea_kv_storage>(-1); }),
+       EA_ERR_BAD_ARGUMENT},
+      {"a NaN ALiBi slope", with([&](ea_kv_cache_config& c) { c.alibi_slopes = bad_slopes; }),
        EA_ERR_BAD_ARGUMENT},
       {"too many elements", with([](ea_kv_cache_config& c) {
          c.capacity = 1 << 24;
@@ -355,7 +387,7 @@ EA_INSTANTIATE_PER_TARGET(KvCacheTest);
 // int8 quantisation are integer code, not the target's conversions.
 TEST(KvCacheStorage, StoredBytesAreTheSameOnEveryTarget) {
   for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
-    const ea_kv_cache_config config{80, 2, 2, 24, 1, 0, storage, 0.0f};
+    const ea_kv_cache_config config{80, 2, 2, 24, 1, 0, storage, 0.0f, nullptr};
     std::vector<float> kv = RandomTensor(80 * 48, 71, 300.0);
     kv[5] = 1e-6f;     // f16 subnormal
     kv[6] = 70000.0f;  // f16 overflow
@@ -377,7 +409,7 @@ TEST(KvCacheStorage, StoredBytesAreTheSameOnEveryTarget) {
 
 TEST(KvCacheArena, InitCarvesExactlyTheFormula) {
   for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
-    const ea_kv_cache_config config{100, 6, 3, 20, 4, 0, storage, 0.0f};
+    const ea_kv_cache_config config{100, 6, 3, 20, 4, 0, storage, 0.0f, nullptr};
     size_t bytes = 0;
     ASSERT_EQ(ea_kv_cache_arena_size(&config, &bytes), EA_OK);
     EXPECT_EQ(bytes, edgeattn::KvCacheArenaBytes(config));

@@ -188,7 +188,7 @@ struct KvWorld {
     ea_kv_cache fresh{};
     return ea_kv_cache_init(&fresh, &with, &other);
   }
-  ea_kv_cache_config config{8, 2, 2, 4, 2, 0, EA_KV_STORAGE_F32, 0.0f};
+  ea_kv_cache_config config{8, 2, 2, 4, 2, 0, EA_KV_STORAGE_F32, 0.0f, nullptr};
   AlignedBytes storage{1 << 15};
   ea_arena arena{};
   ea_kv_cache cache{};

@@ -35,6 +35,9 @@
  * window + max_queries - 1 positions, so that every query of an attend still
  * finds its whole window.
  *
+ * Positions: ALiBi through the config's alibi_slopes; RoPE by rotating
+ * queries and keys before they reach the cache (edgeattn/rope.h).
+ *
  * Memory: ea_kv_cache_arena_size bytes, KvCacheArenaBytes in
  * edgeattn/arena_sizes.hpp for compile-time sizes. No heap; a cache is used by
  * one thread at a time.
@@ -70,6 +73,11 @@ typedef struct ea_kv_cache_config {
   int32_t window;      /* 0: none; else each query sees its last `window` positions */
   ea_kv_storage storage;
   float scale; /* score scale; 0 means 1 / sqrt(d_head) */
+  /* NULL, or ALiBi (Press et al. 2022): n_heads finite slopes m_h, and query
+   * head h adds m_h * (key position - query position) to its scaled scores.
+   * ea_alibi_slopes_fill gives the paper's slopes. The cache reads them at
+   * every attend: they stay the caller's, outside the arena. */
+  const float* alibi_slopes;
 } ea_kv_cache_config;
 
 /* Filled by ea_kv_cache_init; read `length`, treat the rest as opaque. */
@@ -84,6 +92,11 @@ typedef struct ea_kv_cache {
 } ea_kv_cache;
 
 ea_status ea_kv_cache_arena_size(const ea_kv_cache_config* config, size_t* bytes);
+
+/* The ALiBi paper's slopes for n_heads heads: 2^(-8 (h + 1) / n) for h < n when
+ * n is a power of two; otherwise those of the largest power of two n' < n,
+ * then every other slope of 2 n' (the paper's reference code). */
+ea_status ea_alibi_slopes_fill(float* slopes, int32_t n_heads);
 /* Validates the config and carves the arena; the cache starts empty. */
 ea_status ea_kv_cache_init(ea_kv_cache* cache, const ea_kv_cache_config* config, ea_arena* arena);
 /* Empties the cache (length 0). The stored bytes are not cleared. */

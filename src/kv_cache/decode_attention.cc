@@ -54,12 +54,25 @@ inline void ScaleTileColumns(float* tile, size_t rows, size_t first, size_t end,
   }
 }
 
+// ALiBi: tile[r][j] += slope_r * (key position - query position), the key
+// at block_start + j. The distance is exact in float below 2^24 positions.
+inline void AddLinearBiases(float* tile, size_t rows, size_t first, size_t end, const float* slopes,
+                            int64_t key_minus_query) {
+  for (size_t r = 0; r < rows; ++r) {
+    float* row = tile + r * kScoreTileKeys;
+    for (size_t j = first; j < end; ++j) {
+      row[j] += slopes[r] * static_cast<float>(key_minus_query + static_cast<int64_t>(j));
+    }
+  }
+}
+
 // `rows` query heads from `head` of query `query` against keys [first, end)
-// of one record.
+// of one record; block_start is the record's first position.
 template <class D, class TE>
 HWY_INLINE void AttendRecord(D d, const ea_kv_cache& cache, const DecodeShape& shape,
                              const KvRecordView& record, const float* q, int32_t query,
-                             int32_t head, size_t rows, size_t first, size_t end, float* out) {
+                             int32_t head, size_t rows, size_t first, size_t end,
+                             int64_t block_start, float* out) {
   float* tile = cache.score_tile;
   const size_t row_offset =
       static_cast<size_t>(query) * shape.ld + static_cast<size_t>(head) * shape.d_head;
@@ -67,6 +80,10 @@ HWY_INLINE void AttendRecord(D d, const ea_kv_cache& cache, const DecodeShape& s
   ScoreBlock(d, q + row_offset, shape.d_head, rows, keys, static_cast<int32_t>(shape.d_head), 0,
              end, cache.config.scale, tile);
   if (record.key_scales != nullptr) ScaleTileColumns(tile, rows, first, end, record.key_scales);
+  if (cache.config.alibi_slopes != nullptr) {
+    AddLinearBiases(tile, rows, first, end, cache.config.alibi_slopes + head,
+                    block_start - (shape.first_query_position + query));
+  }
 
   RowState* states = static_cast<RowState*>(cache.row_states) +
                      static_cast<size_t>(query) * static_cast<size_t>(cache.config.n_heads) +
@@ -139,7 +156,7 @@ HWY_INLINE void DecodeWithStorage(D d, const ea_kv_cache& cache, const float* q,
               left < static_cast<int32_t>(kGridRows) ? static_cast<size_t>(left) : kGridRows;
           AttendRecord<D, TE>(d, cache, shape, record, q, query, kv_head * shape.group + g, rows,
                               static_cast<size_t>(first - block_start),
-                              static_cast<size_t>(end - block_start), out);
+                              static_cast<size_t>(end - block_start), block_start, out);
         }
       }
     }

@@ -1,6 +1,7 @@
 // C entry points of the KV cache (edgeattn/kv_cache.h): validation at init,
 // O(1) checks at append and attend.
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arena.h"
@@ -23,6 +24,12 @@ ea_status ValidateKvCacheConfig(const ea_kv_cache_config& c) {
     return EA_ERR_BAD_ARGUMENT;
   }
   if (!(c.scale >= 0.0f && c.scale <= 3.40282347e38f)) return EA_ERR_BAD_ARGUMENT;
+  if (c.alibi_slopes != nullptr) {
+    for (int32_t h = 0; h < c.n_heads; ++h) {
+      const float m = c.alibi_slopes[h];
+      if (!(m >= -3.40282347e38f && m <= 3.40282347e38f)) return EA_ERR_BAD_ARGUMENT;
+    }
+  }
   // Every query of an attend must find its whole window in the ring.
   const int64_t needed = c.window > 0 ? int64_t{c.window} + c.max_queries - 1 : c.max_queries;
   if (needed > c.capacity) return EA_ERR_BAD_DIMENSION;
@@ -39,6 +46,21 @@ Extent CacheCarve(const ea_kv_cache& cache) { return Extent{cache.records, cache
 
 extern "C" {
 
+ea_status ea_alibi_slopes_fill(float* slopes, int32_t n_heads) {
+  if (slopes == nullptr) return EA_ERR_NULL_POINTER;
+  if (n_heads <= 0) return EA_ERR_BAD_DIMENSION;
+  int32_t power = 1;
+  while (power * 2 <= n_heads) power *= 2;
+  // Slope h of a power-of-two count n: 2^(-8 (h + 1) / n).
+  for (int32_t h = 0; h < power; ++h) {
+    slopes[h] = static_cast<float>(exp2(-8.0 * (h + 1) / power));
+  }
+  for (int32_t h = power; h < n_heads; ++h) {
+    slopes[h] = static_cast<float>(exp2(-8.0 * (2 * (h - power) + 1) / (2.0 * power)));
+  }
+  return EA_OK;
+}
+
 ea_status ea_kv_cache_arena_size(const ea_kv_cache_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
   const ea_status status = edgeattn::ValidateKvCacheConfig(*config);
@@ -54,6 +76,13 @@ ea_status ea_kv_cache_init(ea_kv_cache* cache, const ea_kv_cache_config* config,
   ea_status status = edgeattn::ValidateKvCacheConfig(*config);
   if (status == EA_OK)
     status = edgeattn::CheckArenaFits(arena, edgeattn::KvCacheArenaBytes(*config));
+  if (status != EA_OK) return status;
+  // The slopes are read at every attend: the carve must not hold them.
+  const edgeattn::Extent slopes{config->alibi_slopes, config->alibi_slopes != nullptr
+                                                          ? edgeattn::FloatBytes(config->n_heads)
+                                                          : 0};
+  status = edgeattn::CheckKeptOutsideCarve(
+      &slopes, 1, edgeattn::NextCarve(*arena, edgeattn::KvCacheArenaBytes(*config)));
   if (status != EA_OK) return status;
 
   ea_kv_cache_config& c = cache->config;

@@ -76,7 +76,9 @@ std::vector<double> ReferenceDecode(const DecodeProblem& p, const std::vector<fl
             k.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(kv_head) * p.d;
         double s = 0.0;
         for (int c = 0; c < p.d; ++c) s += static_cast<double>(q_row[c]) * k_row[c];
-        scores.push_back(scale * s);
+        const double bias =
+            p.alibi_slopes != nullptr ? p.alibi_slopes[h] * double(j - position) : 0.0;
+        scores.push_back(scale * s + bias);
       }
       double largest = -std::numeric_limits<double>::infinity();
       for (double s : scores) largest = std::fmax(largest, s);

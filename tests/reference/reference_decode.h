@@ -23,8 +23,9 @@ struct DecodeProblem {
   int n_heads;
   int n_kv_heads;
   int d;
-  int window;    // 0: none
-  double scale;  // 0: 1 / sqrt(d)
+  int window;                           // 0: none
+  double scale;                         // 0: 1 / sqrt(d)
+  const float* alibi_slopes = nullptr;  // n_heads slopes: score += m_h (key - query position)
 };
 
 // Outputs [n_queries, n_heads * d] for the queries of positions

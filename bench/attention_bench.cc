@@ -1,14 +1,17 @@
 // make bench / make bench-quick: edgeattn against this core's own FMA peak and against two
 // peers a user would otherwise reach for, Eigen and oneDNN, all measured in the same run and on
 // one thread, plus edgeattn on 2 workers for a few shapes and edgeattn's fixed-point (int8,
-// int16) MHA against its own float32 rows and the core's integer dot-product peaks. Order:
-// limit oneDNN's OpenMP to one thread; measure the FMA peaks (best target and AVX2) and the
-// integer peaks (vpdpbusd or vpmaddwd); start the 2-worker pool; cross-check that the three
-// libraries compute the same outputs on every float32 shape (and 2 workers the same bits as
-// 1), and that every fixed-point layer is a sane quantization of its float one; time every
-// shape with Google Benchmark (eigen, onednn, edgeattn back to back, then edgeattn capped at
-// AVX2, edgeattn on 2 workers and edgeattn's s8 and s16 rows where the suite has those rows);
-// print the summary tables; stop the pool.
+// int16) MHA against its own float32 rows and the core's integer dot-product peaks, and
+// edgeattn's KV-cache decode against the core's read bandwidth. Order: limit oneDNN's OpenMP
+// to one thread; measure the FMA peaks (best target and AVX2), the integer peaks (vpdpbusd or
+// vpmaddwd) and the read bandwidth at every decode working set; start the 2-worker pool;
+// cross-check that the three libraries compute the same outputs on every float32 shape (and 2
+// workers the same bits as 1), that every fixed-point layer is a sane quantization of its
+// float one and that every KV cache attends as Eigen does over its window; time every shape
+// with Google Benchmark (eigen, onednn, edgeattn back to back, then edgeattn capped at AVX2,
+// edgeattn on 2 workers and edgeattn's s8 and s16 rows where the suite has those rows, and
+// the KV-cache rows after the dense decode of their length); print the summary tables; stop
+// the pool.
 // --suite=quick picks the headline shapes with shorter timing; every other flag goes to Google
 // Benchmark (--benchmark_out, --benchmark_filter, ...).
 #include <stdio.h>
@@ -16,11 +19,14 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <set>
 
 #include <benchmark/benchmark.h>
 
 #include "benchmark_names.h"
 #include "cross_check.h"
+#include "decode_stream.h"
+#include "decode_stream_check.h"
 #include "edgeattn/edgeattn.h"
 #include "eigen_attention.h"
 #include "fma_peak.h"
@@ -29,6 +35,7 @@
 #include "quant_check.h"
 #include "quant_workloads.h"
 #include "ratio_json_reporter.h"
+#include "read_bandwidth.h"
 #include "shapes.h"
 #include "simd_cap.h"
 #include "single_thread.h"
@@ -53,6 +60,8 @@ Timing TimingOf(Suite suite) {
 }
 
 constexpr double kPeakSecondsPerTrial = 0.05;
+// Read-bandwidth trials are shorter: a pass over 16 MiB takes under a millisecond.
+constexpr double kBandwidthSecondsPerTrial = 0.02;
 
 // Removes --suite=quick|full from the arguments (Google Benchmark refuses flags it does not
 // know) and returns the suite; full by default.
@@ -122,10 +131,69 @@ void RunFixedPointShape(benchmark::State& state, const Shape& shape, double peak
   }
 }
 
+// Rates over real time (the benchmarks use UseRealTime): FLOP/s and the percent of the peak
+// of the target the row ran on (times its workers).
+void SetFlopCounters(benchmark::State& state, const Shape& shape, double peak_gflops) {
+  const double flops = ShapeFlops(shape);
+  state.counters["gflops"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["pct_peak"] = benchmark::Counter(100.0 * flops / (peak_gflops * 1e9),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Decode rows (dense and KV cache), one token per iteration: tokens per second, the K/V bytes
+// read per token (ShapeCacheBytes) per second, and those as a percent of the read-bandwidth
+// probe at the same working set.
+void SetDecodeCounters(benchmark::State& state, const Shape& shape, double peak_gbps) {
+  const double bytes = static_cast<double>(ShapeCacheBytes(shape));
+  state.counters["tokens_per_s"] =
+      benchmark::Counter(1.0, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["gbps"] =
+      benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  if (peak_gbps > 0.0) {
+    state.counters["pct_bw"] = benchmark::Counter(100.0 * bytes / (peak_gbps * 1e9),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+  }
+}
+
+const char* KvStorageLabel(ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_F16 ? "f16" : storage == EA_KV_STORAGE_INT8 ? "int8" : "f32";
+}
+
+// A KV-cache row: edgeattn's cache, one token of the stream per iteration (append its K/V,
+// attend its query), best target, one worker. The cache is made and filled before the loop.
+void RunDecodeStreamShape(benchmark::State& state, const Shape& shape, double peak_gflops,
+                          double peak_gbps) {
+  DecodeStream stream(shape);
+  if (stream.plan_status() != EA_OK) {
+    state.SkipWithError(ea_status_str(stream.plan_status()));
+    return;
+  }
+  if (stream.Step() != EA_OK) {  // untimed: warms the caches
+    state.SkipWithError("ea_kv_cache step failed");
+    return;
+  }
+  for (auto _ : state) {
+    const ea_status status = stream.Step();
+    benchmark::DoNotOptimize(status);
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(
+      std::string(ea_simd_target()) + ", " + KvStorageLabel(shape.kv_storage) + " cache" +
+      (shape.kv_heads != kDecodeHeads ? ", " + std::to_string(shape.kv_heads) + " KV heads"
+                                      : std::string()));
+  SetFlopCounters(state, shape, peak_gflops);
+  SetDecodeCounters(state, shape, peak_gbps);
+}
+
 void RunShape(benchmark::State& state, const Shape& shape, Library library, double peak_gflops,
-              const ea_parallel_for& parallel) {
+              double peak_gbps, const ea_parallel_for& parallel) {
   if (IsFixedPoint(shape)) {
     RunFixedPointShape(state, shape, peak_gflops);
+    return;
+  }
+  if (shape.kind == Kind::kDecodeStream) {
+    RunDecodeStreamShape(state, shape, peak_gflops, peak_gbps);
     return;
   }
   // Only edgeattn's rows are capped; the peers always run their normal builds.
@@ -172,24 +240,20 @@ void RunShape(benchmark::State& state, const Shape& shape, Library library, doub
       state.SetLabel("oneDNN " + OnednnVersion() + " " + OnednnCpuIsa());
       break;
   }
-  // Rates over real time (the benchmarks use UseRealTime): FLOP/s and the percent of the peak
-  // of the target this row ran on (times its workers). vs_eigen and vs_onednn, or
-  // vs_one_worker, are added by the reporters.
-  const double flops = ShapeFlops(shape);
-  state.counters["gflops"] =
-      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["pct_peak"] = benchmark::Counter(100.0 * flops / (peak_gflops * 1e9),
-                                                  benchmark::Counter::kIsIterationInvariantRate);
+  // vs_eigen and vs_onednn, or vs_one_worker, are added by the reporters.
+  SetFlopCounters(state, shape, peak_gflops);
+  if (shape.kind == Kind::kDecode) SetDecodeCounters(state, shape, peak_gbps);
 }
 
 // `parallel`: the row's hook, zero for one worker. Multi-worker rows measure the CPU time of
 // the whole process (every worker), so their CPU/real share is about their worker count.
-void Register(const Shape& shape, Library library, double peak_gflops,
+// `peak_gbps`: the read bandwidth at a decode row's working set (0 for the other rows).
+void Register(const Shape& shape, Library library, double peak_gflops, double peak_gbps,
               const ea_parallel_for& parallel, const Timing& timing) {
   benchmark::internal::Benchmark* benchmark = benchmark::RegisterBenchmark(
       BenchmarkName(shape, library).c_str(),
-      [shape, library, peak_gflops, parallel](benchmark::State& state) {
-        RunShape(state, shape, library, peak_gflops, parallel);
+      [shape, library, peak_gflops, peak_gbps, parallel](benchmark::State& state) {
+        RunShape(state, shape, library, peak_gflops, peak_gbps, parallel);
       });
   benchmark->UseRealTime()
       ->MinTime(timing.min_seconds)
@@ -224,21 +288,64 @@ std::string ProbeDescription(const IntDotPeak& peak) {
          " multiply-accumulates x " + std::to_string(peak.chains) + " chains";
 }
 
-// Every fixed-point shape's vs_f32 reference must be in the suite, before it, and be the row
-// the reporters derive from the name (F32TwinBenchmarkName); false (and a printed line) if not.
-bool FixedPointTwinsPresent(const std::vector<Shape>& shapes) {
+void PrintReadBandwidth(const ReadBandwidth& probe) {
+  printf(
+      "read bandwidth, %s: %.1f GB/s (Highway %s, %zu-byte loads into %d accumulators, %lld "
+      "passes in %.3f s)\n",
+      WorkingSetLabel(probe.bytes).c_str(), probe.gbps, probe.target, probe.vector_bytes,
+      probe.accumulators, static_cast<long long>(probe.passes), probe.seconds);
+}
+
+// The read bandwidth at every decode working set of the suite, smallest first.
+std::vector<ReadBandwidth> MeasureReadBandwidths(const std::vector<Shape>& shapes, int trials) {
+  std::set<uint64_t> working_sets;
+  for (const Shape& shape : shapes) {
+    if (ShapeCacheBytes(shape) > 0) working_sets.insert(ShapeCacheBytes(shape));
+  }
+  std::vector<ReadBandwidth> probes;
+  for (const uint64_t bytes : working_sets) {
+    probes.push_back(MeasureReadBandwidth(bytes, kBandwidthSecondsPerTrial, trials));
+  }
+  return probes;
+}
+
+// Row i's ratio reference (`reference`, a benchmark name) must be registered before it, and be
+// the row the reporters derive from the name (`derived`); false (and a printed line) if not.
+bool ReferenceBefore(const std::vector<Shape>& shapes, size_t i, Library library,
+                     const std::string& reference, const std::string& derived) {
+  const bool before =
+      std::any_of(shapes.begin(), shapes.begin() + static_cast<std::ptrdiff_t>(i),
+                  [&](const Shape& s) { return BenchmarkName(s, library) == reference; });
+  if (before && derived == reference) return true;
+  printf("FAILED: %s needs %s before it in the suite (the reporters look for %s)\n",
+         ShapeName(shapes[i]).c_str(), reference.c_str(), derived.c_str());
+  return false;
+}
+
+// Every fixed-point shape's vs_f32 reference (F32TwinBenchmarkName), and every KV-cache shape's
+// f32 twin and dense peers (DecodeStream*BenchmarkName), must be in the suite before it.
+bool RatioReferencesPresent(const std::vector<Shape>& shapes) {
   bool ok = true;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    if (!IsFixedPoint(shapes[i])) continue;
-    const std::string twin = BenchmarkName(F32Twin(shapes[i]), Library::kEdgeattn);
-    const bool before =
-        std::any_of(shapes.begin(), shapes.begin() + static_cast<std::ptrdiff_t>(i),
-                    [&](const Shape& s) { return BenchmarkName(s, Library::kEdgeattn) == twin; });
-    const std::string derived = F32TwinBenchmarkName(BenchmarkName(shapes[i], Library::kEdgeattn));
-    if (!before || derived != twin) {
-      printf("FAILED: %s needs %s before it in the suite (the reporters look for %s)\n",
-             ShapeName(shapes[i]).c_str(), twin.c_str(), derived.c_str());
-      ok = false;
+    const std::string name = BenchmarkName(shapes[i], Library::kEdgeattn);
+    if (IsFixedPoint(shapes[i])) {
+      ok = ReferenceBefore(shapes, i, Library::kEdgeattn,
+                           BenchmarkName(F32Twin(shapes[i]), Library::kEdgeattn),
+                           F32TwinBenchmarkName(name)) &&
+           ok;
+    }
+    if (shapes[i].kind != Kind::kDecodeStream) continue;
+    const std::string twin = BenchmarkName(DecodeStreamTwin(shapes[i]), Library::kEdgeattn);
+    if (twin != name) {
+      ok = ReferenceBefore(shapes, i, Library::kEdgeattn, twin,
+                           DecodeStreamTwinBenchmarkName(name)) &&
+           ok;
+      continue;
+    }
+    for (const Library peer : {Library::kEigen, Library::kOnednn}) {
+      ok = ReferenceBefore(shapes, i, peer, BenchmarkName(DecodeStreamPeer(shapes[i]), peer),
+                           DecodeStreamPeerBenchmarkName(name, peer)) &&
+           ok;
     }
   }
   return ok;
@@ -281,10 +388,13 @@ int main(int argc, char** argv) {
         MeasureFmaPeak(kPeakSecondsPerTrial, timing.peak_trials, FmaProbeTarget::kDispatched);
   }
   peaks.integer = MeasureIntDotPeaks(kPeakSecondsPerTrial, timing.peak_trials);
+  const std::vector<Shape> shapes = BenchmarkShapes(suite);
+  peaks.read = MeasureReadBandwidths(shapes, timing.peak_trials);
   PrintPeak("best target", peaks.best);
   PrintPeak("capped at AVX2", peaks.avx2);
   PrintIntPeak("int8 (s8 rows)", peaks.integer.int8);
   PrintIntPeak("int16 (s16 rows)", peaks.integer.int16);
+  for (const ReadBandwidth& probe : peaks.read) PrintReadBandwidth(probe);
   printf("edgeattn %s runs on %s (AVX2 rows: capped through ea_set_max_simd_target)\n",
          EDGEATTN_VERSION_STRING, ea_simd_target());
   if (strcmp(peaks.best.target, ea_simd_target()) != 0 || strcmp(peaks.avx2.target, "AVX2") != 0) {
@@ -305,16 +415,20 @@ int main(int argc, char** argv) {
   printf("pthread pool for the %d-worker rows: the main thread + %d thread(s)\n", kParallelWorkers,
          pool.threads());
 
-  const std::vector<Shape> shapes = BenchmarkShapes(suite);
   const CrossCheckResult check = CrossCheck(shapes, &pool);
   for (const std::string& line : check.onednn_implementations) {
     printf("oneDNN implementations, %s\n", line.c_str());
   }
   if (!check.agree) return 1;
-  if (!FixedPointTwinsPresent(shapes)) return 1;
+  if (!RatioReferencesPresent(shapes)) return 1;
   const QuantCheckResult quant_check = CheckFixedPointShapes(shapes);
   if (!quant_check.passed) {
     printf("FAILED: a fixed-point layer did not run or is degenerate (lines above)\n");
+    return 1;
+  }
+  const DecodeStreamCheckResult stream_check = CheckDecodeStreams(shapes);
+  if (!stream_check.passed) {
+    printf("FAILED: a KV cache did not run or disagrees with Eigen (lines above)\n");
     return 1;
   }
   // oneDNN has now run every shape; libgomp would still hold any worker it had started. The
@@ -346,6 +460,22 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("int8_peak_probe", ProbeDescription(peaks.integer.int8));
   benchmark::AddCustomContext("int16_peak_gops", Formatted("%.3f", peaks.integer.int16.gops));
   benchmark::AddCustomContext("int16_peak_probe", ProbeDescription(peaks.integer.int16));
+  for (const ReadBandwidth& probe : peaks.read) {
+    benchmark::AddCustomContext("read_bandwidth_gbps_" + std::to_string(probe.bytes),
+                                Formatted("%.3f", probe.gbps));
+  }
+  if (!peaks.read.empty()) {
+    const ReadBandwidth& probe = peaks.read.front();
+    benchmark::AddCustomContext(
+        "read_bandwidth_probe",
+        std::string("Highway ") + probe.target + " dynamic dispatch, " +
+            std::to_string(probe.vector_bytes) + "-byte loads into " +
+            std::to_string(probe.accumulators) +
+            " float accumulators, read_bandwidth_gbps_<bytes> over a 64-byte-aligned buffer of "
+            "that many bytes (a decode row's K/V bytes per token), best of " +
+            std::to_string(timing.peak_trials) + " trials of about " +
+            Formatted("%.2f", kBandwidthSecondsPerTrial) + " s; 1e9 bytes/s");
+  }
   benchmark::AddCustomContext("edgeattn_version", EDGEATTN_VERSION_STRING);
   benchmark::AddCustomContext("edgeattn_simd_target", ea_simd_target());
   benchmark::AddCustomContext("eigen_version", EigenVersion());
@@ -380,6 +510,14 @@ int main(int argc, char** argv) {
           Formatted("%.3g", quant_check.worst_gap_s16) + " (s16); worst saturated share " +
           Formatted("%.4f", quant_check.worst_saturated_share));
   benchmark::AddCustomContext(
+      "decode_stream_check",
+      std::to_string(stream_check.shapes) +
+          " KV-cache shapes against Eigen over the same window: worst max |edgeattn - Eigen| / "
+          "max |Eigen| " +
+          Formatted("%.3g", stream_check.worst_gap_f32) + " (f32), " +
+          Formatted("%.3g", stream_check.worst_gap_f16) + " (f16), " +
+          Formatted("%.3g", stream_check.worst_gap_int8) + " (int8)");
+  benchmark::AddCustomContext(
       "counters",
       "gflops; pct_peak = 100 gflops / FMA peak of the row's target (N-worker rows: N x the "
       "single-core peak); vs_eigen, vs_onednn = single-threaded peer's median time / this "
@@ -388,7 +526,14 @@ int main(int argc, char** argv) {
       "gops = integer ops (2 per multiply-accumulate, the f32 FLOP count of the same MHA "
       "layer; s8/s16 prefill rows are single-head MHA layers with d_model = d), pct_peak = "
       "100 gops / int8_peak_gops (s8) or int16_peak_gops (s16), vs_f32 = edgeattn's f32 "
-      "median time of the same layer / this row's time");
+      "median time of the same layer / this row's time; decode rows (f32/decode/..., "
+      "<storage>/decode_stream/...): tokens_per_s = iterations / s (one token each), gbps = "
+      "K/V bytes read per token (n x KV heads x 64 x 2 x element bytes, + 8 bytes of scales per "
+      "position and KV head for int8) / s per token, pct_bw = 100 gbps / "
+      "read_bandwidth_gbps_<those bytes>; KV-cache rows: f32 with 8 KV heads has vs_eigen, "
+      "vs_onednn = the peer's f32/decode median time of the same length / this row's time, "
+      "f16 and s8kv rows vs_f32 and the grouped-query row vs_no_gqa = that f32 row's median "
+      "time / this row's time");
   std::vector<std::string> headline;
   for (const Shape& shape : BenchmarkShapes(Suite::kQuick)) headline.push_back(ShapeName(shape));
   benchmark::AddCustomContext("headline_shapes", Join(headline, ","));
@@ -397,13 +542,15 @@ int main(int argc, char** argv) {
     // Peers first, so that their times are known when edgeattn's row is reported. The AVX2
     // and multi-worker rows are edgeattn's only: their ratios use the rows of the same shape
     // that ran before them.
-    if (shape.simd == SimdTarget::kBest && shape.workers == 1 && !IsFixedPoint(shape)) {
+    if (shape.simd == SimdTarget::kBest && shape.workers == 1 && !IsFixedPoint(shape) &&
+        shape.kind != Kind::kDecodeStream) {
       for (const Library peer : {Library::kEigen, Library::kOnednn}) {
-        Register(shape, peer, peaks.GflopsFor(shape, peer), ea_parallel_for{}, timing);
+        Register(shape, peer, peaks.GflopsFor(shape, peer), peaks.GbpsFor(shape), ea_parallel_for{},
+                 timing);
       }
     }
     Register(shape, Library::kEdgeattn, peaks.GflopsFor(shape, Library::kEdgeattn),
-             pool.HookFor(shape.workers), timing);
+             peaks.GbpsFor(shape), pool.HookFor(shape.workers), timing);
   }
   SummaryReporter reporter;
   RatioJsonReporter file_reporter;
@@ -426,6 +573,14 @@ int main(int argc, char** argv) {
       "peaks: %.1f GOP/s (%s), %.1f GOP/s (%s); threads (pool stopped): %d\n",
       best_after, peaks.best.target, avx2_after, integer_after.int8.gops, integer_after.int8.probe,
       integer_after.int16.gops, integer_after.int16.probe, ProcessThreadCount());
+  std::string bandwidth_after;
+  for (const ReadBandwidth& probe : MeasureReadBandwidths(shapes, timing.peak_trials)) {
+    bandwidth_after += (bandwidth_after.empty() ? "" : ", ") + WorkingSetLabel(probe.bytes) + " " +
+                       Formatted("%.1f", probe.gbps);
+  }
+  if (!bandwidth_after.empty()) {
+    printf("read bandwidth measured again after the runs (GB/s): %s\n", bandwidth_after.c_str());
+  }
   benchmark::Shutdown();
   return 0;
 }

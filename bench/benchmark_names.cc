@@ -6,6 +6,29 @@
 #include <vector>
 
 namespace edgeattn_bench {
+namespace {
+
+// "f32/prefill/d64/n2048/eigen" -> {"f32", "prefill", "d64", "n2048", "eigen"}.
+std::vector<std::string> SplitName(const std::string& benchmark_name) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t slash; (slash = benchmark_name.find('/', start)) != std::string::npos;
+       start = slash + 1) {
+    parts.push_back(benchmark_name.substr(start, slash - start));
+  }
+  parts.push_back(benchmark_name.substr(start));
+  return parts;
+}
+
+// A KV-cache row's sizes without its KV heads: "h8kvh2d64" -> "h8d64".
+std::string WithoutKvHeads(const std::string& sizes) {
+  const size_t kvh = sizes.find("kvh");
+  if (kvh == std::string::npos) return sizes;
+  const size_t d = sizes.find('d', kvh + 3);
+  return d == std::string::npos ? sizes : sizes.substr(0, kvh) + sizes.substr(d);
+}
+
+}  // namespace
 
 const char* LibraryName(Library library) {
   switch (library) {
@@ -65,13 +88,7 @@ bool IsFixedPointBenchmark(const std::string& benchmark_name) {
 
 std::string F32TwinBenchmarkName(const std::string& benchmark_name) {
   // "<precision>/<kind>/<sizes>/n<n>/<library>"
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t slash; (slash = benchmark_name.find('/', start)) != std::string::npos;
-       start = slash + 1) {
-    parts.push_back(benchmark_name.substr(start, slash - start));
-  }
-  parts.push_back(benchmark_name.substr(start));
+  std::vector<std::string> parts = SplitName(benchmark_name);
   if (parts.size() != 5) return std::string();
   const std::string& kind = parts[1];
   if (kind.rfind("prefill", 0) == 0 && parts[2].rfind('d', 0) == 0) {
@@ -80,6 +97,29 @@ std::string F32TwinBenchmarkName(const std::string& benchmark_name) {
   }
   return "f32/" + parts[1] + "/" + parts[2] + "/" + parts[3] + "/" +
          LibraryName(Library::kEdgeattn);
+}
+
+bool IsDecodeStreamBenchmark(const std::string& benchmark_name) {
+  const std::vector<std::string> parts = SplitName(benchmark_name);
+  return parts.size() == 5 && parts[1] == "decode_stream";
+}
+
+std::string DecodeStreamTwinBenchmarkName(const std::string& benchmark_name) {
+  // "<storage>/decode_stream/h<heads>[kvh<kv heads>]d<d>/kv<n>/<library>"
+  const std::vector<std::string> parts = SplitName(benchmark_name);
+  if (parts.size() != 5) return std::string();
+  return "f32/" + parts[1] + "/" + WithoutKvHeads(parts[2]) + "/" + parts[3] + "/" +
+         LibraryName(Library::kEdgeattn);
+}
+
+std::string DecodeStreamPeerBenchmarkName(const std::string& benchmark_name, Library peer) {
+  const std::vector<std::string> parts = SplitName(benchmark_name);
+  if (parts.size() != 5) return std::string();
+  return "f32/decode/" + WithoutKvHeads(parts[2]) + "/" + parts[3] + "/" + LibraryName(peer);
+}
+
+const char* DecodeStreamRatioName(const std::string& benchmark_name) {
+  return benchmark_name.rfind("f32/", 0) == 0 ? "vs_no_gqa" : "vs_f32";
 }
 
 }  // namespace edgeattn_bench

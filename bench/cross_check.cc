@@ -57,7 +57,8 @@ CrossCheckResult CrossCheck(const std::vector<Shape>& shapes, WorkerPool* pool) 
   std::set<std::string> seen_implementations;
   size_t peer_shapes = 0;
   for (const Shape& shape : shapes) {
-    if (IsFixedPoint(shape)) continue;  // CheckFixedPointShapes
+    if (IsFixedPoint(shape)) continue;                // CheckFixedPointShapes
+    if (shape.kind == Kind::kDecodeStream) continue;  // CheckDecodeStreams
     if (shape.workers > 1) {
       ++result.multi_worker_shapes;
       if (BitIdenticalToOneWorker(shape, pool)) {

@@ -3,7 +3,8 @@
 // checked under the AVX2 cap, so the kernels they time are the kernels checked. A multi-worker
 // shape is edgeattn's only: its output must be bit-identical (memcmp) to edgeattn's on one
 // worker, which the library promises for any worker count and schedule; the 1-worker output
-// is the one checked against the peers. Fixed-point shapes (edgeattn only) are quant_check.h's.
+// is the one checked against the peers. Fixed-point shapes (edgeattn only) are quant_check.h's,
+// KV-cache shapes (edgeattn only) decode_stream_check.h's.
 #ifndef EDGEATTN_BENCH_CROSS_CHECK_H_
 #define EDGEATTN_BENCH_CROSS_CHECK_H_
 
@@ -31,7 +32,7 @@ struct CrossCheckResult {
 };
 
 // Runs every float32 shape once per library and compares; prints each failure and a summary
-// line. Multi-worker shapes run on `pool`; fixed-point shapes are skipped.
+// line. Multi-worker shapes run on `pool`; fixed-point and KV-cache shapes are skipped.
 CrossCheckResult CrossCheck(const std::vector<Shape>& shapes, WorkerPool* pool);
 
 }  // namespace edgeattn_bench

@@ -126,6 +126,22 @@ void PeerRatios::SetRatios(Run* run) const {
     if (f32_seconds > 0.0) SetRatio(run, "vs_f32", f32_seconds, false);
     return;
   }
+  // KV cache: the f32 cache with every KV head against the peers' dense decode of the same
+  // length; every other cache row against that f32 row (vs_f32, vs_no_gqa).
+  if (IsDecodeStreamBenchmark(name)) {
+    const std::string twin = DecodeStreamTwinBenchmarkName(name);
+    if (twin != name) {
+      const double twin_seconds = MedianSeconds(twin);
+      if (twin_seconds > 0.0) SetRatio(run, DecodeStreamRatioName(name), twin_seconds, false);
+      return;
+    }
+    for (const Library peer : {Library::kEigen, Library::kOnednn}) {
+      const double peer_seconds = MedianSeconds(DecodeStreamPeerBenchmarkName(name, peer));
+      if (peer_seconds > 0.0)
+        SetRatio(run, std::string("vs_") + LibraryName(peer), peer_seconds, false);
+    }
+    return;
+  }
   // Several workers: edgeattn against itself on one worker only; the peers ran on one thread.
   if (WorkersOfBenchmark(name) > 1) {
     const double one_worker_seconds = MedianSeconds(OneWorkerBenchmarkName(name));

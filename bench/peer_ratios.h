@@ -10,6 +10,10 @@
 // A fixed-point row (s8/..., s16/...) gets vs_f32 only: the median time of edgeattn's f32 row
 // of the same MHA layer (F32TwinBenchmarkName, registered and so reported before it) / this
 // row's time. The peers have no fixed-point rows to compare with.
+// A KV-cache row (<storage>/decode_stream/...): the f32 cache with every KV head gets vs_eigen
+// and vs_onednn against the peers' dense decode of the same length (f32/decode/...), the
+// other cache rows the f32 row's median time / theirs: vs_f32 (f16, int8 storage), vs_no_gqa
+// (fewer KV heads).
 #ifndef EDGEATTN_BENCH_PEER_RATIOS_H_
 #define EDGEATTN_BENCH_PEER_RATIOS_H_
 

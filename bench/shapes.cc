@@ -1,6 +1,8 @@
 // Shape lists, names and FLOP counting rules for the benchmarks (see shapes.h).
 #include "shapes.h"
 
+#include "edgeattn/arena_sizes.hpp"
+
 namespace edgeattn_bench {
 namespace {
 
@@ -18,6 +20,28 @@ Shape Mha(int32_t n, SimdTarget simd = SimdTarget::kBest) {
 
 Shape Decode(int32_t n_kv) {
   return Shape{Kind::kDecode, n_kv, kDecodeHeadDim, false, SimdTarget::kBest};
+}
+
+Shape DecodeStream(int32_t n_kv, ea_kv_storage storage, int32_t kv_heads = kDecodeHeads) {
+  Shape shape = Decode(n_kv);
+  shape.kind = Kind::kDecodeStream;
+  shape.kv_storage = storage;
+  shape.kv_heads = kv_heads;
+  return shape;
+}
+
+// The KV-cache heads of the grouped-query rows: 8 query heads on 2 KV heads (groups of 4).
+constexpr int32_t kGqaKvHeads = 2;
+
+// The dense decode of length n_kv (every library), then edgeattn's KV cache at the same length:
+// float32, float16, int8, and float32 with grouped-query attention. The f32 cache row follows
+// the dense rows, and the others follow it, so every ratio's reference row ran before.
+void AddDecodeRows(std::vector<Shape>* shapes, int32_t n_kv) {
+  shapes->push_back(Decode(n_kv));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F32));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F16));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT8));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F32, kGqaKvHeads));
 }
 
 // The shape, then the same shape with edgeattn capped at AVX2.
@@ -63,6 +87,21 @@ void AddFixedPointRows(std::vector<Shape>* shapes, const Shape& f32_shape) {
   shapes->push_back(fixed);
 }
 
+// A KV-cache row's first name component: its storage ("s8kv", not "s8": the queries and the
+// arithmetic stay float32, unlike the fixed-point MHA rows).
+const char* KvStorageName(ea_kv_storage storage) {
+  switch (storage) {
+    case EA_KV_STORAGE_F32:
+      return "f32";
+    case EA_KV_STORAGE_F16:
+      return "f16";
+    case EA_KV_STORAGE_INT8:
+      return "s8kv";
+    default:
+      return "?";
+  }
+}
+
 const char* PrecisionName(Precision precision) {
   switch (precision) {
     case Precision::kF32:
@@ -97,7 +136,7 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
     AddWithAvx2Twin(&shapes, Mha(1024));
     AddWorkersTwin(&shapes, Mha(1024));
     AddFixedPointRows(&shapes, Mha(1024));
-    shapes.push_back(Decode(512));
+    for (const int32_t n : {512, 4096}) AddDecodeRows(&shapes, n);
     return shapes;
   }
   for (const int32_t d : {64, 128}) {
@@ -115,13 +154,14 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
     AddWorkersTwin(&shapes, Mha(n));
     AddFixedPointRows(&shapes, Mha(n));
   }
-  for (const int32_t n : {512, 4096}) shapes.push_back(Decode(n));
+  for (const int32_t n : {512, 4096}) AddDecodeRows(&shapes, n);
   return shapes;
 }
 
 std::string ShapeName(const Shape& shape) {
   const std::string precision =
-      std::string(PrecisionName(shape.precision)) +
+      std::string(shape.kind == Kind::kDecodeStream ? KvStorageName(shape.kv_storage)
+                                                    : PrecisionName(shape.precision)) +
       (shape.simd == SimdTarget::kAvx2 ? "_avx2" : "") +
       (shape.workers > 1 ? "_" + std::to_string(shape.workers) + "workers" : "") + "/";
   const std::string n = std::to_string(shape.n);
@@ -134,6 +174,10 @@ std::string ShapeName(const Shape& shape) {
              std::to_string(DModel(shape)) + "h" + std::to_string(shape.heads) + "/n" + n;
     case Kind::kDecode:
       return precision + "decode/h" + std::to_string(kDecodeHeads) + "d" + d + "/kv" + n;
+    case Kind::kDecodeStream:
+      return precision + "decode_stream/h" + std::to_string(kDecodeHeads) +
+             (shape.kv_heads != kDecodeHeads ? "kvh" + std::to_string(shape.kv_heads) : "") + "d" +
+             d + "/kv" + n;
   }
   return "?";
 }
@@ -147,7 +191,9 @@ const char* SimdCapName(SimdTarget simd) { return simd == SimdTarget::kAvx2 ? "A
 //   still charged only the useful FLOPs, the same as edgeattn, so the ratios stay time ratios.
 // - MHA: Q, K, V and output projections 4 x 2 n E^2, plus attention 4 n^2 E over all heads
 //   (causal: 2 n (n + 1) E).
-// - decode: per head 4 L d for one query against L keys; times the number of heads.
+// - decode: per head 4 L d for one query against L keys; times the number of (query) heads.
+//   The same for a KV-cache row, whatever its storage or KV heads (grouped-query attention
+//   reads fewer bytes, not fewer FLOPs); the append is not counted.
 // - fixed point (s8, s16): integer operations, 2 per multiply-accumulate, counting exactly the
 //   f32 MHA rule above for the same layer (a fixed-point prefill row is MHA with E = d), so
 //   gops / the F32Twin's gflops is the twin's time / this row's time. Offsets, requantisation
@@ -165,9 +211,28 @@ double ShapeFlops(const Shape& shape) {
     case Kind::kMha:
       break;  // above
     case Kind::kDecode:
+    case Kind::kDecodeStream:
       return kDecodeHeads * 4.0 * n * d;
   }
   return 0.0;
+}
+
+// Per position and KV head: d K and d V elements, and for int8 a K and a V scale
+// (KvScaleBytes is per record of kKeyBlock positions). The records' padding to 64 bytes is not
+// counted (there is none at d = 64).
+uint64_t ShapeCacheBytes(const Shape& shape) {
+  const uint64_t n = static_cast<uint64_t>(shape.n);
+  const uint64_t d = static_cast<uint64_t>(shape.head_dim);
+  switch (shape.kind) {
+    case Kind::kDecode:
+      return n * kDecodeHeads * 2 * d * sizeof(float);
+    case Kind::kDecodeStream:
+      return n * static_cast<uint64_t>(shape.kv_heads) *
+             (2 * d * edgeattn::KvElementBytes(shape.kv_storage) +
+              edgeattn::KvScaleBytes(shape.kv_storage) / edgeattn::kKeyBlock);
+    default:
+      return 0;
+  }
 }
 
 bool IsFixedPoint(const Shape& shape) { return shape.precision != Precision::kF32; }
@@ -183,5 +248,14 @@ Shape F32Twin(const Shape& shape) {
   }
   return twin;
 }
+
+Shape DecodeStreamTwin(const Shape& shape) {
+  Shape twin = shape;
+  twin.kv_storage = EA_KV_STORAGE_F32;
+  twin.kv_heads = kDecodeHeads;
+  return twin;
+}
+
+Shape DecodeStreamPeer(const Shape& shape) { return Decode(shape.n); }
 
 }  // namespace edgeattn_bench

@@ -12,13 +12,18 @@
 #include <string>
 #include <vector>
 
+#include "edgeattn/kv_cache.h"
+
 namespace edgeattn_bench {
 
 enum class Kind {
-  kPrefill,  // f32: Attention(Q, K, V), n queries x n keys, head dimension Shape::head_dim;
-             // s8 / s16: single-head MHA with d_model = head_dim (see Precision)
-  kMha,      // multi-head self-attention with projections, d_model = heads x head_dim
-  kDecode    // one query per head against a KV cache of n keys, kDecodeHeads heads of 64
+  kPrefill,      // f32: Attention(Q, K, V), n queries x n keys, head dimension Shape::head_dim;
+                 // s8 / s16: single-head MHA with d_model = head_dim (see Precision)
+  kMha,          // multi-head self-attention with projections, d_model = heads x head_dim
+  kDecode,       // one query per head against n keys, kDecodeHeads heads of 64, K/V given as
+                 // dense [n, 64] matrices (every library)
+  kDecodeStream  // edgeattn's KV cache (edgeattn/kv_cache.h), one token per iteration: append
+                 // its K/V, attend its query; window = capacity = n, so n positions are read
 };
 
 // The SIMD target edgeattn's kernels run on (the peers always run their normal build).
@@ -54,6 +59,10 @@ struct Shape {
   int32_t workers = 1;  // edgeattn only: 1 (no hook) or kParallelWorkers (the pool's hook)
   int32_t heads = 1;    // MHA: d_model = heads x head_dim (fixed-point prefill: 1)
   Precision precision = Precision::kF32;
+  // kDecodeStream only: how the cache stores K/V, and its key/value heads (kDecodeHeads, or
+  // fewer for grouped-query attention). The queries, outputs and arithmetic stay float32.
+  ea_kv_storage kv_storage = EA_KV_STORAGE_F32;
+  int32_t kv_heads = kDecodeHeads;
 };
 
 enum class Suite {
@@ -70,11 +79,18 @@ std::vector<Shape> BenchmarkShapes(Suite suite);
 // "f32/prefill/d64/n2048", "f32/prefill_causal/d64/n2048", "f32/mha/dm256h4/n1024",
 // "f32/mha_causal/dm64h1/n2048", "f32/decode/h8d64/kv512"; "f32_avx2/..." when edgeattn is
 // capped at AVX2, "f32_2workers/..." when it runs on 2 workers; "s8/..." and "s16/..." for
-// the fixed-point rows ("s8/prefill/d64/n2048": the MHA layer dm64h1, see Precision).
+// the fixed-point rows ("s8/prefill/d64/n2048": the MHA layer dm64h1, see Precision). KV-cache
+// rows name their storage first: "f32/decode_stream/h8d64/kv512", "f16/...", "s8kv/...", and
+// grouped-query attention its KV heads: "f32/decode_stream/h8kvh2d64/kv512".
 std::string ShapeName(const Shape& shape);
 
 // The Highway target name ea_set_max_simd_target takes ("AVX2"), or nullptr for kBest.
 const char* SimdCapName(SimdTarget simd);
+
+// Bytes of K and V one decode step reads (kDecode: float32 [n, 64] per head; kDecodeStream: the
+// cache's n positions at its storage, int8's scales included); 0 for the other kinds. The
+// read-bandwidth probe runs at these working sets.
+uint64_t ShapeCacheBytes(const Shape& shape);
 
 // Useful floating-point operations of one run, or integer operations of a fixed-point one,
 // counted the same way (see shapes.cc for the counting rules).
@@ -88,6 +104,14 @@ int32_t DModel(const Shape& shape);
 // The f32 edgeattn row a fixed-point row's vs_f32 is measured against: the same MHA layer in
 // float32 (an s8 / s16 prefill shape: the single-head MHA "f32/mha[_causal]/dm<d>h1/n<n>").
 Shape F32Twin(const Shape& shape);
+
+// The rows a KV-cache row's ratios are measured against, both registered before it:
+// DecodeStreamTwin is the float32 cache with kDecodeHeads KV heads of the same length (vs_f32
+// of an f16 or int8 cache, vs_no_gqa of a grouped-query one; the shape itself for that row),
+// DecodeStreamPeer the dense decode of the same length, whose Eigen and oneDNN rows give that
+// f32 row its vs_eigen and vs_onednn.
+Shape DecodeStreamTwin(const Shape& shape);
+Shape DecodeStreamPeer(const Shape& shape);
 
 }  // namespace edgeattn_bench
 

@@ -3,7 +3,10 @@
 
 #include <stdio.h>
 
+#include <string>
+
 #include "benchmark_names.h"
+#include "read_bandwidth.h"
 
 namespace edgeattn_bench {
 
@@ -128,6 +131,109 @@ void PrintFixedPointTable(const SummaryReporter& reporter, const std::vector<Sha
   }
 }
 
+// reference's median time / name's, or -1 when either did not run.
+double TimeRatio(const SummaryReporter& reporter, const std::string& reference,
+                 const std::string& name) {
+  const double reference_seconds = reporter.SecondsPerIteration(reference);
+  const double seconds = reporter.SecondsPerIteration(name);
+  return reference_seconds > 0.0 && seconds > 0.0 ? reference_seconds / seconds : -1.0;
+}
+
+// A decode row's ratio cell: "vs_eigen 1.52, vs_onednn 1.10", "vs_f32 1.83", or "-".
+std::string DecodeRatios(const SummaryReporter& reporter, const Shape& shape, Library library) {
+  const std::string name = BenchmarkName(shape, library);
+  std::string cell;
+  const auto add = [&cell](const char* counter, double ratio) {
+    if (ratio <= 0.0) return;
+    char text[48];
+    snprintf(text, sizeof text, "%s%s %.2f", cell.empty() ? "" : ", ", counter, ratio);
+    cell += text;
+  };
+  if (shape.kind == Kind::kDecodeStream) {
+    const std::string twin = DecodeStreamTwinBenchmarkName(name);
+    if (twin != name) {
+      add(DecodeStreamRatioName(name), TimeRatio(reporter, twin, name));
+    } else {
+      for (const Library peer : {Library::kEigen, Library::kOnednn}) {
+        add(peer == Library::kEigen ? "vs_eigen" : "vs_onednn",
+            TimeRatio(reporter, DecodeStreamPeerBenchmarkName(name, peer), name));
+      }
+    }
+  }
+  return cell.empty() ? "-" : cell;
+}
+
+// The decode rows, dense and KV cache: tokens/s, GB/s of K/V read, the read-bandwidth probe at
+// that working set, pct_bw and the KV-cache rows' ratios; then the ratios per cache length.
+void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
+                      const TargetPeaks& peaks) {
+  bool header = false;
+  for (const Shape& shape : shapes) {
+    if (shape.kind != Kind::kDecode && shape.kind != Kind::kDecodeStream) continue;
+    for (const Library library : {Library::kEigen, Library::kOnednn, Library::kEdgeattn}) {
+      if (shape.kind == Kind::kDecodeStream && library != Library::kEdgeattn) continue;
+      const double seconds = reporter.SecondsPerIteration(BenchmarkName(shape, library));
+      if (seconds <= 0.0) continue;
+      if (!header) {
+        printf("\ndecode rows, one core, one token per iteration: GB/s = K/V bytes read per\n");
+        printf("token / time per token; pct_bw: of the read-bandwidth probe at the same working\n");
+        printf("set. f32/decode: dense [L, 64] K/V per head (edgeattn: 8 ea_attention_run);\n");
+        printf("decode_stream: edgeattn's KV cache, ea_kv_cache_append of the token, then\n");
+        printf("ea_kv_cache_attend of its query, window = capacity = L. vs_eigen, vs_onednn:\n");
+        printf("the peer's f32/decode time / this row's; vs_f32, vs_no_gqa: the f32 cache's\n");
+        printf("time (8 KV heads) / this row's\n\n");
+        printf(
+            "| shape | library | K/V bytes | tokens/s | GB/s | probe GB/s | pct_bw | ratios |\n");
+        printf("|---|---|---:|---:|---:|---:|---:|---|\n");
+        header = true;
+      }
+      const double bytes = static_cast<double>(ShapeCacheBytes(shape));
+      const double gbps = bytes * 1e-9 / seconds;
+      const double probe = peaks.GbpsFor(shape);
+      printf("| %s | %s | %s |", ShapeName(shape).c_str(), LibraryName(library),
+             WorkingSetLabel(ShapeCacheBytes(shape)).c_str());
+      PrintCell(1.0 / seconds, "%.0f");
+      PrintCell(gbps, "%.1f");
+      PrintCell(probe, "%.1f");
+      PrintCell(probe > 0.0 ? 100.0 * gbps / probe : -1.0, "%.1f");
+      printf(" %s |\n", DecodeRatios(reporter, shape, library).c_str());
+    }
+  }
+  // One line per cache length: the f32 cache against the peers, the others against it.
+  bool ratios_header = false;
+  for (const Shape& shape : shapes) {
+    if (shape.kind != Kind::kDecodeStream) continue;
+    const std::string f32 = BenchmarkName(shape, Library::kEdgeattn);
+    if (DecodeStreamTwinBenchmarkName(f32) != f32) continue;
+    double f16 = -1.0, int8 = -1.0, gqa = -1.0;
+    for (const Shape& other : shapes) {
+      if (other.kind != Kind::kDecodeStream || other.n != shape.n) continue;
+      const double ratio = TimeRatio(reporter, f32, BenchmarkName(other, Library::kEdgeattn));
+      if (other.kv_storage == EA_KV_STORAGE_F16) f16 = ratio;
+      if (other.kv_storage == EA_KV_STORAGE_INT8) int8 = ratio;
+      if (other.kv_storage == EA_KV_STORAGE_F32 && other.kv_heads != shape.kv_heads) gqa = ratio;
+    }
+    if (!ratios_header) {
+      printf("\nKV-cache ratios (tokens/s over tokens/s, same run; GQA: 8 query heads on 2 KV\n");
+      printf("heads against the f32 cache with 8)\n\n");
+      printf(
+          "| cache length | f32 cache vs Eigen | f32 cache vs oneDNN | f16 / f32 | int8 / f32 "
+          "| GQA / no GQA |\n");
+      printf("|---|---:|---:|---:|---:|---:|\n");
+      ratios_header = true;
+    }
+    printf("| %d |", shape.n);
+    PrintCell(TimeRatio(reporter, DecodeStreamPeerBenchmarkName(f32, Library::kEigen), f32),
+              "%.2f");
+    PrintCell(TimeRatio(reporter, DecodeStreamPeerBenchmarkName(f32, Library::kOnednn), f32),
+              "%.2f");
+    PrintCell(f16, "%.2f");
+    PrintCell(int8, "%.2f");
+    PrintCell(gqa, "%.2f");
+    printf("\n");
+  }
+}
+
 }  // namespace
 
 void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
@@ -142,7 +248,8 @@ void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>
   printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   const Library libraries[] = {Library::kEdgeattn, Library::kEigen, Library::kOnednn};
   for (const Shape& shape : shapes) {
-    if (shape.workers > 1 || IsFixedPoint(shape)) continue;  // the tables below
+    // The tables below.
+    if (shape.workers > 1 || IsFixedPoint(shape) || shape.kind == Kind::kDecodeStream) continue;
     double seconds[3], gflops[3];
     bool any = false;
     for (int i = 0; i < 3; ++i) {
@@ -165,6 +272,7 @@ void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>
   }
   PrintWorkersTable(reporter, shapes, peaks);
   PrintFixedPointTable(reporter, shapes, peaks);
+  PrintDecodeTable(reporter, shapes, peaks);
   const double share = reporter.MinCpuShare();
   printf("\nlowest CPU/real time share per worker of any benchmark: %.2f%s\n", share,
          share < 0.9 ? " (WARNING: other processes shared the cores; figures are low, rerun on "

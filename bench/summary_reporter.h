@@ -3,7 +3,9 @@
 // edgeattn's time ratios against both peers, from the same run's median times; then the
 // multi-worker rows on their own, with their speed-up over one worker and their CPU/real share;
 // then the fixed-point rows, with their GOP/s, share of the integer dot-product peak and
-// speed-up over edgeattn's float32 row of the same layer.
+// speed-up over edgeattn's float32 row of the same layer; then the decode rows, dense and KV
+// cache, with their tokens/s, GB/s and share of the read bandwidth at their working set, and
+// the KV-cache rows' ratios (against the peers, f16 and int8 against f32, GQA against none).
 #ifndef EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 #define EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 
@@ -53,7 +55,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
 
 // Prints the closing tables as Markdown, for every shape at least one library ran: the
 // 1-worker float32 shapes with all three libraries, then the multi-worker shapes and the
-// fixed-point shapes (edgeattn only).
+// fixed-point shapes (edgeattn only), then the decode shapes (KV-cache rows: edgeattn only).
 void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
                        const TargetPeaks& peaks);
 

@@ -229,6 +229,8 @@ std::unique_ptr<Workload> MakeWorkload(const Shape& shape, const ea_parallel_for
                                            parallel);
     case Kind::kDecode:
       return std::make_unique<DecodeWorkload>(shape.n, parallel);
+    case Kind::kDecodeStream:
+      break;  // edgeattn only: decode_stream.h
   }
   return nullptr;
 }

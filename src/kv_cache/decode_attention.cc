@@ -46,11 +46,17 @@ struct DecodeShape {
 };
 
 // tile[r][j] *= factors[j] for r < rows, j in [first, end).
-inline void ScaleTileColumns(float* tile, size_t rows, size_t first, size_t end,
-                             const float* factors) {
+template <class D>
+HWY_INLINE void ScaleTileColumns(D d, float* HWY_RESTRICT tile, size_t rows, size_t first,
+                                 size_t end, const float* HWY_RESTRICT factors) {
+  const size_t lanes = hn::Lanes(d);
   for (size_t r = 0; r < rows; ++r) {
     float* row = tile + r * kScoreTileKeys;
-    for (size_t j = first; j < end; ++j) row[j] *= factors[j];
+    size_t j = first;
+    for (; j + lanes <= end; j += lanes) {
+      hn::StoreU(hn::Mul(hn::LoadU(d, row + j), hn::LoadU(d, factors + j)), d, row + j);
+    }
+    for (; j < end; ++j) row[j] *= factors[j];
   }
 }
 
@@ -79,7 +85,7 @@ HWY_INLINE void AttendRecord(D d, const ea_kv_cache& cache, const DecodeShape& s
   const TE* keys = static_cast<const TE*>(record.keys);
   ScoreBlock(d, q + row_offset, shape.d_head, rows, keys, static_cast<int32_t>(shape.d_head), 0,
              end, cache.config.scale, tile);
-  if (record.key_scales != nullptr) ScaleTileColumns(tile, rows, first, end, record.key_scales);
+  if (record.key_scales != nullptr) ScaleTileColumns(d, tile, rows, first, end, record.key_scales);
   if (cache.config.alibi_slopes != nullptr) {
     AddLinearBiases(tile, rows, first, end, cache.config.alibi_slopes + head,
                     block_start - (shape.first_query_position + query));
@@ -97,7 +103,7 @@ HWY_INLINE void AttendRecord(D d, const ea_kv_cache& cache, const DecodeShape& s
     all_usable = all_usable && usable[r];
   }
   if (record.value_scales != nullptr) {
-    ScaleTileColumns(tile, rows, first, end, record.value_scales);
+    ScaleTileColumns(d, tile, rows, first, end, record.value_scales);
   }
 
   WeightedValuesArgsOf<TE> pv;

@@ -156,7 +156,7 @@ TEST_P(KvCacheTest, AlibiBiasesEachHeadByDistance) {
 }
 
 TEST(KvCacheAlibi, SlopesAreThePapers) {
-  std::vector<float> slopes(12);
+  std::vector<float> slopes(16);
   for (const int n : {1, 2, 4, 8, 16}) {
     ASSERT_EQ(ea_alibi_slopes_fill(slopes.data(), n), EA_OK);
     for (int h = 0; h < n; ++h) EXPECT_FLOAT_EQ(slopes[h], std::pow(2.0, -8.0 * (h + 1) / n)) << n;

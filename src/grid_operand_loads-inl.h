@@ -29,6 +29,8 @@ namespace edgeattn {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Redefined for each target of the foreach_target pass.
+#undef EA_HARDWARE_HALF_WIDENING
 #if ((HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && \
      !defined(HWY_DISABLE_F16C)) ||                                                     \
     (HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_SCALAR) ||                                   \

@@ -25,7 +25,8 @@
  *         and for V: scale = max|x| / 127 over the head's d_head values,
  *         x_q = round-to-nearest-even(x / scale) (an all-zero head stores
  *         scale 0; a non-finite one stores a NaN scale, so that every query
- *         seeing it outputs NaN).
+ *         seeing it outputs NaN; a head whose max|x| is within 1 % of
+ *         FLT_MAX may dequantise to +-inf, the correctly rounded value).
  * The same inputs give the same stored bytes on every CPU and SIMD target
  * (append is scalar integer code); outputs meet the float32 error bound
  * (README, "Numerics contract") on every target.
@@ -33,7 +34,8 @@
  * With a window, the cache is a ring: appends never fill it, and the oldest
  * positions are overwritten once `capacity` are held. capacity must cover
  * window + max_queries - 1 positions, so that every query of an attend still
- * finds its whole window.
+ * finds its whole window (and, with no window, max_queries <= capacity):
+ * EA_ERR_BAD_DIMENSION otherwise.
  *
  * Positions: ALiBi through the config's alibi_slopes; RoPE by rotating
  * queries and keys before they reach the cache (edgeattn/rope.h).

@@ -388,6 +388,37 @@ StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& c,
   return set;
 }
 
+StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
+  StatusSet set;
+  if (c.storage != EA_KV_STORAGE_F32 && c.storage != EA_KV_STORAGE_F16 &&
+      c.storage != EA_KV_STORAGE_INT8) {
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  if (c.scale != 0.0f && !(c.scale > 0.0f && isfinite(c.scale))) set.Add(EA_ERR_BAD_ARGUMENT);
+  if (c.capacity <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 || c.d_head <= 0 ||
+      c.max_queries <= 0 || c.window < 0) {
+    set.Add(EA_ERR_BAD_DIMENSION);
+    return set;
+  }
+  if (c.n_heads % c.n_kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  if (c.window > 0 && int64_t{c.window} + c.max_queries - 1 > c.capacity) {
+    // kv_cache.h says capacity "must cover" it but names no status; edgeattn.h's
+    // list has no such cause. A dimension that does not fit (BAD_DIMENSION, as
+    // tests/kv_cache_test.cc expects) or "anything else out of range".
+    set.Add(EA_ERR_BAD_DIMENSION);
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  // No window: max_queries > capacity can never be used in full (an attend
+  // sees at most `capacity` tokens) but breaks no documented rule; the suite
+  // expects EA_ERR_BAD_DIMENSION. Either answer is accepted.
+  if (c.window == 0 && c.max_queries > c.capacity) set.Tolerate(EA_ERR_BAD_DIMENSION);
+  const int64_t kv_row = int64_t{c.n_kv_heads} * c.d_head;
+  ElementsRule(c.capacity, kv_row, &set);                            // k, v of capacity tokens
+  ElementsRule(KeyPanelsRoundUp(c.capacity), kv_row, &set);          // stored in 64-position blocks
+  ElementsRule(c.max_queries, int64_t{c.n_heads} * c.d_head, &set);  // q, out
+  return set;
+}
+
 StatusSet ArenaRules(const ea_arena& arena, uint64_t need, bool config_valid) {
   StatusSet set;
   if (arena.base == nullptr) {

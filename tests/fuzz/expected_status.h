@@ -11,6 +11,7 @@
 #include <string>
 
 #include "edgeattn/edgeattn.h"
+#include "edgeattn/kv_cache.h"
 
 namespace edgeattn_fuzz {
 
@@ -67,6 +68,14 @@ StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& config,
                                         const ea_self_attention_quant_params& params);
 bool ValidQuantScale(float scale);
 bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point);
+
+// The KV cache (edgeattn/kv_cache.h): the config rules of
+// ea_kv_cache_arena_size and ea_kv_cache_init. Dimensions > 0 (window >= 0),
+// n_heads divisible by n_kv_heads, a known storage, a scale of 0 or positive
+// and finite, no tensor past EA_MAX_ELEMENTS (k / v of `capacity` tokens,
+// also rounded up to the 64-position blocks they are stored in, q / out of
+// max_queries), and with a window capacity >= window + max_queries - 1.
+StatusSet KvCacheConfigRules(const ea_kv_cache_config& config);
 
 // The arena rules of plan_init for a plan needing `need` bytes (need is
 // meaningful only when the config is valid: pass config_valid).

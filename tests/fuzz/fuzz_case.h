@@ -22,9 +22,10 @@ enum Operation : uint8_t {
   kMha = 2,
   kApi = 3,
   kQuantMha = 4,
-  kQuantSelfAttention = 5
+  kQuantSelfAttention = 5,
+  kKvCache = 6
 };
-inline constexpr uint8_t kOperationCount = 6;
+inline constexpr uint8_t kOperationCount = 7;
 
 // Upper bounds that keep one iteration well under a millisecond in the
 // common case: a tensor of at most kMaxTensorFloats is materialised, a run
@@ -300,6 +301,85 @@ struct QuantSelfAttentionCase {
   bool ScalesGiven() const { return scales_kind < 240; }
 };
 
+// The KV cache (edgeattn/kv_cache.h): a config, the arena, then a sequence
+// of up to kMaxKvOps calls on the cache, each with its own count, NULL
+// pointers, buffers (own regions, or over the arena, an earlier op's buffer
+// or, for out, this op's q) and values.
+inline constexpr int kMaxKvOps = 8;
+
+enum KvOpKind : uint8_t { kKvAppend = 0, kKvAttend = 1, kKvReset = 2, kKvReinit = 3 };
+
+// Bits of KvOp::null_bits: the cache, then the op's first and second pointer
+// (append: k, v; attend: q, out; re-init: config, arena).
+enum KvNullBit : uint8_t { kKvNullCache = 1, kKvNullFirst = 2, kKvNullSecond = 4 };
+
+struct KvOp {
+  uint8_t kind = 0;  // < 104 append, < 200 attend, < 228 reset, else re-init (Kind())
+  // The count (append's n_tokens, attend's n_queries), resolved against the
+  // cache as the documented rules leave it (fuzz_kv_cache.cc KvCount): < 96 a
+  // chunk the stream can attend (attend: the last append's), < 160 anything
+  // valid, < 192 one past the largest valid, < 208 zero, else length_value.
+  uint8_t length_kind = 0;
+  int32_t length_value = 0;
+  uint8_t null_select = 0;  // >= 232: null_bits apply
+  uint8_t null_bits = 0;
+  Placement first, second;                 // append: k, v; attend: q, out
+  TensorSpec first_values, second_values;  // append: k, v; attend: q
+  uint8_t reinit_field = 0;  // re-init: config field % 8 set to reinit_value; 8: no arena left
+  int32_t reinit_value = 0;
+
+  uint8_t Kind() const {
+    return kind < 104 ? kKvAppend : kind < 200 ? kKvAttend : kind < 228 ? kKvReset : kKvReinit;
+  }
+  uint8_t Nulls() const { return null_select >= 232 ? null_bits : 0; }
+};
+
+struct KvCacheCase {
+  Common common;  // Nulls(): kNullSizeConfig, kNullSizeBytes, kNullPlan (the cache),
+                  // kNullPlanConfig, kNullArena, kNullArenaBase; targets
+  int32_t capacity = 8, n_heads = 1, n_kv_heads = 1, d_head = 4;
+  uint8_t heads_kind = 0;        // < 200: the heads_kind-th divisor of n_heads; else n_kv_heads
+  uint8_t max_queries_kind = 0;  // < 112: 1; < 224: 1 + kind % 8; else max_queries
+  int32_t max_queries = 1;
+  uint8_t window_kind = 0;  // < 160: no window; else window
+  int32_t window = 0;
+  uint8_t capacity_kind = 0;  // < 128: at least Needed(); < 160: exactly Needed(); else capacity
+  int32_t storage = 0;
+  uint8_t scale_kind = 0;  // ScaleValue(scale_kind, scale_bits)
+  uint32_t scale_bits = 0;
+  ArenaSpec arena;
+  uint8_t op_count = 0;  // modulo kMaxKvOps + 1
+  KvOp ops[kMaxKvOps];
+
+  int32_t NKvHeads() const {
+    if (heads_kind >= 200 || n_heads <= 0 || n_heads > (1 << 12)) return n_kv_heads;
+    int32_t divisors[64];
+    int count = 0;
+    for (int32_t h = 1; h <= n_heads && count < 64; ++h) {
+      if (n_heads % h == 0) divisors[count++] = h;
+    }
+    return divisors[heads_kind % count];
+  }
+  int32_t MaxQueries() const {
+    return max_queries_kind < 112   ? 1
+           : max_queries_kind < 224 ? 1 + max_queries_kind % 8
+                                    : max_queries;
+  }
+  int32_t Window() const { return window_kind < 160 ? 0 : window; }
+  // The positions the window rule asks for (max_queries without a window).
+  int64_t Needed() const {
+    const int64_t w = Window(), m = MaxQueries();
+    return w > 0 ? w + m - 1 : m;
+  }
+  int32_t Capacity() const {
+    const int64_t needed = Needed();
+    if (capacity_kind >= 160 || needed < 1 || needed > INT32_MAX) return capacity;
+    if (capacity_kind >= 128) return static_cast<int32_t>(needed);
+    return capacity >= needed ? capacity : static_cast<int32_t>(needed);
+  }
+  int32_t OpCount() const { return op_count % (kMaxKvOps + 1); }
+};
+
 // Element counts of a case's tensors; the TensorSpec layout depends on them.
 inline size_t BoundedCount(int64_t rows, int64_t cols) {
   if (rows <= 0 || cols <= 0 || rows > kMaxTensorFloats || cols > kMaxTensorFloats) return 0;
@@ -521,6 +601,65 @@ void Visit(Io& io, QuantSelfAttentionCase& c) {
   io.U8(c.unread);
   for (QuantTensor& t : c.tensors) Visit(io, t);
   Visit(io, c.quant);
+}
+
+// Per-element bytes of a KV op's tensors: one row block of max_queries rows
+// (cyclic past it), so that the layout depends on the config alone.
+inline size_t KvElementCount(const KvCacheCase& c, int32_t heads) {
+  const size_t count =
+      BoundedCount(c.MaxQueries(), static_cast<int64_t>(heads) * static_cast<int64_t>(c.d_head));
+  return count > 0 ? count : 16;
+}
+
+template <class Io>
+void Visit(Io& io, KvOp& op, size_t kv_count, size_t q_count) {
+  io.U8(op.kind);
+  io.U8(op.length_kind);
+  io.I32(op.length_value);
+  io.U8(op.null_select);
+  io.U8(op.null_bits);
+  switch (op.Kind()) {
+    case kKvAppend:
+      Visit(io, op.first);
+      Visit(io, op.second);
+      Visit(io, op.first_values, kv_count);
+      Visit(io, op.second_values, kv_count);
+      break;
+    case kKvAttend:
+      Visit(io, op.first);
+      Visit(io, op.second);
+      Visit(io, op.first_values, q_count);
+      break;
+    case kKvReinit:
+      io.U8(op.reinit_field);
+      io.I32(op.reinit_value);
+      break;
+    default:
+      break;
+  }
+}
+
+template <class Io>
+void Visit(Io& io, KvCacheCase& c) {
+  Visit(io, c.common);
+  io.Dim(c.n_heads);
+  io.U8(c.heads_kind);
+  if (c.heads_kind >= 200) io.Dim(c.n_kv_heads);
+  io.Dim(c.d_head);
+  io.U8(c.max_queries_kind);
+  if (c.max_queries_kind >= 224) io.Dim(c.max_queries);
+  io.U8(c.window_kind);
+  if (c.window_kind >= 160) io.Dim(c.window);
+  io.U8(c.capacity_kind);
+  io.Dim(c.capacity);
+  io.Enum(c.storage, 3);
+  io.U8(c.scale_kind);
+  io.U32(c.scale_bits);
+  Visit(io, c.arena);
+  io.U8(c.op_count);
+  const size_t kv_count = KvElementCount(c, c.NKvHeads());
+  const size_t q_count = KvElementCount(c, c.n_heads);
+  for (int i = 0; i < c.OpCount(); ++i) Visit(io, c.ops[i], kv_count, q_count);
 }
 
 template <class Io>

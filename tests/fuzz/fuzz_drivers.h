@@ -14,6 +14,8 @@ void FuzzQuantMha(ByteReader& input);
 // Fixed-point single-head self-attention: ea_self_attention_quant_derive,
 // ea_self_attention_quant_plan_init, ea_self_attention_run_s8 / _s16.
 void FuzzQuantSelfAttention(ByteReader& input);
+// The KV cache: ea_kv_cache_arena_size, _init, _append, _attend, _reset.
+void FuzzKvCache(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

@@ -15,6 +15,11 @@
 #include "reference_bound.h"
 #include "simd_targets.h"
 
+namespace {
+// Inputs run per family, for the log.
+size_t g_family_inputs[edgeattn_fuzz::kOperationCount] = {};
+}  // namespace
+
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   edgeattn_fuzz::InitTargets();
   fprintf(stderr, "edgeattn fuzz: %zu SIMD targets:", edgeattn_fuzz::Targets().size());
@@ -26,6 +31,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     const edgeattn_fuzz::BoundStats& stats = edgeattn_fuzz::Stats();
     fprintf(stderr, "edgeattn fuzz: error bound checked %zu times, %zu ill-conditioned skipped\n",
             stats.checked, stats.ill_conditioned);
+    fprintf(stderr,
+            "edgeattn fuzz: inputs per family (attention, self-attention, MHA, API, "
+            "quant MHA, quant self-attention, KV cache):");
+    for (size_t count : g_family_inputs) fprintf(stderr, " %zu", count);
+    fprintf(stderr, "\n");
   });
   return 0;
 }
@@ -35,6 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   edgeattn_fuzz::ByteReader input(data, size);
   uint8_t operation = 0;
   input.U8(operation);
+  ++g_family_inputs[operation % edgeattn_fuzz::kOperationCount];
   switch (operation % edgeattn_fuzz::kOperationCount) {
     case edgeattn_fuzz::kAttention:
       edgeattn_fuzz::FuzzAttention(input);
@@ -50,6 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case edgeattn_fuzz::kQuantSelfAttention:
       edgeattn_fuzz::FuzzQuantSelfAttention(input);
+      break;
+    case edgeattn_fuzz::kKvCache:
+      edgeattn_fuzz::FuzzKvCache(input);
       break;
     default:
       edgeattn_fuzz::FuzzApi(input);

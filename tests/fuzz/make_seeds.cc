@@ -15,6 +15,7 @@
 
 #include "byte_reader.h"
 #include "edgeattn/edgeattn.h"
+#include "edgeattn/kv_cache.h"
 #include "fuzz_case.h"
 
 using namespace edgeattn_fuzz;
@@ -496,6 +497,198 @@ void QuantSelfAttentionSeeds() {
   Write("quant-self-attention-s8-d-k-100000", kQuantSelfAttention, c);
 }
 
+// KV cache ops (fuzz_case.h KvOp) with explicit counts.
+KvOp KvAppend(int32_t n, uint32_t seed) {
+  KvOp op;
+  op.kind = 10;
+  op.length_kind = 250;
+  op.length_value = n;
+  op.first_values = Normal(seed);
+  op.second_values = Normal(seed + 1);
+  return op;
+}
+KvOp KvAttend(int32_t n, uint32_t seed) {
+  KvOp op;
+  op.kind = 150;
+  op.length_kind = 250;
+  op.length_value = n;
+  op.first_values = Normal(seed);
+  return op;
+}
+KvOp KvReset() {
+  KvOp op;
+  op.kind = 210;
+  return op;
+}
+KvOp KvReinit(uint8_t field, int32_t value) {
+  KvOp op;
+  op.kind = 240;
+  op.reinit_field = field;
+  op.reinit_value = value;
+  return op;
+}
+KvOp WithNulls(KvOp op, uint8_t bits) {
+  op.null_select = 240;
+  op.null_bits = bits;
+  return op;
+}
+
+KvCacheCase Kv(int32_t capacity, int32_t n_heads, int32_t n_kv_heads, int32_t d_head,
+               int32_t max_queries, int32_t window, int32_t storage, const std::vector<KvOp>& ops) {
+  KvCacheCase c;
+  c.capacity_kind = 200;  // capacity as given
+  c.capacity = capacity;
+  c.n_heads = n_heads;
+  c.heads_kind = 250;
+  c.n_kv_heads = n_kv_heads;
+  c.d_head = d_head;
+  c.max_queries_kind = 250;
+  c.max_queries = max_queries;
+  c.window_kind = window != 0 ? 200 : 0;
+  c.window = window;
+  c.storage = storage;
+  c.op_count = static_cast<uint8_t>(ops.size());
+  for (size_t i = 0; i < ops.size() && i < kMaxKvOps; ++i) c.ops[i] = ops[i];
+  return c;
+}
+
+// A decode stream: append a chunk, attend its queries, `steps` times.
+std::vector<KvOp> Stream(const std::vector<int32_t>& chunks) {
+  std::vector<KvOp> ops;
+  uint32_t seed = 100;
+  for (int32_t n : chunks) {
+    ops.push_back(KvAppend(n, seed));
+    ops.push_back(KvAttend(n, seed + 2));
+    seed += 3;
+  }
+  return ops;
+}
+
+constexpr int32_t kF32 = EA_KV_STORAGE_F32, kF16 = EA_KV_STORAGE_F16, kInt8 = EA_KV_STORAGE_INT8;
+constexpr uint8_t kBig1e5 = 15, kHuge3e38 = 6;
+
+void KvCacheSeeds() {
+  KvCacheCase c = Kv(40, 4, 2, 8, 1, 0, kF32, Stream({1, 1, 1, 1}));
+  Write("kv-cache-f32-decode", kKvCache, c);
+  c = Kv(100, 3, 3, 13, 7, 0, kF16, Stream({7, 3, 5, 1}));
+  Write("kv-cache-f16-chunks", kKvCache, c);
+  c = Kv(80, 6, 2, 17, 4, 0, kInt8, Stream({4, 4, 2, 3}));
+  Write("kv-cache-int8-gqa", kKvCache, c);
+  c = Kv(150, 2, 1, 8, 64, 0, kF32, Stream({64, 10, 1}));  // multi-query, across blocks
+  Write("kv-cache-mqa-two-blocks", kKvCache, c);
+  c = Kv(8, 2, 1, 8, 3, 6, kF16, Stream({3, 3, 3, 2}));  // ring of 8, window 6
+  Write("kv-cache-f16-window-ring", kKvCache, c);
+  c = Kv(70, 2, 2, 4, 2, 66, kInt8, Stream({60, 60, 60, 1}));  // a ring of two blocks wraps
+  c.ops[1].length_value = 2;
+  c.ops[3].length_value = 2;
+  c.ops[5].length_value = 2;
+  Write("kv-cache-int8-window-two-blocks", kKvCache, c);
+  c = Kv(4, 1, 1, 4, 2, 0, kF32,
+         {KvAppend(3, 1), KvAppend(2, 4), KvAttend(2, 7), KvAppend(1, 8), KvAttend(1, 11),
+          KvAppend(1, 12)});
+  Write("kv-cache-full", kKvCache, c);
+  // Placements: candidates are the arena, then every earlier op buffer, then
+  // (for the second) this op's first.
+  c = Kv(16, 2, 2, 4, 2, 0, kF32, Stream({2}));
+  c.ops[1].second = Over(3, 2);  // out over q
+  Write("kv-cache-out-over-q", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32, Stream({2, 2}));
+  c.ops[0].first = Over(0, 16);  // k inside the stored records
+  Write("kv-cache-k-in-carve", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32, Stream({2}));
+  c.ops[1].first = Over(0, 8);  // q inside the carve
+  Write("kv-cache-q-in-carve", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF16, Stream({2}));
+  c.ops[1].second = Over(0, 40);  // out inside the carve
+  Write("kv-cache-out-in-carve", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32, Stream({2, 2}));
+  c.ops[1].second = Over(1);  // out over the first append's k (allowed)
+  c.ops[2].first = Over(4);   // the next k over that out: its values
+  Write("kv-cache-out-feeds-next-append", kKvCache, c);
+  c = Kv(8, 1, 1, 4, 1, 2, kF32, Stream({1, 1, 1, 1}));
+  c.ops[0].second_values = WithSpecial(101, 0, kNaN);  // seen by queries 0 and 1 only
+  Write("kv-cache-nan-value-window", kKvCache, c);
+  c = Kv(16, 2, 1, 4, 3, 0, kInt8, Stream({3, 1}));
+  c.ops[0].first_values = WithSpecial(100, 5, kInf);  // token 1's key head: NaN scale
+  Write("kv-cache-int8-inf-key", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 4, 0, kF16, Stream({4, 2}));
+  c.ops[0].second_values = WithSpecial(101, 9, kBig1e5);  // f16 inf
+  Write("kv-cache-f16-overflow", kKvCache, c);
+  c = Kv(24, 2, 2, 16, 3, 0, kF32, Stream({3, 3, 3}));
+  for (int i = 0; i < 6; ++i) c.ops[i].first_values.magnitude = 16;  // scores ~1e4
+  Write("kv-cache-large-scores", kKvCache, c);
+  c = Kv(16, 1, 1, 4, 2, 0, kF32, Stream({2, 2}));
+  c.ops[1].first_values = WithSpecial(102, 1, kBig30);
+  c.ops[3].first_values = WithSpecial(105, 6, kHuge3e38);
+  Write("kv-cache-huge-queries", kKvCache, c);
+  c = Kv(16, 6, 4, 4, 1, 0, kF32, Stream({1}));
+  Write("kv-cache-heads-mismatch", kKvCache, c);
+  c = Kv(8, 1, 1, 4, 3, 7, kF32, Stream({1}));  // 7 + 3 - 1 > 8
+  Write("kv-cache-window-too-large", kKvCache, c);
+  c = Kv(4, 1, 1, 4, 6, 0, kF32, {KvAppend(4, 1), KvAttend(4, 3), KvAttend(5, 4)});
+  Write("kv-cache-max-queries-over-capacity", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 1, 0, kF32, Stream({1}));
+  c.scale_kind = 200;  // NaN
+  Write("kv-cache-scale-nan", kKvCache, c);
+  c.scale_bits = 2;  // -1
+  Write("kv-cache-scale-negative", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 1, 0, 3, Stream({1}));
+  Write("kv-cache-bad-storage", kKvCache, c);
+  c = Kv(1 << 24, 4, 2, 16, 2, 0, kInt8, Stream({1}));  // k, v past 2^28 elements
+  Write("kv-cache-elements-overflow", kKvCache, c);
+  c = Kv(INT32_MAX, 1, 1, 1, 1, 0, kF32, Stream({1}));  // blocks round past INT32_MAX
+  Write("kv-cache-capacity-int32-max", kKvCache, c);
+  c = Kv(0, -1, 1, 0, 0, -1, kF32, Stream({1}));
+  Write("kv-cache-bad-dims", kKvCache, c);
+  c = Kv(70, 2, 2, 8, 2, 0, kInt8, Stream({2}));
+  c.arena.capacity_mode = 5;  // short of the need
+  c.arena.capacity_delta = 3;
+  Write("kv-cache-arena-too-small", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32, Stream({2}));
+  c.arena.misalign = 200;
+  Write("kv-cache-arena-misaligned", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32, Stream({2}));
+  c.arena.pre_used_mode = 193;  // used = 100
+  c.arena.pre_used = 100;
+  Write("kv-cache-arena-used-misaligned", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32, Stream({2}));
+  c.arena.pre_used_mode = 192;  // used = 128: aligned, and k over those bytes (not the carve)
+  c.arena.pre_used = 2;
+  c.ops[0].first = Over(0, 4);
+  Write("kv-cache-k-over-arena-pre-used", kKvCache, c);
+  c = Kv(
+      16, 2, 2, 4, 2, 0, kF16,
+      {KvAppend(2, 1), KvAttend(2, 3), KvReinit(3, 0), KvAttend(2, 4), KvAppend(1, 5), KvReset()});
+  Write("kv-cache-reinit-broken", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32, {KvAppend(2, 1), KvReinit(8, 0), KvAttend(2, 3)});
+  Write("kv-cache-reinit-no-arena", kKvCache, c);
+  c = Kv(16, 2, 1, 4, 3, 0, kInt8,
+         {KvAppend(3, 1), KvAttend(3, 3), KvReset(), KvAttend(1, 4), KvAppend(2, 5), KvAttend(2, 7),
+          KvReset(), KvAttend(1, 8)});
+  Write("kv-cache-reset", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32,
+         {WithNulls(KvAppend(2, 1), kKvNullFirst), KvAppend(2, 3),
+          WithNulls(KvAttend(2, 5), kKvNullSecond), WithNulls(KvReset(), kKvNullCache),
+          WithNulls(KvReinit(8, 0), kKvNullCache), KvAttend(2, 6)});
+  c.common.null_select = 240;
+  c.common.null_bits = kNullSizeBytes;
+  Write("kv-cache-null-pointers", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32, Stream({2}));
+  c.common.null_select = 240;
+  c.common.null_bits = kNullPlan;  // init without a cache: every op refused
+  Write("kv-cache-init-null-cache", kKvCache, c);
+  c = Kv(16, 2, 2, 4, 2, 0, kF32,
+         {KvAppend(INT32_MAX, 1), KvAppend(-1, 2), KvAppend(1, 3), KvAttend(INT32_MIN, 4),
+          KvAttend(2, 5), KvAttend(1, 6)});
+  Write("kv-cache-counts-extreme", kKvCache, c);
+  c = Kv(30, 4, 2, 6, 5, 9, kF16, Stream({1, 1, 1, 1}));
+  for (int i = 0; i < 8; ++i) {
+    c.ops[i].length_kind = static_cast<uint8_t>(i * 30);  // chunk, any, one past, zero...
+    c.ops[i].length_value = 7 * i + 3;
+  }
+  Write("kv-cache-count-kinds", kKvCache, c);
+}
+
 void ApiSeeds() {
   ApiCase c;
   c.status_value = 12345;
@@ -531,6 +724,7 @@ int main(int argc, char** argv) {
   QuantSeeds();
   QuantSelfAttentionSeeds();
   ApiSeeds();
+  KvCacheSeeds();
   printf("make_seeds: %d seeds in %s\n", g_written, argv[1]);
   return 0;
 }

@@ -1,0 +1,245 @@
+#include "kv_cache_check.h"
+
+#include <float.h>
+#include <math.h>
+
+#include <algorithm>
+
+#include "failure.h"
+#include "reference/random_tensor.h"
+#include "reference_bound.h"
+#include "test_support.h"
+
+namespace edgeattn_fuzz {
+namespace {
+
+using edgeattn_test::StoredAs;
+
+constexpr double kRoundingStep = 0x1p-23;  // two float ulps, as reference_bound.cc
+constexpr uint64_t kRoundingSeeds[2] = {0x5eed, 0xbeef};
+constexpr double kTinyOutputs = 1e-30;
+// Scores whose magnitudes (or their parts') stay below this cannot overflow
+// in any float evaluation order; exact scores above 4 FLT_MAX always do.
+constexpr double kNoOverflow = FLT_MAX / 4.0;
+constexpr double kSureOverflow = 4.0 * static_cast<double>(FLT_MAX);
+
+class Rounding {
+ public:
+  explicit Rounding(uint64_t seed) : stream_(seed) {}
+  double operator()(double value, double magnitude) {
+    return value + ((stream_.NextBits() & 1) ? kRoundingStep : -kRoundingStep) * magnitude;
+  }
+
+ private:
+  edgeattn_test::RandomStream stream_;
+};
+
+}  // namespace
+
+uint64_t HashBytes(uint64_t hash, const void* data, size_t bytes) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
+  return hash;
+}
+
+void KvHistory::Append(const float* k_rows, const float* v_rows, int n, int d_head,
+                       StoredAs storage) {
+  const size_t count = static_cast<size_t>(n) * static_cast<size_t>(row);
+  const std::vector<double> k_stored =
+      edgeattn_test::StoredValues(std::vector<float>(k_rows, k_rows + count), d_head, storage);
+  const std::vector<double> v_stored =
+      edgeattn_test::StoredValues(std::vector<float>(v_rows, v_rows + count), d_head, storage);
+  k.insert(k.end(), k_stored.begin(), k_stored.end());
+  v.insert(v.end(), v_stored.begin(), v_stored.end());
+}
+
+KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs storage,
+                             const KvHistory& history, const std::vector<float>& q, int first,
+                             int n)
+    : problem_(p), n_(n) {
+  ref_ = edgeattn_test::ReferenceDecode(p, q, first, n, history.k, history.v);
+  const int d = p.d, group = p.n_heads / p.n_kv_heads;
+  const double scale = p.scale > 0.0 ? p.scale : 1.0 / sqrt(static_cast<double>(d));
+  const size_t ld_q = static_cast<size_t>(p.n_heads) * d;
+  const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * d;
+  rows_.assign(static_cast<size_t>(n) * p.n_heads, Row::kClean);
+  must_be_nonfinite_.assign(static_cast<size_t>(n) * ld_q, 0);
+  out_magnitude_.assign(ref_.size(), 0.0);
+  for (std::vector<double>& r : rounded_) r.assign(ref_.size(), 0.0);
+  Rounding rounding[2] = {Rounding(kRoundingSeeds[0]), Rounding(kRoundingSeeds[1])};
+  std::vector<double> e;
+  for (int i = 0; i < n; ++i) {
+    const int position = first + i;
+    const int lo = p.window > 0 ? std::max(0, position - p.window + 1) : 0;
+    max_visible_ = std::max(max_visible_, position - lo + 1);
+    for (int h = 0; h < p.n_heads; ++h) {
+      const float* q_row = q.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * d;
+      const size_t kv_column = static_cast<size_t>(h / group) * d;
+      const size_t out_base = static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * d;
+      bool nan_scored = false, overflow_possible = false, nonfinite_value = false;
+      double q_abs_sum = 0.0, q_abs_max = 0.0, row_max_score = 0.0;
+      for (int c = 0; c < d; ++c) {
+        q_abs_sum += fabs(static_cast<double>(q_row[c]));
+        q_abs_max = std::max(q_abs_max, fabs(static_cast<double>(q_row[c])));
+      }
+      if (scale * q_abs_max > kNoOverflow || q_abs_max > kNoOverflow) overflow_possible = true;
+      if (storage == StoredAs::kInt8 && 127.0 * q_abs_sum > kNoOverflow) overflow_possible = true;
+      for (int j = lo; j <= position; ++j) {
+        const double* k_row = history.k.data() + static_cast<size_t>(j) * ld_kv + kv_column;
+        const double* v_row = history.v.data() + static_cast<size_t>(j) * ld_kv + kv_column;
+        double dot = 0.0, magnitude = 0.0;
+        for (int c = 0; c < d; ++c) {
+          dot += q_row[c] * k_row[c];
+          magnitude += fabs(q_row[c] * k_row[c]);
+        }
+        const double s = scale * dot;
+        if (!isfinite(s) || fabs(s) > kSureOverflow) nan_scored = true;
+        if (std::max(1.0, scale) * magnitude > kNoOverflow) overflow_possible = true;
+        if (isfinite(s)) row_max_score = std::max(row_max_score, fabs(s));
+        for (int c = 0; c < d; ++c) {
+          // int8's dequantised values can pass FLT_MAX (127 * fl(FLT_MAX / 127)
+          // does): float keeps them as +-inf or not, depending on whether
+          // the kernel dequantises first. Values near the range may overflow
+          // a weighted sum.
+          if (fabs(k_row[c]) > FLT_MAX && isfinite(k_row[c])) overflow_possible = true;
+          if (fabs(v_row[c]) > kNoOverflow && isfinite(v_row[c])) overflow_possible = true;
+          if (!isfinite(v_row[c])) {
+            nonfinite_value = true;
+            must_be_nonfinite_[out_base + c] = 1;
+          }
+        }
+      }
+      Row& kind = rows_[static_cast<size_t>(i) * p.n_heads + h];
+      if (nan_scored) {
+        kind = Row::kNaN;
+        continue;
+      }
+      if (overflow_possible || nonfinite_value) {
+        kind = Row::kPartial;
+        continue;
+      }
+      ++clean_rows_;
+      max_score_ = std::max(max_score_, row_max_score);
+      // Float's rounding modelled: scores, exponentials, their sum and the
+      // outputs each moved by two ulps of their magnitude (int8's
+      // dequantised keys and values too), two random-sign realisations.
+      for (int r = 0; r < 2; ++r) {
+        Rounding& round = rounding[r];
+        e.assign(static_cast<size_t>(position - lo + 1), 0.0);
+        double largest = -INFINITY;
+        for (int j = lo; j <= position; ++j) {
+          const double* k_row = history.k.data() + static_cast<size_t>(j) * ld_kv + kv_column;
+          double dot = 0.0, magnitude = 0.0;
+          for (int c = 0; c < d; ++c) {
+            const double k_value =
+                storage == StoredAs::kInt8 ? round(k_row[c], fabs(k_row[c])) : k_row[c];
+            dot += q_row[c] * k_value;
+            magnitude += fabs(q_row[c] * k_value);
+          }
+          double& score = e[static_cast<size_t>(j - lo)];
+          score = round(scale * dot, scale * magnitude);
+          largest = std::max(largest, score);
+        }
+        double sum = 0.0;
+        for (double& x : e) {
+          x = exp(x - largest);
+          x = round(x, x);
+          sum += x;
+        }
+        sum = round(sum, sum);
+        for (int c = 0; c < d; ++c) {
+          double acc = 0.0, magnitude = 0.0;
+          for (int j = lo; j <= position; ++j) {
+            const double v_stored =
+                history.v[static_cast<size_t>(j) * ld_kv + kv_column + static_cast<size_t>(c)];
+            const double v_value =
+                storage == StoredAs::kInt8 ? round(v_stored, fabs(v_stored)) : v_stored;
+            const double w = e[static_cast<size_t>(j - lo)] / sum;
+            acc += w * v_value;
+            magnitude += w * fabs(v_value);
+          }
+          rounded_[r][out_base + c] = round(acc, magnitude);
+          out_magnitude_[out_base + c] = magnitude;
+        }
+      }
+    }
+  }
+}
+
+void KvDecodeCheck::Check(const float* out) const {
+  const int d = problem_.d;
+  const size_t ld_q = static_cast<size_t>(problem_.n_heads) * d;
+  double max_error = 0.0, max_ref = 0.0, max_magnitude = 0.0, condition = 0.0;
+  double rounded_error[2] = {0.0, 0.0};
+  for (int i = 0; i < n_; ++i) {
+    for (int h = 0; h < problem_.n_heads; ++h) {
+      const Row kind = rows_[static_cast<size_t>(i) * problem_.n_heads + h];
+      const size_t base = static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * d;
+      for (int c = 0; c < d; ++c) {
+        const size_t at = base + static_cast<size_t>(c);
+        const double y = out[at];
+        if (kind == Row::kNaN && !isnan(y)) {
+          Fail(
+              "ea_kv_cache_attend: query %d head %d sees a NaN or infinite scaled score, "
+              "out[%d] = %.9g, want NaN",
+              i, h, c, y);
+        }
+        if (kind == Row::kPartial && must_be_nonfinite_[at] && isfinite(y)) {
+          Fail(
+              "ea_kv_cache_attend: query %d head %d sees a non-finite stored value in channel "
+              "%d, out = %.9g, want NaN or inf",
+              i, h, c, y);
+        }
+        if (kind != Row::kClean) continue;
+        if (!isfinite(y)) {
+          Fail("ea_kv_cache_attend: query %d head %d (finite scores and values) out[%d] = %.9g", i,
+               h, c, y);
+        }
+        max_error = std::max(max_error, fabs(y - ref_[at]));
+        max_ref = std::max(max_ref, fabs(ref_[at]));
+        max_magnitude = std::max(max_magnitude, out_magnitude_[at]);
+        for (int r = 0; r < 2; ++r) {
+          rounded_error[r] = std::max(rounded_error[r], fabs(rounded_[r][at] - ref_[at]));
+        }
+      }
+    }
+  }
+  if (clean_rows_ == 0 || d > kBoundMaxFeatures) {
+    Debug("    attend: %zu clean rows of %zu, no bound check\n", clean_rows_, rows_.size());
+    return;
+  }
+  double bound = edgeattn_test::FloatErrorBound(max_score_, d);
+  if (max_visible_ > 32768) {
+    bound += edgeattn_test::LongRowErrorBound(max_visible_) - edgeattn_test::kFloatErrorBound;
+  }
+  if (max_ref > 0.0) {
+    condition = std::max({rounded_error[0] / max_ref, rounded_error[1] / max_ref,
+                          kRoundingStep * max_magnitude / max_ref});
+  } else {
+    condition = std::max({rounded_error[0], rounded_error[1], kRoundingStep * max_magnitude});
+  }
+  if (condition > bound / 4 || (max_ref > 0.0 && max_ref < kTinyOutputs) || max_ref >= 1e37) {
+    Debug("    attend: ill-conditioned (rounding model %.2g, bound %.3g, max |y_ref| %.3g)\n",
+          condition, bound, max_ref);
+    ++Stats().ill_conditioned;
+    return;
+  }
+  ++Stats().checked;
+  const double error = max_ref > 0.0 ? max_error / max_ref : max_error;
+  Debug("    attend: %zu clean rows, error %.3g, bound %.3g, rounding model %.2g\n", clean_rows_,
+        error, bound, condition);
+  if (!(error <= bound)) {
+    if (Debugging()) {
+      for (size_t at = 0; at < ref_.size(); ++at) {
+        Debug("  out[%zu] = %.9g, reference %.9g, rounding models %.9g %.9g\n", at, out[at],
+              ref_[at], rounded_[0][at], rounded_[1][at]);
+      }
+    }
+    Fail(
+        "ea_kv_cache_attend: output error %.3g > bound %.3g against ReferenceDecode (largest "
+        "|scaled score| %.3g, rounding model moves it %.2g, max |y_ref| %.3g)",
+        error, bound, max_score_, condition, max_ref);
+  }
+}
+
+}  // namespace edgeattn_fuzz

@@ -33,7 +33,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 #undef EA_HARDWARE_HALF_WIDENING
 #if ((HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && \
      !defined(HWY_DISABLE_F16C)) ||                                                     \
-    (HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_SCALAR) ||                                   \
+    (HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128) ||       \
     (HWY_ARCH_ARM_V7 && HWY_TARGET == HWY_NEON && defined(__ARM_FP) && (__ARM_FP & 2))
 #define EA_HARDWARE_HALF_WIDENING 1
 #else
@@ -64,6 +64,9 @@ HWY_INLINE hn::Vec<D> WidenHalfBits(D d, hn::Vec<hn::Rebind<uint16_t, D>> half_b
   return hn::BitCast(d, hn::Or(sign, magnitude));
 #endif
 }
+
+// (EMU128 and SCALAR use the integer version: Highway's emulation there is the
+// one that loses inf and NaN.)
 
 // Enough elements of any type for the widest vector of this target.
 inline constexpr size_t kOperandTailElements = HWY_MAX_BYTES / sizeof(float);

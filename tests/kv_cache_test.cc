@@ -155,6 +155,23 @@ TEST_P(KvCacheTest, AlibiBiasesEachHeadByDistance) {
   }
 }
 
+// The slopes are read after out is zeroed: out must not hold them.
+TEST(KvCacheAlibi, OutOverTheSlopesIsRefused) {
+  std::vector<float> buffer(8 + 2, 0.0f);
+  ASSERT_EQ(ea_alibi_slopes_fill(buffer.data(), 2), EA_OK);
+  const std::vector<float> slopes(buffer.begin(), buffer.begin() + 2);
+  const ea_kv_cache_config config{4, 2, 1, 4, 1, 0, EA_KV_STORAGE_F32, 0.0f, buffer.data()};
+  OwnedCache cache(config);
+  ASSERT_EQ(cache.init_status(), EA_OK);
+  const std::vector<float> kv(4, 1.0f), q(8, 0.5f);
+  ASSERT_EQ(ea_kv_cache_append(cache.get(), kv.data(), kv.data(), 1), EA_OK);
+  EXPECT_EQ(ea_kv_cache_attend(cache.get(), q.data(), 1, buffer.data() + 1), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_kv_cache_attend(cache.get(), q.data(), 1, buffer.data()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(std::vector<float>(buffer.begin(), buffer.begin() + 2), slopes);
+  std::vector<float> out(8);
+  EXPECT_EQ(ea_kv_cache_attend(cache.get(), q.data(), 1, out.data()), EA_OK);
+}
+
 TEST(KvCacheAlibi, SlopesAreThePapers) {
   std::vector<float> slopes(16);
   for (const int n : {1, 2, 4, 8, 16}) {

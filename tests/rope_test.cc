@@ -3,6 +3,7 @@
 // equal causal attention over the rotated sequence, and scores depend on
 // relative positions only (a shifted stream gives the same outputs).
 #include <gtest/gtest.h>
+#include <stdint.h>
 
 #include <cmath>
 #include <vector>
@@ -100,6 +101,9 @@ TEST(Rope, RefusalsLeaveXUntouched) {
       {"past the table", ea_rope_apply(x.data(), 2, 1, 4, 7, table.data(), 8, EA_ROPE_HALF),
        EA_ERR_BAD_DIMENSION},
       {"negative position", ea_rope_apply(x.data(), 2, 1, 4, -1, table.data(), 8, EA_ROPE_HALF),
+       EA_ERR_BAD_DIMENSION},
+      {"the last position past INT64_MAX",
+       ea_rope_apply(x.data(), 2, 1, 4, INT64_MAX, table.data(), 8, EA_ROPE_HALF),
        EA_ERR_BAD_DIMENSION},
       {"no tokens", ea_rope_apply(x.data(), 0, 1, 4, 0, table.data(), 8, EA_ROPE_HALF),
        EA_ERR_BAD_DIMENSION},

@@ -19,8 +19,9 @@
  * Storage:
  *   F32   as given;
  *   F16   IEEE binary16, rounded to nearest even at append (magnitudes past
- *         65504 become inf, and a query that sees them outputs NaN, as for
- *         any non-finite score: see ea_attention_run);
+ *         65504 become inf: in K a query that sees it outputs NaN, as for any
+ *         non-finite score; in V it reaches the outputs of the queries that
+ *         see it, as in ea_attention_run);
  *   INT8  symmetric int8 with one float scale per token and KV head, for K
  *         and for V: scale = max|x| / 127 over the head's d_head values,
  *         x_q = round-to-nearest-even(x / scale) (an all-zero head stores
@@ -28,7 +29,8 @@
  *         seeing it outputs NaN; a head whose max|x| is within 1 % of
  *         FLT_MAX may dequantise to +-inf, the correctly rounded value).
  * The same inputs give the same stored bytes on every CPU and SIMD target
- * (append is scalar integer code); outputs meet the float32 error bound
+ * (append is scalar code: integer rounding, and for int8 two IEEE float
+ * divisions in the default rounding mode); outputs meet the float32 error bound
  * (README, "Numerics contract") on every target.
  *
  * With a window, the cache is a ring: appends never fill it, and the oldest
@@ -42,7 +44,7 @@
  *
  * Memory: ea_kv_cache_arena_size bytes, KvCacheArenaBytes in
  * edgeattn/arena_sizes.hpp for compile-time sizes. No heap; a cache is used by
- * one thread at a time.
+ * one thread at a time: attend writes the cache's scratch, const or not.
  */
 #ifndef EDGEATTN_KV_CACHE_H_
 #define EDGEATTN_KV_CACHE_H_
@@ -78,7 +80,8 @@ typedef struct ea_kv_cache_config {
   /* NULL, or ALiBi (Press et al. 2022): n_heads finite slopes m_h, and query
    * head h adds m_h * (key position - query position) to its scaled scores.
    * ea_alibi_slopes_fill gives the paper's slopes. The cache reads them at
-   * every attend: they stay the caller's, outside the arena. */
+   * every attend: they stay the caller's, outside the arena and out of every
+   * attend's out, finite and unchanged while the cache is used. */
   const float* alibi_slopes;
 } ea_kv_cache_config;
 

@@ -1,7 +1,7 @@
 // float to IEEE binary16, rounded to nearest even, in integer arithmetic: the
 // same bits on every CPU and SIMD target, whatever the FPU's rounding mode
-// (F16C and Arm's fcvtn give these bits too). Magnitudes that round past
-// 65504 become inf; NaN stays NaN (quiet).
+// (F16C and Arm's fcvtn give these bits too, except NaN payloads).
+// Magnitudes that round past 65504 become inf; NaN stays NaN (quiet).
 #ifndef EDGEATTN_SRC_KV_CACHE_HALF_FLOAT_H_
 #define EDGEATTN_SRC_KV_CACHE_HALF_FLOAT_H_
 

@@ -50,7 +50,7 @@ ea_status ea_alibi_slopes_fill(float* slopes, int32_t n_heads) {
   if (slopes == nullptr) return EA_ERR_NULL_POINTER;
   if (n_heads <= 0) return EA_ERR_BAD_DIMENSION;
   int32_t power = 1;
-  while (power * 2 <= n_heads) power *= 2;
+  while (power <= n_heads / 2) power *= 2;
   // Slope h of a power-of-two count n: 2^(-8 (h + 1) / n).
   for (int32_t h = 0; h < power; ++h) {
     slopes[h] = static_cast<float>(exp2(-8.0 * (h + 1) / power));
@@ -135,8 +135,14 @@ ea_status ea_kv_cache_attend(const ea_kv_cache* cache, const float* q, int32_t n
   }
   const size_t bytes = edgeattn::FloatBytes(int64_t{n_queries} * c.n_heads * c.d_head);
   const edgeattn::Extent out_extent{out, bytes};
-  const edgeattn::Extent read[2] = {{q, bytes}, edgeattn::CacheCarve(*cache)};
-  if (edgeattn::OverlapsAny(out_extent, read, 2) || edgeattn::OverlapsAny(read[1], read, 1)) {
+  // out is zeroed before q, the cache and the ALiBi slopes are read.
+  const edgeattn::Extent carve = edgeattn::CacheCarve(*cache);
+  const edgeattn::Extent q_extent{q, bytes};
+  const edgeattn::Extent read[3] = {
+      q_extent,
+      carve,
+      {c.alibi_slopes, c.alibi_slopes != nullptr ? edgeattn::FloatBytes(c.n_heads) : 0}};
+  if (edgeattn::OverlapsAny(out_extent, read, 3) || edgeattn::OverlapsAny(q_extent, &carve, 1)) {
     return EA_ERR_BAD_ARGUMENT;
   }
   edgeattn::DecodeAttention(*cache, q, n_queries, out);

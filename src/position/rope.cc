@@ -37,7 +37,7 @@ ea_status ea_rope_apply(float* x, int32_t n_tokens, int32_t n_heads, int32_t d_h
   if (n_tokens <= 0 || n_heads <= 0 || d_head <= 0 || d_head % 2 != 0 || table_positions <= 0) {
     return EA_ERR_BAD_DIMENSION;
   }
-  if (first_position < 0 || first_position + n_tokens > table_positions) {
+  if (first_position < 0 || first_position > int64_t{table_positions} - n_tokens) {
     return EA_ERR_BAD_DIMENSION;
   }
   if (layout != EA_ROPE_HALF && layout != EA_ROPE_INTERLEAVED) return EA_ERR_BAD_ARGUMENT;

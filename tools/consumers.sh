@@ -63,9 +63,25 @@ one() {
       done
       ;;
     host-cmake-find-package)
+      # The release this tree is (the header's MAJOR.MINOR) must be found...
+      header=include/edgeattn/edgeattn.h
+      major=$(sed -n 's/^#define EDGEATTN_VERSION_MAJOR \([0-9]*\)$/\1/p' "$header")
+      minor=$(sed -n 's/^#define EDGEATTN_VERSION_MINOR \([0-9]*\)$/\1/p' "$header")
+      # ...and, 0.x being SameMinorVersion, a request for the previous minor
+      # refused (a newer package would accept it under AnyNewerVersion).
+      if [ "$minor" -gt 0 ]; then
+        rm -rf "$out"
+        if cmake -S tests/consumers/cmake-find-package -B "$out" -DCMAKE_BUILD_TYPE=Release \
+          -DCMAKE_PREFIX_PATH="$root/consumers/host-cmake-prefix" \
+          -DEDGEATTN_REQUIRED_VERSION="$major.$((minor - 1))"; then
+          echo "find_package accepted $major.$((minor - 1)) for release $major.$minor" >&2
+          exit 1
+        fi
+      fi
       rm -rf "$out"
       cmake -S tests/consumers/cmake-find-package -B "$out" -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_PREFIX_PATH="$root/consumers/host-cmake-prefix"
+        -DCMAKE_PREFIX_PATH="$root/consumers/host-cmake-prefix" \
+        -DEDGEATTN_REQUIRED_VERSION="$major.$minor"
       cmake --build "$out" -j "$JOBS"
       run_program "$out/attention_check"
       ;;

@@ -28,7 +28,7 @@ extern "C" const char* ea_status_str(ea_status status) {
     case EA_ERR_UNSUPPORTED:
       return "not supported by this build";
     case EA_ERR_CACHE_FULL:
-      return "the KV cache holds capacity tokens already";
+      return "the KV cache (or a decoder's stream) is full";
     default:
       return "unknown status";
   }

@@ -156,6 +156,45 @@ TEST_P(KvCacheTest, AlibiBiasesEachHeadByDistance) {
 }
 
 // The slopes are read after out is zeroed: out must not hold them.
+// attend_all: every query, however many, sits at the newest position and
+// sees all the cache holds (its window with one): cross-attention's form.
+TEST_P(KvCacheTest, AttendAllSeesEveryHeldPosition) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    for (const int window : {0, 50}) {
+      const CacheShape s{4, 2, 24, 140, 9, window, storage};
+      SCOPED_TRACE(::testing::Message() << "storage " << storage << " window " << window);
+      const int total = 130;
+      const size_t ld_q = 4 * 24, ld_kv = 2 * 24;
+      const std::vector<float> k = RandomTensor(total * ld_kv, 61),
+                               v = RandomTensor(total * ld_kv, 62);
+      const std::vector<float> q = RandomTensor(9 * ld_q, 63);
+      OwnedCache cache(ConfigOf(s));
+      ASSERT_EQ(cache.init_status(), EA_OK);
+      std::vector<float> out(q.size(), 7.0f);
+      EXPECT_EQ(ea_kv_cache_attend_all(cache.get(), q.data(), 1, out.data()), EA_ERR_BAD_DIMENSION);
+      for (const float value : out) ASSERT_EQ(value, 7.0f);  // an empty cache: nothing to see
+      const DecodeProblem problem{4, 2, 24, window, 0.0};
+      const std::vector<double> k_stored = StoredValues(k, 24, StorageOf(storage));
+      const std::vector<double> v_stored = StoredValues(v, 24, StorageOf(storage));
+      for (const int length : {1, 64, 130}) {
+        ASSERT_EQ(ea_kv_cache_reset(cache.get()), EA_OK);
+        ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), length), EA_OK);
+        // More queries than tokens held is fine here, unlike a causal attend.
+        ASSERT_EQ(ea_kv_cache_attend_all(cache.get(), q.data(), 9, out.data()), EA_OK);
+        EXPECT_EQ(ea_kv_cache_attend_all(cache.get(), q.data(), 10, out.data()),
+                  EA_ERR_BAD_DIMENSION);
+        for (int i = 0; i < 9; ++i) {
+          const std::vector<float> row(q.begin() + i * ld_q, q.begin() + (i + 1) * ld_q);
+          const std::vector<double> want =
+              ReferenceDecode(problem, row, length - 1, 1, k_stored, v_stored);
+          EXPECT_LE(NormScaledError(out.data() + i * ld_q, want), kFloatErrorBound)
+              << "length " << length << " query " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(KvCacheAlibi, OutOverTheSlopesIsRefused) {
   std::vector<float> buffer(8 + 2, 0.0f);
   ASSERT_EQ(ea_alibi_slopes_fill(buffer.data(), 2), EA_OK);

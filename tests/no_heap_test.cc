@@ -33,6 +33,7 @@
 
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
+#include "edgeattn/mha_decode.h"
 #include "edgeattn/rope.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
@@ -1135,14 +1136,67 @@ void RunKvCacheCase(ea_kv_storage storage, int32_t window) {
   for (int32_t t = 0; t < tokens; t += 3) {
     EXPECT_EQ(NO_HEAP(ea_kv_cache_append(&cache, kv.data(), kv.data(), 3)), EA_OK);
     EXPECT_EQ(NO_HEAP(ea_kv_cache_attend(&cache, q.data(), t % 2 == 0 ? 1 : 3, out.data())), EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_kv_cache_attend_all(&cache, q.data(), 2, out.data())), EA_OK);
   }
   ExpectAllFinite(out, "out");
   EXPECT_EQ(NO_HEAP(ea_kv_cache_reset(&cache)), EA_OK);
 }
 
+// The MHA decoder (sinusoidal table filled at init, RoPE, ALiBi, grouped
+// heads, a window) and cross-attention: sizes, inits, steps, memories, runs.
+void RunMhaDecodeCase(ea_kv_storage storage) {
+  SCOPED_TRACE(::testing::Message() << "storage " << storage);
+  const int32_t d_model = 48, heads = 4, kv_heads = 2, positions = 90;
+  const std::vector<float> in_proj = RandomTensor(Count(48 + 2 * 24, d_model), 6, 0.15);
+  const std::vector<float> cross_in = RandomTensor(Count(3 * d_model, d_model), 7, 0.15);
+  const std::vector<float> out_proj = RandomTensor(Count(d_model, d_model), 8, 0.15);
+  std::vector<float> rope(Count(positions, d_model / heads)), slopes(heads);
+  EXPECT_EQ(NO_HEAP(ea_rope_table_fill(rope.data(), positions, d_model / heads, 10000.0f)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_alibi_slopes_fill(slopes.data(), heads)), EA_OK);
+  ea_mha_decoder_config c{};
+  c.d_model = d_model;
+  c.n_heads = heads;
+  c.n_kv_heads = kv_heads;
+  c.max_positions = positions;
+  c.max_tokens = 3;
+  c.window = 30;
+  c.storage = storage;
+  c.position = EA_POSITION_SINUSOIDAL;
+  c.rope_table = rope.data();
+  c.rope_layout = EA_ROPE_HALF;
+  c.alibi_slopes = slopes.data();
+  c.weights_layout = EA_WEIGHTS_ROW_MAJOR;
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_mha_decoder_arena_size(&c, &bytes)), EA_OK);
+  TestArena arena(bytes);
+  ea_mha_decoder decoder{};
+  const ea_mha_weights weights{in_proj.data(), nullptr, out_proj.data(), nullptr};
+  ASSERT_EQ(NO_HEAP(ea_mha_decoder_init(&decoder, &c, &weights, &arena.arena)), EA_OK);
+  const std::vector<float> x = RandomTensor(Count(3, d_model), 9);
+  std::vector<float> y(x.size(), kNaN);
+  for (int32_t t = 0; t + 3 <= positions; t += 3) {
+    EXPECT_EQ(NO_HEAP(ea_mha_decoder_step(&decoder, x.data(), t % 2 == 0 ? 3 : 1, y.data())),
+              EA_OK);
+  }
+  EXPECT_EQ(NO_HEAP(ea_mha_decoder_reset(&decoder)), EA_OK);
+  ExpectAllFinite(y, "decoder y");
+
+  const ea_mha_cross_config cc{d_model, heads, 100, 3, storage, EA_WEIGHTS_ROW_MAJOR};
+  ASSERT_EQ(NO_HEAP(ea_mha_cross_arena_size(&cc, &bytes)), EA_OK);
+  TestArena cross_arena(bytes);
+  ea_mha_cross cross{};
+  const ea_mha_weights cross_weights{cross_in.data(), nullptr, out_proj.data(), nullptr};
+  ASSERT_EQ(NO_HEAP(ea_mha_cross_init(&cross, &cc, &cross_weights, &cross_arena.arena)), EA_OK);
+  const std::vector<float> memory = RandomTensor(Count(100, d_model), 10);
+  EXPECT_EQ(NO_HEAP(ea_mha_cross_set_memory(&cross, memory.data(), 100)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_mha_cross_run(&cross, x.data(), 3, y.data())), EA_OK);
+  ExpectAllFinite(y, "cross y");
+}
+
 TEST_P(NoHeapPerTarget, EveryRunEntryPoint) {
   for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
     for (const int32_t window : {0, 40}) RunKvCacheCase(storage, window);
+    RunMhaDecodeCase(storage);
   }
   for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
     for (const ea_mask mask : {EA_MASK_NONE, EA_MASK_CAUSAL}) RunQuantAttentionCase(dtype, mask);

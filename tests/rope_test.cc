@@ -21,26 +21,6 @@
 namespace edgeattn_test {
 namespace {
 
-// x [n, heads * d] rotated in double at positions first .. first + n - 1.
-std::vector<double> ReferenceRope(const std::vector<float>& x, int n, int heads, int d, int first,
-                                  double base, ea_rope_layout layout) {
-  std::vector<double> out(x.begin(), x.end());
-  for (int t = 0; t < n; ++t) {
-    for (int h = 0; h < heads; ++h) {
-      double* head = out.data() + (static_cast<size_t>(t) * heads + h) * d;
-      for (int i = 0; i < d / 2; ++i) {
-        const double angle = (first + t) * std::pow(base, -2.0 * i / d);
-        const int a = layout == EA_ROPE_HALF ? i : 2 * i;
-        const int b = layout == EA_ROPE_HALF ? i + d / 2 : 2 * i + 1;
-        const double a0 = head[a], b0 = head[b];
-        head[a] = a0 * std::cos(angle) - b0 * std::sin(angle);
-        head[b] = a0 * std::sin(angle) + b0 * std::cos(angle);
-      }
-    }
-  }
-  return out;
-}
-
 std::vector<float> Table(int positions, int d, float base) {
   std::vector<float> table(static_cast<size_t>(positions) * d);
   EXPECT_EQ(ea_rope_table_fill(table.data(), positions, d, base), EA_OK);
@@ -77,7 +57,9 @@ TEST(Rope, RotationMatchesDoublePrecision) {
       const int n = 5, heads = 3, first = 1000;
       const std::vector<float> table = Table(first + n, d, 10000.0f);
       std::vector<float> x = RandomTensor(static_cast<size_t>(n) * heads * d, 81 + d);
-      const std::vector<double> want = ReferenceRope(x, n, heads, d, first, 10000.0, layout);
+      const std::vector<double> want =
+          ReferenceRope(std::vector<double>(x.begin(), x.end()), n, heads, d, first, 10000.0,
+                        layout == EA_ROPE_INTERLEAVED);
       ASSERT_EQ(ea_rope_apply(x.data(), n, heads, d, first, table.data(), first + n, layout),
                 EA_OK);
       // The table's rounding (2^-24 per entry) and the rotation's few roundings.
@@ -162,8 +144,10 @@ TEST_P(RopeDecodeTest, RotatedStreamEqualsRotatedCausalAttention) {
                            v = RandomTensor(n * 64, 93);
   for (const ea_rope_layout layout : {EA_ROPE_HALF, EA_ROPE_INTERLEAVED}) {
     const std::vector<float> got = RotatedStream(q, k, v, n, 0, table, layout);
-    const std::vector<double> q_rot = ReferenceRope(q, n, 4, 32, 0, 10000.0, layout);
-    const std::vector<double> k_rot = ReferenceRope(k, n, 2, 32, 0, 10000.0, layout);
+    const std::vector<double> q_rot = ReferenceRope(std::vector<double>(q.begin(), q.end()), n, 4,
+                                                    32, 0, 10000.0, layout == EA_ROPE_INTERLEAVED);
+    const std::vector<double> k_rot = ReferenceRope(std::vector<double>(k.begin(), k.end()), n, 2,
+                                                    32, 0, 10000.0, layout == EA_ROPE_INTERLEAVED);
     const std::vector<double> v_double(v.begin(), v.end());
     for (int t = 0; t < n; ++t) {
       const std::vector<float> q_row(q_rot.begin() + t * 128, q_rot.begin() + (t + 1) * 128);

@@ -16,6 +16,7 @@
 
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
+#include "edgeattn/mha_decode.h"
 #include "model_fixture.h"
 #include "reference/quant_mha_fixture.h"
 #include "test_support.h"
@@ -433,6 +434,28 @@ std::vector<Documented> DocumentedCauses() {
            KvWorld kv;
            ea_kv_cache_append(&kv.cache, kv.rows.data(), kv.rows.data(), 8);
            return ea_kv_cache_append(&kv.cache, kv.rows.data(), kv.rows.data(), 1);
+         }},
+        {"an MHA decoder stepped past max_positions",
+         [](World&) {
+           const std::vector<float> weights(3 * 8 * 8, 0.25f), x(8, 1.0f);
+           std::vector<float> y(8);
+           ea_mha_decoder_config c{};
+           c.d_model = 8;
+           c.n_heads = 2;
+           c.n_kv_heads = 2;
+           c.max_positions = 2;
+           c.max_tokens = 1;
+           c.storage = EA_KV_STORAGE_F32;
+           c.weights_layout = EA_WEIGHTS_ROW_MAJOR;
+           AlignedBytes storage{1 << 16};
+           ea_arena arena;
+           ea_arena_init(&arena, storage.data(), storage.size());
+           ea_mha_decoder decoder{};
+           const ea_mha_weights w{weights.data(), nullptr, weights.data(), nullptr};
+           ea_mha_decoder_init(&decoder, &c, &w, &arena);
+           ea_mha_decoder_step(&decoder, x.data(), 1, y.data());
+           ea_mha_decoder_step(&decoder, x.data(), 1, y.data());
+           return ea_mha_decoder_step(&decoder, x.data(), 1, y.data());
          }}}},
       {EA_ERR_BAD_ARGUMENT,
        {{"KV cache storage out of range",

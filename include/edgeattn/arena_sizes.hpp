@@ -14,6 +14,7 @@
 
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
+#include "edgeattn/mha_decode.h"
 
 namespace edgeattn {
 
@@ -266,6 +267,70 @@ constexpr uint64_t KvCacheArenaBytes(int32_t capacity, int32_t n_heads, int32_t 
 }
 constexpr uint64_t KvCacheArenaBytes(const ea_kv_cache_config& c) {
   return KvCacheArenaBytes(c.capacity, c.n_heads, c.n_kv_heads, c.d_head, c.max_queries, c.storage);
+}
+
+// MHA decoder (edgeattn/mha_decode.h): the cache holds max_positions
+// positions without a window, and the window plus one step's other tokens
+// with one (the ring rule of the KV cache).
+constexpr int32_t DecoderCacheCapacity(int32_t max_positions, int32_t max_tokens, int32_t window) {
+  return window > 0 ? window + max_tokens - 1 : max_positions;
+}
+// The sinusoidal table when filled at init ([max_positions, d_model]), X + P
+// for one step, packed in_proj and out_proj, one step's Q|K|V as projected,
+// Q, K and V as the cache takes them, the heads' outputs, then the cache.
+constexpr uint64_t MhaDecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_t n_kv_heads,
+                                        int32_t max_positions, int32_t max_tokens, int32_t window,
+                                        ea_kv_storage storage, PositionStorage positions,
+                                        ea_weights_layout weights) {
+  const int32_t d_head = d_model / n_heads;
+  const int32_t qkv_cols = (n_heads + 2 * n_kv_heads) * d_head;
+  const uint64_t tokens = static_cast<uint64_t>(max_tokens);
+  const uint64_t table =
+      positions == PositionStorage::kArena
+          ? FloatRegionBytes(static_cast<uint64_t>(max_positions) * static_cast<uint64_t>(d_model))
+          : 0;
+  const uint64_t positioned =
+      positions == PositionStorage::kNone ? 0 : FloatRegionBytes(tokens * d_model);
+  return table + positioned + PackedWeightBytes(qkv_cols, d_model, weights) +
+         PackedWeightBytes(d_model, d_model, weights) + FloatRegionBytes(tokens * qkv_cols) +
+         FloatRegionBytes(tokens * d_model) +
+         2 * FloatRegionBytes(tokens * static_cast<uint64_t>(n_kv_heads * d_head)) +
+         FloatRegionBytes(tokens * d_model) +
+         KvCacheArenaBytes(DecoderCacheCapacity(max_positions, max_tokens, window), n_heads,
+                           n_kv_heads, d_head, max_tokens, storage);
+}
+constexpr uint64_t MhaDecoderArenaBytes(const ea_mha_decoder_config& c) {
+  return MhaDecoderArenaBytes(c.d_model, c.n_heads, c.n_kv_heads, c.max_positions, c.max_tokens,
+                              c.window, c.storage,
+                              StorageOf(c.position, c.position_table == nullptr), c.weights_layout);
+}
+// MHA cross-attention: memory rows are projected kMemoryChunkRows at a time,
+// through the in_proj panels from the one holding W_K's first row (panels of
+// kKeyBlock rows: columns (d_model / kKeyBlock) * kKeyBlock .. 3 d_model).
+inline constexpr int32_t kMemoryChunkRows = 64;
+constexpr uint64_t MemoryChunkRows(int32_t max_memory) {
+  return static_cast<uint64_t>(max_memory < kMemoryChunkRows ? max_memory : kMemoryChunkRows);
+}
+constexpr uint64_t MemoryProjectionCols(int32_t d_model) {
+  return 3 * static_cast<uint64_t>(d_model) -
+         static_cast<uint64_t>(d_model) / kKeyBlock * kKeyBlock;
+}
+// Packed in_proj and out_proj, Q, one memory chunk's projection and its K
+// and V, the heads' outputs, then the cache of the memory.
+constexpr uint64_t MhaCrossArenaBytes(int32_t d_model, int32_t n_heads, int32_t max_memory,
+                                      int32_t max_queries, ea_kv_storage storage,
+                                      ea_weights_layout weights) {
+  const uint64_t e = static_cast<uint64_t>(d_model);
+  const uint64_t chunk = MemoryChunkRows(max_memory);
+  return PackedWeightBytes(3 * d_model, d_model, weights) +
+         PackedWeightBytes(d_model, d_model, weights) +
+         2 * FloatRegionBytes(static_cast<uint64_t>(max_queries) * e) +
+         FloatRegionBytes(chunk * MemoryProjectionCols(d_model)) + 2 * FloatRegionBytes(chunk * e) +
+         KvCacheArenaBytes(max_memory, n_heads, n_heads, d_model / n_heads, max_queries, storage);
+}
+constexpr uint64_t MhaCrossArenaBytes(const ea_mha_cross_config& c) {
+  return MhaCrossArenaBytes(c.d_model, c.n_heads, c.max_memory, c.max_queries, c.storage,
+                            c.weights_layout);
 }
 
 }  // namespace edgeattn

@@ -28,9 +28,9 @@
 #include <stdint.h>
 
 #define EDGEATTN_VERSION_MAJOR 0
-#define EDGEATTN_VERSION_MINOR 6
+#define EDGEATTN_VERSION_MINOR 7
 #define EDGEATTN_VERSION_PATCH 0
-#define EDGEATTN_VERSION_STRING "0.6.0"
+#define EDGEATTN_VERSION_STRING "0.7.0"
 /* One number for #if comparisons: major * 10000 + minor * 100 + patch. */
 #define EDGEATTN_VERSION \
   (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)
@@ -90,7 +90,8 @@ typedef enum ea_status {
    * static build's only target. */
   EA_ERR_UNSUPPORTED = 8,
   /* A KV cache without a window holds capacity tokens: an append past them
-   * (edgeattn/kv_cache.h). */
+   * (edgeattn/kv_cache.h); an MHA decoder's step past max_positions
+   * (edgeattn/mha_decode.h). */
   EA_ERR_CACHE_FULL = 9,
   EA_STATUS_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_STATUS_RANGE_MAX_ = EA_ENUM_RANGE_MAX_

@@ -8,6 +8,7 @@
  *
  *   ea_kv_cache_append(cache, k, v, n)    the new tokens' keys and values
  *   ea_kv_cache_attend(cache, q, n, out)  their queries against the cache
+ *   ea_kv_cache_attend_all(...)           other queries against all of it
  *
  * Query i of an attend of n sits at position length - n + i (length: tokens
  * appended so far) and sees positions max(0, p - window + 1) .. p: causal,
@@ -122,6 +123,16 @@ ea_status ea_kv_cache_append(ea_kv_cache* cache, const float* k, const float* v,
  * (EA_ERR_BAD_ARGUMENT); on any error out is not written. */
 ea_status ea_kv_cache_attend(const ea_kv_cache* cache, const float* q, int32_t n_queries,
                              float* out);
+
+/* Cross-attention: as ea_kv_cache_attend, but every query sits at the newest
+ * position (length - 1): it sees every position the cache holds (the last
+ * `window` of them with a window), whatever n_queries is. For queries that
+ * are not tokens of the cached sequence, such as a decoder's over an encoder
+ * memory (nn.MultiheadAttention(query, memory, memory)). n_queries in
+ * [1, max_queries] and length >= 1 (EA_ERR_BAD_DIMENSION); memory rules and
+ * errors as ea_kv_cache_attend. */
+ea_status ea_kv_cache_attend_all(const ea_kv_cache* cache, const float* q, int32_t n_queries,
+                                 float* out);
 
 #ifdef __cplusplus
 } /* extern "C" */

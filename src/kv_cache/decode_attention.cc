@@ -43,7 +43,13 @@ struct DecodeShape {
   size_t ld;      // floats per token row of q and out: n_heads * d_head
   int32_t group;  // query heads per KV head
   int64_t first_query_position;
+  bool causal;  // false: every query sits at the newest position (cross-attention)
 };
+
+// The position query `query` of the attend sits at.
+inline int64_t QueryPosition(const DecodeShape& shape, int32_t query) {
+  return shape.causal ? shape.first_query_position + query : shape.first_query_position;
+}
 
 // tile[r][j] *= factors[j] for r < rows, j in [first, end).
 template <class D>
@@ -88,7 +94,7 @@ HWY_INLINE void AttendRecord(D d, const ea_kv_cache& cache, const DecodeShape& s
   if (record.key_scales != nullptr) ScaleTileColumns(d, tile, rows, first, end, record.key_scales);
   if (cache.config.alibi_slopes != nullptr) {
     AddLinearBiases(tile, rows, first, end, cache.config.alibi_slopes + head,
-                    block_start - (shape.first_query_position + query));
+                    block_start - QueryPosition(shape, query));
   }
 
   RowState* states = static_cast<RowState*>(cache.row_states) +
@@ -132,13 +138,14 @@ HWY_INLINE void AttendRecord(D d, const ea_kv_cache& cache, const DecodeShape& s
 
 template <class D, class TE>
 HWY_INLINE void DecodeWithStorage(D d, const ea_kv_cache& cache, const float* q, int32_t n_queries,
-                                  float* out) {
+                                  bool causal, float* out) {
   const ea_kv_cache_config& c = cache.config;
   DecodeShape shape;
   shape.d_head = static_cast<size_t>(c.d_head);
   shape.ld = static_cast<size_t>(c.n_heads) * shape.d_head;
   shape.group = c.n_heads / c.n_kv_heads;
-  shape.first_query_position = cache.length - n_queries;
+  shape.first_query_position = causal ? cache.length - n_queries : cache.length - 1;
+  shape.causal = causal;
 
   const size_t out_floats = static_cast<size_t>(n_queries) * shape.ld;
   for (size_t i = 0; i < out_floats; ++i) out[i] = 0.0f;
@@ -152,7 +159,7 @@ HWY_INLINE void DecodeWithStorage(D d, const ea_kv_cache& cache, const float* q,
     for (int32_t kv_head = 0; kv_head < c.n_kv_heads; ++kv_head) {
       const KvRecordView record = KvRecord(cache, block, kv_head);
       for (int32_t query = 0; query < n_queries; ++query) {
-        const VisibleRange seen = VisiblePositions(c, shape.first_query_position + query);
+        const VisibleRange seen = VisiblePositions(c, QueryPosition(shape, query));
         const int64_t first = seen.first > block_start ? seen.first : block_start;
         const int64_t end = seen.end < block_start + kKeyBlock ? seen.end : block_start + kKeyBlock;
         if (first >= end) continue;
@@ -180,16 +187,16 @@ HWY_INLINE void DecodeWithStorage(D d, const ea_kv_cache& cache, const float* q,
   }
 }
 
-void DecodeAttentionTarget(const ea_kv_cache& cache, const float* q, int32_t n_queries,
+void DecodeAttentionTarget(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
                            float* out) {
   const hn::ScalableTag<float> d;
   switch (cache.config.storage) {
     case EA_KV_STORAGE_F16:
-      return DecodeWithStorage<decltype(d), hwy::float16_t>(d, cache, q, n_queries, out);
+      return DecodeWithStorage<decltype(d), hwy::float16_t>(d, cache, q, n_queries, causal, out);
     case EA_KV_STORAGE_INT8:
-      return DecodeWithStorage<decltype(d), int8_t>(d, cache, q, n_queries, out);
+      return DecodeWithStorage<decltype(d), int8_t>(d, cache, q, n_queries, causal, out);
     default:
-      return DecodeWithStorage<decltype(d), float>(d, cache, q, n_queries, out);
+      return DecodeWithStorage<decltype(d), float>(d, cache, q, n_queries, causal, out);
   }
 }
 
@@ -205,8 +212,9 @@ namespace edgeattn {
 
 EA_EXPORT(DecodeAttentionTarget);
 
-void DecodeAttention(const ea_kv_cache& cache, const float* q, int32_t n_queries, float* out) {
-  EA_DISPATCH(DecodeAttentionTarget)(cache, q, n_queries, out);
+void DecodeAttention(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
+                     float* out) {
+  EA_DISPATCH(DecodeAttentionTarget)(cache, q, n_queries, causal, out);
 }
 
 }  // namespace edgeattn

@@ -41,6 +41,30 @@ ea_status ValidateKvCacheConfig(const ea_kv_cache_config& c) {
 
 Extent CacheCarve(const ea_kv_cache& cache) { return Extent{cache.records, cache.carve_bytes}; }
 
+// ea_kv_cache_attend (causal) and ea_kv_cache_attend_all.
+ea_status Attend(const ea_kv_cache* cache, const float* q, int32_t n_queries, bool causal,
+                 float* out) {
+  if (cache == nullptr || q == nullptr || out == nullptr) return EA_ERR_NULL_POINTER;
+  if (cache->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
+  const ea_kv_cache_config& c = cache->config;
+  const int64_t most = causal ? cache->length : (cache->length > 0 ? c.max_queries : 0);
+  if (n_queries <= 0 || n_queries > c.max_queries || n_queries > most) {
+    return EA_ERR_BAD_DIMENSION;
+  }
+  const size_t bytes = FloatBytes(int64_t{n_queries} * c.n_heads * c.d_head);
+  const Extent out_extent{out, bytes};
+  // out is zeroed before q, the cache and the ALiBi slopes are read.
+  const Extent carve = CacheCarve(*cache);
+  const Extent q_extent{q, bytes};
+  const Extent read[3] = {
+      q_extent, carve, {c.alibi_slopes, c.alibi_slopes != nullptr ? FloatBytes(c.n_heads) : 0}};
+  if (OverlapsAny(out_extent, read, 3) || OverlapsAny(q_extent, &carve, 1)) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  DecodeAttention(*cache, q, n_queries, causal, out);
+  return EA_OK;
+}
+
 }  // namespace
 }  // namespace edgeattn
 
@@ -127,26 +151,12 @@ ea_status ea_kv_cache_append(ea_kv_cache* cache, const float* k, const float* v,
 
 ea_status ea_kv_cache_attend(const ea_kv_cache* cache, const float* q, int32_t n_queries,
                              float* out) {
-  if (cache == nullptr || q == nullptr || out == nullptr) return EA_ERR_NULL_POINTER;
-  if (cache->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
-  const ea_kv_cache_config& c = cache->config;
-  if (n_queries <= 0 || n_queries > c.max_queries || n_queries > cache->length) {
-    return EA_ERR_BAD_DIMENSION;
-  }
-  const size_t bytes = edgeattn::FloatBytes(int64_t{n_queries} * c.n_heads * c.d_head);
-  const edgeattn::Extent out_extent{out, bytes};
-  // out is zeroed before q, the cache and the ALiBi slopes are read.
-  const edgeattn::Extent carve = edgeattn::CacheCarve(*cache);
-  const edgeattn::Extent q_extent{q, bytes};
-  const edgeattn::Extent read[3] = {
-      q_extent,
-      carve,
-      {c.alibi_slopes, c.alibi_slopes != nullptr ? edgeattn::FloatBytes(c.n_heads) : 0}};
-  if (edgeattn::OverlapsAny(out_extent, read, 3) || edgeattn::OverlapsAny(q_extent, &carve, 1)) {
-    return EA_ERR_BAD_ARGUMENT;
-  }
-  edgeattn::DecodeAttention(*cache, q, n_queries, out);
-  return EA_OK;
+  return edgeattn::Attend(cache, q, n_queries, /*causal=*/true, out);
+}
+
+ea_status ea_kv_cache_attend_all(const ea_kv_cache* cache, const float* q, int32_t n_queries,
+                                 float* out) {
+  return edgeattn::Attend(cache, q, n_queries, /*causal=*/false, out);
 }
 
 }  // extern "C"

@@ -13,8 +13,10 @@ namespace edgeattn {
 // in the cache's storage (kv_cache_store.cc); does not advance length.
 void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int32_t n_tokens);
 
-// out = the attention of the last n_queries tokens' queries (decode_attention.cc).
-void DecodeAttention(const ea_kv_cache& cache, const float* q, int32_t n_queries, float* out);
+// out = the attention of n_queries queries (decode_attention.cc): causal, those
+// of the last n_queries tokens; otherwise all at the newest position.
+void DecodeAttention(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
+                     float* out);
 
 }  // namespace edgeattn
 

@@ -99,4 +99,23 @@ std::vector<double> ReferenceDecode(const DecodeProblem& p, const std::vector<fl
   return out;
 }
 
+std::vector<double> ReferenceRope(const std::vector<double>& x, int n, int heads, int d, int first,
+                                  double base, bool interleaved) {
+  std::vector<double> out = x;
+  for (int t = 0; t < n; ++t) {
+    for (int h = 0; h < heads; ++h) {
+      double* head = out.data() + (static_cast<size_t>(t) * heads + h) * d;
+      for (int i = 0; i < d / 2; ++i) {
+        const double angle = (first + t) * std::pow(base, -2.0 * i / d);
+        const int a = interleaved ? 2 * i : i;
+        const int b = interleaved ? 2 * i + 1 : i + d / 2;
+        const double a0 = head[a], b0 = head[b];
+        head[a] = a0 * std::cos(angle) - b0 * std::sin(angle);
+        head[b] = a0 * std::sin(angle) + b0 * std::cos(angle);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace edgeattn_test

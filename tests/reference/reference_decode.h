@@ -35,6 +35,12 @@ std::vector<double> ReferenceDecode(const DecodeProblem& problem, const std::vec
                                     int first_position, int n_queries, const std::vector<double>& k,
                                     const std::vector<double>& v);
 
+// RoPE (edgeattn/rope.h) in double: x [n, heads * d] rotated at positions
+// first .. first + n - 1 by angles pos * base^(-2i/d), pairs (i, i + d/2)
+// for EA_ROPE_HALF (rotate_half), (2i, 2i + 1) for interleaved.
+std::vector<double> ReferenceRope(const std::vector<double>& x, int n, int heads, int d, int first,
+                                  double base, bool interleaved);
+
 }  // namespace edgeattn_test
 
 #endif  // EDGEATTN_TESTS_REFERENCE_REFERENCE_DECODE_H_

@@ -1,0 +1,459 @@
+// The MHA decoder and cross-attention (edgeattn/mha_decode.h) against the
+// double-precision reference on every SIMD target: streams of steps of 1..k
+// tokens equal the layer over the whole sequence (absolute, RoPE and ALiBi
+// positions, grouped-query heads, a sliding window on a ring, every storage),
+// and equal one causal ea_mha_run over the whole sequence; cross-attention
+// equals nn.MultiheadAttention(x, memory, memory) for memories of several
+// projection chunks and widths that split a weight panel; the memory rules,
+// refusals that leave outputs untouched, and the arena formula.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/mha_decode.h"
+#include "reference/random_tensor.h"
+#include "reference/reference_attention.h"
+#include "reference/reference_mha_decode.h"
+#include "simd_targets.h"
+#include "test_support.h"
+
+namespace edgeattn_test {
+namespace {
+
+StoredAs StoredOf(ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_F16    ? StoredAs::kF16
+         : storage == EA_KV_STORAGE_INT8 ? StoredAs::kInt8
+                                         : StoredAs::kF32;
+}
+
+// The reference rounds its own projections to the storage; the library's
+// float projections differ in the last bit, which moves a value across an
+// f16 or int8 rounding boundary now and then: one f16 ulp (2^-11) or one
+// int8 step (1/127 of the head's largest value) in a few elements.
+double BoundFor(ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_F32   ? kFloatErrorBound
+         : storage == EA_KV_STORAGE_F16 ? 2e-4
+                                        : 4e-3;
+}
+
+// Weights of a layer with n_heads query and n_kv_heads key/value heads,
+// scaled so that projections stay near unit size.
+struct LayerWeights {
+  std::vector<float> in_proj, in_bias, out_proj, out_bias;
+  LayerWeights(int d_model, int n_heads, int n_kv_heads, uint64_t seed) {
+    const int qkv = d_model + 2 * n_kv_heads * (d_model / n_heads);
+    const double stddev = 1.0 / std::sqrt(static_cast<double>(d_model));
+    in_proj = RandomTensor(static_cast<size_t>(qkv) * d_model, seed, stddev);
+    in_bias = RandomTensor(static_cast<size_t>(qkv), seed + 1, 0.1);
+    out_proj = RandomTensor(static_cast<size_t>(d_model) * d_model, seed + 2, stddev);
+    out_bias = RandomTensor(static_cast<size_t>(d_model), seed + 3, 0.1);
+  }
+  ea_mha_weights View() const {
+    return ea_mha_weights{in_proj.data(), in_bias.data(), out_proj.data(), out_bias.data()};
+  }
+};
+
+struct DecoderCase {
+  int d_model, n_heads, n_kv_heads, max_positions, max_tokens, window;
+  ea_kv_storage storage;
+  ea_position position;
+  bool rope;
+  bool alibi;
+};
+
+ea_mha_decoder_config ConfigOf(const DecoderCase& s, const float* table, const float* rope,
+                               const float* slopes) {
+  ea_mha_decoder_config c{};
+  c.d_model = s.d_model;
+  c.n_heads = s.n_heads;
+  c.n_kv_heads = s.n_kv_heads;
+  c.max_positions = s.max_positions;
+  c.max_tokens = s.max_tokens;
+  c.window = s.window;
+  c.storage = s.storage;
+  c.position = s.position;
+  c.position_table = table;
+  c.rope_table = rope;
+  c.rope_layout = EA_ROPE_HALF;
+  c.alibi_slopes = slopes;
+  c.weights_layout = EA_WEIGHTS_ROW_MAJOR;
+  return c;
+}
+
+// A decoder in an arena of exactly the documented size.
+class OwnedDecoder {
+ public:
+  OwnedDecoder(const ea_mha_decoder_config& config, const ea_mha_weights& weights)
+      : bytes_(static_cast<size_t>(edgeattn::MhaDecoderArenaBytes(config))),
+        storage_(bytes_, 0xCD) {
+    EXPECT_EQ(ea_arena_init(&arena_, storage_.data(), bytes_), EA_OK);
+    status_ = ea_mha_decoder_init(&decoder_, &config, &weights, &arena_);
+  }
+  ea_status status() const { return status_; }
+  ea_mha_decoder* get() { return &decoder_; }
+  const ea_arena& arena() const { return arena_; }
+
+ private:
+  size_t bytes_;
+  AlignedBytes storage_;
+  ea_arena arena_{};
+  ea_mha_decoder decoder_{};
+  ea_status status_ = EA_OK;
+};
+
+// y of every token of x streamed in steps of the sizes in `chunks` (cyclic).
+std::vector<float> Stream(ea_mha_decoder* decoder, const std::vector<float>& x, int tokens,
+                          int d_model, const std::vector<int>& chunks) {
+  std::vector<float> y(static_cast<size_t>(tokens) * d_model, NAN);
+  int position = 0;
+  for (size_t step = 0; position < tokens; ++step) {
+    int n = chunks[step % chunks.size()];
+    if (n > tokens - position) n = tokens - position;
+    const size_t offset = static_cast<size_t>(position) * d_model;
+    EXPECT_EQ(ea_mha_decoder_step(decoder, x.data() + offset, n, y.data() + offset), EA_OK)
+        << "tokens " << position << "..";
+    position += n;
+  }
+  return y;
+}
+
+class MhaDecodeTest : public PerTargetTest {};
+
+void CheckDecoder(const DecoderCase& s, int tokens, const std::vector<int>& chunks, uint64_t seed) {
+  SCOPED_TRACE(::testing::Message()
+               << "d_model " << s.d_model << " heads " << s.n_heads << "/" << s.n_kv_heads
+               << " window " << s.window << " storage " << s.storage << " position " << s.position
+               << " rope " << s.rope << " alibi " << s.alibi);
+  const int d_head = s.d_model / s.n_heads;
+  const LayerWeights w(s.d_model, s.n_heads, s.n_kv_heads, seed);
+  const std::vector<float> x = RandomTensor(static_cast<size_t>(tokens) * s.d_model, seed + 7);
+  std::vector<float> table;
+  if (s.position == EA_POSITION_LEARNED) {
+    table = RandomTensor(static_cast<size_t>(s.max_positions) * s.d_model, seed + 8);
+  } else if (s.position == EA_POSITION_SINUSOIDAL) {
+    const std::vector<double> sinusoid = ReferenceSinusoidal(s.max_positions, s.d_model);
+    table.assign(sinusoid.begin(), sinusoid.end());
+  }
+  std::vector<float> rope(static_cast<size_t>(s.max_positions) * d_head);
+  if (s.rope) {
+    ASSERT_EQ(ea_rope_table_fill(rope.data(), s.max_positions, d_head, 10000.0f), EA_OK);
+  }
+  std::vector<float> slopes(static_cast<size_t>(s.n_heads));
+  ASSERT_EQ(ea_alibi_slopes_fill(slopes.data(), s.n_heads), EA_OK);
+
+  // SINUSOIDAL: the library fills its own table at init (no caller table).
+  const float* caller_table = s.position == EA_POSITION_LEARNED ? table.data() : nullptr;
+  OwnedDecoder decoder(
+      ConfigOf(s, caller_table, s.rope ? rope.data() : nullptr, s.alibi ? slopes.data() : nullptr),
+      w.View());
+  ASSERT_EQ(decoder.status(), EA_OK);
+  const std::vector<float> got = Stream(decoder.get(), x, tokens, s.d_model, chunks);
+  EXPECT_EQ(decoder.get()->cache.length, tokens);
+
+  DecoderLayer layer{s.d_model,
+                     s.n_heads,
+                     s.n_kv_heads,
+                     s.window,
+                     StoredOf(s.storage),
+                     w.in_proj.data(),
+                     w.in_bias.data(),
+                     w.out_proj.data(),
+                     w.out_bias.data(),
+                     s.position == EA_POSITION_NONE ? nullptr : table.data(),
+                     s.rope ? 10000.0 : 0.0,
+                     false,
+                     s.alibi ? slopes.data() : nullptr};
+  const std::vector<double> want = ReferenceDecoderStream(layer, x, tokens);
+  const double error = NormScaledError(got.data(), want);
+  EXPECT_LE(error, BoundFor(s.storage));
+  ::testing::Test::RecordProperty("error_" + std::to_string(s.storage), std::to_string(error));
+}
+
+TEST_P(MhaDecodeTest, TokenStreamEqualsTheLayerOverTheWholeSequence) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    CheckDecoder({64, 4, 4, 150, 1, 0, storage, EA_POSITION_SINUSOIDAL, false, false}, 150, {1},
+                 101);
+    CheckDecoder({96, 6, 2, 90, 5, 0, storage, EA_POSITION_LEARNED, false, false}, 90, {5, 1, 3},
+                 102);
+    CheckDecoder({40, 5, 1, 70, 1, 0, storage, EA_POSITION_NONE, false, false}, 70, {1}, 103);
+  }
+}
+
+TEST_P(MhaDecodeTest, RopeAlibiAndSlidingWindowStreams) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    CheckDecoder({64, 4, 2, 200, 3, 0, storage, EA_POSITION_NONE, true, false}, 200, {1, 3}, 111);
+    CheckDecoder({48, 4, 4, 300, 2, 40, storage, EA_POSITION_NONE, false, true}, 300, {2, 1}, 112);
+    CheckDecoder({32, 2, 1, 260, 4, 70, storage, EA_POSITION_SINUSOIDAL, true, true}, 260,
+                 {4, 1, 2}, 113);
+  }
+}
+
+// The promise: streaming equals the full recompute. One causal
+// ea_mha_run over the whole sequence against a stream of single tokens.
+TEST_P(MhaDecodeTest, StreamEqualsOneCausalMhaRun) {
+  const int d_model = 64, heads = 4, tokens = 130;
+  const LayerWeights w(d_model, heads, heads, 121);
+  const std::vector<float> x = RandomTensor(static_cast<size_t>(tokens) * d_model, 122);
+  ea_mha_config full{};
+  full.dtype = EA_DTYPE_F32;
+  full.max_tokens = tokens;
+  full.d_model = d_model;
+  full.heads = heads;
+  full.mask = EA_MASK_CAUSAL;
+  full.position = EA_POSITION_SINUSOIDAL;
+  full.weights_layout = EA_WEIGHTS_ROW_MAJOR;
+  size_t bytes = 0;
+  ASSERT_EQ(ea_mha_arena_size(&full, &bytes), EA_OK);
+  AlignedBytes full_storage(bytes);
+  ea_arena arena{};
+  ASSERT_EQ(ea_arena_init(&arena, full_storage.data(), bytes), EA_OK);
+  ea_mha_plan plan{};
+  const ea_mha_weights weights = w.View();
+  ASSERT_EQ(ea_mha_plan_init(&plan, &full, &weights, &arena), EA_OK);
+  std::vector<float> recomputed(x.size());
+  ASSERT_EQ(ea_mha_run(&plan, x.data(), tokens, tokens, recomputed.data(), nullptr), EA_OK);
+
+  OwnedDecoder decoder(ConfigOf({d_model, heads, heads, tokens, 1, 0, EA_KV_STORAGE_F32,
+                                 EA_POSITION_SINUSOIDAL, false, false},
+                                nullptr, nullptr, nullptr),
+                       weights);
+  ASSERT_EQ(decoder.status(), EA_OK);
+  const std::vector<float> streamed = Stream(decoder.get(), x, tokens, d_model, {1});
+  const std::vector<double> want(recomputed.begin(), recomputed.end());
+  EXPECT_LE(NormScaledError(streamed.data(), want), 2 * kFloatErrorBound);
+
+  // A reset starts the stream over: the same tokens give the same outputs.
+  ASSERT_EQ(ea_mha_decoder_reset(decoder.get()), EA_OK);
+  EXPECT_EQ(Stream(decoder.get(), x, tokens, d_model, {1}), streamed);
+}
+
+TEST_P(MhaDecodeTest, PackedWeightsGiveTheRowMajorBits) {
+  const DecoderCase s{80, 4, 2, 50, 2, 0, EA_KV_STORAGE_F16, EA_POSITION_NONE, true, false};
+  const LayerWeights w(s.d_model, s.n_heads, s.n_kv_heads, 131);
+  const int qkv = s.d_model + 2 * s.n_kv_heads * (s.d_model / s.n_heads);
+  std::vector<float> rope(static_cast<size_t>(s.max_positions) * (s.d_model / s.n_heads));
+  ASSERT_EQ(ea_rope_table_fill(rope.data(), s.max_positions, s.d_model / s.n_heads, 10000.0f),
+            EA_OK);
+  size_t in_floats = 0, out_floats = 0;
+  ASSERT_EQ(ea_packed_linear_size(qkv, s.d_model, &in_floats), EA_OK);
+  ASSERT_EQ(ea_packed_linear_size(s.d_model, s.d_model, &out_floats), EA_OK);
+  std::vector<float> in_packed(in_floats), out_packed(out_floats);
+  ASSERT_EQ(ea_pack_linear_weights(w.in_proj.data(), qkv, s.d_model, in_packed.data(), in_floats),
+            EA_OK);
+  ASSERT_EQ(ea_pack_linear_weights(w.out_proj.data(), s.d_model, s.d_model, out_packed.data(),
+                                   out_floats),
+            EA_OK);
+  const std::vector<float> x = RandomTensor(static_cast<size_t>(50) * s.d_model, 132);
+
+  OwnedDecoder row_major(ConfigOf(s, nullptr, rope.data(), nullptr), w.View());
+  ea_mha_decoder_config packed_config = ConfigOf(s, nullptr, rope.data(), nullptr);
+  packed_config.weights_layout = EA_WEIGHTS_PACKED;
+  const ea_mha_weights packed{in_packed.data(), w.in_bias.data(), out_packed.data(),
+                              w.out_bias.data()};
+  OwnedDecoder from_packed(packed_config, packed);
+  ASSERT_EQ(row_major.status(), EA_OK);
+  ASSERT_EQ(from_packed.status(), EA_OK);
+  EXPECT_EQ(Stream(row_major.get(), x, 50, s.d_model, {2, 1}),
+            Stream(from_packed.get(), x, 50, s.d_model, {2, 1}));
+}
+
+// A cross plan in an arena of exactly the documented size.
+class OwnedCross {
+ public:
+  OwnedCross(const ea_mha_cross_config& config, const ea_mha_weights& weights)
+      : bytes_(static_cast<size_t>(edgeattn::MhaCrossArenaBytes(config))), storage_(bytes_, 0xCD) {
+    EXPECT_EQ(ea_arena_init(&arena_, storage_.data(), bytes_), EA_OK);
+    status_ = ea_mha_cross_init(&cross_, &config, &weights, &arena_);
+  }
+  ea_status status() const { return status_; }
+  ea_mha_cross* get() { return &cross_; }
+
+ private:
+  size_t bytes_;
+  AlignedBytes storage_;
+  ea_arena arena_{};
+  ea_mha_cross cross_{};
+  ea_status status_ = EA_OK;
+};
+
+void CheckCross(int d_model, int heads, int max_memory, int max_queries, ea_kv_storage storage,
+                uint64_t seed) {
+  SCOPED_TRACE(::testing::Message() << "d_model " << d_model << " heads " << heads << " memory "
+                                    << max_memory << " storage " << storage);
+  const LayerWeights w(d_model, heads, heads, seed);
+  OwnedCross cross(
+      ea_mha_cross_config{d_model, heads, max_memory, max_queries, storage, EA_WEIGHTS_ROW_MAJOR},
+      w.View());
+  ASSERT_EQ(cross.status(), EA_OK);
+  const DecoderLayer layer{d_model,
+                           heads,
+                           heads,
+                           0,
+                           StoredOf(storage),
+                           w.in_proj.data(),
+                           w.in_bias.data(),
+                           w.out_proj.data(),
+                           w.out_bias.data(),
+                           nullptr,
+                           0.0,
+                           false,
+                           nullptr};
+  // Memories of several lengths replace one another; queries run in batches.
+  for (const int n_memory : {max_memory, 1, max_memory / 2 + 1}) {
+    const std::vector<float> memory =
+        RandomTensor(static_cast<size_t>(n_memory) * d_model, seed + 10 + n_memory);
+    ASSERT_EQ(ea_mha_cross_set_memory(cross.get(), memory.data(), n_memory), EA_OK);
+    for (const int n_queries : {1, max_queries}) {
+      const std::vector<float> x =
+          RandomTensor(static_cast<size_t>(n_queries) * d_model, seed + 20 + n_queries);
+      std::vector<float> y(x.size(), NAN);
+      ASSERT_EQ(ea_mha_cross_run(cross.get(), x.data(), n_queries, y.data()), EA_OK);
+      const std::vector<double> want = ReferenceCross(layer, x, n_queries, memory, n_memory);
+      EXPECT_LE(NormScaledError(y.data(), want), BoundFor(storage))
+          << "memory " << n_memory << " queries " << n_queries;
+    }
+  }
+}
+
+TEST_P(MhaDecodeTest, CrossAttentionEqualsMultiheadAttentionOverTheMemory) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    CheckCross(64, 4, 150, 5, storage, 141);  // three projection chunks
+    CheckCross(100, 5, 70, 7, storage, 142);  // W_K starts inside a weight panel
+    CheckCross(24, 3, 9, 9, storage, 143);    // one short chunk, all queries at once
+  }
+}
+
+// y overlapping the cache's arena or the weights is refused; so are steps
+// past max_positions, bad step sizes and a cross run before any memory. Every
+// refusal leaves y and the stream untouched.
+TEST_P(MhaDecodeTest, RefusalsLeaveOutputsAndTheStreamUntouched) {
+  const DecoderCase s{32, 2, 2, 6, 2, 0, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false};
+  const LayerWeights w(s.d_model, s.n_heads, s.n_kv_heads, 151);
+  OwnedDecoder decoder(ConfigOf(s, nullptr, nullptr, nullptr), w.View());
+  ASSERT_EQ(decoder.status(), EA_OK);
+  const std::vector<float> x = RandomTensor(static_cast<size_t>(8) * s.d_model, 152);
+  std::vector<float> y(x.size(), 7.0f);
+  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 0, y.data()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 3, y.data()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(
+      ea_mha_decoder_step(decoder.get(), x.data(), 1, const_cast<float*>(w.in_proj.data() + 5)),
+      EA_ERR_BAD_ARGUMENT);
+  float* inside_arena = decoder.get()->qkv;
+  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 1, inside_arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), inside_arena, 1, y.data()), EA_ERR_BAD_ARGUMENT);
+  for (const float value : y) ASSERT_EQ(value, 7.0f);
+  EXPECT_EQ(decoder.get()->cache.length, 0);
+  for (int step = 0; step < 3; ++step) {
+    ASSERT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 2, y.data()), EA_OK);
+  }
+  std::vector<float> untouched(y.size(), 7.0f);
+  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 1, untouched.data()), EA_ERR_CACHE_FULL);
+  for (const float value : untouched) ASSERT_EQ(value, 7.0f);
+  EXPECT_EQ(decoder.get()->cache.length, 6);
+
+  const LayerWeights cw(s.d_model, 2, 2, 153);
+  OwnedCross cross(
+      ea_mha_cross_config{s.d_model, 2, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR}, cw.View());
+  ASSERT_EQ(cross.status(), EA_OK);
+  EXPECT_EQ(ea_mha_cross_run(cross.get(), x.data(), 1, untouched.data()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_mha_cross_set_memory(cross.get(), x.data(), 11), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_mha_cross_set_memory(cross.get(), cross.get()->q, 1), EA_ERR_BAD_ARGUMENT);
+  ASSERT_EQ(ea_mha_cross_set_memory(cross.get(), x.data(), 8), EA_OK);
+  EXPECT_EQ(ea_mha_cross_run(cross.get(), x.data(), 5, untouched.data()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_mha_cross_run(cross.get(), x.data(), 1, const_cast<float*>(cw.out_bias.data())),
+            EA_ERR_BAD_ARGUMENT);
+  for (const float value : untouched) ASSERT_EQ(value, 7.0f);
+}
+
+TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
+  const DecoderCase base{32, 4, 2, 16, 2, 0, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false};
+  size_t bytes = 0;
+  ea_mha_decoder_config c = ConfigOf(base, nullptr, nullptr, nullptr);
+  ASSERT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::MhaDecoderArenaBytes(c));
+  c.n_kv_heads = 3;
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_HEADS_MISMATCH);
+  c = ConfigOf(base, nullptr, nullptr, nullptr);
+  c.d_model = 30;
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_HEADS_MISMATCH);
+  c = ConfigOf(base, nullptr, nullptr, nullptr);
+  c.max_tokens = 0;
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);
+  c = ConfigOf(base, nullptr, nullptr, nullptr);
+  c.max_tokens = 17;  // more than the cache holds
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);
+  c = ConfigOf(base, nullptr, nullptr, nullptr);
+  c.position = EA_POSITION_LEARNED;  // without its table
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_NULL_POINTER);
+  const float rope[4] = {0.0f, 1.0f, 0.0f, 1.0f};
+  c = ConfigOf(base, nullptr, rope, nullptr);
+  c.rope_layout = static_cast<ea_rope_layout>(5);
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_ARGUMENT);
+  c = ConfigOf({36, 4, 4, 16, 2, 0, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false}, nullptr,
+               rope, nullptr);
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);  // d_head 9: odd
+  c = ConfigOf(base, nullptr, nullptr, nullptr);
+  c.storage = static_cast<ea_kv_storage>(7);
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_ARGUMENT);
+
+  EXPECT_EQ(ea_mha_decoder_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_mha_decoder_init(nullptr, &c, nullptr, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_mha_decoder_step(nullptr, rope, 1, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_mha_decoder_reset(nullptr), EA_ERR_NULL_POINTER);
+  ea_mha_decoder never_initialised{};
+  float y[32];
+  EXPECT_EQ(ea_mha_decoder_step(&never_initialised, rope, 1, y), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_mha_decoder_reset(&never_initialised), EA_ERR_BAD_ARGUMENT);
+
+  ea_mha_cross_config cross{32, 4, 10, 4, EA_KV_STORAGE_INT8, EA_WEIGHTS_ROW_MAJOR};
+  EXPECT_EQ(ea_mha_cross_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_mha_cross_init(nullptr, &cross, nullptr, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_mha_cross_set_memory(nullptr, rope, 1), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_mha_cross_run(nullptr, rope, 1, y), EA_ERR_NULL_POINTER);
+  ea_mha_cross cross_never_initialised{};
+  EXPECT_EQ(ea_mha_cross_set_memory(&cross_never_initialised, rope, 1), EA_ERR_BAD_ARGUMENT);
+  ASSERT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::MhaCrossArenaBytes(cross));
+  cross.max_queries = 11;  // more than the memory holds
+  EXPECT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_ERR_BAD_DIMENSION);
+  cross = ea_mha_cross_config{30, 4, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
+  EXPECT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_ERR_HEADS_MISMATCH);
+}
+
+// One byte less than the formula is refused, and init carves exactly it.
+TEST(MhaDecodeConfig, ArenaIsTheFormula) {
+  const LayerWeights w(48, 4, 2, 161);
+  const ea_mha_decoder_config c =
+      ConfigOf({48, 4, 2, 100, 3, 20, EA_KV_STORAGE_INT8, EA_POSITION_SINUSOIDAL, false, false},
+               nullptr, nullptr, nullptr);
+  const size_t bytes = static_cast<size_t>(edgeattn::MhaDecoderArenaBytes(c));
+  AlignedBytes storage(bytes);
+  ea_arena arena{};
+  ea_mha_decoder decoder{};
+  const ea_mha_weights weights = w.View();
+  ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes - 1), EA_OK);
+  EXPECT_EQ(ea_mha_decoder_init(&decoder, &c, &weights, &arena), EA_ERR_ARENA_TOO_SMALL);
+  ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
+  ASSERT_EQ(ea_mha_decoder_init(&decoder, &c, &weights, &arena), EA_OK);
+  EXPECT_EQ(arena.used, bytes);
+
+  const LayerWeights cw(100, 5, 5, 162);
+  const ea_mha_cross_config cc{100, 5, 130, 6, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR};
+  const size_t cross_bytes = static_cast<size_t>(edgeattn::MhaCrossArenaBytes(cc));
+  AlignedBytes cross_storage(cross_bytes);
+  ea_mha_cross cross{};
+  const ea_mha_weights cross_weights = cw.View();
+  ASSERT_EQ(ea_arena_init(&arena, cross_storage.data(), cross_bytes - 1), EA_OK);
+  EXPECT_EQ(ea_mha_cross_init(&cross, &cc, &cross_weights, &arena), EA_ERR_ARENA_TOO_SMALL);
+  ASSERT_EQ(ea_arena_init(&arena, cross_storage.data(), cross_bytes), EA_OK);
+  ASSERT_EQ(ea_mha_cross_init(&cross, &cc, &cross_weights, &arena), EA_OK);
+  EXPECT_EQ(arena.used, cross_bytes);
+}
+
+EA_INSTANTIATE_PER_TARGET(MhaDecodeTest);
+
+}  // namespace
+}  // namespace edgeattn_test

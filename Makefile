@@ -77,7 +77,8 @@ TARGET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TARGET_OBJS_SRC))
 # Every tests/*_test.cc goes into one GoogleTest binary; the no-heap proof
 # interposes malloc and so is a binary of its own.
 SUITE_SRCS := $(filter-out tests/no_heap_test.cc,$(wildcard tests/*_test.cc)) \
-  $(wildcard tests/reference/*.cc) $(wildcard tests/data/tflite/*.cc)
+  $(wildcard tests/reference/*.cc) $(wildcard tests/data/tflite/*.cc) \
+  $(wildcard tests/data/weights/*.cc)
 SUITE_OBJS := $(SUITE_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/c_usage.o
 # The pthread pool example joins the suite where the target has pthreads.
 HAS_PTHREADS ?= 1
@@ -169,7 +170,8 @@ $(SUITE): $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LIBS) $(TARGET_LINK_DEPS)
 	$(CXX) $(SAN_FLAGS) -o $@ $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LDLIBS) \
 	  $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
-$(NO_HEAP): $(BUILD)/tests/no_heap_test.o $(BUILD)/tests/reference/random_tensor.o $(LIB)
+$(NO_HEAP): $(BUILD)/tests/no_heap_test.o $(BUILD)/tests/reference/random_tensor.o \
+  $(BUILD)/tests/data/weights/sample_files.o $(LIB)
 	$(CXX) -o $@ $^ $(GTEST_LDLIBS) $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
 # The demo (host only) times its large attention on 1 and 2 workers: the pthread pool example.
@@ -237,7 +239,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-run
 
 test-run: $(TEST_BINARIES)
-	@sh tests/run_suites.sh "$(RUN)" "$(NM)" "$(LIB)" $(TEST_BINARIES)
+	@SCRIPT_CHECKS="$(SCRIPT_CHECKS)" sh tests/run_suites.sh "$(RUN)" "$(NM)" "$(LIB)" $(TEST_BINARIES)
 
 asan: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 test-run

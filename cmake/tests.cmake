@@ -7,7 +7,8 @@ find_package(GTest REQUIRED)
 enable_testing()
 
 file(GLOB _edgeattn_test_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/*_test.cc"
-     "${PROJECT_SOURCE_DIR}/tests/reference/*.cc" "${PROJECT_SOURCE_DIR}/tests/data/tflite/*.cc")
+     "${PROJECT_SOURCE_DIR}/tests/reference/*.cc" "${PROJECT_SOURCE_DIR}/tests/data/tflite/*.cc"
+     "${PROJECT_SOURCE_DIR}/tests/data/weights/*.cc")
 # The TFLite golden tensors are .incbin'ed by paths relative to the source root.
 set_source_files_properties("${PROJECT_SOURCE_DIR}/tests/data/tflite/golden_blobs.cc" PROPERTIES
                             COMPILE_OPTIONS "-Wa,-I${PROJECT_SOURCE_DIR}")

@@ -29,6 +29,10 @@ extern "C" const char* ea_status_str(ea_status status) {
       return "not supported by this build";
     case EA_ERR_CACHE_FULL:
       return "the KV cache (or a decoder's stream) is full";
+    case EA_ERR_BAD_FILE:
+      return "the weight file breaks its format";
+    case EA_ERR_NOT_FOUND:
+      return "the weight file has no tensor of that name";
     default:
       return "unknown status";
   }

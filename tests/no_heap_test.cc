@@ -31,10 +31,12 @@
 
 #include <hwy/targets.h>
 
+#include "data/weights/sample_files.h"
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
 #include "edgeattn/mha_decode.h"
 #include "edgeattn/rope.h"
+#include "edgeattn/weight_file.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 
@@ -598,8 +600,27 @@ TEST(NoHeap, FirstDispatchSelectsTargetWithoutHeap) {
   EXPECT_EQ(NO_HEAP(ea_simd_target()), target);
 }
 
+// Weight files: open (validating the whole file), find, the MHA weights;
+// a broken file's refusal too.
+TEST(NoHeap, WeightFiles) {
+  const std::vector<uint8_t> st(kSampleSafetensors, kSampleSafetensors + kSampleSafetensors_size);
+  const std::vector<uint8_t> blob(kSampleBlob, kSampleBlob + kSampleBlob_size);
+  for (const std::vector<uint8_t>* bytes : {&st, &blob}) {
+    ea_weight_file file{};
+    ASSERT_EQ(NO_HEAP(ea_weight_file_open(&file, bytes->data(), bytes->size())), EA_OK);
+    ea_tensor_view view{};
+    EXPECT_EQ(NO_HEAP(ea_weight_file_find(&file, "embedding.weight", &view)), EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_weight_file_find(&file, "absent", &view)), EA_ERR_NOT_FOUND);
+    ea_mha_weights weights{};
+    ea_weights_layout layout = EA_WEIGHTS_ROW_MAJOR;
+    EXPECT_EQ(NO_HEAP(ea_weight_file_mha(&file, "attn.", 40, 4, 4, &weights, &layout)), EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_weight_file_open(&file, bytes->data(), bytes->size() - 1)),
+              EA_ERR_BAD_FILE);
+  }
+}
+
 TEST(NoHeap, StatusStrings) {
-  for (int code = EA_OK; code <= EA_ERR_CACHE_FULL; ++code) {
+  for (int code = EA_OK; code <= EA_ERR_NOT_FOUND; ++code) {
     const ea_status status = static_cast<ea_status>(code);
     const char* text = NO_HEAP(ea_status_str(status));
     EXPECT_NE(text, nullptr) << code;

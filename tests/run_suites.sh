@@ -30,6 +30,24 @@ for binary in "$@"; do
   skipped=$((skipped + skip))
 done
 
+# Script checks (SCRIPT_CHECKS, one command; host only): their own summary
+# line's counts, or one failure when they end without one.
+if [ -n "${SCRIPT_CHECKS:-}" ]; then
+  echo "=== $SCRIPT_CHECKS"
+  # shellcheck disable=SC2086  # a command with arguments
+  $SCRIPT_CHECKS >"$log" 2>&1
+  status=$?
+  cat "$log"
+  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  if [ -n "$summary" ]; then
+    passed=$((passed + $(echo "$summary" | awk '{print $1}')))
+    failed=$((failed + $(echo "$summary" | awk '{print $3}')))
+  fi
+  if [ "$status" -ne 0 ] && { [ -z "$summary" ] || [ "$(echo "$summary" | awk '{print $3}')" -eq 0 ]; }; then
+    failed=$((failed + 1))
+  fi
+fi
+
 # The archive must not pull in a heap, exceptions or RTTI (firmware links it).
 check_absent() {
   name="$1"

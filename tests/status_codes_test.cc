@@ -17,6 +17,7 @@
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
 #include "edgeattn/mha_decode.h"
+#include "edgeattn/weight_file.h"
 #include "model_fixture.h"
 #include "reference/quant_mha_fixture.h"
 #include "test_support.h"
@@ -456,6 +457,24 @@ std::vector<Documented> DocumentedCauses() {
            ea_mha_decoder_step(&decoder, x.data(), 1, y.data());
            ea_mha_decoder_step(&decoder, x.data(), 1, y.data());
            return ea_mha_decoder_step(&decoder, x.data(), 1, y.data());
+         }}}},
+      {EA_ERR_BAD_FILE,
+       {{"a weight file that is neither a blob nor safetensors",
+         [](World&) {
+           AlignedBytes bytes(64, 0xFF);
+           ea_weight_file file{};
+           return ea_weight_file_open(&file, bytes.data(), bytes.size());
+         }}}},
+      {EA_ERR_NOT_FOUND,
+       {{"a weight file without the tensor asked for",
+         [](World&) {
+           AlignedBytes bytes(16, ' ');
+           const char header[] = {8, 0, 0, 0, 0, 0, 0, 0, '{', '}'};
+           memcpy(bytes.data(), header, sizeof(header));
+           ea_weight_file file{};
+           ea_weight_file_open(&file, bytes.data(), bytes.size());
+           ea_tensor_view view{};
+           return ea_weight_file_find(&file, "in_proj_weight", &view);
          }}}},
       {EA_ERR_BAD_ARGUMENT,
        {{"KV cache storage out of range",

@@ -44,6 +44,7 @@ class AlignedBytes {
     size_ = bytes;
   }
   uint8_t* data() { return storage_.data() + offset_; }
+  const uint8_t* data() const { return storage_.data() + offset_; }
   size_t size() const { return size_; }
 
  private:

@@ -39,6 +39,10 @@ inline std::string StatusName(ea_status status) {
       return "EA_ERR_UNSUPPORTED";
     case EA_ERR_CACHE_FULL:
       return "EA_ERR_CACHE_FULL";
+    case EA_ERR_BAD_FILE:
+      return "EA_ERR_BAD_FILE";
+    case EA_ERR_NOT_FOUND:
+      return "EA_ERR_NOT_FOUND";
     default:
       return "unknown status " + std::to_string(static_cast<int>(status));
   }

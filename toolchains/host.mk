@@ -14,4 +14,7 @@ LIB_DEPS_LDLIBS := -lhwy
 GTEST_FROM_SOURCE := 0
 NO_HEAP_TEST := 1
 RUN :=
-DEBIAN_PACKAGES := g++ make libhwy-dev libgtest-dev
+DEBIAN_PACKAGES := g++ make libhwy-dev libgtest-dev python3-numpy
+# Host-only checks that are scripts, not test binaries: the weight
+# converter's round trip (numpy only).
+SCRIPT_CHECKS := /usr/bin/python3 tools/test_convert_weights.py

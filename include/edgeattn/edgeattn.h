@@ -28,9 +28,9 @@
 #include <stdint.h>
 
 #define EDGEATTN_VERSION_MAJOR 0
-#define EDGEATTN_VERSION_MINOR 7
+#define EDGEATTN_VERSION_MINOR 8
 #define EDGEATTN_VERSION_PATCH 0
-#define EDGEATTN_VERSION_STRING "0.7.0"
+#define EDGEATTN_VERSION_STRING "0.8.0"
 /* One number for #if comparisons: major * 10000 + minor * 100 + patch. */
 #define EDGEATTN_VERSION \
   (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)
@@ -93,6 +93,10 @@ typedef enum ea_status {
    * (edgeattn/kv_cache.h); an MHA decoder's step past max_positions
    * (edgeattn/mha_decode.h). */
   EA_ERR_CACHE_FULL = 9,
+  /* A weight file whose bytes break its format (edgeattn/weight_file.h). */
+  EA_ERR_BAD_FILE = 10,
+  /* A weight file has no tensor of the name asked for. */
+  EA_ERR_NOT_FOUND = 11,
   EA_STATUS_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_STATUS_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_status;

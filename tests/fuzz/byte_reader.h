@@ -64,6 +64,11 @@ class ByteReader {
   ByteReader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
 
   size_t consumed() const { return position_; }
+  // The bytes not read yet (a raw payload, such as a whole weight file).
+  void Rest(const uint8_t** data, size_t* size) const {
+    *data = data_ + (position_ < size_ ? position_ : size_);
+    *size = position_ < size_ ? size_ - position_ : 0;
+  }
 
   void U8(uint8_t& value) { value = Next(); }
   void U16(uint16_t& value) { value = static_cast<uint16_t>(Next() | (Next() << 8)); }

@@ -85,9 +85,11 @@ $(FUZZ_BIN): $(FUZZ_HARNESS_OBJS) $(FUZZ_REF_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CXX) -fsanitize=fuzzer,$(FUZZ_SANITIZERS) $(FUZZ_EXTRA_FLAGS) -o $@ $^ -lhwy
 
 # The seed writer needs no sanitizer: it only encodes cases.
-$(FUZZ_SEEDS_BIN): tests/fuzz/make_seeds.cc tests/fuzz/fuzz_case.h tests/fuzz/byte_reader.h
+$(FUZZ_SEEDS_BIN): tests/fuzz/make_seeds.cc tests/fuzz/fuzz_case.h tests/fuzz/byte_reader.h \
+  tests/data/weights/sample_files.cc
 	@mkdir -p $(dir $@)
-	$(FUZZ_CXX) -std=c++17 -O1 $(WARNINGS) -Iinclude -Itests/fuzz -o $@ $<
+	$(FUZZ_CXX) -std=c++17 -O1 $(WARNINGS) -Iinclude -Itests -Itests/fuzz -o $@ $< \
+	  tests/data/weights/sample_files.cc
 
 fuzz-seeds: $(FUZZ_SEEDS_BIN)
 	rm -rf tests/fuzz/corpus

@@ -23,9 +23,10 @@ enum Operation : uint8_t {
   kApi = 3,
   kQuantMha = 4,
   kQuantSelfAttention = 5,
-  kKvCache = 6
+  kKvCache = 6,
+  kWeightFile = 7
 };
-inline constexpr uint8_t kOperationCount = 7;
+inline constexpr uint8_t kOperationCount = 8;
 
 // Upper bounds that keep one iteration well under a millisecond in the
 // common case: a tensor of at most kMaxTensorFloats is materialised, a run

@@ -16,6 +16,9 @@ void FuzzQuantMha(ByteReader& input);
 void FuzzQuantSelfAttention(ByteReader& input);
 // The KV cache: ea_kv_cache_arena_size, _init, _append, _attend, _reset.
 void FuzzKvCache(ByteReader& input);
+// Weight files: ea_weight_file_open on the rest of the input as a file,
+// then _find and _mha with the names the file holds.
+void FuzzWeightFile(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
             stats.checked, stats.ill_conditioned);
     fprintf(stderr,
             "edgeattn fuzz: inputs per family (attention, self-attention, MHA, API, "
-            "quant MHA, quant self-attention, KV cache):");
+            "quant MHA, quant self-attention, KV cache, weight files):");
     for (size_t count : g_family_inputs) fprintf(stderr, " %zu", count);
     fprintf(stderr, "\n");
   });
@@ -64,6 +64,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case edgeattn_fuzz::kKvCache:
       edgeattn_fuzz::FuzzKvCache(input);
+      break;
+    case edgeattn_fuzz::kWeightFile:
+      edgeattn_fuzz::FuzzWeightFile(input);
       break;
     default:
       edgeattn_fuzz::FuzzApi(input);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "byte_reader.h"
+#include "data/weights/sample_files.h"
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
 #include "fuzz_case.h"
@@ -710,6 +711,40 @@ void ApiSeeds() {
   Write("api-bad-table", kApi, c);
 }
 
+// Weight files: the family byte, the MHA shape byte (n_heads = 1 + b % 4,
+// d_model = n_heads (1 + (b >> 2) % 16): 39 is the sample's 4 heads of 10),
+// then the file's bytes.
+void WriteRaw(const char* name, uint8_t operation, uint8_t shape, const unsigned char* bytes,
+              size_t size) {
+  if (std::string(name).compare(0, g_prefix.size(), g_prefix) != 0) return;
+  const std::string path = g_directory + "/" + name;
+  FILE* file = fopen(path.c_str(), "wb");
+  if (file == nullptr || fputc(operation, file) == EOF || fputc(shape, file) == EOF ||
+      fwrite(bytes, 1, size, file) != size) {
+    fprintf(stderr, "make_seeds: cannot write %s\n", path.c_str());
+    exit(1);
+  }
+  fclose(file);
+  ++g_written;
+}
+
+void WeightFileSeeds() {
+  WriteRaw("weight-file-safetensors", kWeightFile, 39, kSampleSafetensors, kSampleSafetensors_size);
+  WriteRaw("weight-file-blob", kWeightFile, 39, kSampleBlob, kSampleBlob_size);
+  // The blob's header and first two table entries only: a truncated file.
+  WriteRaw("weight-file-blob-truncated", kWeightFile, 39, kSampleBlob, 64 + 2 * 192);
+  // A small safetensors file: metadata, one F32 [1, 2] tensor.
+  std::string json =
+      R"({"w":{"dtype":"F32","shape":[1,2],"data_offsets":[0,8]},"__metadata__":{"k":"v"}})";
+  json.append((8 - json.size() % 8) % 8, ' ');
+  std::string file(8, '\0');
+  for (int i = 0; i < 8; ++i) file[i] = static_cast<char>(json.size() >> (8 * i));
+  file += json;
+  file.append("\0\0\x80\x3f\0\0\0\x40", 8);  // 1.0f, 2.0f
+  WriteRaw("weight-file-small-safetensors", kWeightFile, 5,
+           reinterpret_cast<const unsigned char*>(file.data()), file.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -725,6 +760,7 @@ int main(int argc, char** argv) {
   QuantSelfAttentionSeeds();
   ApiSeeds();
   KvCacheSeeds();
+  WeightFileSeeds();
   printf("make_seeds: %d seeds in %s\n", g_written, argv[1]);
   return 0;
 }

@@ -79,7 +79,8 @@ TARGET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TARGET_OBJS_SRC))
 SUITE_SRCS := $(filter-out tests/no_heap_test.cc,$(wildcard tests/*_test.cc)) \
   $(wildcard tests/reference/*.cc) $(wildcard tests/data/tflite/*.cc) \
   $(wildcard tests/data/weights/*.cc)
-SUITE_OBJS := $(SUITE_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/c_usage.o
+SUITE_OBJS := $(SUITE_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/c_usage.o \
+  $(BUILD)/examples/reversal/reversal_model.o
 # The pthread pool example joins the suite where the target has pthreads.
 HAS_PTHREADS ?= 1
 ifneq ($(HAS_PTHREADS),0)
@@ -93,7 +94,7 @@ MINIMAL := $(BUILD)/examples/minimal_attention
 FIRMWARE := $(BUILD)/examples/firmware/self_attention_firmware
 FIRMWARE_TARGET ?= cortex-m4
 
-.PHONY: all lib deps demo test asan test-run matrix footprint footprint-row firmware firmware-run \
+.PHONY: all lib deps demo reversal-demo test asan test-run matrix footprint footprint-row firmware firmware-run \
   install install-files consumers bench bench-quick bench-report lint format format-check clean \
   help fuzz
 
@@ -185,9 +186,20 @@ $(BUILD)/examples/fma_peak.o: bench/fma_peak.cc $(CONFIG_FILES) | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(EXAMPLE_CXXFLAGS) -c $< -o $@
 
+# The trained reversal model decoding on the KV cache (examples/reversal).
+REVERSAL_DEMO := $(BUILD)/examples/reversal/reversal_demo
+$(REVERSAL_DEMO): $(BUILD)/examples/reversal/reversal_demo.o \
+    $(BUILD)/examples/reversal/reversal_model.o $(LIB)
+	$(CXX) $(SAN_FLAGS) -o $@ $^ $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
+
 demo: deps
-	@$(MAKE) --no-print-directory $(DEMO)
+	@$(MAKE) --no-print-directory $(DEMO) $(REVERSAL_DEMO)
 	$(RUN) ./$(DEMO)
+	$(RUN) ./$(REVERSAL_DEMO)
+
+reversal-demo: deps
+	@$(MAKE) --no-print-directory $(REVERSAL_DEMO)
+	$(RUN) ./$(REVERSAL_DEMO)
 
 # Programs that link only the library (and the board's start-up code).
 $(MINIMAL) $(FIRMWARE): $(BUILD)/examples/%: $(BUILD)/examples/%.o $(TARGET_OBJS) $(LIB) \
@@ -316,10 +328,12 @@ lint: format-check
 	  --suppress=missingIncludeSystem -Iinclude -Isrc \
 	  -DHWY_ONCE=1 -DHWY_NAMESPACE=N_LINT src include
 
-FORMAT_SRCS := $(wildcard include/edgeattn/*.h include/edgeattn/*.hpp src/*.h src/*.cc src/*/*.h src/*/*.cc \
+# Generated weight headers (tools/convert_weights.py) are not formatted.
+FORMAT_SRCS := $(filter-out examples/reversal/reversal_weights.h,$(wildcard include/edgeattn/*.h \
+  include/edgeattn/*.hpp src/*.h src/*.cc src/*/*.h src/*/*.cc \
   tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
   examples/*.h examples/*/*.cc examples/*/*.c examples/*/*.h bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h \
-  tests/consumers/*.c tests/consumers/*.h tests/fuzz/*.h tests/fuzz/*.cc)
+  tests/consumers/*.c tests/consumers/*.h tests/fuzz/*.h tests/fuzz/*.cc))
 
 format:
 	@sh tools/install_deps.sh clang-format

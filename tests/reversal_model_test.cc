@@ -1,0 +1,53 @@
+// The trained reversal model (examples/reversal, weights converted by
+// tools/convert_weights.py from tools/train_reversal_model.py's training)
+// decodes on the KV cache of every storage, on every target: it reverses
+// held-out sequences, and the same weights without the position table do
+// not (attention alone is permutation equivariant: the digits' places are
+// lost). What the README's demo table says, asserted.
+#include <gtest/gtest.h>
+#include <stdint.h>
+
+#include "../examples/reversal/reversal_model.h"
+#include "simd_targets.h"
+
+namespace edgeattn_test {
+namespace {
+
+// The fraction of `count` held-out sequences reversed exactly.
+double Accuracy(ea_kv_storage storage, bool positions, int count) {
+  reversal::Model model;
+  EXPECT_EQ(model.Init(storage, positions), EA_OK);
+  uint32_t state = 777;
+  int correct = 0;
+  for (int s = 0; s < count; ++s) {
+    int32_t digits[reversal::kSeqLen], out[reversal::kSeqLen];
+    for (int32_t& digit : digits) {
+      state = state * 1664525u + 1013904223u;
+      digit = static_cast<int32_t>((state >> 16) % 10);
+    }
+    EXPECT_EQ(model.Reverse(digits, out), EA_OK);
+    bool all = true;
+    for (int i = 0; i < reversal::kSeqLen; ++i) {
+      all = all && out[i] == digits[reversal::kSeqLen - 1 - i];
+    }
+    correct += all;
+  }
+  return static_cast<double>(correct) / count;
+}
+
+class ReversalModelTest : public PerTargetTest {};
+
+TEST_P(ReversalModelTest, ReversesHeldOutSequencesWithEveryCacheStorage) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    EXPECT_GE(Accuracy(storage, true, 100), 0.99) << "storage " << storage;
+  }
+}
+
+TEST_P(ReversalModelTest, WithoutPositionsTheSameWeightsFail) {
+  EXPECT_LE(Accuracy(EA_KV_STORAGE_F32, false, 100), 0.05);
+}
+
+EA_INSTANTIATE_PER_TARGET(ReversalModelTest);
+
+}  // namespace
+}  // namespace edgeattn_test

@@ -35,6 +35,7 @@
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
 #include "edgeattn/mha_decode.h"
+#include "edgeattn/mha_quant_decode.h"
 #include "edgeattn/rope.h"
 #include "edgeattn/weight_file.h"
 #include "reference/random_tensor.h"
@@ -912,6 +913,58 @@ void ExpectWritten(const std::vector<uint8_t>& bytes, const char* what) {
   EXPECT_LT(canary, bytes.size() / 8) << what << ": mostly still the canary";
 }
 
+// The fixed-point decoder of the same layer: arena_size, init, steps of 1
+// and 5 tokens through the whole stream, reset; then a residual ADD. Each armed.
+void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer) {
+  const ea_mha_quant_decoder_config config{layer, 5};
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_mha_quant_decoder_arena_size(&config, &bytes)), EA_OK);
+  TestArena arena(bytes);
+  ea_mha_quant_decoder decoder{};
+  const ea_mha_quant_weights w = b.Weights(true);
+  ASSERT_EQ(NO_HEAP(ea_mha_quant_decoder_init(&decoder, &config, &w, &arena.arena)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
+  const size_t element = b.dtype == EA_DTYPE_INT16 ? 2 : 1;
+  const size_t row = static_cast<size_t>(kDModel) * element;
+  b.y.assign(b.x.size(), 0xA5);
+  for (int32_t t = 0; t < b.tokens;) {
+    const int32_t n = t % 2 == 0 && t + 5 <= b.tokens ? 5 : 1;
+    const uint8_t* x = b.x.data() + static_cast<size_t>(t) * row;
+    uint8_t* y = b.y.data() + static_cast<size_t>(t) * row;
+    if (b.dtype == EA_DTYPE_INT8) {
+      EXPECT_EQ(NO_HEAP(ea_mha_quant_decoder_step_s8(&decoder, reinterpret_cast<const int8_t*>(x),
+                                                     n, reinterpret_cast<int8_t*>(y))),
+                EA_OK);
+    } else {
+      EXPECT_EQ(NO_HEAP(ea_mha_quant_decoder_step_s16(&decoder, reinterpret_cast<const int16_t*>(x),
+                                                      n, reinterpret_cast<int16_t*>(y))),
+                EA_OK);
+    }
+    t += n;
+  }
+  ExpectWritten(b.y, "decoder y");
+  EXPECT_EQ(NO_HEAP(ea_mha_quant_decoder_reset(&decoder)), EA_OK);
+
+  // The residual ADD of y onto x, as a quantized model runs it.
+  ea_add_quant_params add{};
+  const ea_quant residual{b.scales.output.scale * 2.0f, b.scales.output.zero_point};
+  ASSERT_EQ(NO_HEAP(ea_add_quant_derive(b.dtype, b.scales.input, b.scales.output, residual, &add)),
+            EA_OK);
+  const size_t count = b.x.size() / element;
+  if (b.dtype == EA_DTYPE_INT8) {
+    EXPECT_EQ(NO_HEAP(ea_add_s8(reinterpret_cast<const int8_t*>(b.x.data()),
+                                reinterpret_cast<const int8_t*>(b.y.data()), count, &add,
+                                reinterpret_cast<int8_t*>(b.y.data()))),
+              EA_OK);
+  } else {
+    EXPECT_EQ(NO_HEAP(ea_add_s16(reinterpret_cast<const int16_t*>(b.x.data()),
+                                 reinterpret_cast<const int16_t*>(b.y.data()), count, &add,
+                                 reinterpret_cast<int16_t*>(b.y.data()))),
+              EA_OK);
+  }
+  EXPECT_EQ(NO_HEAP(ea_add_s8(nullptr, nullptr, 0, &add, nullptr)), EA_ERR_NULL_POINTER);
+}
+
 // derive, arena_size, plan_init in an arena of exactly that size, a short run
 // and a full one, each armed; with and without biases.
 void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
@@ -936,6 +989,7 @@ void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
     ExpectWritten(b.y, "y");
     if (c.want_weights) ExpectWritten(b.attn, "attn_weights");
   }
+  if (c.mask == EA_MASK_CAUSAL && parallel.run == nullptr) RunQuantDecoderCase(b, config);
 }
 
 class QuantMhaNoHeap : public testing::TestWithParam<QuantCase> {};

@@ -15,6 +15,7 @@
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
 #include "edgeattn/mha_decode.h"
+#include "edgeattn/mha_quant_decode.h"
 
 namespace edgeattn {
 
@@ -210,6 +211,33 @@ constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads,
   const uint64_t weights = 4 * WeightPanelRegionBytes(d_model, d_model, dtype);
   return ByteRegionBytes(8 * static_cast<uint64_t>(d_model) * sizeof(int32_t)) + table +
          positioned + 4 * tensor + weights + QuantCoreArenaBytes(n, d_k, d_k, dtype, max_workers);
+}
+
+// Fixed-point MHA decoder (edgeattn/mha_quant_decode.h), for streams of
+// `positions` tokens in steps of at most `step_tokens`: the per-channel
+// integers, the quantized position table (when filled at init,
+// [positions, d_model]) and ADD(x, P) ([step_tokens, d_model]), a step's q,
+// v and heads' outputs ([step_tokens, d_model] each), the cache (K
+// [positions, d_model] and V^T [d_model, positions]), W_Q, W_K, W_V, W_O
+// packed, the int8 softmax's table and one query row's scratch over
+// `positions` keys.
+constexpr uint64_t MhaQuantDecoderArenaBytes(int32_t positions, int32_t step_tokens,
+                                             int32_t d_model, ea_dtype dtype,
+                                             PositionStorage storage) {
+  const uint64_t element = FixedPointBytes(dtype);
+  const uint64_t e = static_cast<uint64_t>(d_model);
+  const uint64_t stream = ByteRegionBytes(static_cast<uint64_t>(positions) * e * element);
+  const uint64_t step = ByteRegionBytes(static_cast<uint64_t>(step_tokens) * e * element);
+  const uint64_t table = storage == PositionStorage::kArena ? stream : 0;
+  const uint64_t positioned = storage == PositionStorage::kNone ? 0 : step;
+  return ByteRegionBytes(8 * e * sizeof(int32_t)) + table + positioned + 3 * step + 2 * stream +
+         4 * WeightPanelRegionBytes(d_model, d_model, dtype) +
+         ByteRegionBytes(kSoftmaxS8TableBytes) + QuantScratch(positions, dtype).bytes;
+}
+constexpr uint64_t MhaQuantDecoderArenaBytes(const ea_mha_quant_decoder_config& c) {
+  return MhaQuantDecoderArenaBytes(
+      c.layer.max_tokens, c.max_step_tokens, c.layer.d_model, c.layer.dtype,
+      StorageOf(c.layer.position, c.layer.quant_position_table == nullptr));
 }
 
 // Fixed-point self-attention (ea_self_attention_quant_plan_init): the

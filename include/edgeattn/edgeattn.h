@@ -28,9 +28,9 @@
 #include <stdint.h>
 
 #define EDGEATTN_VERSION_MAJOR 0
-#define EDGEATTN_VERSION_MINOR 8
-#define EDGEATTN_VERSION_PATCH 1
-#define EDGEATTN_VERSION_STRING "0.8.1"
+#define EDGEATTN_VERSION_MINOR 9
+#define EDGEATTN_VERSION_PATCH 0
+#define EDGEATTN_VERSION_STRING "0.9.0"
 /* One number for #if comparisons: major * 10000 + minor * 100 + patch. */
 #define EDGEATTN_VERSION \
   (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)
@@ -689,6 +689,32 @@ ea_status ea_mha_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t 
                         int8_t* attn_weights);
 ea_status ea_mha_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
                          int16_t* y, int16_t* attn_weights);
+
+/* ------------------------------------------------------ fixed-point ADD */
+
+/* TFLite's ADD (no activation) of two tensors of one fixed-point dtype,
+ * element for element, bit for bit (int8: reference_integer_ops::Add; int16:
+ * TFLite Micro's general-scale path): both inputs rescaled to a common grid
+ * 2^left_shift finer, summed, requantised to the output. The residual
+ * connection x + MHA(x) of a quantized transformer, and the ADD(x_emb, P)
+ * fixed-point plans run for positions.
+ * ea_add_quant_derive: TFLite's Prepare on the three tensors' quantization;
+ * EA_ERR_BAD_ARGUMENT for a scale that is not positive and finite, a zero
+ * point out of range (int8: [-128, 127]; int16: 0) or integers outside the
+ * ranges of ea_add_quant_params (e.g. an output scale below 2^-20 of the
+ * inputs'); EA_ERR_BAD_ARGUMENT for a dtype that is not fixed point. *params
+ * is written only on EA_OK. */
+ea_status ea_add_quant_derive(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant out,
+                              ea_add_quant_params* params);
+/* out[i] = ADD(a[i], b[i]) for i < count. params within the ranges above
+ * (EA_ERR_BAD_ARGUMENT), count in [1, EA_MAX_ELEMENTS] (EA_ERR_BAD_DIMENSION,
+ * EA_ERR_DIMENSION_OVERFLOW); out may be a or b,
+ * else it overlaps neither (EA_ERR_BAD_ARGUMENT). On any error out is not
+ * written. */
+ea_status ea_add_s8(const int8_t* a, const int8_t* b, size_t count,
+                    const ea_add_quant_params* params, int8_t* out);
+ea_status ea_add_s16(const int16_t* a, const int16_t* b, size_t count,
+                     const ea_add_quant_params* params, int16_t* out);
 
 /* ------------------------------------------------------ position tables */
 

@@ -23,7 +23,31 @@ PositionStorage Positions(const ea_mha_config& c) {
   return StorageOf(c.position, c.quant_position_table == nullptr);
 }
 
-ea_status Validate(const ea_mha_config& c) {
+uint64_t ArenaBytes(const ea_mha_config& c) {
+  return MhaQuantArenaBytes(c.max_tokens, c.d_model, c.heads, c.dtype, Positions(c),
+                            c.parallel.max_workers);
+}
+
+size_t ElementBytes(const ea_mha_config& c) {
+  return static_cast<size_t>(FixedPointBytes(c.dtype));
+}
+
+// The plan's own copy of the caller's integers (which may then live on the
+// caller's stack).
+void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_params* params) {
+  const int32_t e = c.d_model;
+  const ea_mha_quant_params& given = *c.quant_params;
+  *params = given;
+  CopyLinearParams(given.q_proj, e, channel_ints, channel_ints + e, &params->q_proj);
+  CopyLinearParams(given.k_proj, e, channel_ints + 2 * e, channel_ints + 3 * e, &params->k_proj);
+  CopyLinearParams(given.v_proj, e, channel_ints + 4 * e, channel_ints + 5 * e, &params->v_proj);
+  CopyLinearParams(given.out_proj, e, channel_ints + 6 * e, channel_ints + 7 * e,
+                   &params->out_proj);
+}
+
+}  // namespace
+
+ea_status ValidateMhaQuantConfig(const ea_mha_config& c) {
   if (!IsFixedPoint(c.dtype))
     return c.dtype == EA_DTYPE_F32 ? EA_ERR_BAD_ARGUMENT : CheckDtype(c.dtype);
   ea_status status = CheckPositive(c.max_tokens, c.d_model, c.heads, 1);
@@ -42,30 +66,17 @@ ea_status Validate(const ea_mha_config& c) {
   return EA_OK;
 }
 
-uint64_t ArenaBytes(const ea_mha_config& c) {
-  return MhaQuantArenaBytes(c.max_tokens, c.d_model, c.heads, c.dtype, Positions(c),
-                            c.parallel.max_workers);
-}
-
-size_t ElementBytes(const ea_mha_config& c) {
-  return static_cast<size_t>(FixedPointBytes(c.dtype));
-}
-
-// int16 biases beyond TFLite's 2^47 accumulator limit are refused.
-ea_status CheckBiases(const ea_mha_config& c, const ea_mha_quant_weights& w) {
+ea_status CheckMhaQuantBiases(const ea_mha_config& c, const ea_mha_quant_weights& w) {
   const bool ok = BiasInRange(c.dtype, w.in_proj_bias, 3 * c.d_model) &&
                   BiasInRange(c.dtype, w.out_proj_bias, c.d_model);
   return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 
-constexpr size_t kKeptCount = 5;
-struct Kept {
-  Extent extents[kKeptCount];
-};
-Kept KeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w, const void* table) {
+MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w,
+                                 const void* table) {
   const size_t e = static_cast<size_t>(c.d_model);
   const size_t bias_bytes = c.dtype == EA_DTYPE_INT16 ? sizeof(int64_t) : sizeof(int32_t);
-  Kept kept{};
+  MhaQuantKept kept{};
   kept.extents[0] = Extent{w.in_proj_weight, 3 * e * e};
   kept.extents[1] = Extent{w.in_proj_bias, 3 * e * bias_bytes};
   kept.extents[2] = Extent{w.out_proj_weight, e * e};
@@ -74,18 +85,36 @@ Kept KeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w, const vo
   return kept;
 }
 
-// The plan's own copy of the caller's integers (which may then live on the
-// caller's stack).
-void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_params* params) {
-  const int32_t e = c.d_model;
-  const ea_mha_quant_params& given = *c.quant_params;
-  *params = given;
-  CopyLinearParams(given.q_proj, e, channel_ints, channel_ints + e, &params->q_proj);
-  CopyLinearParams(given.k_proj, e, channel_ints + 2 * e, channel_ints + 3 * e, &params->k_proj);
-  CopyLinearParams(given.v_proj, e, channel_ints + 4 * e, channel_ints + 5 * e, &params->v_proj);
-  CopyLinearParams(given.out_proj, e, channel_ints + 6 * e, channel_ints + 7 * e,
-                   &params->out_proj);
+ea_status DeriveIntoNextCarve(const ea_mha_config& c, const ea_arena& arena,
+                              ea_mha_quant_params* derived) {
+  if (c.quant_params != nullptr) return EA_OK;
+  return DeriveMhaQuantParams(c, derived,
+                              static_cast<int32_t*>(static_cast<void*>(arena.base + arena.used)));
 }
+
+void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& c,
+                         const ea_mha_quant_params& derived, ea_mha_quant_params* params) {
+  int32_t* channel_ints = static_cast<int32_t*>(
+      CarveBytes(arena, EA_MHA_QUANT_CHANNEL_INTS(c.d_model) * sizeof(int32_t)));
+  if (c.quant_params == nullptr) {
+    *params = derived;  // its arrays are channel_ints already
+  } else {
+    CopyParams(c, channel_ints, params);
+  }
+}
+
+void CarveMhaQuantPanels(ea_arena* arena, const ea_mha_config& c, const ea_mha_quant_weights& w,
+                         void* panels[4]) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  for (size_t which = 0; which < 3; ++which) {
+    panels[which] = const_cast<void*>(
+        CarveWeightPanels(arena, c.dtype, w.in_proj_weight + which * e * e, c.d_model, c.d_model));
+  }
+  panels[3] =
+      const_cast<void*>(CarveWeightPanels(arena, c.dtype, w.out_proj_weight, c.d_model, c.d_model));
+}
+
+namespace {
 
 const void* Panels(const ea_mha_quant_plan& plan, int which) { return plan.weight_panels[which]; }
 
@@ -107,17 +136,8 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* att
   T* k = static_cast<T*>(plan.k);
   T* v = static_cast<T*>(plan.v);
   T* context = static_cast<T*>(plan.context);
-  const size_t bias_bytes = sizeof(T) == 1 ? sizeof(int32_t) : sizeof(int64_t);
-  const uint8_t* in_bias = static_cast<const uint8_t*>(w.in_proj_bias);
-  const auto bias_at = [&](size_t channel) -> const void* {
-    return in_bias != nullptr ? in_bias + channel * bias_bytes : nullptr;
-  };
-  const int32_t e32 = c.d_model;
   const auto projection = [&](int32_t which, const ea_linear_quant_params& params, T* out) {
-    const size_t first = static_cast<size_t>(which) * e;  // W_Q, W_K, W_V rows
-    return RunProjection(c.parallel,
-                         ProjectionArgs(input, n, e32, w.in_proj_weight + first * e, bias_at(first),
-                                        params, e32, out, e, Panels(plan, which)));
+    return ProjectInProj(c.parallel, c, w, Panels(plan, which), which, params, input, n, out);
   };
   bool ok = projection(0, p.q_proj, q);
   ok = projection(1, p.k_proj, k) && ok;
@@ -139,8 +159,8 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* att
     ok = RunQuantAttention(c.parallel, head, v + column, e, plan.core) && ok;
   }
   ok = RunProjection(c.parallel,
-                     ProjectionArgs<T>(context, n, e32, w.out_proj_weight, w.out_proj_bias,
-                                       p.out_proj, e32, y, e, Panels(plan, 3))) &&
+                     ProjectionArgs<T>(context, n, c.d_model, w.out_proj_weight, w.out_proj_bias,
+                                       p.out_proj, c.d_model, y, e, Panels(plan, 3))) &&
        ok;
   return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
@@ -161,13 +181,13 @@ ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, 
   const size_t weight_bytes = static_cast<size_t>(c.heads) * n * n * sizeof(T);
   const Extent y_extent{y, activation_bytes};
   const Extent weights_extent{attn_weights, attn_weights != nullptr ? weight_bytes : 0};
-  const Kept kept = KeptExtents(c, plan->weights, plan->position_table);
+  const MhaQuantKept kept = MhaQuantKeptExtents(c, plan->weights, plan->position_table);
   const Extent carve{plan->carve, plan->carve_bytes};
   if (Overlaps(y_extent.begin, y_extent.bytes, weights_extent.begin, weights_extent.bytes)) {
     return EA_ERR_BAD_ARGUMENT;
   }
   const ea_status status = CheckModelRunMemory({x, activation_bytes}, y_extent, weights_extent,
-                                               kept.extents, kKeptCount, carve);
+                                               kept.extents, kMhaQuantKeptCount, carve);
   if (status != EA_OK) return status;
   return Run(*plan, x, n_tokens, y, attn_weights);
 }
@@ -175,7 +195,7 @@ ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, 
 }  // namespace
 
 ea_status MhaQuantArenaSize(const ea_mha_config& config, size_t* bytes) {
-  const ea_status status = Validate(config);
+  const ea_status status = ValidateMhaQuantConfig(config);
   if (status != EA_OK) return status;
   return ToSize(ArenaBytes(config), bytes);
 }
@@ -211,20 +231,16 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
     return EA_ERR_NULL_POINTER;
   }
   const ea_mha_config& c = *config;
-  ea_status status = Validate(c);
-  if (status == EA_OK) status = CheckBiases(c, *weights);
+  ea_status status = ValidateMhaQuantConfig(c);
+  if (status == EA_OK) status = CheckMhaQuantBiases(c, *weights);
   if (status == EA_OK) status = CheckArenaFits(arena, ArenaBytes(c));
   if (status == EA_OK) {
-    const Kept kept = KeptExtents(c, *weights, c.quant_position_table);
-    status = CheckKeptOutsideCarve(kept.extents, kKeptCount, NextCarve(*arena, ArenaBytes(c)));
+    const MhaQuantKept kept = MhaQuantKeptExtents(c, *weights, c.quant_position_table);
+    status =
+        CheckKeptOutsideCarve(kept.extents, kMhaQuantKeptCount, NextCarve(*arena, ArenaBytes(c)));
   }
-  // Scales: TFLite's Prepare, into the place of the plan's first region (free
-  // arena bytes until the carve below; a refusal leaves the arena unused).
   ea_mha_quant_params derived{};
-  if (status == EA_OK && c.quant_params == nullptr) {
-    status = DeriveMhaQuantParams(
-        c, &derived, static_cast<int32_t*>(static_cast<void*>(arena->base + arena->used)));
-  }
+  if (status == EA_OK) status = DeriveIntoNextCarve(c, *arena, &derived);
   if (status != EA_OK) return status;
 
   const uint64_t element = FixedPointBytes(c.dtype);
@@ -234,13 +250,7 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
   plan->carve_bytes = static_cast<size_t>(ArenaBytes(c));
   plan->config = c;
   plan->weights = *weights;
-  int32_t* channel_ints = static_cast<int32_t*>(
-      CarveBytes(arena, 8 * static_cast<uint64_t>(c.d_model) * sizeof(int32_t)));
-  if (c.quant_params == nullptr) {
-    plan->params = derived;  // its arrays are channel_ints already
-  } else {
-    CopyParams(c, channel_ints, &plan->params);
-  }
+  CarveMhaQuantParams(arena, c, derived, &plan->params);
   plan->position_table = ResolveQuantPositionTable(
       arena, c.dtype, Positions(c), c.quant_position_table, c.max_tokens, c.d_model,
       c.quant_scales != nullptr ? c.quant_scales->position : ea_quant{});
@@ -249,14 +259,7 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
   plan->k = CarveBytes(arena, tensor);
   plan->v = CarveBytes(arena, tensor);
   plan->context = CarveBytes(arena, tensor);
-  const size_t e = static_cast<size_t>(c.d_model);
-  for (int w = 0; w < 3; ++w) {
-    plan->weight_panels[w] = const_cast<void*>(
-        CarveWeightPanels(arena, c.dtype, weights->in_proj_weight + static_cast<size_t>(w) * e * e,
-                          c.d_model, c.d_model));
-  }
-  plan->weight_panels[3] = const_cast<void*>(
-      CarveWeightPanels(arena, c.dtype, weights->out_proj_weight, c.d_model, c.d_model));
+  CarveMhaQuantPanels(arena, c, *weights, plan->weight_panels);
   const int32_t d_k = c.d_model / c.heads;
   plan->core = CarveQuantCore(arena, c.dtype, c.max_tokens, d_k, d_k, c.parallel.max_workers,
                               plan->params.softmax);

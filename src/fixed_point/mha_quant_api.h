@@ -1,16 +1,68 @@
-// What the float MHA entry points need from the fixed-point ones: the arena
-// size of a fixed-point config (ea_mha_arena_size serves every dtype).
+// What other entry points need from fixed-point MHA's: the arena size of a
+// fixed-point config (ea_mha_arena_size serves every dtype), and the
+// validation and carving steps the fixed-point decoder
+// (edgeattn/mha_quant_decode.h) shares with ea_mha_quant_plan_init.
 #ifndef EDGEATTN_SRC_FIXED_POINT_MHA_QUANT_API_H_
 #define EDGEATTN_SRC_FIXED_POINT_MHA_QUANT_API_H_
 
 #include <stddef.h>
 
+#include "arena.h"
 #include "edgeattn/edgeattn.h"
+#include "fixed_point/quant_model_steps.h"
+#include "validation.h"
 
 namespace edgeattn {
 
 // Validates a fixed-point MHA config and returns its arena bytes.
 ea_status MhaQuantArenaSize(const ea_mha_config& config, size_t* bytes);
+
+// ea_mha_quant_plan_init's rules for the config, and for int16 biases
+// (within TFLite's 2^47 accumulator domain).
+ea_status ValidateMhaQuantConfig(const ea_mha_config& config);
+ea_status CheckMhaQuantBiases(const ea_mha_config& config, const ea_mha_quant_weights& weights);
+
+// What a fixed-point MHA reads and must not overwrite: in_proj weight and
+// bias, out_proj weight and bias, the caller's quantized position table.
+inline constexpr size_t kMhaQuantKeptCount = 5;
+struct MhaQuantKept {
+  Extent extents[kMhaQuantKeptCount];
+};
+MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& config, const ea_mha_quant_weights& weights,
+                                 const void* table);
+
+// A plan's integers in two steps. Before anything is carved, TFLite's
+// Prepare on the config's scales (if it gives no integers) writes the
+// per-channel arrays into the arena's next free bytes, so a refusal leaves the
+// arena unused; the plan's first carve then takes those bytes
+// (EA_MHA_QUANT_CHANNEL_INTS) and *params is the derived integers, or the
+// plan's own copy of the given ones.
+ea_status DeriveIntoNextCarve(const ea_mha_config& config, const ea_arena& arena,
+                              ea_mha_quant_params* derived);
+void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& config,
+                         const ea_mha_quant_params& derived, ea_mha_quant_params* params);
+
+// W_Q, W_K, W_V and W_O packed for the dot-product instructions (NULL each
+// where the CPU family has none).
+void CarveMhaQuantPanels(ea_arena* arena, const ea_mha_config& config,
+                         const ea_mha_quant_weights& weights, void* panels[4]);
+
+// out [rows, d_model] (ld d_model) = FULLY_CONNECTED(x [rows, d_model]) through
+// in_proj's W_Q, W_K or W_V (which = 0, 1, 2) and its bias, on the parallel-for.
+// False when the hook broke its worker contract.
+template <typename T>
+bool ProjectInProj(const ea_parallel_for& parallel, const ea_mha_config& c,
+                   const ea_mha_quant_weights& w, const void* panels, int32_t which,
+                   const ea_linear_quant_params& params, const T* x, int32_t rows, T* out) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t first = static_cast<size_t>(which) * e;  // W_Q, W_K, W_V rows
+  const size_t bias_bytes = sizeof(T) == 1 ? sizeof(int32_t) : sizeof(int64_t);
+  const uint8_t* bias = static_cast<const uint8_t*>(w.in_proj_bias);
+  return RunProjection(parallel,
+                       ProjectionArgs(x, rows, c.d_model, w.in_proj_weight + first * e,
+                                      bias != nullptr ? bias + first * bias_bytes : nullptr, params,
+                                      c.d_model, out, e, panels));
+}
 
 }  // namespace edgeattn
 

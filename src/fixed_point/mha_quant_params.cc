@@ -42,28 +42,6 @@ ea_matmul_quant_params DeriveMatmul(ea_quant lhs, ea_quant rhs, ea_quant out) {
   return {-lhs.zero_point, -rhs.zero_point, out.zero_point, m.multiplier, m.shift};
 }
 
-// ADD (CalculateOpDataAdd): twice the larger input scale, in double.
-ea_add_quant_params DeriveAdd(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant out) {
-  ea_add_quant_params p{};
-  p.left_shift = IsInt8(dtype) ? 20 : 15;
-  p.input1_offset = -a.zero_point;
-  p.input2_offset = -b.zero_point;
-  p.output_offset = out.zero_point;
-  const double twice_max = 2.0 * static_cast<double>(a.scale > b.scale ? a.scale : b.scale);
-  const QuantizedMultiplier m1 = QuantizeMultiplier(static_cast<double>(a.scale) / twice_max);
-  const QuantizedMultiplier m2 = QuantizeMultiplier(static_cast<double>(b.scale) / twice_max);
-  const QuantizedMultiplier mo =
-      QuantizeMultiplier(twice_max / (static_cast<double>(int64_t{1} << p.left_shift) *
-                                      static_cast<double>(out.scale)));
-  p.input1_multiplier = m1.multiplier;
-  p.input1_shift = m1.shift;
-  p.input2_multiplier = m2.multiplier;
-  p.input2_shift = m2.shift;
-  p.output_multiplier = mo.multiplier;
-  p.output_shift = mo.shift;
-  return p;
-}
-
 // SOFTMAX (CalculateSoftmaxParams) with beta = 1/sqrt(d_k) in float.
 ea_softmax_quant_params DeriveSoftmax(ea_dtype dtype, float beta, ea_quant scores) {
   ea_softmax_quant_params p{};
@@ -118,18 +96,6 @@ ea_status CheckMatmul(ea_dtype dtype, const ea_matmul_quant_params& p, bool lhs_
   return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 
-ea_status CheckAdd(ea_dtype dtype, const ea_add_quant_params& p) {
-  const bool shifts_ok = p.left_shift >= 0 && p.left_shift <= (IsInt8(dtype) ? 20 : 15) &&
-                         p.input1_shift >= -31 && p.input1_shift <= 0 && p.input2_shift >= -31 &&
-                         p.input2_shift <= 0 && p.output_shift >= -31 && p.output_shift <= 0;
-  const bool ok = shifts_ok && ValidOffset(dtype, p.input1_offset, true) &&
-                  ValidOffset(dtype, p.input2_offset, true) &&
-                  ValidOffset(dtype, p.output_offset, false) &&
-                  ValidMultiplier(p.input1_multiplier) && ValidMultiplier(p.input2_multiplier) &&
-                  ValidMultiplier(p.output_multiplier);
-  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
-}
-
 ea_status CheckSoftmax(ea_dtype dtype, const ea_softmax_quant_params& p) {
   if (!ValidMultiplier(p.input_multiplier)) return EA_ERR_BAD_ARGUMENT;
   if (!IsInt8(dtype))
@@ -157,6 +123,40 @@ bool LinearDerivable(ea_dtype dtype, ea_quant in, const float* weight_scales, ea
 }
 
 }  // namespace
+
+// ADD (CalculateOpDataAdd): twice the larger input scale, in double.
+ea_add_quant_params DeriveAdd(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant out) {
+  ea_add_quant_params p{};
+  p.left_shift = IsInt8(dtype) ? 20 : 15;
+  p.input1_offset = -a.zero_point;
+  p.input2_offset = -b.zero_point;
+  p.output_offset = out.zero_point;
+  const double twice_max = 2.0 * static_cast<double>(a.scale > b.scale ? a.scale : b.scale);
+  const QuantizedMultiplier m1 = QuantizeMultiplier(static_cast<double>(a.scale) / twice_max);
+  const QuantizedMultiplier m2 = QuantizeMultiplier(static_cast<double>(b.scale) / twice_max);
+  const QuantizedMultiplier mo =
+      QuantizeMultiplier(twice_max / (static_cast<double>(int64_t{1} << p.left_shift) *
+                                      static_cast<double>(out.scale)));
+  p.input1_multiplier = m1.multiplier;
+  p.input1_shift = m1.shift;
+  p.input2_multiplier = m2.multiplier;
+  p.input2_shift = m2.shift;
+  p.output_multiplier = mo.multiplier;
+  p.output_shift = mo.shift;
+  return p;
+}
+
+ea_status CheckAdd(ea_dtype dtype, const ea_add_quant_params& p) {
+  const bool shifts_ok = p.left_shift >= 0 && p.left_shift <= (IsInt8(dtype) ? 20 : 15) &&
+                         p.input1_shift >= -31 && p.input1_shift <= 0 && p.input2_shift >= -31 &&
+                         p.input2_shift <= 0 && p.output_shift >= -31 && p.output_shift <= 0;
+  const bool ok = shifts_ok && ValidOffset(dtype, p.input1_offset, true) &&
+                  ValidOffset(dtype, p.input2_offset, true) &&
+                  ValidOffset(dtype, p.output_offset, false) &&
+                  ValidMultiplier(p.input1_multiplier) && ValidMultiplier(p.input2_multiplier) &&
+                  ValidMultiplier(p.output_multiplier);
+  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
+}
 
 bool IsValidQuant(ea_dtype dtype, ea_quant q) {
   if (!ValidScale(q.scale)) return false;

@@ -25,6 +25,12 @@ ea_status DeriveSelfAttentionQuantParams(const ea_self_attention_config& config,
 ea_status CheckSelfAttentionQuantParams(const ea_self_attention_config& config,
                                         const ea_self_attention_quant_params& params);
 
+// TFLite's Prepare of ADD (CalculateOpDataAdd) on the quantization of its
+// tensors, and the ranges its integers must lie in (EA_ERR_BAD_ARGUMENT
+// otherwise).
+ea_add_quant_params DeriveAdd(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant out);
+ea_status CheckAdd(ea_dtype dtype, const ea_add_quant_params& params);
+
 // A positive, finite scale and a zero point of the dtype's range (int16: 0).
 bool IsValidQuant(ea_dtype dtype, ea_quant quant);
 

@@ -20,6 +20,7 @@
 #include "driver_support.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "edgeattn/mha_quant_decode.h"
 #include "expected_status.h"
 #include "failure.h"
 #include "fuzz_case.h"
@@ -204,6 +205,73 @@ ea_mha_config BrokenConfig(const ea_mha_config& good, const Common& common) {
       BreakOneField(good, common, 1, [](ea_mha_config* c, int, int32_t v) { c->heads = v; });
   if (!QuantMhaShapeRules(bad).MustFail()) bad.heads = 0;
   return bad;
+}
+
+// The causal layer streamed through ea_mha_quant_decoder, in steps whose
+// sizes the input's x picks: y must be the reference's bit for bit, on every
+// selected target. x and y in buffers of their own; the decoder's arena
+// from its arena_size.
+void ExpectStreamEqualsFullRun(const ea_mha_config& config, const ea_mha_quant_weights& weights,
+                               const std::vector<uint8_t>& x, int32_t n, size_t element,
+                               uint8_t target_selector, const std::vector<int32_t>& want_y) {
+  const ea_mha_quant_decoder_config decoder_config{
+      config, 1 + static_cast<int32_t>(x[0] % static_cast<uint32_t>(n))};
+  SetContext("ea_mha_quant_decoder", "stream");
+  size_t bytes = 0;
+  ea_status status = ea_mha_quant_decoder_arena_size(&decoder_config, &bytes);
+  if (status != EA_OK) {
+    Fail("ea_mha_quant_decoder_arena_size refused a layer ea_mha_quant_plan_init took: %s",
+         ea_status_str(status));
+    return;
+  }
+  if (bytes != edgeattn::MhaQuantDecoderArenaBytes(decoder_config)) {
+    Fail("ea_mha_quant_decoder_arena_size differs from MhaQuantDecoderArenaBytes");
+  }
+  std::vector<uint8_t> storage(bytes + 64);
+  uint8_t* base = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+  const size_t row = static_cast<size_t>(config.d_model) * element;
+  for (int64_t target : SelectTargets(target_selector)) {
+    ForceTarget(target);
+    SetContext("ea_mha_quant_decoder", TargetName(target));
+    ea_arena arena;
+    ea_arena_init(&arena, base, bytes);
+    ea_mha_quant_decoder decoder;
+    memset(&decoder, 0, sizeof(decoder));
+    status = ea_mha_quant_decoder_init(&decoder, &decoder_config, &weights, &arena);
+    if (status != EA_OK) {
+      Fail("ea_mha_quant_decoder_init refused a layer ea_mha_quant_plan_init took: %s",
+           ea_status_str(status));
+      break;
+    }
+    std::vector<uint8_t> y(x.size(), 0xA5);
+    for (int32_t t = 0, i = 1; t < n && status == EA_OK; ++i) {
+      const int32_t pick = 1 + static_cast<int32_t>(x[static_cast<size_t>(i) % x.size()] % 5u);
+      const int32_t step = std::min({pick, decoder_config.max_step_tokens, n - t});
+      const size_t at = static_cast<size_t>(t) * row;
+      status = element == 1
+                   ? ea_mha_quant_decoder_step_s8(&decoder,
+                                                  reinterpret_cast<const int8_t*>(x.data() + at),
+                                                  step, reinterpret_cast<int8_t*>(y.data() + at))
+                   : ea_mha_quant_decoder_step_s16(&decoder,
+                                                   reinterpret_cast<const int16_t*>(x.data() + at),
+                                                   step, reinterpret_cast<int16_t*>(y.data() + at));
+      t += step;
+    }
+    if (status != EA_OK) {
+      Fail("ea_mha_quant_decoder_step: %s", ea_status_str(status));
+      break;
+    }
+    for (size_t i = 0; i < want_y.size(); ++i) {
+      int16_t got16 = 0;
+      if (element == 2) memcpy(&got16, y.data() + 2 * i, 2);
+      const int32_t got = element == 1 ? static_cast<int8_t>(y[i]) : got16;
+      if (got != want_y[i]) {
+        Fail("the stream's y[%zu] = %d, the causal chain's %d", i, got, want_y[i]);
+        break;
+      }
+    }
+  }
+  ForceTarget(0);
 }
 
 }  // namespace
@@ -588,6 +656,15 @@ void FuzzQuantMha(ByteReader& input) {
                     reference ? &want_y : nullptr, reference ? &want_probs : nullptr,
                     [&](int which) { return run_on(which == 0 ? run_plan : &plan2); }},
       &Stats());
+
+  // --- the same causal layer a step at a time
+  if (reference && c.mask == EA_MASK_CAUSAL && run.run_dtype == dtype && !want_y.empty() &&
+      static_cast<int32_t>(n) == run.n_tokens && weights.in_proj_weight != nullptr &&
+      weights.out_proj_weight != nullptr) {
+    ExpectStreamEqualsFullRun(config, weights, x0, static_cast<int32_t>(n), element,
+                              c.common.targets, want_y);
+    ++Stats().streamed;
+  }
 
   // --- re-plan the ready plan with a broken config: refused, not runnable
   if (c.common.Replan() && run_plan != nullptr && b.x && b.y) {

@@ -34,9 +34,10 @@ void PrintStats() {
     const QuantStats& s = entry.second;
     fprintf(stderr,
             "edgeattn fuzz: %s: %zu cases, %zu derived, %zu planned, %zu runs, "
-            "%zu compared with the integer reference, %zu not (int32 limits)\n",
+            "%zu compared with the integer reference, %zu not (int32 limits), "
+            "%zu streamed through the decoder\n",
             entry.first.c_str(), s.cases, s.derived, s.planned, s.runs, s.reference_checks,
-            s.reference_skipped);
+            s.reference_skipped, s.streamed);
   }
 }
 

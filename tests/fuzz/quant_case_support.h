@@ -27,6 +27,7 @@ namespace edgeattn_fuzz {
 // How far a driver's cases got, printed at exit as "edgeattn fuzz: LABEL: ...".
 struct QuantStats {
   size_t cases = 0, derived = 0, planned = 0, runs = 0, reference_checks = 0, reference_skipped = 0;
+  size_t streamed = 0;  // causal layers also run through ea_mha_quant_decoder
 };
 // One per label, alive until exit.
 QuantStats& StatsFor(const char* label);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "edgeattn/mha_quant_decode.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 
@@ -54,27 +55,12 @@ void BackwardsRun(void* context, int32_t n_tasks, ea_task_fn task, void* task_co
   for (int32_t i = n_tasks - 1; i >= 0; --i) task(task_context, i, (n_tasks - 1 - i) % workers);
 }
 
-template <typename T, typename Bias>
+template <typename T>
 QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
   QuantMhaCase::Result result;
-  int32_t workers = c.parallel_workers;
-  ea_mha_config config{};
-  config.dtype = c.dtype;
-  config.max_tokens = c.n;
-  config.d_model = c.d_model;
-  config.heads = c.heads;
-  config.mask = c.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
-  config.position = c.positions ? EA_POSITION_SINUSOIDAL : EA_POSITION_NONE;
-  config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
-  if (workers > 1) config.parallel = ea_parallel_for{BackwardsRun, &workers, workers};
-  ea_mha_quant_scales scales = c.scales;
-  scales.in_proj_weight_scales = c.in_scales.data();
-  scales.out_proj_weight_scales = c.out_scales.data();
-  config.quant_scales = &scales;
-  const std::vector<Bias> in_bias(c.in_bias.begin(), c.in_bias.end());
-  const std::vector<Bias> out_bias(c.out_bias.begin(), c.out_bias.end());
-  const ea_mha_quant_weights weights{c.in_proj.data(), in_bias.data(), c.out_proj.data(),
-                                     out_bias.data()};
+  const QuantMhaLayer layer(c);
+  const ea_mha_config& config = layer.config;
+  const ea_mha_quant_weights& weights = layer.weights;
   size_t bytes = 0;
   result.status = ea_mha_arena_size(&config, &bytes);
   if (result.status != EA_OK) return result;
@@ -108,6 +94,46 @@ QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
   result.o = region(plan.context);
   result.y = Widen(y.data(), y.size());
   result.probs = Widen(probs.data(), probs.size());
+  return result;
+}
+
+ea_status Step(ea_mha_quant_decoder* d, const int8_t* x, int32_t n, int8_t* y) {
+  return ea_mha_quant_decoder_step_s8(d, x, n, y);
+}
+ea_status Step(ea_mha_quant_decoder* d, const int16_t* x, int32_t n, int16_t* y) {
+  return ea_mha_quant_decoder_step_s16(d, x, n, y);
+}
+
+template <typename T>
+QuantMhaCase::Decoded DecodeTyped(const QuantMhaCase& c, const std::vector<int>& steps) {
+  QuantMhaCase::Decoded result;
+  const QuantMhaLayer layer(c);
+  const ea_mha_quant_weights& weights = layer.weights;
+  ea_mha_quant_decoder_config config{};
+  config.layer = layer.config;
+  config.max_step_tokens = *std::max_element(steps.begin(), steps.end());
+  size_t bytes = 0;
+  result.status = ea_mha_quant_decoder_arena_size(&config, &bytes);
+  if (result.status != EA_OK) return result;
+  result.arena_bytes = bytes;
+  AlignedBytes storage(bytes);
+  ea_arena arena;
+  ea_arena_init(&arena, storage.data(), bytes);
+  ea_mha_quant_decoder decoder{};
+  result.status = ea_mha_quant_decoder_init(&decoder, &config, &weights, &arena);
+  if (result.status != EA_OK) return result;
+  result.carved_bytes = arena.used;
+  const size_t e = static_cast<size_t>(c.d_model);
+  const std::vector<T> x = Narrow<T>(c.x_emb);
+  std::vector<T> y(x.size());
+  size_t row = 0;
+  for (size_t i = 0; row < static_cast<size_t>(c.n); ++i) {
+    const int n = std::min(steps[i % steps.size()], c.n - static_cast<int>(row));
+    result.status = Step(&decoder, x.data() + row * e, n, y.data() + row * e);
+    if (result.status != EA_OK) return result;
+    row += static_cast<size_t>(n);
+  }
+  result.y = Widen(y.data(), y.size());
   return result;
 }
 
@@ -152,8 +178,39 @@ QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& param
 
 }  // namespace
 
+QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
+    : scales_(c.scales), workers_(c.parallel_workers) {
+  config.dtype = c.dtype;
+  config.max_tokens = c.n;
+  config.d_model = c.d_model;
+  config.heads = c.heads;
+  config.mask = c.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
+  config.position = c.positions ? EA_POSITION_SINUSOIDAL : EA_POSITION_NONE;
+  config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
+  if (workers_ > 1) config.parallel = ea_parallel_for{BackwardsRun, &workers_, workers_};
+  scales_.in_proj_weight_scales = c.in_scales.data();
+  scales_.out_proj_weight_scales = c.out_scales.data();
+  config.quant_scales = &scales_;
+  const void* in_bias = nullptr;
+  const void* out_bias = nullptr;
+  if (IsInt8(c.dtype)) {
+    in_bias32_.assign(c.in_bias.begin(), c.in_bias.end());
+    out_bias32_.assign(c.out_bias.begin(), c.out_bias.end());
+    in_bias = in_bias32_.data();
+    out_bias = out_bias32_.data();
+  } else {
+    in_bias = c.in_bias.data();
+    out_bias = c.out_bias.data();
+  }
+  weights = ea_mha_quant_weights{c.in_proj.data(), in_bias, c.out_proj.data(), out_bias};
+}
+
 QuantMhaCase::Result QuantMhaCase::Run() const {
-  return IsInt8(dtype) ? RunTyped<int8_t, int32_t>(*this) : RunTyped<int16_t, int64_t>(*this);
+  return IsInt8(dtype) ? RunTyped<int8_t>(*this) : RunTyped<int16_t>(*this);
+}
+
+QuantMhaCase::Decoded QuantMhaCase::Decode(const std::vector<int>& steps) const {
+  return IsInt8(dtype) ? DecodeTyped<int8_t>(*this, steps) : DecodeTyped<int16_t>(*this, steps);
 }
 
 tflite_ref::ChainQuantization QuantMhaCase::Quantization(std::vector<float>* channel_scales) const {

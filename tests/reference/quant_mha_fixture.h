@@ -5,6 +5,7 @@
 #ifndef EDGEATTN_TESTS_REFERENCE_QUANT_MHA_FIXTURE_H_
 #define EDGEATTN_TESTS_REFERENCE_QUANT_MHA_FIXTURE_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <string>
@@ -39,6 +40,16 @@ struct QuantMhaCase {
   };
   Result Run() const;
 
+  // The same layer through ea_mha_quant_decoder (a causal case): x_emb
+  // stepped in steps of steps[0], steps[1], ... tokens, cycling (the last
+  // step cut to the sequence).
+  struct Decoded {
+    ea_status status = EA_ERR_BAD_ARGUMENT;
+    size_t arena_bytes = 0, carved_bytes = 0;  // ea_mha_quant_decoder_arena_size, what init used
+    std::vector<int32_t> y;
+  };
+  Decoded Decode(const std::vector<int>& steps) const;
+
   // The same chain through the integer reference, from the same scales
   // (probs concatenated over heads, as the library's attn_weights).
   struct Expected {
@@ -49,6 +60,25 @@ struct QuantMhaCase {
 
   // The reference's integer parameters for these scales.
   tflite_ref::ChainQuantization Quantization(std::vector<float>* channel_scales) const;
+};
+
+// A case as the library's plans take it: the layer's config (sinusoidal
+// positions filled at plan time, from the case's scales) and weights (int32
+// biases for INT8, int64 for INT16). Both point into this object and the
+// case, which must outlive it.
+class QuantMhaLayer {
+ public:
+  explicit QuantMhaLayer(const QuantMhaCase& c);
+  QuantMhaLayer(const QuantMhaLayer&) = delete;
+  QuantMhaLayer& operator=(const QuantMhaLayer&) = delete;
+
+  ea_mha_config config{};
+  ea_mha_quant_weights weights{};
+
+ private:
+  ea_mha_quant_scales scales_;
+  int32_t workers_;
+  std::vector<int32_t> in_bias32_, out_bias32_;
 };
 
 // The golden case as a QuantMhaCase (inputs, weights, biases, scales).

@@ -1,0 +1,257 @@
+// The fixed-point MHA decoder (edgeattn/mha_quant_decode.h): a stream of
+// steps gives, bit for bit, the integers of the project's TFLite chain
+// reference over the whole causal sequence, and those of one causal
+// ea_mha_run_s8 / _s16, on every SIMD target; its refusals leave y and the
+// stream untouched, and its arena is the formula.
+#include <gtest/gtest.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/edgeattn.h"
+#include "edgeattn/mha_quant_decode.h"
+#include "reference/quant_mha_fixture.h"
+#include "simd_targets.h"
+#include "test_support.h"
+
+namespace edgeattn_test {
+namespace {
+
+class QuantDecoderPerTarget : public PerTargetTest {};
+
+struct StreamCase {
+  ea_dtype dtype;
+  RandomShape shape;  // causal
+  std::vector<int> steps;
+};
+
+std::string Describe(const StreamCase& s) {
+  std::string steps;
+  for (const int n : s.steps) steps += std::to_string(n) + ",";
+  return std::string(s.dtype == EA_DTYPE_INT8 ? "int8" : "int16") + " n" +
+         std::to_string(s.shape.n) + " d" + std::to_string(s.shape.d_model) + " h" +
+         std::to_string(s.shape.heads) + (s.shape.positions ? " positions" : " no positions") +
+         " steps " + steps;
+}
+
+std::vector<StreamCase> StreamCases() {
+  std::vector<StreamCase> cases;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    cases.push_back({dtype, {9, 8, 1, true, true}, {1}});
+    cases.push_back({dtype, {37, 32, 4, true, true}, {1, 2, 3, 4, 5}});
+    cases.push_back({dtype, {70, 24, 3, true, false}, {1}});
+    cases.push_back({dtype, {65, 20, 5, true, true}, {7, 1}});
+    cases.push_back({dtype, {130, 16, 2, true, true}, {64, 1, 3}});
+    cases.push_back({dtype, {17, 12, 3, true, true}, {17}});  // one step: the full run
+  }
+  return cases;
+}
+
+TEST_P(QuantDecoderPerTarget, StreamEqualsTheCausalChainBitForBit) {
+  uint64_t seed = 9100;
+  for (const StreamCase& s : StreamCases()) {
+    SCOPED_TRACE(Describe(s));
+    const QuantMhaCase c = RandomQuantMha(s.dtype, s.shape, seed++);
+    const QuantMhaCase::Decoded decoded = c.Decode(s.steps);
+    ASSERT_EQ(decoded.status, EA_OK);
+    const QuantMhaCase::Expected want = c.Reference();
+    EXPECT_EQ(decoded.y, want.y) << "against the integer reference";
+    const QuantMhaCase::Result full = c.Run();
+    ASSERT_EQ(full.status, EA_OK);
+    EXPECT_EQ(decoded.y, full.y) << "against one causal ea_mha_run";
+    EXPECT_EQ(decoded.arena_bytes, decoded.carved_bytes);
+  }
+}
+
+// A decoder built by hand on an int8 or int16 case, for the rules' tests.
+template <typename T>
+struct Decoder {
+  Decoder(const QuantMhaCase& c, int32_t max_step_tokens) : layer(c) {
+    config.layer = layer.config;
+    config.max_step_tokens = max_step_tokens;
+    status = ea_mha_quant_decoder_arena_size(&config, &bytes);
+    if (status != EA_OK) return;
+    storage = AlignedBytes(bytes);
+    ea_arena_init(&arena, storage.data(), bytes);
+    status = ea_mha_quant_decoder_init(&decoder, &config, &layer.weights, &arena);
+  }
+  ea_status Step(const T* x, int32_t n, T* y) {
+    if constexpr (sizeof(T) == 1) {
+      return ea_mha_quant_decoder_step_s8(&decoder, x, n, y);
+    } else {
+      return ea_mha_quant_decoder_step_s16(&decoder, x, n, y);
+    }
+  }
+  QuantMhaLayer layer;
+  ea_mha_quant_decoder_config config{};
+  size_t bytes = 0;
+  AlignedBytes storage{0};
+  ea_arena arena{};
+  ea_mha_quant_decoder decoder{};
+  ea_status status = EA_ERR_BAD_ARGUMENT;
+};
+
+std::vector<int8_t> Int8Rows(const QuantMhaCase& c, int first, int n) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  return std::vector<int8_t>(c.x_emb.begin() + first * e, c.x_emb.begin() + (first + n) * e);
+}
+
+TEST_P(QuantDecoderPerTarget, ResetStartsANewStream) {
+  const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {12, 16, 2, true, true}, 9200);
+  const QuantMhaCase::Expected want = c.Reference();
+  Decoder<int8_t> d(c, 4);
+  ASSERT_EQ(d.status, EA_OK);
+  const std::vector<int8_t> x = Int8Rows(c, 0, 12);
+  std::vector<int8_t> y(x.size());
+  ASSERT_EQ(d.Step(x.data() + 5 * 16, 4, y.data()), EA_OK);  // another stream's start
+  ASSERT_EQ(ea_mha_quant_decoder_reset(&d.decoder), EA_OK);
+  EXPECT_EQ(d.decoder.length, 0);
+  for (int t = 0; t < 12; t += 3) ASSERT_EQ(d.Step(x.data() + t * 16, 3, y.data() + t * 16), EA_OK);
+  EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
+  EXPECT_EQ(d.decoder.length, 12);
+}
+
+TEST_P(QuantDecoderPerTarget, GivenIntegersGiveTheDerivedOnesResults) {
+  const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT16, {20, 24, 3, true, true}, 9300);
+  const QuantMhaCase::Expected want = c.Reference();
+  Decoder<int16_t> derived(c, 5);
+  ASSERT_EQ(derived.status, EA_OK);
+  std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(c.d_model));
+  ea_mha_quant_params params{};
+  ASSERT_EQ(ea_mha_quant_derive(&derived.config.layer, &params, channels.data(), channels.size()),
+            EA_OK);
+  // Given integers: the table still comes from the scales (sinusoidal, filled at init).
+  QuantMhaLayer given_layer(c);
+  ea_mha_quant_decoder_config config{given_layer.config, 5};
+  config.layer.quant_params = &params;
+  size_t bytes = 0;
+  ASSERT_EQ(ea_mha_quant_decoder_arena_size(&config, &bytes), EA_OK);
+  EXPECT_EQ(bytes, derived.bytes);
+  AlignedBytes storage(bytes);
+  ea_arena arena;
+  ea_arena_init(&arena, storage.data(), bytes);
+  ea_mha_quant_decoder decoder{};
+  ASSERT_EQ(ea_mha_quant_decoder_init(&decoder, &config, &given_layer.weights, &arena), EA_OK);
+  memset(channels.data(), 0, channels.size() * sizeof(int32_t));  // the plan keeps its own copy
+  std::vector<int16_t> x(c.x_emb.begin(), c.x_emb.end()), y(x.size());
+  for (int t = 0; t < 20; t += 5) {
+    ASSERT_EQ(ea_mha_quant_decoder_step_s16(&decoder, x.data() + t * 24, 5, y.data() + t * 24),
+              EA_OK);
+  }
+  EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
+}
+
+TEST_P(QuantDecoderPerTarget, YMayBeX) {
+  const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {10, 16, 4, true, false}, 9400);
+  const QuantMhaCase::Expected want = c.Reference();
+  Decoder<int8_t> d(c, 2);
+  ASSERT_EQ(d.status, EA_OK);
+  std::vector<int8_t> xy = Int8Rows(c, 0, 10);
+  for (int t = 0; t < 10; t += 2)
+    ASSERT_EQ(d.Step(xy.data() + t * 16, 2, xy.data() + t * 16), EA_OK);
+  EXPECT_EQ(std::vector<int32_t>(xy.begin(), xy.end()), want.y);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, QuantDecoderPerTarget, testing::ValuesIn(TargetsUnderTest()),
+                         TargetParamName);
+
+// A refused step writes neither y nor the stream: the next good steps still
+// give the reference.
+TEST(QuantDecoderRules, RefusedStepsLeaveYAndTheStreamUntouched) {
+  const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {8, 16, 2, true, true}, 9500);
+  const QuantMhaCase::Expected want = c.Reference();
+  Decoder<int8_t> d(c, 3);
+  ASSERT_EQ(d.status, EA_OK);
+  const std::vector<int8_t> x = Int8Rows(c, 0, 8);
+  std::vector<int8_t> y(x.size(), int8_t{0x5A});
+  const std::vector<int8_t> untouched = y;
+  int8_t* inside_arena = reinterpret_cast<int8_t*>(d.arena.base) + 64;
+  const int8_t* weights = d.layer.weights.in_proj_weight;
+  EXPECT_EQ(d.Step(x.data(), 0, y.data()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(d.Step(x.data(), 4, y.data()), EA_ERR_BAD_DIMENSION);  // > max_step_tokens
+  EXPECT_EQ(d.Step(x.data(), 3, inside_arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(d.Step(inside_arena, 3, y.data()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(d.Step(x.data(), 3, const_cast<int8_t*>(weights)), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(d.Step(nullptr, 3, y.data()), EA_ERR_NULL_POINTER);
+  int16_t y16[48];
+  EXPECT_EQ(
+      ea_mha_quant_decoder_step_s16(&d.decoder, reinterpret_cast<const int16_t*>(x.data()), 1, y16),
+      EA_ERR_BAD_ARGUMENT);  // an INT8 decoder
+  EXPECT_EQ(y, untouched);
+  EXPECT_EQ(d.decoder.length, 0);
+  for (int t = 0; t < 8; t += 2) ASSERT_EQ(d.Step(x.data() + t * 16, 2, y.data() + t * 16), EA_OK);
+  EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
+  // The stream holds 8 positions (layer.max_tokens): a ninth is refused.
+  const std::vector<int8_t> before = y;
+  EXPECT_EQ(d.Step(x.data(), 1, y.data()), EA_ERR_CACHE_FULL);
+  EXPECT_EQ(y, before);
+  EXPECT_EQ(d.decoder.length, 8);
+}
+
+TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
+  const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {8, 16, 2, true, true}, 9600);
+  QuantMhaLayer layer(c);
+  ea_mha_quant_decoder_config config{layer.config, 2};
+  size_t bytes = 0;
+  ASSERT_EQ(ea_mha_quant_decoder_arena_size(&config, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::MhaQuantDecoderArenaBytes(config));
+  EXPECT_EQ(bytes, edgeattn::MhaQuantDecoderArenaBytes(8, 2, 16, EA_DTYPE_INT8,
+                                                       edgeattn::PositionStorage::kArena));
+  const auto refused = [&](ea_mha_quant_decoder_config bad) {
+    size_t ignored = 0;
+    return ea_mha_quant_decoder_arena_size(&bad, &ignored);
+  };
+  ea_mha_quant_decoder_config bad = config;
+  bad.layer.mask = EA_MASK_NONE;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  bad = config;
+  bad.max_step_tokens = 0;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
+  bad.max_step_tokens = 9;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
+  bad = config;
+  bad.layer.dtype = EA_DTYPE_F32;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  bad = config;
+  bad.layer.heads = 3;
+  EXPECT_EQ(refused(bad), EA_ERR_HEADS_MISMATCH);
+  bad = config;
+  bad.layer.max_tokens = 65536;
+  EXPECT_EQ(refused(bad), EA_ERR_DIMENSION_OVERFLOW);
+  bad = config;
+  bad.layer.quant_scales = nullptr;
+  EXPECT_NE(refused(bad), EA_OK);
+  EXPECT_EQ(ea_mha_quant_decoder_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
+
+  // One byte short, and a failed re-init: the old decoder is not usable.
+  AlignedBytes storage(bytes);
+  ea_arena arena;
+  ea_arena_init(&arena, storage.data(), bytes - 1);
+  ea_mha_quant_decoder decoder{};
+  EXPECT_EQ(ea_mha_quant_decoder_init(&decoder, &config, &layer.weights, &arena),
+            EA_ERR_ARENA_TOO_SMALL);
+  EXPECT_EQ(arena.used, 0u);
+  ea_arena_init(&arena, storage.data(), bytes);
+  ASSERT_EQ(ea_mha_quant_decoder_init(&decoder, &config, &layer.weights, &arena), EA_OK);
+  EXPECT_EQ(arena.used, bytes);
+  ea_arena_init(&arena, storage.data(), bytes);
+  EXPECT_EQ(ea_mha_quant_decoder_init(&decoder, &bad, &layer.weights, &arena), EA_ERR_NULL_POINTER);
+  int8_t x[16] = {0}, y[16];
+  EXPECT_EQ(ea_mha_quant_decoder_step_s8(&decoder, x, 1, y), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_mha_quant_decoder_reset(&decoder), EA_ERR_BAD_ARGUMENT);
+  ea_mha_quant_decoder never_planned{};
+  EXPECT_EQ(ea_mha_quant_decoder_step_s8(&never_planned, x, 1, y), EA_ERR_BAD_ARGUMENT);
+
+  // Weights inside the arena the plan would carve.
+  ea_arena_init(&arena, storage.data(), bytes);
+  ea_mha_quant_weights inside = layer.weights;
+  inside.out_proj_weight = reinterpret_cast<const int8_t*>(storage.data()) + 128;
+  EXPECT_EQ(ea_mha_quant_decoder_init(&decoder, &config, &inside, &arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(arena.used, 0u);
+}
+
+}  // namespace
+}  // namespace edgeattn_test

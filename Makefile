@@ -80,7 +80,7 @@ SUITE_SRCS := $(filter-out tests/no_heap_test.cc,$(wildcard tests/*_test.cc)) \
   $(wildcard tests/reference/*.cc) $(wildcard tests/data/tflite/*.cc) \
   $(wildcard tests/data/weights/*.cc)
 SUITE_OBJS := $(SUITE_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/c_usage.o \
-  $(BUILD)/examples/reversal/reversal_model.o
+  $(BUILD)/examples/reversal/reversal_model.o $(BUILD)/examples/reversal/reversal_quant_model.o
 # The pthread pool example joins the suite where the target has pthreads.
 HAS_PTHREADS ?= 1
 ifneq ($(HAS_PTHREADS),0)
@@ -189,7 +189,8 @@ $(BUILD)/examples/fma_peak.o: bench/fma_peak.cc $(CONFIG_FILES) | $(SYSINCLUDE)
 # The trained reversal model decoding on the KV cache (examples/reversal).
 REVERSAL_DEMO := $(BUILD)/examples/reversal/reversal_demo
 $(REVERSAL_DEMO): $(BUILD)/examples/reversal/reversal_demo.o \
-    $(BUILD)/examples/reversal/reversal_model.o $(LIB)
+    $(BUILD)/examples/reversal/reversal_model.o $(BUILD)/examples/reversal/reversal_quant_model.o \
+    $(LIB)
 	$(CXX) $(SAN_FLAGS) -o $@ $^ $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
 demo: deps
@@ -329,7 +330,7 @@ lint: format-check
 	  -DHWY_ONCE=1 -DHWY_NAMESPACE=N_LINT src include
 
 # Generated weight headers (tools/convert_weights.py) are not formatted.
-FORMAT_SRCS := $(filter-out examples/reversal/reversal_weights.h,$(wildcard include/edgeattn/*.h \
+FORMAT_SRCS := $(filter-out examples/reversal/reversal_weights.h examples/reversal/reversal_quant_weights.h,$(wildcard include/edgeattn/*.h \
   include/edgeattn/*.hpp src/*.h src/*.cc src/*/*.h src/*/*.cc \
   tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
   examples/*.h examples/*/*.cc examples/*/*.c examples/*/*.h bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h \

@@ -16,6 +16,7 @@ list(REMOVE_ITEM _edgeattn_test_sources "${PROJECT_SOURCE_DIR}/tests/no_heap_tes
 find_package(Threads REQUIRED)
 add_executable(edgeattn_tests ${_edgeattn_test_sources} "${PROJECT_SOURCE_DIR}/examples/c_usage.c"
                               "${PROJECT_SOURCE_DIR}/examples/reversal/reversal_model.cc"
+                              "${PROJECT_SOURCE_DIR}/examples/reversal/reversal_quant_model.cc"
                               "${PROJECT_SOURCE_DIR}/examples/thread_pool/pthread_pool.c")
 set_target_properties(edgeattn_tests PROPERTIES CXX_STANDARD 17 CXX_EXTENSIONS OFF C_STANDARD 11
                                                 C_EXTENSIONS OFF)

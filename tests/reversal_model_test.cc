@@ -3,20 +3,22 @@
 // decodes on the KV cache of every storage, on every target: it reverses
 // held-out sequences, and the same weights without the position table do
 // not (attention alone is permutation equivariant: the digits' places are
-// lost). What the README's demo table says, asserted.
+// lost); the model quantized to TFLite's int8 integers reverses them too.
+// What the README's demo table says, asserted.
 #include <gtest/gtest.h>
 #include <stdint.h>
 
 #include "../examples/reversal/reversal_model.h"
+#include "../examples/reversal/reversal_quant_model.h"
 #include "simd_targets.h"
 
 namespace edgeattn_test {
 namespace {
 
-// The fraction of `count` held-out sequences reversed exactly.
-double Accuracy(ea_kv_storage storage, bool positions, int count) {
-  reversal::Model model;
-  EXPECT_EQ(model.Init(storage, positions), EA_OK);
+// The fraction of `count` held-out sequences an initialised model reverses
+// exactly.
+template <typename ModelT>
+double Accuracy(ModelT& model, int count) {
   uint32_t state = 777;
   int correct = 0;
   for (int s = 0; s < count; ++s) {
@@ -35,6 +37,12 @@ double Accuracy(ea_kv_storage storage, bool positions, int count) {
   return static_cast<double>(correct) / count;
 }
 
+double Accuracy(ea_kv_storage storage, bool positions, int count) {
+  reversal::Model model;
+  EXPECT_EQ(model.Init(storage, positions), EA_OK);
+  return Accuracy(model, count);
+}
+
 class ReversalModelTest : public PerTargetTest {};
 
 TEST_P(ReversalModelTest, ReversesHeldOutSequencesWithEveryCacheStorage) {
@@ -45,6 +53,14 @@ TEST_P(ReversalModelTest, ReversesHeldOutSequencesWithEveryCacheStorage) {
 
 TEST_P(ReversalModelTest, WithoutPositionsTheSameWeightsFail) {
   EXPECT_LE(Accuracy(EA_KV_STORAGE_F32, false, 100), 0.05);
+}
+
+// The model quantized to TFLite's int8 scheme, run in its integers (two
+// ea_mha_quant_decoders, ea_add_s8 residuals, an int32 readout).
+TEST_P(ReversalModelTest, TheInt8ModelInTfliteIntegersReversesToo) {
+  reversal::QuantModel model;
+  ASSERT_EQ(model.Init(), EA_OK);
+  EXPECT_GE(Accuracy(model, 100), 0.99);
 }
 
 EA_INSTANTIATE_PER_TARGET(ReversalModelTest);

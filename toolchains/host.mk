@@ -15,6 +15,8 @@ GTEST_FROM_SOURCE := 0
 NO_HEAP_TEST := 1
 RUN :=
 DEBIAN_PACKAGES := g++ make libhwy-dev libgtest-dev python3-numpy
-# Host-only checks that are scripts, not test binaries: the weight
-# converter's round trip (numpy only).
-SCRIPT_CHECKS := /usr/bin/python3 tools/test_convert_weights.py
+# Host-only checks that are scripts, not test binaries (numpy only): the
+# weight converter's round trip, and the reversal model's weights remade
+# from its float state_dict.
+SCRIPT_CHECKS := /usr/bin/python3 tools/run_script_checks.py tools/test_convert_weights.py \
+  tools/test_reversal_weights.py

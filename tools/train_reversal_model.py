@@ -17,27 +17,12 @@ held-out accuracy with and without the position table.
 """
 
 import argparse
-import math
 
 import numpy as np
 import torch
 from torch import nn
 
-SEQ_LEN = 8
-DIGITS = 10
-SEP = 10
-VOCAB = 11
-TOTAL = 2 * SEQ_LEN + 1  # digits, separator, reversed digits
-
-
-def sinusoidal(n, d):
-    pe = np.zeros((n, d))
-    for pos in range(n):
-        for i in range(0, d, 2):
-            angle = pos / 10000 ** (i / d)
-            pe[pos, i] = math.sin(angle)
-            pe[pos, i + 1] = math.cos(angle)
-    return torch.tensor(pe, dtype=torch.float32)
+from reversal_task import DIGITS, SEP, SEQ_LEN, TOTAL, VOCAB, sinusoidal
 
 
 class Reversal(nn.Module):
@@ -47,7 +32,8 @@ class Reversal(nn.Module):
         self.layers = nn.ModuleList(
             nn.MultiheadAttention(d_model, heads, batch_first=True) for _ in range(layers))
         self.readout = nn.Linear(d_model, VOCAB)
-        self.register_buffer("positions", sinusoidal(TOTAL, d_model), persistent=False)
+        self.register_buffer("positions", torch.tensor(sinusoidal(TOTAL, d_model)),
+                             persistent=False)
 
     def forward(self, tokens, use_positions=True):
         n = tokens.shape[1]

@@ -1,12 +1,14 @@
 // make reversal-demo: the trained reversal model decoding with the KV cache
 // on this machine: held-out accuracy and generated tokens per second for each
-// cache storage, and the same weights without the position table (which
-// must fail: attention alone is permutation equivariant).
+// cache storage, the same weights without the position table (which must
+// fail: attention alone is permutation equivariant), and the model quantized
+// to TFLite's int8 integers (tools/quantize_reversal_model.py).
 #include <stdint.h>
 #include <stdio.h>
 
 #include "../../platform/hosted/monotonic_clock.h"
 #include "reversal_model.h"
+#include "reversal_quant_model.h"
 
 namespace {
 
@@ -26,9 +28,9 @@ struct Result {
   double tokens_per_second;
 };
 
-bool Run(ea_kv_storage storage, bool positions, Result* result) {
-  reversal::Model model;
-  if (model.Init(storage, positions) != EA_OK) return false;
+// Decodes the held-out set on an initialised model (Model or QuantModel).
+template <typename ModelT>
+bool Measure(ModelT& model, Result* result) {
   int correct = 0;
   const double start = MonotonicSeconds();
   for (int s = 0; s < kSequences; ++s) {
@@ -46,6 +48,17 @@ bool Run(ea_kv_storage storage, bool positions, Result* result) {
   return true;
 }
 
+// The float model with KV cache `storage` (and positions or not), or the
+// int8 model of TFLite's integers.
+bool Run(ea_kv_storage storage, bool positions, bool integers, Result* result) {
+  if (integers) {
+    reversal::QuantModel quant_model;
+    return quant_model.Init() == EA_OK && Measure(quant_model, result);
+  }
+  reversal::Model model;
+  return model.Init(storage, positions) == EA_OK && Measure(model, result);
+}
+
 }  // namespace
 
 int main() {
@@ -55,13 +68,15 @@ int main() {
     const char* name;
     ea_kv_storage storage;
     bool positions;
-  } cases[] = {{"f32 cache", EA_KV_STORAGE_F32, true},
-               {"f16 cache", EA_KV_STORAGE_F16, true},
-               {"int8 cache", EA_KV_STORAGE_INT8, true},
-               {"f32 cache, no position table", EA_KV_STORAGE_F32, false}};
+    bool integers;
+  } cases[] = {{"f32 cache", EA_KV_STORAGE_F32, true, false},
+               {"f16 cache", EA_KV_STORAGE_F16, true, false},
+               {"int8 cache", EA_KV_STORAGE_INT8, true, false},
+               {"f32 cache, no position table", EA_KV_STORAGE_F32, false, false},
+               {"int8 model, TFLite integers", EA_KV_STORAGE_INT8, true, true}};
   for (const Case& c : cases) {
     Result r{};
-    if (!Run(c.storage, c.positions, &r)) {
+    if (!Run(c.storage, c.positions, c.integers, &r)) {
       printf("%s: failed\n", c.name);
       return 1;
     }

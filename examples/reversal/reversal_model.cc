@@ -7,8 +7,6 @@
 namespace reversal {
 namespace {
 
-constexpr int32_t kPromptTokens = kSeqLen + 1;
-
 constexpr ea_mha_decoder_config LayerConfig(ea_kv_storage storage) {
   ea_mha_decoder_config c{};
   c.d_model = kDModel;
@@ -95,16 +93,9 @@ ea_status Model::Reverse(const int32_t* digits, int32_t* out) {
     if (status != EA_OK) return status;
   }
   length_ = 0;
-  int32_t prompt[kPromptTokens];
-  for (int32_t i = 0; i < kSeqLen; ++i) prompt[i] = digits[i];
-  prompt[kSeqLen] = kSeparator;
-  int32_t token = 0;
-  ea_status status = Step(prompt, kPromptTokens, &token);
-  for (int32_t i = 0; status == EA_OK && i < kSeqLen; ++i) {
-    out[i] = token;
-    if (i + 1 < kSeqLen) status = Step(&out[i], 1, &token);
-  }
-  return status;
+  return GreedyReversal(digits, out, [this](const int32_t* tokens, int32_t n, int32_t* next) {
+    return Step(tokens, n, next);
+  });
 }
 
 }  // namespace reversal

@@ -17,9 +17,27 @@ inline constexpr int32_t kSeqLen = 8;  // digits in, digits out
 inline constexpr int32_t kSeparator = 10;
 inline constexpr int32_t kVocab = 11;
 inline constexpr int32_t kPositions = 2 * kSeqLen + 1;
+inline constexpr int32_t kPromptTokens = kSeqLen + 1;  // the digits and the separator
 inline constexpr int32_t kDModel = 64;
 inline constexpr int32_t kHeads = 4;
 inline constexpr int32_t kLayers = 2;
+
+// Greedy decoding, for either model: the prompt (the digits and the
+// separator) as one step, then each prediction fed back as the next step.
+// step(tokens, n, &next) runs n tokens and predicts the one after them.
+template <typename StepFn>
+ea_status GreedyReversal(const int32_t* digits, int32_t* out, StepFn step) {
+  int32_t prompt[kPromptTokens];
+  for (int32_t i = 0; i < kSeqLen; ++i) prompt[i] = digits[i];
+  prompt[kSeqLen] = kSeparator;
+  int32_t token = 0;
+  ea_status status = step(prompt, kPromptTokens, &token);
+  for (int32_t i = 0; status == EA_OK && i < kSeqLen; ++i) {
+    out[i] = token;
+    if (i + 1 < kSeqLen) status = step(&out[i], 1, &token);
+  }
+  return status;
+}
 
 class Model {
  public:

@@ -50,10 +50,11 @@ ea_status Validate(const ea_mha_decoder_config& c) {
   }
   status = CheckElements(c.max_tokens, QkvWidth(c));
   if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, QkvWidth(c), c.d_model);
-  size_t cache_bytes = 0;
+  // The cache's rules, then whether the whole layer's size fits a size_t.
+  size_t cache_bytes = 0, layer_bytes = 0;
   const ea_kv_cache_config cache = CacheConfig(c);
   if (status == EA_OK) status = ea_kv_cache_arena_size(&cache, &cache_bytes);
-  if (status == EA_OK) status = ToSize(MhaDecoderArenaBytes(c), &cache_bytes);
+  if (status == EA_OK) status = ToSize(MhaDecoderArenaBytes(c), &layer_bytes);
   return status;
 }
 

@@ -8,6 +8,8 @@
 #   footprint.sh --row ...       one row (called by `make footprint-row`)
 set -u
 cd "$(dirname "$0")/.."
+# shellcheck source=tools/host_cpu.sh
+. tools/host_cpu.sh
 
 TARGETS="host-scalar host-avx2 host-avx512 aarch64-neon aarch64-sve armhf-neon cortex-m4 cortex-m7 cortex-m55"
 
@@ -16,14 +18,19 @@ if [ "${1:-}" = "--row" ]; then
   read -r lib_text lib_data lib_bss _ < <($size_tool -t "$lib" | tail -1)
   read -r img_text img_data img_bss _ < <($size_tool "$image" | tail -1)
   deepest=$(python3 tools/stack_report.py "$build" | head -1)
-  # shellcheck disable=SC2086  # $run may be empty or a command with arguments
-  $run "$image" >/dev/null 2>&1
-  status=$?
+  status=0
+  if ! ran=$(host_cpu_runs_target "$target"); then
+    ran="skipped: $ran"
+  else
+    # shellcheck disable=SC2086  # $run may be empty or a command with arguments
+    $run "$image" >/dev/null 2>&1
+    status=$?
+    ran=$([ "$status" -eq 0 ] && echo ok || echo "exit $status")
+  fi
   undefined=$($nm_tool -u "$lib" | awk '{print $NF}' | sort -u)
   bad=$(echo "$undefined" | grep -E '^(malloc|calloc|realloc|free|_Zn[wa].*|_Zd[la].*|__cxa_.*|__gxx_personality.*|_ZTI.*|_ZSt.*|_ZN3hwy.*)$' | tr '\n' ' ')
   printf '| %-12s | %7s | %5s | %9s | %6s | %7s | %-32s | %-5s | %s |\n' "$target" "$lib_text" \
-    "$((lib_data + lib_bss))" "$img_text" "$img_data" "$img_bss" "$deepest" \
-    "$([ "$status" -eq 0 ] && echo ok || echo "exit $status")" "${bad:-none}"
+    "$((lib_data + lib_bss))" "$img_text" "$img_data" "$img_bss" "$deepest" "$ran" "${bad:-none}"
   [ "$status" -eq 0 ] && [ -z "$bad" ]
   exit
 fi

@@ -31,7 +31,8 @@ if [ "${1:-}" = "--row" ]; then
   bad=$(echo "$undefined" | grep -E '^(malloc|calloc|realloc|free|_Zn[wa].*|_Zd[la].*|__cxa_.*|__gxx_personality.*|_ZTI.*|_ZSt.*|_ZN3hwy.*)$' | tr '\n' ' ')
   printf '| %-12s | %7s | %5s | %9s | %6s | %7s | %-32s | %-5s | %s |\n' "$target" "$lib_text" \
     "$((lib_data + lib_bss))" "$img_text" "$img_data" "$img_bss" "$deepest" "$ran" "${bad:-none}"
-  [ "$status" -eq 0 ] && [ -z "$bad" ]
+  # README: "The library holds no data and no bss".
+  [ "$status" -eq 0 ] && [ -z "$bad" ] && [ $((lib_data + lib_bss)) -eq 0 ]
   exit
 fi
 

@@ -13,8 +13,11 @@ namespace {
 
 constexpr const char kMetadataKey[] = "__metadata__";
 
+// Names held in place, not as pointers: a table of pointers is relocated
+// data (.data.rel.ro) in position-independent builds, and the library keeps
+// no data of its own.
 struct DtypeName {
-  const char* name;
+  char name[5];
   ea_tensor_dtype dtype;
 };
 constexpr DtypeName kDtypes[] = {{"F32", EA_TENSOR_F32},   {"F16", EA_TENSOR_F16},

@@ -93,7 +93,7 @@ HWY_INLINE void LinearPacked(const LinearArgs& a, size_t rows) {
       for (size_t m = block; m < block_end; m += kGridRows) {
         const size_t tile_rows = block_end - m < kGridRows ? block_end - m : kGridRows;
         WithCount<kGridRows>(tile_rows, [&](auto row_count) {
-          WithPanelStripCols(d, [&](auto col_count) {
+          WithPanelStripCols<decltype(row_count)::value>(d, [&](auto col_count) {
             LinearPanel<decltype(row_count)::value, decltype(col_count)::value>(d, a, m, p);
           });
         });

@@ -87,19 +87,43 @@ HWY_INLINE hn::Vec<D> ZeroCell(D d) {
   return hn::Zero(d);
 }
 
-// Calls body(std::integral_constant<size_t, cols>()) with the widest grid of
-// at most kGridCols vectors that fits a 64-wide panel (transposed_panels.h):
-// kGridCols, except on SVE at 1024 and 2048 bits.
-template <class D, class Body>
-HWY_INLINE void WithPanelStripCols(D d, const Body& body) {
-  const size_t lanes = hn::Lanes(d);
-  if (kGridCols * lanes <= 64) {
-    body(std::integral_constant<size_t, kGridCols>());
-  } else if (2 * lanes <= 64) {
-    body(std::integral_constant<size_t, 2>());
-  } else {
-    body(std::integral_constant<size_t, 1>());
+// Fewer rows, wider strips: a grid of kRows < kGridRows rows (a decode step's
+// queries of one KV head, a remainder of rows) spends the full grid's
+// kGridRows * kGridCols accumulators on more columns. One pass over t then
+// reads a whole 64-key panel row (256 bytes) or a whole row of V, not one
+// cache line of it: four strided passes of one line each were more than the
+// hardware prefetchers followed (Zen 3, AVX2, decode at L = 4096: 29 % of the
+// read bandwidth with 1 x 2 strips). x86 FMAs take B from memory, so there
+// only the accumulators count; elsewhere the C operands and the broadcasts
+// (NEON: one per row, see above) need registers too. Powers of two, so that
+// strips tile a panel. SCALAR keeps its one column: Cortex-M has no lines to
+// stream, and fewer grid shapes keep its flash image small. A cell sums over
+// t in the same order whatever the grid's shape: results are the same bits.
+template <size_t kRows>
+constexpr size_t WidestStripCols() {
+  if (HWY_TARGET == HWY_SCALAR) return kGridCols;
+  constexpr size_t kBroadcasts = HWY_TARGET == HWY_NEON ? kRows : 1;
+  size_t cols = 1;
+  for (;;) {
+    const size_t wider = 2 * cols;
+    if (kRows * wider > kGridRows * kGridCols) break;
+    if (!HWY_ARCH_X86 && kRows * wider + wider + kBroadcasts > kVectorRegisters) break;
+    cols = wider;
   }
+  return cols;
+}
+static_assert(WidestStripCols<kGridRows>() == kGridCols, "a full grid keeps its shape");
+
+// Calls body(std::integral_constant<size_t, cols>()) with the widest strip of
+// at most kCols vectors that fits a 64-wide panel (transposed_panels.h):
+// WidestStripCols<kRows>() vectors, halved while they do not fit (SVE at
+// 1024 and 2048 bits, wide strips of few rows).
+template <size_t kRows, size_t kCols = WidestStripCols<kRows>(), class D, class Body>
+HWY_INLINE void WithPanelStripCols(D d, const Body& body) {
+  if constexpr (kCols > 1) {
+    if (kCols * hn::Lanes(d) > 64) return WithPanelStripCols<kRows, kCols / 2>(d, body);
+  }
+  body(std::integral_constant<size_t, kCols>());
 }
 
 // Grid cell I's row and column.

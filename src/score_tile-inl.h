@@ -89,7 +89,7 @@ HWY_INLINE void ScoreBlock(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t
                            size_t keys, float scale, float* HWY_RESTRICT tile) {
   const auto vscale = hn::Set(d, scale);
   WithCount<kGridRows>(rows, [&](auto row_count) {
-    WithPanelStripCols(d, [&](auto col_count) {
+    WithPanelStripCols<decltype(row_count)::value>(d, [&](auto col_count) {
       ScorePanels<decltype(row_count)::value, decltype(col_count)::value>(
           d, q, ld_q, packed, d_k, first_panel, keys, vscale, tile);
     });

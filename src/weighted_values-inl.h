@@ -68,18 +68,26 @@ HWY_INLINE void WeightedValuesStrip(D d, const WeightedValuesArgsOf<TV>& a, size
   });
 }
 
+// Columns [column, d_v) in strips of kCols vectors, then of halves of that
+// (kCols is WidestStripCols<kRows>(): a decode step's single row takes the
+// whole of d_v = 64 in one strip on AVX2), then a partial vector.
+template <size_t kRows, size_t kCols, class D, class TV>
+HWY_INLINE void WeightedValuesStrips(D d, const WeightedValuesArgsOf<TV>& a, size_t column,
+                                     size_t d_v) {
+  const size_t lanes = hn::Lanes(d);
+  for (; column + kCols * lanes <= d_v; column += kCols * lanes) {
+    WeightedValuesStrip<kRows, kCols, false>(d, a, column, lanes);
+  }
+  if constexpr (kCols > 1) {
+    WeightedValuesStrips<kRows, kCols / 2>(d, a, column, d_v);
+  } else if constexpr (HWY_TARGET != HWY_SCALAR) {  // SCALAR's one lane leaves no partial vector
+    if (column < d_v) WeightedValuesStrip<kRows, 1, true>(d, a, column, d_v - column);
+  }
+}
+
 template <size_t kRows, class D, class TV>
 HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgsOf<TV>& a, size_t d_v) {
-  const size_t lanes = hn::Lanes(d);
-  size_t c = 0;
-  for (; c + kGridCols * lanes <= d_v; c += kGridCols * lanes) {
-    WeightedValuesStrip<kRows, kGridCols, false>(d, a, c, lanes);
-  }
-  for (; c + lanes <= d_v; c += lanes) WeightedValuesStrip<kRows, 1, false>(d, a, c, lanes);
-  // SCALAR's single lane never leaves a partial vector.
-  if constexpr (HWY_TARGET != HWY_SCALAR) {
-    if (c < d_v) WeightedValuesStrip<kRows, 1, true>(d, a, c, d_v - c);
-  }
+  WeightedValuesStrips<kRows, WidestStripCols<kRows>()>(d, a, 0, d_v);
 }
 
 // out[r][0, d_v) = out[r] * rescale[r] + sum_{j in [first_key, end_key)}

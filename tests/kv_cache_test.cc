@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -122,6 +123,67 @@ TEST_P(KvCacheTest, GroupedAndMultiQueryHeadsReadTheirKvHead) {
     CheckStream({8, 1, 65, 100, 1, 0, storage}, 100, {1}, 22);  // multi-query
     CheckStream({14, 2, 32, 80, 1, 0, storage}, 80, {1}, 23);   // 7 per group: two grid passes
     CheckStream({6, 3, 128, 70, 1, 0, storage}, 70, {1}, 24);
+  }
+}
+
+// The queries of a group share one pass over their KV head as the rows of one
+// grid; a head that is alone in its group is a grid of one row, which runs
+// wider strips (register_grid-inl.h, WidestStripCols). A grid cell sums in the
+// same order whatever the grid's shape, so 12 query heads on 2 (or 1) KV heads
+// give the same bits as the same queries on 12 KV heads that repeat them.
+TEST_P(KvCacheTest, GroupedHeadsEqualTheirKvHeadRepeatedBitForBit) {
+  constexpr int kHeads = 12;
+  constexpr int kTokens = 150;
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    for (const int d : {64, 40}) {
+      for (const int kv_heads : {2, 1}) {
+        for (const int step : {1, 3}) {
+          SCOPED_TRACE(::testing::Message() << "storage " << storage << " d " << d << " kv heads "
+                                            << kv_heads << " step " << step);
+          const int group = kHeads / kv_heads;
+          const size_t ld_q = static_cast<size_t>(kHeads) * d;
+          const size_t ld_kv = static_cast<size_t>(kv_heads) * d;
+          const std::vector<float> q = RandomTensor(kTokens * ld_q, 41);
+          const std::vector<float> k = RandomTensor(kTokens * ld_kv, 42);
+          const std::vector<float> v = RandomTensor(kTokens * ld_kv, 43);
+          // Head h of the repeated cache holds KV head h / group.
+          std::vector<float> k_repeated(kTokens * ld_q), v_repeated(kTokens * ld_q);
+          for (size_t t = 0; t < static_cast<size_t>(kTokens); ++t) {
+            for (size_t h = 0; h < static_cast<size_t>(kHeads); ++h) {
+              for (size_t c = 0; c < static_cast<size_t>(d); ++c) {
+                const size_t from = t * ld_kv + h / static_cast<size_t>(group) * d + c;
+                k_repeated[t * ld_q + h * d + c] = k[from];
+                v_repeated[t * ld_q + h * d + c] = v[from];
+              }
+            }
+          }
+          OwnedCache grouped(ConfigOf({kHeads, kv_heads, d, kTokens, step, 0, storage}));
+          OwnedCache repeated(ConfigOf({kHeads, kHeads, d, kTokens, step, 0, storage}));
+          ASSERT_EQ(grouped.init_status(), EA_OK);
+          ASSERT_EQ(repeated.init_status(), EA_OK);
+          for (int position = 0; position < kTokens; position += step) {
+            const int n = step < kTokens - position ? step : kTokens - position;
+            ASSERT_EQ(ea_kv_cache_append(grouped.get(), k.data() + position * ld_kv,
+                                         v.data() + position * ld_kv, n),
+                      EA_OK);
+            ASSERT_EQ(ea_kv_cache_append(repeated.get(), k_repeated.data() + position * ld_q,
+                                         v_repeated.data() + position * ld_q, n),
+                      EA_OK);
+            std::vector<float> out_grouped(n * ld_q, NAN), out_repeated(n * ld_q, -1.0f);
+            ASSERT_EQ(ea_kv_cache_attend(grouped.get(), q.data() + position * ld_q, n,
+                                         out_grouped.data()),
+                      EA_OK);
+            ASSERT_EQ(ea_kv_cache_attend(repeated.get(), q.data() + position * ld_q, n,
+                                         out_repeated.data()),
+                      EA_OK);
+            ASSERT_EQ(std::memcmp(out_grouped.data(), out_repeated.data(),
+                                  out_grouped.size() * sizeof(float)),
+                      0)
+                << "tokens " << position << ".." << position + n - 1;
+          }
+        }
+      }
+    }
   }
 }
 

@@ -19,12 +19,8 @@ namespace {
 
 bool IsFixedPoint(ea_dtype dtype) { return dtype == EA_DTYPE_INT8 || dtype == EA_DTYPE_INT16; }
 
-PositionStorage Positions(const ea_mha_config& c) {
-  return StorageOf(c.position, c.quant_position_table == nullptr);
-}
-
 uint64_t ArenaBytes(const ea_mha_config& c) {
-  return MhaQuantArenaBytes(c.max_tokens, c.d_model, c.heads, c.dtype, Positions(c),
+  return MhaQuantArenaBytes(c.max_tokens, c.d_model, c.heads, c.dtype, MhaQuantPositions(c),
                             c.parallel.max_workers);
 }
 
@@ -85,11 +81,28 @@ MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, const ea_mha_quant_weig
   return kept;
 }
 
-ea_status DeriveIntoNextCarve(const ea_mha_config& c, const ea_arena& arena,
-                              ea_mha_quant_params* derived) {
-  if (c.quant_params != nullptr) return EA_OK;
+PositionStorage MhaQuantPositions(const ea_mha_config& c) {
+  return StorageOf(c.position, c.quant_position_table == nullptr);
+}
+
+ea_status PrepareMhaQuantCarve(const ea_mha_config& c, const ea_mha_quant_weights& w,
+                               const ea_arena& arena, uint64_t carve_bytes,
+                               ea_mha_quant_params* derived) {
+  ea_status status = CheckMhaQuantBiases(c, w);
+  if (status == EA_OK) status = CheckArenaFits(&arena, carve_bytes);
+  if (status == EA_OK) {
+    const MhaQuantKept kept = MhaQuantKeptExtents(c, w, c.quant_position_table);
+    status = CheckKeptOutsideCarve(kept.extents, kMhaQuantKeptCount, NextCarve(arena, carve_bytes));
+  }
+  if (status != EA_OK || c.quant_params != nullptr) return status;
   return DeriveMhaQuantParams(c, derived,
                               static_cast<int32_t*>(static_cast<void*>(arena.base + arena.used)));
+}
+
+const void* ResolveMhaQuantPositionTable(ea_arena* arena, const ea_mha_config& c) {
+  return ResolveQuantPositionTable(
+      arena, c.dtype, MhaQuantPositions(c), c.quant_position_table, c.max_tokens, c.d_model,
+      c.quant_scales != nullptr ? c.quant_scales->position : ea_quant{});
 }
 
 void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& c,
@@ -232,15 +245,8 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
   }
   const ea_mha_config& c = *config;
   ea_status status = ValidateMhaQuantConfig(c);
-  if (status == EA_OK) status = CheckMhaQuantBiases(c, *weights);
-  if (status == EA_OK) status = CheckArenaFits(arena, ArenaBytes(c));
-  if (status == EA_OK) {
-    const MhaQuantKept kept = MhaQuantKeptExtents(c, *weights, c.quant_position_table);
-    status =
-        CheckKeptOutsideCarve(kept.extents, kMhaQuantKeptCount, NextCarve(*arena, ArenaBytes(c)));
-  }
   ea_mha_quant_params derived{};
-  if (status == EA_OK) status = DeriveIntoNextCarve(c, *arena, &derived);
+  if (status == EA_OK) status = PrepareMhaQuantCarve(c, *weights, *arena, ArenaBytes(c), &derived);
   if (status != EA_OK) return status;
 
   const uint64_t element = FixedPointBytes(c.dtype);
@@ -251,9 +257,7 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
   plan->config = c;
   plan->weights = *weights;
   CarveMhaQuantParams(arena, c, derived, &plan->params);
-  plan->position_table = ResolveQuantPositionTable(
-      arena, c.dtype, Positions(c), c.quant_position_table, c.max_tokens, c.d_model,
-      c.quant_scales != nullptr ? c.quant_scales->position : ea_quant{});
+  plan->position_table = ResolveMhaQuantPositionTable(arena, c);
   plan->x_positioned = plan->position_table != nullptr ? CarveBytes(arena, tensor) : nullptr;
   plan->q = CarveBytes(arena, tensor);
   plan->k = CarveBytes(arena, tensor);

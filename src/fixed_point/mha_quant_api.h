@@ -31,16 +31,28 @@ struct MhaQuantKept {
 MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& config, const ea_mha_quant_weights& weights,
                                  const void* table);
 
-// A plan's integers in two steps. Before anything is carved, TFLite's
-// Prepare on the config's scales (if it gives no integers) writes the
-// per-channel arrays into the arena's next free bytes, so a refusal leaves the
-// arena unused; the plan's first carve then takes those bytes
-// (EA_MHA_QUANT_CHANNEL_INTS) and *params is the derived integers, or the
-// plan's own copy of the given ones.
-ea_status DeriveIntoNextCarve(const ea_mha_config& config, const ea_arena& arena,
-                              ea_mha_quant_params* derived);
+// Where the position table comes from (the caller's quantized table, or
+// none, or one quantized into the arena at plan time).
+PositionStorage MhaQuantPositions(const ea_mha_config& config);
+
+// What the plan and the decoder check before they carve `carve_bytes` of the
+// arena (config already validated): int16 biases, that the carve fits and
+// misses the kept tensors, then a plan's integers. TFLite's Prepare on the
+// config's scales (if it gives no integers) writes the per-channel arrays
+// into the arena's next free bytes, so a refusal leaves the arena unused;
+// the first carve (CarveMhaQuantParams) then takes those bytes
+// (EA_MHA_QUANT_CHANNEL_INTS) and *derived is the derived integers, or
+// untouched where the config gives its own.
+ea_status PrepareMhaQuantCarve(const ea_mha_config& config, const ea_mha_quant_weights& weights,
+                               const ea_arena& arena, uint64_t carve_bytes,
+                               ea_mha_quant_params* derived);
+// *params: the plan's own copy of the config's integers, or the derived ones.
 void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& config,
                          const ea_mha_quant_params& derived, ea_mha_quant_params* params);
+
+// The position table the plan adds (quantized into the arena now where the
+// config asks for it), or NULL without positions.
+const void* ResolveMhaQuantPositionTable(ea_arena* arena, const ea_mha_config& config);
 
 // W_Q, W_K, W_V and W_O packed for the dot-product instructions (NULL each
 // where the CPU family has none).

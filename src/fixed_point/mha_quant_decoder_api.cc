@@ -19,10 +19,6 @@
 namespace edgeattn {
 namespace {
 
-PositionStorage Positions(const ea_mha_config& c) {
-  return StorageOf(c.position, c.quant_position_table == nullptr);
-}
-
 ea_status Validate(const ea_mha_quant_decoder_config& c) {
   ea_status status = ValidateMhaQuantConfig(c.layer);
   if (status != EA_OK) return status;
@@ -155,15 +151,9 @@ ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
   }
   const ea_mha_config& c = config->layer;
   ea_status status = Validate(*config);
-  if (status == EA_OK) status = CheckMhaQuantBiases(c, *weights);
   const uint64_t bytes = status == EA_OK ? MhaQuantDecoderArenaBytes(*config) : 0;
-  if (status == EA_OK) status = CheckArenaFits(arena, bytes);
-  if (status == EA_OK) {
-    const MhaQuantKept kept = MhaQuantKeptExtents(c, *weights, c.quant_position_table);
-    status = CheckKeptOutsideCarve(kept.extents, kMhaQuantKeptCount, NextCarve(*arena, bytes));
-  }
   ea_mha_quant_params derived{};
-  if (status == EA_OK) status = DeriveIntoNextCarve(c, *arena, &derived);
+  if (status == EA_OK) status = PrepareMhaQuantCarve(c, *weights, *arena, bytes, &derived);
   if (status != EA_OK) return status;
 
   const uint64_t element = FixedPointBytes(c.dtype);
@@ -175,9 +165,7 @@ ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
   decoder->config = *config;
   decoder->weights = *weights;
   CarveMhaQuantParams(arena, c, derived, &decoder->params);
-  decoder->position_table = ResolveQuantPositionTable(
-      arena, c.dtype, Positions(c), c.quant_position_table, c.max_tokens, c.d_model,
-      c.quant_scales != nullptr ? c.quant_scales->position : ea_quant{});
+  decoder->position_table = ResolveMhaQuantPositionTable(arena, c);
   decoder->x_positioned = decoder->position_table != nullptr ? CarveBytes(arena, step) : nullptr;
   decoder->q = CarveBytes(arena, step);
   decoder->v = CarveBytes(arena, step);
@@ -185,12 +173,7 @@ ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
   decoder->keys = CarveBytes(arena, stream);
   decoder->values_transposed = CarveBytes(arena, stream);
   CarveMhaQuantPanels(arena, c, *weights, decoder->weight_panels);
-  decoder->softmax_table = CarveBytes(arena, kSoftmaxS8TableBytes);
-  if (c.dtype == EA_DTYPE_INT8) {
-    const ea_softmax_quant_params& s = decoder->params.softmax;
-    BuildSoftmaxS8Table(s.input_multiplier, s.input_left_shift, s.diff_min,
-                        static_cast<SoftmaxS8Table*>(decoder->softmax_table));
-  }
+  decoder->softmax_table = CarveSoftmaxS8Table(arena, c.dtype, decoder->params.softmax);
   decoder->row_scratch = CarveBytes(arena, QuantScratch(c.max_tokens, c.dtype).bytes);
   decoder->length = 0;
   decoder->ready = EA_PLAN_READY;

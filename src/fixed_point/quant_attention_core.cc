@@ -80,16 +80,21 @@ bool Run(const ea_parallel_for& parallel, const AttentionQArgs<T>& args, const T
 
 }  // namespace
 
+void* CarveSoftmaxS8Table(ea_arena* arena, ea_dtype dtype, const ea_softmax_quant_params& softmax) {
+  void* table = CarveBytes(arena, kSoftmaxS8TableBytes);
+  if (dtype == EA_DTYPE_INT8) {
+    BuildSoftmaxS8Table(softmax.input_multiplier, softmax.input_left_shift, softmax.diff_min,
+                        static_cast<SoftmaxS8Table*>(table));
+  }
+  return table;
+}
+
 ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, int32_t d_k,
                              int32_t d_v, int32_t max_workers,
                              const ea_softmax_quant_params& softmax) {
   ea_quant_core m{};
   m.max_keys = max_keys;
-  m.softmax_table = CarveBytes(arena, kSoftmaxS8TableBytes);
-  if (dtype == EA_DTYPE_INT8) {
-    BuildSoftmaxS8Table(softmax.input_multiplier, softmax.input_left_shift, softmax.diff_min,
-                        static_cast<SoftmaxS8Table*>(m.softmax_table));
-  }
+  m.softmax_table = CarveSoftmaxS8Table(arena, dtype, softmax);
   if (!kFixedPointPanels) {
     // No kernel of this CPU family reads packed panels.
   } else if (dtype == EA_DTYPE_INT8) {

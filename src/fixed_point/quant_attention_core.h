@@ -13,6 +13,10 @@
 
 namespace edgeattn {
 
+// Carves the int8 softmax's table (kSoftmaxS8TableBytes, carved for int16 too
+// so that the arena formula has one shape) and, for int8, builds it.
+void* CarveSoftmaxS8Table(ea_arena* arena, ea_dtype dtype, const ea_softmax_quant_params& softmax);
+
 // Carves a core for at most max_keys keys (QuantCoreArenaBytes in
 // arena_sizes.hpp) and, for int8, builds the softmax's table into it.
 ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, int32_t d_k,

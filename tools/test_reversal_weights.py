@@ -7,7 +7,8 @@ tools/train_reversal_model.py saved. From it:
   header) byte for byte, with the command of examples/reversal/README.md;
 - tools/quantize_reversal_model.py then tools/convert_weights.py remake
   reversal_quant_weights.h (the int8 model's) byte for byte;
-- the quantized tensors are what TFLite's scheme says: every weight within
+- the quantized tensors are what TFLite's scheme says (the position table
+  against tools/reversal_task.py's sinusoid): every weight within
   half a step of its float value, each row's (or, for the readout, the
   matrix's) largest magnitude at 127, biases within half a step at
   input scale * weight scale, zero points inside int8 and ranges holding 0.
@@ -19,6 +20,8 @@ import sys
 import tempfile
 
 import numpy as np
+
+from reversal_task import TOTAL, sinusoidal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -94,15 +97,14 @@ def run():
         low, high = scale * (-128 - zero_point), scale * (127 - zero_point)
         assert low <= 0 <= high, name  # the range holds 0
         checks += 1
-    for table, values in (("embedding", state["embedding.weight"]),
-                          ("positions", None)):
-        q = quant["embedding.weight" if table == "embedding" else "positions"].astype(np.float64)
-        scale = float(quant[table + ".scale"][0])
-        zero_point = int(quant[table + ".zero_point"][0])
-        if values is not None:
-            assert np.all(np.abs(values - scale * (q - zero_point)) <= scale * (0.5 + 1e-6)), table
-        else:
-            assert q.min() >= -128 and q.max() <= 127 and q.shape == (17, 64), table
+    embedding = state["embedding.weight"]
+    for name, table, values in (("embedding", "embedding.weight", embedding),
+                                ("positions", "positions", sinusoidal(TOTAL, embedding.shape[1]))):
+        q = quant[table].astype(np.float64)
+        scale = float(quant[name + ".scale"][0])
+        zero_point = int(quant[name + ".zero_point"][0])
+        assert q.shape == values.shape and q.min() >= -128 and q.max() <= 127, name
+        assert np.all(np.abs(values - scale * (q - zero_point)) <= scale * (0.5 + 1e-6)), name
         checks += 1
     return checks
 

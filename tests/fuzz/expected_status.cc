@@ -364,6 +364,12 @@ bool AttentionOk(ea_dtype dtype, const ea_matmul_quant_params& scores,
 
 }  // namespace
 
+StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params) {
+  StatusSet set;
+  if (!AddOk(dtype, params)) set.Add(EA_ERR_BAD_ARGUMENT);
+  return set;
+}
+
 StatusSet QuantParamsRules(const ea_mha_config& c, const ea_mha_quant_params& p) {
   StatusSet set;
   bool ok = c.position == EA_POSITION_NONE || AddOk(c.dtype, p.add);

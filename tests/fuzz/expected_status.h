@@ -66,6 +66,12 @@ StatusSet QuantSelfAttentionShapeRules(const ea_self_attention_config& config);
 StatusSet QuantSelfAttentionScalesRules(const ea_self_attention_config& config);
 StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& config,
                                         const ea_self_attention_quant_params& params);
+// Fixed-point ADD's integers (ea_add_quant_derive's result, ea_add_s8 /
+// _s16's params) against the ranges the header gives ea_add_quant_params:
+// left_shift in [0, 20] (int8) / [0, 15] (int16), shifts in [-31, 0],
+// multipliers >= 0, input offsets in [-127, 128] and the output offset in
+// [-128, 127] (int16: 0). EA_ERR_BAD_ARGUMENT outside them.
+StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params);
 bool ValidQuantScale(float scale);
 bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point);
 

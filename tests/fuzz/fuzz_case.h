@@ -24,9 +24,10 @@ enum Operation : uint8_t {
   kQuantMha = 4,
   kQuantSelfAttention = 5,
   kKvCache = 6,
-  kWeightFile = 7
+  kWeightFile = 7,
+  kAdd = 8
 };
-inline constexpr uint8_t kOperationCount = 8;
+inline constexpr uint8_t kOperationCount = 9;
 
 // Upper bounds that keep one iteration well under a millisecond in the
 // common case: a tensor of at most kMaxTensorFloats is materialised, a run
@@ -300,6 +301,48 @@ struct QuantSelfAttentionCase {
 
   bool CallerTable() const { return table_kind >= 128; }
   bool ScalesGiven() const { return scales_kind < 240; }
+};
+
+// Fixed-point ADD (ea_add_quant_derive, ea_add_s8 / _s16): the three
+// tensors' quantization, the integers a run gets (derived, or edited), the
+// element count, where out lives and the values (fuzz_add.cc).
+inline constexpr size_t kMaxAddValueBytes = 512;  // per input; cyclic past it
+
+// Where out lives relative to a and b (AddCase::layout % kAddLayoutCount).
+enum AddLayout : uint8_t {
+  kAddApart = 0,       // three regions of their own
+  kAddOutIsA = 1,      // out == a
+  kAddOutIsB = 2,      // out == b
+  kAddSameInputs = 3,  // a == b, out apart
+  kAddAllSame = 4,     // a == b == out
+  kAddOutOverA = 5,    // out = a + shift elements, shift in [-count, count]
+  kAddOutOverB = 6     // out = b + shift elements
+};
+inline constexpr uint8_t kAddLayoutCount = 7;
+
+struct AddCase {
+  uint8_t targets = 0;     // Common::targets
+  uint8_t dtype_kind = 0;  // QuantDtype: < 112 INT8, < 224 INT16, < 240 F32, else dtype_raw
+  int32_t dtype_raw = 0;
+  QuantTensor a_quant, b_quant, out_quant;  // nominal 1/64 (int8), 1/4096 (int16) x 2^(jitter/8)
+  uint8_t null_select = 0;  // >= 232: null_bits apply (bit 0 derive's params; 1 a, 2 b,
+  uint8_t null_bits = 0;    // 3 the run's params, 4 out)
+  uint8_t params_kind = 0;  // < 144: as derived (or TFLite's / defaults); else given + edits
+  uint8_t edit_count = 0;   // modulo kMaxParamEdits + 1; ParamEdit::field % 10
+  ParamEdit edits[kMaxParamEdits];
+  uint8_t wrong_run = 0;   // >= 240: the other dtype's run function
+  int32_t count = 1;       // Dim
+  uint8_t count_high = 0;  // >= 240: count + (count_high - 239) * 2^32 (size_t)
+  uint8_t layout = 0;      // < 128: kAddApart; else AddLayout (layout % kAddLayoutCount)
+  int16_t shift = 0;       // kAddOutOverA / B: shift % (2 count + 1) - count
+  uint8_t misalign = 0;    // bits 0-2 a, 3-5 b, 6-7 out: that many elements past 64 bytes
+  uint8_t value_mode = 0;  // % 4: bytes; the dtype's extremes by bit; small; a constant
+  std::vector<uint8_t> a_values, b_values;
+
+  bool ParamsGiven() const { return params_kind >= 144; }
+  uint8_t Layout() const { return layout < 128 ? kAddApart : layout % kAddLayoutCount; }
+  uint8_t EditCount() const { return edit_count % (kMaxParamEdits + 1); }
+  uint16_t Nulls() const { return null_select >= 232 ? null_bits : 0; }
 };
 
 // The KV cache (edgeattn/kv_cache.h): a config, the arena, then a sequence
@@ -661,6 +704,42 @@ void Visit(Io& io, KvCacheCase& c) {
   const size_t kv_count = KvElementCount(c, c.NKvHeads());
   const size_t q_count = KvElementCount(c, c.n_heads);
   for (int i = 0; i < c.OpCount(); ++i) Visit(io, c.ops[i], kv_count, q_count);
+}
+
+template <class Io>
+void Visit(Io& io, AddCase& c) {
+  io.U8(c.targets);
+  io.U8(c.dtype_kind);
+  if (c.dtype_kind >= 240) io.I32(c.dtype_raw);
+  Visit(io, c.a_quant);
+  Visit(io, c.b_quant);
+  Visit(io, c.out_quant);
+  io.U8(c.null_select);
+  if (c.null_select >= 232) io.U8(c.null_bits);
+  io.U8(c.params_kind);
+  if (c.ParamsGiven()) {
+    io.U8(c.edit_count);
+    for (uint8_t i = 0; i < c.EditCount(); ++i) Visit(io, c.edits[i]);
+  }
+  io.U8(c.wrong_run);
+  io.Dim(c.count);
+  io.U8(c.count_high);
+  io.U8(c.layout);
+  if (c.layout >= 128) {
+    uint16_t bits = static_cast<uint16_t>(c.shift);
+    io.U16(bits);
+    c.shift = static_cast<int16_t>(bits);
+  }
+  io.U8(c.misalign);
+  io.U8(c.value_mode);
+  // Two bytes per int16 element: the layout depends on dtype_kind and count
+  // (Dim's small and medium values, 1..280; 16 for the others).
+  const size_t elements = c.count >= 1 && c.count <= 280 ? static_cast<size_t>(c.count) : 16;
+  const size_t bytes = elements * (c.dtype_kind >= 112 && c.dtype_kind < 224 ? 2 : 1);
+  io.Bytes(c.a_values, bytes < kMaxAddValueBytes ? bytes : kMaxAddValueBytes);
+  if (c.Layout() != kAddSameInputs && c.Layout() != kAddAllSame) {
+    io.Bytes(c.b_values, bytes < kMaxAddValueBytes ? bytes : kMaxAddValueBytes);
+  }
 }
 
 template <class Io>

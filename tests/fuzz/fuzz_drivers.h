@@ -19,6 +19,8 @@ void FuzzKvCache(ByteReader& input);
 // Weight files: ea_weight_file_open on the rest of the input as a file,
 // then _find and _mha with the names the file holds.
 void FuzzWeightFile(ByteReader& input);
+// Fixed-point ADD: ea_add_quant_derive, ea_add_s8 / _s16.
+void FuzzAdd(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
             stats.checked, stats.ill_conditioned);
     fprintf(stderr,
             "edgeattn fuzz: inputs per family (attention, self-attention, MHA, API, "
-            "quant MHA, quant self-attention, KV cache, weight files):");
+            "quant MHA, quant self-attention, KV cache, weight files, ADD):");
     for (size_t count : g_family_inputs) fprintf(stderr, " %zu", count);
     fprintf(stderr, "\n");
   });
@@ -67,6 +67,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case edgeattn_fuzz::kWeightFile:
       edgeattn_fuzz::FuzzWeightFile(input);
+      break;
+    case edgeattn_fuzz::kAdd:
+      edgeattn_fuzz::FuzzAdd(input);
       break;
     default:
       edgeattn_fuzz::FuzzApi(input);

@@ -690,6 +690,59 @@ void KvCacheSeeds() {
   Write("kv-cache-count-kinds", kKvCache, c);
 }
 
+// Fixed-point ADD: nominal scales, zero points of their own, `count`
+// elements of patterned bytes (a and b different).
+AddCase Add(bool int16, int32_t count) {
+  AddCase c;
+  c.dtype_kind = int16 ? 150 : 10;
+  c.a_quant.zp_value = 17;
+  c.b_quant.zp_value = static_cast<uint8_t>(-9);
+  c.b_quant.jitter = 5;
+  c.out_quant.zp_value = 3;
+  c.count = count;
+  const size_t bytes =
+      static_cast<size_t>(count >= 1 && count <= 280 ? count : 16) * (int16 ? 2 : 1);
+  for (size_t i = 0; i < bytes && i < kMaxAddValueBytes; ++i) {
+    c.a_values.push_back(static_cast<uint8_t>(37 * i + 11));
+    c.b_values.push_back(static_cast<uint8_t>(101 * i + 5));
+  }
+  return c;
+}
+
+// An AddLayout as AddCase::layout (>= 128 selects it).
+uint8_t AddLayoutByte(AddLayout layout) { return static_cast<uint8_t>(133 + layout); }
+
+void AddSeeds() {
+  AddCase c = Add(false, 37);
+  Write("add-s8-basic", kAdd, c);
+  c = Add(true, 100);
+  c.value_mode = 1;  // the extremes: saturation both ways
+  Write("add-s16-extremes", kAdd, c);
+  c = Add(false, 64);
+  c.layout = AddLayoutByte(kAddOutIsA);
+  Write("add-s8-in-place-a", kAdd, c);
+  c = Add(true, 29);
+  c.layout = AddLayoutByte(kAddOutIsB);
+  Write("add-s16-in-place-b", kAdd, c);
+  c = Add(false, 20);
+  c.layout = AddLayoutByte(kAddOutOverA);
+  c.shift = 20 + 3;  // out = a + 3 elements: refused
+  Write("add-s8-out-partly-over-a", kAdd, c);
+  c = Add(true, 16);
+  c.a_quant.kind = 224 + 3;  // NaN (QuantSpecialScale)
+  Write("add-s16-nan-scale", kAdd, c);
+  c = Add(false, 16);
+  c.out_quant.kind = 224 + 11;  // 1e-20: the output multiplier's shift is positive
+  Write("add-s8-out-scale-tiny", kAdd, c);
+  c = Add(true, 0);
+  Write("add-s16-count-zero", kAdd, c);
+  c = Add(false, (1 << 28) + 1);
+  Write("add-s8-count-max-plus-one", kAdd, c);
+  c = Add(false, 7);
+  c.count_high = 240;  // 2^32 + 7 as a size_t
+  Write("add-s8-count-past-2-32", kAdd, c);
+}
+
 void ApiSeeds() {
   ApiCase c;
   c.status_value = 12345;
@@ -761,6 +814,7 @@ int main(int argc, char** argv) {
   ApiSeeds();
   KvCacheSeeds();
   WeightFileSeeds();
+  AddSeeds();
   printf("make_seeds: %d seeds in %s\n", g_written, argv[1]);
   return 0;
 }

@@ -1,8 +1,9 @@
 // One digest of results that must be bit-identical on every target, printed
 // for `make matrix` to compare across host, Arm Linux and Cortex-M builds:
 // arena sizes and plan layouts (32- and 64-bit alike), the compile-time
-// sinusoidal table and its int8 quantization, and fixed-point MHA outputs
-// (int8 and int16: TFLite's integers, the same bytes on every target). Float
+// sinusoidal table and its int8 quantization, fixed-point MHA outputs
+// (int8 and int16: TFLite's integers, the same bytes on every target) and the
+// KV cache's f16 and int8 records (append converts per target). Float
 // attention results are not in it: they are checked per target against the
 // reference instead.
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "edgeattn/edgeattn.hpp"
+#include "edgeattn/kv_cache.h"
 #include "reference/quant_mha_fixture.h"
 #include "test_support.h"
 
@@ -75,6 +77,54 @@ void AddMhaLayout(Digest* digest, const ea_mha_config& config) {
   digest->Add(offset(plan.core.score_tile));
 }
 
+// The records a KV cache of `storage` holds after appending tokens that test
+// its conversion: int8 ties (x.5 at scale 1: each head holds 127), heads
+// of tiny, huge, subnormal and non-finite values, and spread ones. Every
+// value is an integer times a power of two, exact in float on any target.
+void AddKvCacheRecords(Digest* digest, ea_kv_storage storage) {
+  constexpr int kTokens = 100, kHeads = 2, kDim = 24;
+  const ea_kv_cache_config config{128, kHeads, kHeads, kDim, 1, 0, storage, 0.0f, nullptr};
+  AlignedBytes memory(static_cast<size_t>(edgeattn::KvCacheArenaBytes(config)));
+  ea_arena arena;
+  ea_kv_cache cache;
+  ASSERT_EQ(ea_arena_init(&arena, memory.data(), memory.size()), EA_OK);
+  ASSERT_EQ(ea_kv_cache_init(&cache, &config, &arena), EA_OK);
+  uint32_t state = 2024;
+  std::vector<float> k(kHeads * kDim), v(kHeads * kDim);
+  for (int token = 0; token < kTokens; ++token) {
+    for (int i = 0; i < kHeads * kDim; ++i) {
+      state = state * 1664525u + 1013904223u;
+      const int32_t low = static_cast<int32_t>(state >> 8 & 0xFFFF) - 32768;
+      float x;
+      switch (token % 6) {
+        case 0:
+          x = i % kDim == 0 ? 127.0f : static_cast<float>(low % 127) + 0.5f;
+          break;
+        case 1:
+          x = static_cast<float>(low) * 0x1p-30f;
+          break;
+        case 2:
+          x = static_cast<float>(low) * 0x1p100f;
+          break;
+        case 3:
+          x = static_cast<float>(low) * 0x1p-145f;
+          break;  // subnormal
+        case 4:
+          x = i == 5 ? INFINITY : static_cast<float>(low);
+          break;
+        default:
+          x = static_cast<float>(low) * 0x1p-9f;
+          break;
+      }
+      k[i] = x;
+      v[i] = -0.75f * x;
+    }
+    ASSERT_EQ(ea_kv_cache_append(&cache, k.data(), v.data(), 1), EA_OK);
+  }
+  const uint64_t bytes = edgeattn::KvBlocks(128) * kHeads * edgeattn::KvRecordBytes(kDim, storage);
+  for (uint64_t i = 0; i < bytes; ++i) digest->Add(cache.records[i], 1);
+}
+
 TEST(CrossTargetDigest, PrintsDigestOfTargetIndependentResults) {
   Digest digest;
   // Arena sizes: attention at lengths around the 64-key panel, both APIs agree.
@@ -114,6 +164,9 @@ TEST(CrossTargetDigest, PrintsDigestOfTargetIndependentResults) {
       for (const int32_t value : r.probs) digest.Add(static_cast<uint32_t>(value), 2);
     }
   }
+
+  AddKvCacheRecords(&digest, EA_KV_STORAGE_F16);
+  AddKvCacheRecords(&digest, EA_KV_STORAGE_INT8);
 
   printf("[  DIGEST  ] target=%s vector_bits=%u digest=%016llx\n", ea_simd_target(),
          static_cast<unsigned>(ea_simd_vector_bytes() * 8),

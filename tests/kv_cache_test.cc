@@ -525,6 +525,62 @@ TEST(KvCacheStorage, StoredBytesAreTheSameOnEveryTarget) {
   }
 }
 
+// int8 records hold exactly the reference's levels and scales (arena_sizes.hpp
+// gives the record layout: K^T panel [d][64], V rows [64][d], then 64 K and
+// 64 V scales): scale = max|x| / 127, level = x / scale to nearest, ties to
+// even, within [-127, 127]. The heads include exact ties (x.5 at scale 1),
+// values that round past 127, subnormals and a non-finite head.
+TEST_P(KvCacheTest, Int8RecordsHoldTheReferenceLevels) {
+  constexpr int kHeads = 2, kTokens = 70;
+  for (const int d : {24, 64, 7}) {
+    SCOPED_TRACE(d);
+    OwnedCache cache(ConfigOf({kHeads, kHeads, d, 128, 1, 0, EA_KV_STORAGE_INT8}));
+    ASSERT_EQ(cache.init_status(), EA_OK);
+    const size_t ld = static_cast<size_t>(kHeads) * d;
+    std::vector<float> k = RandomTensor(kTokens * ld, 81, 3.0);
+    std::vector<float> v = RandomTensor(kTokens * ld, 82, 3.0);
+    for (size_t t = 0; t < static_cast<size_t>(kTokens); ++t) {
+      float* head = &k[t * ld];
+      if (t % 4 == 0) {  // scale 1: x.5 are ties
+        head[0] = 127.0f;
+        for (int c = 1; c < d; ++c)
+          head[c] = static_cast<float>((c * 37 + static_cast<int>(t)) % 255 - 127) + 0.5f;
+      } else if (t % 4 == 1) {
+        for (int c = 0; c < d; ++c) head[c] = static_cast<float>(c - d / 2) * 1e-41f;
+      } else if (t == 6) {
+        head[d / 2] = NAN;
+      }
+    }
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), kTokens), EA_OK);
+    const uint64_t record_bytes = edgeattn::KvRecordBytes(d, EA_KV_STORAGE_INT8);
+    const size_t half = 64 * static_cast<size_t>(d);
+    for (size_t t = 0; t < static_cast<size_t>(kTokens); ++t) {
+      for (size_t h = 0; h < static_cast<size_t>(kHeads); ++h) {
+        const uint8_t* record = cache.get()->records + ((t / 64) * kHeads + h) * record_bytes;
+        float scales[2];
+        memcpy(&scales[0], record + 2 * half + (t % 64) * sizeof(float), sizeof(float));
+        memcpy(&scales[1], record + 2 * half + (64 + t % 64) * sizeof(float), sizeof(float));
+        for (int which = 0; which < 2; ++which) {
+          const float* x = (which == 0 ? k.data() : v.data()) + t * ld + h * d;
+          const Int8Head want = QuantizeInt8Head(x, d);
+          for (int c = 0; c < d; ++c) {
+            const int8_t stored = static_cast<int8_t>(
+                which == 0 ? record[static_cast<size_t>(c) * 64 + t % 64]
+                           : record[half + (t % 64) * d + static_cast<size_t>(c)]);
+            ASSERT_EQ(stored, want.levels[c])
+                << (which == 0 ? "K" : "V") << " token " << t << " head " << h << " c " << c;
+          }
+          if (!want.finite) {
+            EXPECT_TRUE(std::isnan(scales[which])) << t;
+          } else {
+            EXPECT_EQ(scales[which], want.scale) << t;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(KvCacheArena, InitCarvesExactlyTheFormula) {
   for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
     const ea_kv_cache_config config{100, 6, 3, 20, 4, 0, storage, 0.0f, nullptr};

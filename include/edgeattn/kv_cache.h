@@ -30,8 +30,9 @@
  *         seeing it outputs NaN; a head whose max|x| is within 1 % of
  *         FLT_MAX may dequantise to +-inf, the correctly rounded value).
  * The same inputs give the same stored bytes on every CPU and SIMD target
- * (append is scalar code: integer rounding, and for int8 two IEEE float
- * divisions in the default rounding mode); outputs meet the float32 error bound
+ * (f16: integer rounding; int8: IEEE float divisions, scalar or vector, in the
+ * default rounding mode, and rounding by the exact remainder); outputs meet
+ * the float32 error bound
  * (README, "Numerics contract") on every target.
  *
  * With a window, the cache is a ring: appends never fill it, and the oldest

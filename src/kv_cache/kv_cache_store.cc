@@ -2,9 +2,9 @@
 // layout the decode kernel streams (keys into a column of the K^T panel,
 // values into a row), converted to the cache's storage.
 //
-// Scalar on purpose: an append writes n_kv_heads * d_head * 2 values per
-// token, against the whole cache a decode step reads, and scalar integer
-// rounding gives the same bytes on every target (half_float.h, RoundToEven).
+// f16 conversion is scalar integer code (half_float.h), int8 quantization a
+// per-target kernel (quantize_head.cc); both give the same bytes on every
+// target.
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -13,57 +13,10 @@
 #include "kv_cache/half_float.h"
 #include "kv_cache/kv_cache_kernels.h"
 #include "kv_cache/kv_cache_layout.h"
+#include "kv_cache/quantize_head.h"
 
 namespace edgeattn {
 namespace {
-
-// NaN or +-inf, by the exponent bits (no float flag can fold this away).
-bool IsNonFinite(float value) {
-  uint32_t bits;
-  memcpy(&bits, &value, sizeof(bits));
-  return (bits & 0x7F800000u) == 0x7F800000u;
-}
-
-// Nearest integer, ties to even, for |value| < 2^23: truncation and the
-// exact remainder, independent of the FPU's rounding mode. Selections, not
-// branches: the remainder's sign and size are random, and mispredicted
-// branches here made int8 appends most of a short decode step.
-int32_t RoundToEven(float value) {
-  const int32_t whole = static_cast<int32_t>(value);
-  const float fraction = value - static_cast<float>(whole);
-  const int32_t odd = whole & 1;
-  const int32_t up =
-      static_cast<int32_t>(fraction > 0.5f) | (static_cast<int32_t>(fraction == 0.5f) & odd);
-  const int32_t down =
-      static_cast<int32_t>(fraction < -0.5f) | (static_cast<int32_t>(fraction == -0.5f) & odd);
-  return whole + up - down;
-}
-
-// One head's d values as int8 with a per-token scale max|x| / 127.
-float QuantizeHead(const float* x, size_t d, int8_t* q, size_t stride) {
-  float largest = 0.0f;
-  bool non_finite = false;
-  for (size_t c = 0; c < d; ++c) {
-    non_finite |= IsNonFinite(x[c]);
-    const float magnitude = x[c] < 0.0f ? -x[c] : x[c];
-    largest = magnitude > largest ? magnitude : largest;
-  }
-  // A scale that underflows (denormal heads) stores the head as zeros.
-  const float scale = largest / 127.0f;
-  if (non_finite || !(scale > 0.0f)) {
-    for (size_t c = 0; c < d; ++c) q[c * stride] = 0;
-    uint32_t nan_bits = 0x7FC00000u;
-    float nan;
-    memcpy(&nan, &nan_bits, sizeof(nan));
-    return non_finite ? nan : 0.0f;
-  }
-  for (size_t c = 0; c < d; ++c) {
-    int32_t value = RoundToEven(x[c] / scale);
-    value = value > 127 ? 127 : value < -127 ? -127 : value;
-    q[c * stride] = static_cast<int8_t>(value);
-  }
-  return scale;
-}
 
 // One head's d values in the storage's elements, element c at c * stride.
 void StoreHead(ea_kv_storage storage, const float* x, size_t d, void* out, size_t stride) {
@@ -93,10 +46,10 @@ void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int
       uint8_t* key_column = static_cast<uint8_t*>(record.keys) + slot * element;  // K^T column
       uint8_t* value_row = static_cast<uint8_t*>(record.values) + slot * d * element;
       if (c.storage == EA_KV_STORAGE_INT8) {
-        record.key_scales[slot] = QuantizeHead(
+        record.key_scales[slot] = QuantizeHeadS8(
             k_head, d, static_cast<int8_t*>(static_cast<void*>(key_column)), kKeyBlock);
         record.value_scales[slot] =
-            QuantizeHead(v_head, d, static_cast<int8_t*>(static_cast<void*>(value_row)), 1);
+            QuantizeHeadS8(v_head, d, static_cast<int8_t*>(static_cast<void*>(value_row)), 1);
       } else {
         StoreHead(c.storage, k_head, d, key_column, kKeyBlock);
         StoreHead(c.storage, v_head, d, value_row, 1);

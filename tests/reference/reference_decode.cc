@@ -23,6 +23,22 @@ double RoundToHalf(double x) {
 
 }  // namespace
 
+Int8Head QuantizeInt8Head(const float* x, int d) {
+  Int8Head q{true, 0.0f, std::vector<int>(static_cast<size_t>(d), 0)};
+  float largest = 0.0f;
+  for (int c = 0; c < d; ++c) {
+    q.finite = q.finite && std::isfinite(x[c]);
+    largest = std::fmax(largest, std::fabs(x[c]));
+  }
+  q.scale = largest / 127.0f;
+  if (!q.finite || !(q.scale > 0.0f)) return q;
+  for (int c = 0; c < d; ++c) {
+    q.levels[c] =
+        static_cast<int>(std::fmin(127.0f, std::fmax(-127.0f, std::nearbyint(x[c] / q.scale))));
+  }
+  return q;
+}
+
 std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs storage) {
   std::vector<double> stored(rows.size());
   const size_t n_heads_total = rows.size() / static_cast<size_t>(d);
@@ -34,22 +50,10 @@ std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs
     } else if (storage == StoredAs::kF16) {
       for (int c = 0; c < d; ++c) out[c] = RoundToHalf(x[c]);
     } else {
-      float largest = 0.0f;
-      bool finite = true;
+      const Int8Head q = QuantizeInt8Head(x, d);
       for (int c = 0; c < d; ++c) {
-        finite = finite && std::isfinite(x[c]);
-        largest = std::fmax(largest, std::fabs(x[c]));
-      }
-      const float scale = largest / 127.0f;
-      for (int c = 0; c < d; ++c) {
-        if (!finite) {
-          out[c] = std::numeric_limits<double>::quiet_NaN();
-        } else if (scale > 0.0f) {
-          const float level = std::fmin(127.0f, std::fmax(-127.0f, std::nearbyint(x[c] / scale)));
-          out[c] = static_cast<double>(level) * scale;
-        } else {
-          out[c] = 0.0;
-        }
+        out[c] = q.finite ? static_cast<double>(q.levels[c]) * q.scale
+                          : std::numeric_limits<double>::quiet_NaN();
       }
     }
   }

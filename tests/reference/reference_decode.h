@@ -19,6 +19,16 @@ enum class StoredAs { kF32, kF16, kInt8 };
 // round-to-nearest-even of x / scale, dequantised.
 std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs storage);
 
+// One head's int8 quantization as StoredValues computes it: the scale
+// max|x| / 127 (in float) and the levels; a head with a NaN or inf is not
+// finite (its levels are 0), one whose scale is 0 has levels 0.
+struct Int8Head {
+  bool finite;
+  float scale;
+  std::vector<int> levels;
+};
+Int8Head QuantizeInt8Head(const float* x, int d);
+
 struct DecodeProblem {
   int n_heads;
   int n_kv_heads;

@@ -398,6 +398,18 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   c = ConfigOf(base, nullptr, nullptr, nullptr);
   c.storage = static_cast<ea_kv_storage>(7);
   EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_ARGUMENT);
+  // The cache's capacity window + max_tokens - 1 and the in_proj rows
+  // d_model + 2 n_kv_heads d_head past int32 (the fuzzer's finding: both
+  // overflowed int32 before any check).
+  c = ConfigOf(base, nullptr, nullptr, nullptr);
+  c.window = INT32_MAX;
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+  c.max_tokens = 1;  // capacity INT32_MAX itself: the cache's own size rule
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+  c = ConfigOf(base, nullptr, nullptr, nullptr);
+  c.d_model = 1 << 30;
+  c.n_heads = c.n_kv_heads = 1;
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
 
   EXPECT_EQ(ea_mha_decoder_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_mha_decoder_init(nullptr, &c, nullptr, nullptr), EA_ERR_NULL_POINTER);

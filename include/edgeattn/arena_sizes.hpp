@@ -300,8 +300,11 @@ constexpr uint64_t KvCacheArenaBytes(const ea_kv_cache_config& c) {
 // MHA decoder (edgeattn/mha_decode.h): the cache holds max_positions
 // positions without a window, and the window plus one step's other tokens
 // with one (the ring rule of the KV cache).
+// (A window + max_tokens - 1 past INT32_MAX, which init refuses, saturates.)
 constexpr int32_t DecoderCacheCapacity(int32_t max_positions, int32_t max_tokens, int32_t window) {
-  return window > 0 ? window + max_tokens - 1 : max_positions;
+  if (window <= 0) return max_positions;
+  const int64_t capacity = int64_t{window} + max_tokens - 1;
+  return capacity > INT32_MAX ? INT32_MAX : static_cast<int32_t>(capacity);
 }
 // The sinusoidal table when filled at init ([max_positions, d_model]), X + P
 // for one step, packed in_proj and out_proj, one step's Q|K|V as projected,
@@ -311,7 +314,8 @@ constexpr uint64_t MhaDecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_
                                         ea_kv_storage storage, PositionStorage positions,
                                         ea_weights_layout weights) {
   const int32_t d_head = d_model / n_heads;
-  const int32_t qkv_cols = (n_heads + 2 * n_kv_heads) * d_head;
+  const uint64_t kv_cols = static_cast<uint64_t>(n_kv_heads) * static_cast<uint64_t>(d_head);
+  const uint64_t qkv_cols = static_cast<uint64_t>(d_model) + 2 * kv_cols;
   const uint64_t tokens = static_cast<uint64_t>(max_tokens);
   const uint64_t table =
       positions == PositionStorage::kArena
@@ -319,10 +323,9 @@ constexpr uint64_t MhaDecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_
           : 0;
   const uint64_t positioned =
       positions == PositionStorage::kNone ? 0 : FloatRegionBytes(tokens * d_model);
-  return table + positioned + PackedWeightBytes(qkv_cols, d_model, weights) +
+  return table + positioned + PackedWeightBytes(static_cast<int32_t>(qkv_cols), d_model, weights) +
          PackedWeightBytes(d_model, d_model, weights) + FloatRegionBytes(tokens * qkv_cols) +
-         FloatRegionBytes(tokens * d_model) +
-         2 * FloatRegionBytes(tokens * static_cast<uint64_t>(n_kv_heads * d_head)) +
+         FloatRegionBytes(tokens * d_model) + 2 * FloatRegionBytes(tokens * kv_cols) +
          FloatRegionBytes(tokens * d_model) +
          KvCacheArenaBytes(DecoderCacheCapacity(max_positions, max_tokens, window), n_heads,
                            n_kv_heads, d_head, max_tokens, storage);

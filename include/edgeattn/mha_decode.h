@@ -81,9 +81,11 @@ typedef struct ea_mha_decoder {
 } ea_mha_decoder;
 
 /* The cache's capacity is max_positions without a window and
- * window + max_tokens - 1 with one; its rules (kv_cache.h) give the same
- * statuses here. Tables must hold max_positions rows: the library cannot
- * check a pointer's extent. */
+ * window + max_tokens - 1 with one (past INT32_MAX:
+ * EA_ERR_DIMENSION_OVERFLOW); its rules (kv_cache.h) give the same statuses
+ * here. d_model + 2 n_kv_heads d_head (the in_proj rows) past
+ * EA_MAX_ELEMENTS: EA_ERR_DIMENSION_OVERFLOW. Tables must hold max_positions rows: the library
+ * cannot check a pointer's extent. */
 ea_status ea_mha_decoder_arena_size(const ea_mha_decoder_config* config, size_t* bytes);
 ea_status ea_mha_decoder_init(ea_mha_decoder* decoder, const ea_mha_decoder_config* config,
                               const ea_mha_weights* weights, ea_arena* arena);

@@ -48,6 +48,12 @@ ea_status Validate(const ea_mha_decoder_config& c) {
       return EA_ERR_BAD_ARGUMENT;
     }
   }
+  // Widths and the cache's capacity in int64 first: both must fit an int32.
+  const int64_t qkv_width = int64_t{c.d_model} + 2 * int64_t{c.n_kv_heads} * HeadWidth(c);
+  if (qkv_width > EA_MAX_ELEMENTS) return EA_ERR_DIMENSION_OVERFLOW;
+  if (c.window > 0 && int64_t{c.window} + c.max_tokens - 1 > INT32_MAX) {
+    return EA_ERR_DIMENSION_OVERFLOW;
+  }
   status = CheckElements(c.max_tokens, QkvWidth(c));
   if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, QkvWidth(c), c.d_model);
   // The cache's rules, then whether the whole layer's size fits a size_t.

@@ -15,6 +15,11 @@ using edgeattn_test::AttentionProblem;
 using edgeattn_test::ReferenceResult;
 
 constexpr double kRoundingStep = 0x1p-23;  // two float ulps, relative to a magnitude
+// Float's absolute floor: below 2^-126 its steps stop shrinking, and a value
+// under 2^-150 is 0. A dot product of a few thousand tiny terms can lose
+// each one to underflow (x = 2^-149 through a weight of 1e-3 is 0 in float,
+// 1.4e-48 in double, and FLT_MAX after it turns that into 4e-11).
+constexpr double kUnderflowStep = 0x1p-136;
 constexpr double kConditionLimit = kErrorBound / 4;
 constexpr double kTinyOutputs = 1e-30;
 
@@ -60,12 +65,13 @@ Matrix Projected(const Matrix& x, const float* w, const float* b, int n_out) {
 }
 
 // One realisation of float's rounding: every rounded intermediate moved by
-// two ulps of its magnitude, with a random sign.
+// two ulps of its magnitude plus the underflow floor, with a random sign.
 class Rounding {
  public:
   explicit Rounding(uint64_t seed) : stream_(seed) {}
   double operator()(double value, double magnitude) {
-    return value + ((stream_.NextBits() & 1) ? kRoundingStep : -kRoundingStep) * magnitude;
+    const double step = kRoundingStep * magnitude + kUnderflowStep;
+    return value + ((stream_.NextBits() & 1) ? step : -step);
   }
   void Round(Matrix* m) {
     for (size_t i = 0; i < m->value.size(); ++i)

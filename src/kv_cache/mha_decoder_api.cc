@@ -19,7 +19,10 @@ namespace {
 
 int32_t HeadWidth(const ea_mha_decoder_config& c) { return c.d_model / c.n_heads; }
 int32_t KvWidth(const ea_mha_decoder_config& c) { return c.n_kv_heads * HeadWidth(c); }
-int32_t QkvWidth(const ea_mha_decoder_config& c) { return c.d_model + 2 * KvWidth(c); }
+// The in_proj rows: past int32 for d_model near INT32_MAX, so Validate checks
+// it in int64 (EA_MAX_ELEMENTS); everything after Validate uses QkvWidth.
+int64_t QkvWidth64(const ea_mha_decoder_config& c) { return c.d_model + 2 * int64_t{KvWidth(c)}; }
+int32_t QkvWidth(const ea_mha_decoder_config& c) { return static_cast<int32_t>(QkvWidth64(c)); }
 
 ea_kv_cache_config CacheConfig(const ea_mha_decoder_config& c) {
   ea_kv_cache_config cache{};
@@ -48,13 +51,11 @@ ea_status Validate(const ea_mha_decoder_config& c) {
       return EA_ERR_BAD_ARGUMENT;
     }
   }
-  // Widths and the cache's capacity in int64 first: both must fit an int32.
-  const int64_t qkv_width = int64_t{c.d_model} + 2 * int64_t{c.n_kv_heads} * HeadWidth(c);
-  if (qkv_width > EA_MAX_ELEMENTS) return EA_ERR_DIMENSION_OVERFLOW;
+  // The cache's capacity in int64 first: it must fit an int32.
   if (c.window > 0 && int64_t{c.window} + c.max_tokens - 1 > INT32_MAX) {
     return EA_ERR_DIMENSION_OVERFLOW;
   }
-  status = CheckElements(c.max_tokens, QkvWidth(c));
+  status = CheckElements(c.max_tokens, QkvWidth64(c));
   if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, QkvWidth(c), c.d_model);
   // The cache's rules, then whether the whole layer's size fits a size_t.
   size_t cache_bytes = 0, layer_bytes = 0;

@@ -1,8 +1,10 @@
 // Driver for the small entry points: ea_status_str over any int, the arena
-// functions on odd buffers, ea_simd_target on every target, and
-// ea_sinusoidal_table_fill against the double reference.
+// functions on odd buffers, ea_simd_target on every target (and its note
+// for an unknown EDGEATTN_MAX_SIMD_TARGET), ea_sinusoidal_table_fill against
+// the double reference, and the RoPE and ALiBi helpers (position_checks.h).
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -17,6 +19,7 @@
 #include "fuzz_drivers.h"
 #include "known_defects.h"
 #include "memory_pool.h"
+#include "position_checks.h"
 #include "reference/reference_attention.h"
 #include "simd_targets.h"
 
@@ -240,6 +243,34 @@ void CheckSimdTargetCap(const ApiCase& c) {
   }
 }
 
+// EDGEATTN_MAX_SIMD_TARGET set to the case's bytes (environment_kind bit 0),
+// with no explicit cap: a name of no target of this CPU family sets no cap,
+// and ea_simd_target() reports the best target with the header's note; a
+// known name caps as ea_set_max_simd_target would (checked there, skipped
+// here). The variable is unset again.
+void CheckSimdEnvironmentNote(const ApiCase& c) {
+  if (!(c.environment_kind & 1)) return;
+  SetContext("EDGEATTN_MAX_SIMD_TARGET", "-");
+  ForceTarget(0);
+  const std::string best = ea_simd_target();
+  std::string name(c.cap_name.begin(), c.cap_name.end());
+  name = name.c_str();  // up to the first NUL
+  if (name.empty()) return;
+  // Highway 1.0.3's names on x86 (the library knows every one of them).
+  for (const char* known : {"SCALAR", "EMU128", "SSSE3", "SSE4", "AVX2", "AVX3", "AVX3_DL"}) {
+    if (strcasecmp(name.c_str(), known) == 0) return;
+  }
+  setenv("EDGEATTN_MAX_SIMD_TARGET", name.c_str(), 1);
+  const std::string reported = ea_simd_target();
+  unsetenv("EDGEATTN_MAX_SIMD_TARGET");
+  const std::string want = best + " (EDGEATTN_MAX_SIMD_TARGET unknown: ignored)";
+  if (reported != want) {
+    Fail("EDGEATTN_MAX_SIMD_TARGET=\"%s\": ea_simd_target() is \"%s\", want \"%s\"", name.c_str(),
+         reported.c_str(), want.c_str());
+  }
+  if (ea_simd_target() != best) Fail("unsetting the variable left \"%s\"", ea_simd_target());
+}
+
 }  // namespace
 
 void FuzzApi(ByteReader& input) {
@@ -250,6 +281,10 @@ void FuzzApi(ByteReader& input) {
   CheckSinusoidalTable(c);
   CheckPackLinearWeights(c);
   CheckSimdTargetCap(c);
+  CheckSimdEnvironmentNote(c);
+  CheckRopeTableFill(c);
+  CheckRopeApply(c);
+  CheckAlibiSlopesFill(c);
   for (int64_t target : Targets()) ForceTarget(target);  // checks ea_simd_target
   ForceTarget(0);
   SetContext("ea_simd_target", "default");

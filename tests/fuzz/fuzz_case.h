@@ -204,6 +204,21 @@ struct ApiCase {
   uint8_t table_flags = 0;
   uint8_t cap_kind = 0;  // ea_set_max_simd_target's argument (fuzz_api.cc)
   std::vector<uint8_t> cap_name;
+  // RoPE and ALiBi (position_checks.cc): ea_rope_table_fill's shape and base,
+  // ea_rope_apply's rows, heads, first position, layout and buffers,
+  // ea_alibi_slopes_fill's head count; flags pick NULLs and overlaps.
+  int32_t rope_positions = 1, rope_d_head = 2, rope_tokens = 1, rope_heads = 1;
+  uint8_t rope_base_kind = 0;
+  float rope_base_bits = 0.0f;
+  uint8_t rope_first_kind = 0;
+  int32_t rope_first = 0;
+  int32_t rope_layout = 0;
+  uint8_t rope_flags = 0;
+  std::vector<uint8_t> rope_values;  // x's elements (bytes), cycled
+  int32_t alibi_heads = 1;
+  uint8_t alibi_flags = 0;
+  // EDGEATTN_MAX_SIMD_TARGET set to cap_name for ea_simd_target's note.
+  uint8_t environment_kind = 0;
 };
 
 // Fixed-point MHA (ea_mha_quant_derive, _plan_init, ea_mha_run_s8 / _s16):
@@ -753,6 +768,20 @@ void Visit(Io& io, ApiCase& c) {
   io.U8(c.table_flags);
   io.U8(c.cap_kind);
   io.Bytes(c.cap_name, 8);
+  io.Dim(c.rope_positions);
+  io.Dim(c.rope_d_head);
+  io.Dim(c.rope_tokens);
+  io.Dim(c.rope_heads);
+  io.U8(c.rope_base_kind);
+  io.F32(c.rope_base_bits);
+  io.U8(c.rope_first_kind);
+  io.I32(c.rope_first);
+  io.Enum(c.rope_layout, 2);
+  io.U8(c.rope_flags);
+  io.Bytes(c.rope_values, 16);
+  io.Dim(c.alibi_heads);
+  io.U8(c.alibi_flags);
+  io.U8(c.environment_kind);
 }
 
 }  // namespace edgeattn_fuzz

@@ -17,6 +17,7 @@
 #include "data/weights/sample_files.h"
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
+#include "edgeattn/rope.h"
 #include "fuzz_case.h"
 
 using namespace edgeattn_fuzz;
@@ -762,6 +763,28 @@ void ApiSeeds() {
   c.d_model = -64;
   c.table_flags = 1;
   Write("api-bad-table", kApi, c);
+  c = ApiCase();
+  c.rope_positions = 40;
+  c.rope_d_head = 8;
+  c.rope_tokens = 3;
+  c.rope_heads = 2;
+  c.rope_first_kind = 128;  // the table's last rows
+  c.rope_values = {1, 200, 37, 90};
+  c.alibi_heads = 12;
+  Write("api-rope-half-last-rows", kApi, c);
+  c.rope_layout = EA_ROPE_INTERLEAVED;
+  c.rope_first_kind = 1;   // one row past the table
+  c.rope_base_kind = 230;  // an edge base
+  c.alibi_heads = 64;
+  Write("api-rope-interleaved-past-the-table", kApi, c);
+  c = ApiCase();
+  c.rope_positions = 7;
+  c.rope_d_head = 6;
+  c.rope_tokens = 7;
+  c.rope_flags = 8;  // x inside the table
+  c.environment_kind = 1;
+  c.cap_name = {'A', 'V', 'X', '5', '1', '2', 0, 0};
+  Write("api-rope-x-over-table-simd-typo", kApi, c);
 }
 
 // Weight files: the family byte, the MHA shape byte (n_heads = 1 + b % 4,

@@ -251,8 +251,12 @@ TEST_BINARIES := $(SUITE) $(if $(filter 1,$(SANITIZE)),,$(if $(filter 1,$(NO_HEA
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
+# Native runs split each suite into one gtest shard per core (TEST_SHARDS=1: one
+# process); emulated runs are one process each (make matrix runs two targets at once).
+TEST_SHARDS ?= $(if $(RUN),1,$(shell nproc 2>/dev/null || echo 1))
 test-run: $(TEST_BINARIES)
-	@SCRIPT_CHECKS="$(SCRIPT_CHECKS)" sh tests/run_suites.sh "$(RUN)" "$(NM)" "$(LIB)" $(TEST_BINARIES)
+	@TEST_SHARDS="$(TEST_SHARDS)" SCRIPT_CHECKS="$(SCRIPT_CHECKS)" sh tests/run_suites.sh "$(RUN)" \
+	  "$(NM)" "$(LIB)" $(TEST_BINARIES)
 
 asan: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 test-run

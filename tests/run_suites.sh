@@ -12,11 +12,38 @@ skipped=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+# TEST_SHARDS > 1 (native runs only: Makefile sets it to the core count where
+# no emulator runs the binaries) splits each binary's tests into that many
+# gtest shards run side by side; every test still runs once.
+shards=${TEST_SHARDS:-1}
+[ -n "$run" ] && shards=1
+
 for binary in "$@"; do
   echo "=== $binary"
-  # shellcheck disable=SC2086  # $run may be empty or a command with arguments
-  $run "$binary" >"$log" 2>&1
-  status=$?
+  if [ "$shards" -gt 1 ]; then
+    pids=""
+    i=0
+    while [ "$i" -lt "$shards" ]; do
+      GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$binary" >"$log.$i" 2>&1 &
+      pids="$pids $!"
+      i=$((i + 1))
+    done
+    status=0
+    for pid in $pids; do
+      wait "$pid" || status=$?
+    done
+    i=0
+    : >"$log"
+    while [ "$i" -lt "$shards" ]; do
+      cat "$log.$i" >>"$log"
+      rm -f "$log.$i"
+      i=$((i + 1))
+    done
+  else
+    # shellcheck disable=SC2086  # $run may be empty or a command with arguments
+    $run "$binary" >"$log" 2>&1
+    status=$?
+  fi
   cat "$log"
   ok=$(grep -c '^\[       OK \]' "$log")
   bad=$(grep -cE '^\[  FAILED  \] .*\([0-9]+ ms\)$' "$log")

@@ -41,7 +41,8 @@ run_spec() {
     echo "matrix: $spec: skipped, $skip_reason; $built ($log)"
     return
   fi
-  make --no-print-directory -j2 TARGET="$target" ${bits:+SVE_BITS=$bits} test-run >"$log" 2>&1
+  make --no-print-directory -j2 TARGET="$target" ${bits:+SVE_BITS=$bits} TEST_SHARDS=1 test-run \
+    >"$log" 2>&1
   status=$?
   local summary passed failed digest_line simd vbits digest forced
   summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)

@@ -18,17 +18,12 @@ enum KnownDefect {
   kInputInScratch = 32,  // inputs inside the plan's own arena regions: accepted, wrong result
   kLongRows = 64,        // rows of 16384+ keys drift out of the values' hull (float sums)
   // Fixed-point MHA (README.md, "Findings" 10-15):
-  kQuantRefusalWrites = 128,          // derive / plan_init write channel ints on a refusal
-  kQuantTableQuantization = 256,      // SINUSOIDAL with given integers: the table's scales
-  kQuantWeightsOverflow = 512,        // heads * n^2 probabilities past EA_MAX_ELEMENTS accepted
-  kQuantMaxTokens = 1024,             // max_tokens 16385..65535 refused at plan time
-  kQuantInfiniteMultiplier = 2048,    // q.scale * k.scale overflows float: UB, multiplier 0
-  kQuantChannelCountOverflow = 4096,  // 8 * d_model in int32 (d_model >= 2^28)
-  // Float decoder and cross-attention (README.md "Findings" 22; not fixed on
-  // this branch, src/kv_cache/mha_*_api.cc): x of ea_mha_decoder_step /
-  // ea_mha_cross_run and ea_mha_cross_set_memory's memory over the weights
-  // are taken, mha_decode.h refuses them (EA_ERR_BAD_ARGUMENT).
-  kDecoderInputOverWeights = 8192
+  kQuantRefusalWrites = 128,         // derive / plan_init write channel ints on a refusal
+  kQuantTableQuantization = 256,     // SINUSOIDAL with given integers: the table's scales
+  kQuantWeightsOverflow = 512,       // heads * n^2 probabilities past EA_MAX_ELEMENTS accepted
+  kQuantMaxTokens = 1024,            // max_tokens 16385..65535 refused at plan time
+  kQuantInfiniteMultiplier = 2048,   // q.scale * k.scale overflows float: UB, multiplier 0
+  kQuantChannelCountOverflow = 4096  // 8 * d_model in int32 (d_model >= 2^28)
 };
 
 // Visible keys from which kLongRows shows (6e-5 at 16384 keys, none at 8192).
@@ -36,12 +31,6 @@ inline constexpr int kLongRowKeys = 12288;
 
 // True when inputs that show `defect` are to be skipped.
 bool SkipKnown(KnownDefect defect);
-
-// The reproducer of kDecoderInputOverWeights: true while one of the three
-// calls on an 8-wide, 2-head float layer (row-major weights, no positions)
-// still returns EA_OK for an input over in_proj_weight or out_proj_weight.
-// *what names the first such call.
-bool DecoderInputOverWeightsAccepted(const char** what);
 
 }  // namespace edgeattn_fuzz
 

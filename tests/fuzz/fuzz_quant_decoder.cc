@@ -399,7 +399,6 @@ void FuzzQuantDecoder(ByteReader& input) {
           if (!n_ok) rules.Add(EA_ERR_BAD_DIMENSION);
           if (n_ok && length + n > max_tokens) rules.Add(EA_ERR_CACHE_FULL);
           ByteRange x_range, y_range;
-          bool in_place = false;
           if (n_ok) {
             const size_t bytes = static_cast<size_t>(n) * row_bytes;
             x_range =
@@ -412,9 +411,7 @@ void FuzzQuantDecoder(ByteReader& input) {
             if (ready && (carve.Overlaps(x_range) || carve.Overlaps(y_range))) {
               rules.Add(EA_ERR_BAD_ARGUMENT);
             }
-            in_place = x != nullptr && y != nullptr && x_range.begin == y_range.begin;
-            // y partly over x: undocumented ("y may be x"), harmless (x is read first).
-            if (!in_place && x_range.Overlaps(y_range)) rules.AllowRefusal();
+            // y may be x or overlap it ("x is read before y is written"): no rule.
           }
           const std::vector<uint8_t> x0 =
               n_ok ? CopyBytes(pool.Bytes(x_regions[i]), static_cast<size_t>(n) * row_bytes)
@@ -510,7 +507,9 @@ void FuzzQuantDecoder(ByteReader& input) {
             rules.Add(EA_ERR_BAD_ARGUMENT);
             rules.Add(EA_ERR_NULL_POINTER);
           }
-          if (op_nulls) rules.Add(EA_ERR_NULL_POINTER);
+          if (op_nulls & (kDecNullDecoder | kDecNullFirst | kDecNullSecond)) {
+            rules.Add(EA_ERR_NULL_POINTER);
+          }
           pool.Snapshot();
           const size_t used = arena.used;
           const ea_status status = ea_mha_quant_decoder_init(

@@ -178,6 +178,10 @@ TEST(QuantDecoderRules, RefusedStepsLeaveYAndTheStreamUntouched) {
   // x over the weights: the header's rule (0.9.1 checked only the arena).
   EXPECT_EQ(d.Step(weights, 3, y.data()), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(d.Step(d.layer.weights.out_proj_weight + 5, 1, y.data()), EA_ERR_BAD_ARGUMENT);
+  // ... and over a bias (the decoder fuzz family's case: x over in_proj_bias).
+  ASSERT_NE(d.layer.weights.in_proj_bias, nullptr);
+  EXPECT_EQ(d.Step(static_cast<const int8_t*>(d.layer.weights.in_proj_bias), 3, y.data()),
+            EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(d.Step(nullptr, 3, y.data()), EA_ERR_NULL_POINTER);
   int16_t y16[48];
   EXPECT_EQ(

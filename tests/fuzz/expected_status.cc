@@ -394,6 +394,62 @@ StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& c,
   return set;
 }
 
+StatusSet QuantAttentionShapeRules(const ea_attention_config& c) {
+  StatusSet set;
+  if (!IsFixedPoint(c.dtype)) set.Add(EA_ERR_BAD_ARGUMENT);
+  MaskRule(c.mask, &set);
+  ParallelRule(c.parallel, &set);
+  // "0: use 1/sqrt(d_k)", "a negative or non-finite scale": -0 is either.
+  if (c.scale != 0.0f && !(c.scale > 0.0f && isfinite(c.scale))) set.Add(EA_ERR_BAD_ARGUMENT);
+  if (c.scale == 0.0f && signbit(c.scale)) set.Tolerate(EA_ERR_BAD_ARGUMENT);
+  if (c.quant_scales == nullptr && c.quant_params == nullptr) set.Add(EA_ERR_NULL_POINTER);
+  if (c.n_q <= 0 || c.n_kv <= 0 || c.d_k <= 0 || c.d_v <= 0) {
+    set.Add(EA_ERR_BAD_DIMENSION);
+    return set;
+  }
+  ElementsRule(c.n_q, c.d_k, &set);   // q
+  ElementsRule(c.n_kv, c.d_k, &set);  // k
+  ElementsRule(c.n_kv, c.d_v, &set);  // v
+  ElementsRule(c.n_q, c.d_v, &set);   // out
+  if (c.n_kv > kMaxFixedPointKeys) set.Add(EA_ERR_DIMENSION_OVERFLOW);
+  if (TooManyElements(c.n_q, c.n_kv)) set.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
+  return set;
+}
+
+StatusSet QuantAttentionScalesRules(const ea_attention_config& c) {
+  StatusSet set;
+  const ea_attention_quant_scales& s = *c.quant_scales;
+  if (!QuantTensorsValid(c.dtype, false, {s.q, s.k, s.v, s.scores, s.output}, {}, {})) {
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  return set;
+}
+
+StatusSet QuantAttentionParamsRules(ea_dtype dtype, const ea_attention_quant_params& p) {
+  StatusSet set;
+  if (!AttentionOk(dtype, p.scores, p.softmax, p.context)) set.Add(EA_ERR_BAD_ARGUMENT);
+  return set;
+}
+
+StatusSet QuantDecoderShapeRules(const ea_mha_quant_decoder_config& c) {
+  ea_mha_config layer = c.layer;
+  StatusSet parallel;
+  ParallelRule(layer.parallel, &parallel);
+  layer.parallel = ea_parallel_for{};
+  StatusSet set = QuantMhaShapeRules(layer);
+  if (parallel.MustFail()) {
+    set.Tolerate(EA_ERR_BAD_ARGUMENT);
+    set.Tolerate(EA_ERR_NULL_POINTER);
+  }
+  if (layer.mask != EA_MASK_CAUSAL) set.Add(EA_ERR_BAD_ARGUMENT);
+  if (c.max_step_tokens <= 0) set.Add(EA_ERR_BAD_DIMENSION);
+  if (c.max_step_tokens > layer.max_tokens && layer.max_tokens > 0) {
+    set.Add(EA_ERR_BAD_DIMENSION);
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  return set;
+}
+
 StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
   StatusSet set;
   if (c.storage != EA_KV_STORAGE_F32 && c.storage != EA_KV_STORAGE_F16 &&

@@ -12,6 +12,7 @@
 
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
+#include "edgeattn/mha_quant_decode.h"
 
 namespace edgeattn_fuzz {
 
@@ -72,6 +73,25 @@ StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& config,
 // multipliers >= 0, input offsets in [-127, 128] and the output offset in
 // [-128, 127] (int16: 0). EA_ERR_BAD_ARGUMENT outside them.
 StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params);
+// Fixed-point Attention(Q, K, V) (ea_attention_arena_size on INT8 / INT16,
+// ea_attention_quant_plan_init): dtype, mask, parallel-for, the scale
+// (beta: 0 or positive and finite), a quantization present, dimensions > 0,
+// q, k, v, out within EA_MAX_ELEMENTS, n_kv up to 65535 (the int16
+// softmax's sum, as MHA's max_tokens; the header says so for MHA only). The
+// [n_q, n_kv] probabilities are a run's output: a plan may refuse them
+// (EA_ERR_DIMENSION_OVERFLOW tolerated), a run asking for them must.
+StatusSet QuantAttentionShapeRules(const ea_attention_config& config);
+// Its scales (q, k, v, scores, output) when no integers are given.
+StatusSet QuantAttentionScalesRules(const ea_attention_config& config);
+// Its integers (given, or derived) against the ranges of ea_mha_quant_params.
+StatusSet QuantAttentionParamsRules(ea_dtype dtype, const ea_attention_quant_params& params);
+// The fixed-point MHA decoder's own rules (edgeattn/mha_quant_decode.h) on
+// top of QuantMhaShapeRules: mask CAUSAL (EA_ERR_BAD_ARGUMENT), max_step_tokens
+// in [1, layer.max_tokens] (<= 0: EA_ERR_BAD_DIMENSION; above max_tokens the
+// header names no status: EA_ERR_BAD_DIMENSION or EA_ERR_BAD_ARGUMENT). The
+// parallel-for is "unused" by a decoder but validation is "as
+// ea_mha_quant_plan_init's": a bad one may be refused or ignored.
+StatusSet QuantDecoderShapeRules(const ea_mha_quant_decoder_config& config);
 bool ValidQuantScale(float scale);
 bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point);
 

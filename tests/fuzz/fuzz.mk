@@ -43,7 +43,7 @@ FUZZ_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=fuzzer,$(FUZZ_SANITIZERS)
 # of each iteration and only feed the fuzzer features of the harness itself.
 FUZZ_CHECK_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=$(FUZZ_SANITIZERS)
 FUZZ_CHECK_SRCS := attention_facts contract_checks expected_status memory_pool reference_bound \
-  tensor_fill softmax_luts quant_case_support kv_cache_check position_checks
+  tensor_fill softmax_luts quant_case_support kv_cache_check position_checks quant_mha_chain
 
 ifeq ($(FUZZ_SRC_ROOT),.)
 FUZZ_LIB_SRCS ?= $(LIB_SRCS)

@@ -21,6 +21,12 @@ void FuzzKvCache(ByteReader& input);
 void FuzzWeightFile(ByteReader& input);
 // Fixed-point ADD: ea_add_quant_derive, ea_add_s8 / _s16.
 void FuzzAdd(ByteReader& input);
+// Fixed-point Attention(Q, K, V): ea_attention_arena_size (INT8 / INT16),
+// ea_attention_quant_plan_init, ea_attention_run_s8 / _s16.
+void FuzzQuantAttention(ByteReader& input);
+// The fixed-point MHA decoder: ea_mha_quant_decoder_arena_size, _init,
+// _reset, _step_s8 / _s16 over a sequence of calls.
+void FuzzQuantDecoder(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

@@ -28,6 +28,7 @@
 #include "known_defects.h"
 #include "memory_pool.h"
 #include "quant_case_support.h"
+#include "quant_mha_chain.h"
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
 #include "softmax_luts.h"
@@ -38,93 +39,6 @@ namespace {
 QuantStats& Stats() {
   static QuantStats& stats = StatsFor("fixed point");
   return stats;
-}
-
-int32_t HeadsOf(const QuantCase& c) {
-  if (c.heads_kind >= 200 || c.d_model <= 0 || c.d_model > (1 << 16)) return c.heads;
-  std::vector<int32_t> divisors;
-  for (int32_t h = 1; h <= c.d_model; ++h) {
-    if (c.d_model % h == 0) divisors.push_back(h);
-  }
-  return divisors[c.heads_kind % divisors.size()];
-}
-
-ea_quant* TensorField(ea_mha_quant_scales* s, int i) {
-  ea_quant* fields[kQuantTensors] = {&s->input, &s->position, &s->positioned, &s->q,     &s->k,
-                                     &s->v,     &s->scores,   &s->context,    &s->output};
-  return fields[i];
-}
-
-// Integers with caller-owned per-channel arrays (given, or the harness's).
-struct Integers {
-  ea_mha_quant_params params{};
-  std::vector<int32_t> multipliers[4], shifts[4];
-
-  ea_linear_quant_params* Linear(int l) {
-    ea_linear_quant_params* all[4] = {&params.q_proj, &params.k_proj, &params.v_proj,
-                                      &params.out_proj};
-    return all[l];
-  }
-  void Point() {
-    for (int l = 0; l < 4; ++l) {
-      Linear(l)->output_multiplier = multipliers[l].data();
-      Linear(l)->output_shift = shifts[l].data();
-    }
-  }
-  // The fields a ParamEdit can change (43).
-  EditableFields Fields() {
-    EditableFields f;
-    f.scalars = ScalarFields(&params.add, &params.scores, &params.context, &params.softmax);
-    for (int l = 0; l < 4; ++l) f.linears.push_back({Linear(l), &multipliers[l], &shifts[l]});
-    return f;
-  }
-};
-
-// TFLite's Prepare on valid scales, through the reference's formulas.
-// infinite: q.scale * k.scale overflows float (the real multiplier is +inf).
-struct Derivation {
-  Integers integers;
-  bool infinite_scores = false;
-};
-Derivation DeriveLikeTflite(const ea_mha_config& c) {
-  const ea_mha_quant_scales& s = *c.quant_scales;
-  const bool int8 = c.dtype == EA_DTYPE_INT8;
-  const bool positions = c.position != EA_POSITION_NONE;
-  const int32_t e = c.d_model;
-  Derivation d;
-  ea_mha_quant_params& p = d.integers.params;
-  const ea_quant x = positions ? s.positioned : s.input;
-  if (positions) p.add = AddLikeTflite(int8, s.input, s.position, s.positioned);
-  const struct {
-    ea_quant in;
-    const float* weights;
-    ea_quant out;
-  } linears[4] = {{x, s.in_proj_weight_scales, s.q},
-                  {x, s.in_proj_weight_scales + e, s.k},
-                  {x, s.in_proj_weight_scales + 2 * e, s.v},
-                  {s.context, s.out_proj_weight_scales, s.output}};
-  for (int l = 0; l < 4; ++l) {
-    LinearLikeTflite(linears[l].in, linears[l].weights, e, linears[l].out, d.integers.Linear(l),
-                     &d.integers.multipliers[l], &d.integers.shifts[l]);
-  }
-  d.integers.Point();
-  p.scores = ScoresLikeTflite(s.q, s.k, s.scores, &d.infinite_scores);
-  p.context = ContextLikeTflite(int8, s.v, s.context);
-  p.softmax =
-      SoftmaxLikeTflite(int8, 1.0f / sqrtf(static_cast<float>(e / c.heads)), s.scores.scale);
-  return d;
-}
-
-Integers DefaultIntegers(const ea_mha_config& c) {
-  Integers g;
-  DefaultScalars(c.dtype == EA_DTYPE_INT8, &g.params.add, &g.params.scores, &g.params.context,
-                 &g.params.softmax);
-  for (int l = 0; l < 4; ++l) {
-    g.multipliers[l].assign(static_cast<size_t>(c.d_model), kDefaultMultiplier);
-    g.shifts[l].assign(static_cast<size_t>(c.d_model), kDefaultShift);
-  }
-  g.Point();
-  return g;
 }
 
 void ExpectSameIntegers(const ea_mha_config& c, const ea_mha_quant_params& got,
@@ -139,56 +53,6 @@ void ExpectSameIntegers(const ea_mha_config& c, const ea_mha_quant_params& got,
   ExpectSameSoftmax(c.dtype == EA_DTYPE_INT8, got.softmax, want.softmax);
 }
 
-// The integer reference on the integers the plan uses: y, and the
-// probabilities concatenated over heads.
-struct ReferenceOutputs {
-  std::vector<int32_t> y, probs;
-};
-
-template <typename T, typename Bias, typename SoftmaxParams>
-ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params& p,
-                              const SoftmaxParams& softmax, int n, const uint8_t* x,
-                              const uint8_t* table, const int8_t* in_w, const int8_t* out_w,
-                              const uint8_t* in_b, const uint8_t* out_b) {
-  const size_t e = static_cast<size_t>(c.d_model);
-  ref::ChainParams<SoftmaxParams> chain;
-  chain.add = RefAdd(p.add);
-  chain.fc_q = RefLinear(p.q_proj, c.d_model);
-  chain.fc_k = RefLinear(p.k_proj, c.d_model);
-  chain.fc_v = RefLinear(p.v_proj, c.d_model);
-  chain.fc_o = RefLinear(p.out_proj, c.d_model);
-  chain.bmm_scores = RefMatmul(p.scores);
-  chain.bmm_context = RefMatmul(p.context);
-  chain.softmax = softmax;
-  const size_t elements = static_cast<size_t>(n) * e;
-  const std::vector<T> x_t = Typed<T>(x, elements);
-  const std::vector<T> pe = table != nullptr ? Typed<T>(table, elements) : std::vector<T>();
-  const std::vector<Bias> b_in = in_b != nullptr ? Typed<Bias>(in_b, 3 * e) : std::vector<Bias>();
-  const std::vector<Bias> b_out = out_b != nullptr ? Typed<Bias>(out_b, e) : std::vector<Bias>();
-  ref::ChainInputs<T, Bias> in{};
-  in.x_emb = x_t.data();
-  in.pe = table != nullptr ? pe.data() : nullptr;
-  in.w_q = in_w;
-  in.w_k = in_w + e * e;
-  in.w_v = in_w + 2 * e * e;
-  in.w_o = out_w;
-  in.b_q = in_b != nullptr ? b_in.data() : nullptr;
-  in.b_k = in_b != nullptr ? b_in.data() + e : nullptr;
-  in.b_v = in_b != nullptr ? b_in.data() + 2 * e : nullptr;
-  in.b_o = out_b != nullptr ? b_out.data() : nullptr;
-  const ref::ChainShape shape{n, c.d_model, c.heads, c.mask == EA_MASK_CAUSAL};
-  ref::ChainTensors<T> t;
-  if constexpr (sizeof(T) == 1) {
-    t = ref::RunChainInt8(shape, chain, in);
-  } else {
-    t = ref::RunChainInt16(shape, chain, in);
-  }
-  ReferenceOutputs out;
-  out.y.assign(t.y.begin(), t.y.end());
-  for (const auto& head : t.probs) out.probs.insert(out.probs.end(), head.begin(), head.end());
-  return out;
-}
-
 ea_status Run(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x, int32_t n, void* y,
               void* attn) {
   if (run_dtype == EA_DTYPE_INT8) {
@@ -197,14 +61,6 @@ ea_status Run(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x, 
   }
   return ea_mha_run_s16(plan, static_cast<const int16_t*>(x), n, static_cast<int16_t*>(y),
                         static_cast<int16_t*>(attn));
-}
-
-// A config that breaks at least one rule, for re-planning a ready plan.
-ea_mha_config BrokenConfig(const ea_mha_config& good, const Common& common) {
-  ea_mha_config bad =
-      BreakOneField(good, common, 1, [](ea_mha_config* c, int, int32_t v) { c->heads = v; });
-  if (!QuantMhaShapeRules(bad).MustFail()) bad.heads = 0;
-  return bad;
 }
 
 // The causal layer streamed through ea_mha_quant_decoder, in steps whose
@@ -296,20 +152,6 @@ void FuzzQuantMha(ByteReader& input) {
   const size_t table_count = BoundedCount(max_tokens, e);
   const bool materialised = in_count > 0 && table_count > 0;
 
-  // --- the quantization: scales (nominal, jittered, or bad) and weights' scales
-  const Nominal nominal = NominalScales(dtype, std::max(e, 1), dims_ok ? e / heads : 1, positions);
-  ea_mha_quant_scales scales{};
-  for (int i = 0; i < kQuantTensors; ++i) {
-    *TensorField(&scales, i) = QuantOf(c.tensors[i], nominal.tensor[i], int8);
-  }
-  const size_t channels = materialised ? static_cast<size_t>(e) : 1;
-  // in_proj's 3E scales, then out_proj's E.
-  const std::vector<float> weight_scales = WeightScales(qc, nominal.weight, 4 * channels);
-  const bool null_weight_scales = qc.bad_weight_scale == 255;
-  scales.in_proj_weight_scales = null_weight_scales ? nullptr : weight_scales.data();
-  scales.out_proj_weight_scales =
-      null_weight_scales ? nullptr : weight_scales.data() + 3 * channels;
-
   ea_mha_config config{};
   config.dtype = dtype;
   config.max_tokens = max_tokens;
@@ -319,33 +161,24 @@ void FuzzQuantMha(ByteReader& input) {
   config.position = static_cast<ea_position>(c.position);
   config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
   config.parallel = MainParallel(qc.workers);
-  config.quant_scales = c.ScalesGiven() ? &scales : nullptr;
   static const uint8_t kStandIn[64] = {};
   config.quant_position_table = c.CallerTable() ? kStandIn : nullptr;
 
-  // What TFLite's Prepare gives for these scales (valid ones, built shapes).
+  // --- the quantization: scales (nominal, jittered, or bad), weights' scales,
+  // TFLite's Prepare on valid ones, given integers (derived or defaults, edited)
+  MhaQuantization quantization;
+  QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, &config, &quantization);
+  const ea_mha_quant_scales& scales = quantization.scales;
+  const size_t channels = materialised ? static_cast<size_t>(e) : 1;
+  const StatusSet& scales_rules = quantization.scales_rules;
   const bool scales_checkable = fixed && dims_ok && materialised && config.quant_scales != nullptr;
-  const StatusSet scales_rules = scales_checkable ? QuantScalesRules(config) : StatusSet();
-  const bool derivable = scales_checkable && !scales_rules.MustFail();
-  Derivation derivation;
-  if (derivable) {
-    derivation = DeriveLikeTflite(config);
-    derivation.integers.Point();
-  }
-  const bool infinite = derivable && derivation.infinite_scores;
+  const bool derivable = quantization.derivable, infinite = quantization.infinite;
+  const Derivation& derivation = quantization.derivation;
   if (infinite && SkipKnown(kQuantInfiniteMultiplier)) return;
-
-  // Given integers: the derived ones (or defaults), edited.
-  Integers given;
-  const bool params_given = qc.ParamsGiven() && fixed && dims_ok && materialised;
-  if (params_given) {
-    given = derivable ? derivation.integers : DefaultIntegers(config);
-    ApplyEdits(qc, &given);
-    config.quant_params = &given.params;
-  }
+  const bool params_given = quantization.params_given;
+  const Integers& given = quantization.given;
   // The integers the plan uses, when it plans.
-  const ea_mha_quant_params* used =
-      params_given ? &given.params : (derivable ? &derivation.integers.params : nullptr);
+  const ea_mha_quant_params* used = quantization.used;
 
   // --- ea_mha_arena_size
   StatusSet shape_rules;
@@ -617,16 +450,8 @@ void FuzzQuantMha(ByteReader& input) {
         positions ? PlannedTable(pool, table_region, dtype, n, e, scales.position)
                   : std::vector<uint8_t>();
     const uint8_t* pe = positions ? table.data() : nullptr;
-    ReferenceOutputs r;
-    if (int8) {
-      r = RunReference<int8_t, int32_t>(config, *used, RefSoftmaxInt8(used->softmax),
-                                        static_cast<int>(n), x0.data(), pe, in_w, out_w, in_b,
-                                        out_b);
-    } else {
-      r = RunReference<int16_t, int64_t>(config, *used, RefSoftmaxInt16(used->softmax),
-                                         static_cast<int>(n), x0.data(), pe, in_w, out_w, in_b,
-                                         out_b);
-    }
+    const ReferenceOutputs r =
+        MhaReference(config, *used, static_cast<int>(n), x0.data(), pe, in_w, out_w, in_b, out_b);
     want_y = r.y;
     want_probs = r.probs;
   }

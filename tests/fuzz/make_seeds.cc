@@ -19,6 +19,7 @@
 #include "edgeattn/kv_cache.h"
 #include "edgeattn/rope.h"
 #include "fuzz_case.h"
+#include "quant_attention_case.h"
 
 using namespace edgeattn_fuzz;
 
@@ -823,6 +824,215 @@ void WeightFileSeeds() {
 
 }  // namespace
 
+// Fixed-point Attention(Q, K, V) (fuzz_quant_attention.cc).
+QuantAttentionCase QuantAttention(bool int16, int n_q, int n_kv, int d_k, int d_v, bool causal) {
+  QuantAttentionCase c;
+  c.dtype_kind = int16 ? 150 : 10;
+  c.n_q = n_q;
+  c.n_kv = n_kv;
+  c.d_k = d_k;
+  c.d_v = d_v;
+  c.mask = causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
+  c.want_weights = 200;
+  c.value_seed = 91;
+  for (int i = 0; i < kQuantAttentionTensors; ++i) {
+    c.tensors[i].zp_value = static_cast<uint8_t>(23 * i + 5);
+  }
+  return c;
+}
+
+void QuantAttentionSeeds() {
+  QuantAttentionCase c = QuantAttention(false, 5, 9, 8, 8, false);
+  Write("quant-attention-s8-basic", kQuantAttention, c);
+  c = QuantAttention(true, 3, 17, 8, 5, true);
+  Write("quant-attention-s16-causal", kQuantAttention, c);
+  c = QuantAttention(false, 17, 3, 16, 16, true);  // rows 0..13 see no key
+  Write("quant-attention-s8-causal-more-queries", kQuantAttention, c);
+  c = QuantAttention(false, 40, 70, 24, 7, true);
+  c.workers = 3;
+  Write("quant-attention-s8-70-keys-3-workers", kQuantAttention, c);
+  c = QuantAttention(true, 6, 10, 8, 4, false);
+  c.scale_kind = 130;  // ScaleValue: kScales[bits % 8]
+  c.scale_bits = 5;    // 10
+  Write("quant-attention-s16-scale-10", kQuantAttention, c);
+  c = QuantAttention(false, 4, 4, 4, 4, false);
+  c.scale_kind = 200;  // kBadScales[0]: NaN
+  Write("quant-attention-s8-scale-nan", kQuantAttention, c);
+  c = QuantAttention(false, 4, 6, 4, 4, true);
+  c.tensors[3].kind = 224 + 3;  // scores' scale NaN
+  Write("quant-attention-s8-scores-scale-nan", kQuantAttention, c);
+  c = QuantAttention(true, 4, 6, 4, 4, true);
+  c.tensors[1].zp_kind = 192 + 4;  // k's zero point 1 (int16: 0 only)
+  Write("quant-attention-s16-zero-point-1", kQuantAttention, c);
+  c = QuantAttention(false, 6, 8, 8, 8, true);
+  c.params_kind = 200;
+  c.edit_count = 2;
+  c.edits[0] = ParamEdit{12, 0, 250, -5};  // softmax left shift: refused
+  c.edits[1] = ParamEdit{4, 0, 40, 3};     // scores shift + 3
+  Write("quant-attention-s8-given-edited", kQuantAttention, c);
+  c = QuantAttention(true, 6, 8, 8, 8, false);
+  c.params_kind = 200;
+  c.edit_count = 1;
+  c.edits[0] = ParamEdit{8, 0, 40, -1};  // context shift - 1
+  Write("quant-attention-s16-given", kQuantAttention, c);
+  c = QuantAttention(false, 4, 6, 4, 4, false);
+  c.out = Over(1, 2);  // over q
+  Write("quant-attention-s8-out-over-q", kQuantAttention, c);
+  c = QuantAttention(false, 4, 6, 4, 4, false);
+  c.k = Over(1, 1);  // k partly over q: inputs may share bytes
+  Write("quant-attention-s8-k-over-q", kQuantAttention, c);
+  c = QuantAttention(true, 4, 6, 4, 4, false);
+  c.q = Over(0, 16);  // q in the plan's carve
+  Write("quant-attention-s16-q-in-arena", kQuantAttention, c);
+  c = QuantAttention(false, 4, 6, 4, 4, false);
+  c.weights = Over(4, 0);  // attn_weights over out
+  Write("quant-attention-s8-weights-over-out", kQuantAttention, c);
+  c = QuantAttention(false, 4, 6, 4, 4, false);
+  c.wrong_run = 250;
+  Write("quant-attention-s8-run-s16", kQuantAttention, c);
+  c = QuantAttention(true, 4, 6, 4, 4, false);
+  c.arena.capacity_mode = 5;
+  Write("quant-attention-s16-arena-too-small", kQuantAttention, c);
+  c = QuantAttention(false, 4, 6, 4, 4, true);
+  c.common.replan = 200;
+  c.common.replan_field = 2;  // n_kv
+  c.common.replan_value = -3;
+  Write("quant-attention-s8-replan-broken", kQuantAttention, c);
+  c = QuantAttention(false, 16384, 16385, 1, 1, false);  // probabilities past 2^28
+  Write("quant-attention-s8-weights-overflow", kQuantAttention, c);
+  c = QuantAttention(true, 1, 65536, 1, 1, false);
+  Write("quant-attention-s16-65536-keys", kQuantAttention, c);
+}
+
+// The fixed-point MHA decoder's API (fuzz_quant_decoder.cc).
+QuantDecoderOp DecoderStep(uint8_t count_kind, uint32_t x_seed, int32_t count = 0) {
+  QuantDecoderOp op;
+  op.kind = kDecoderStep;
+  op.count_kind = count_kind;
+  op.count_value = count;
+  op.x_seed = x_seed;
+  return op;
+}
+QuantDecoderOp DecoderOp(uint8_t kind) {
+  QuantDecoderOp op;
+  op.kind = kind;
+  return op;
+}
+constexpr uint8_t kWrongStepKind = 160, kResetKind = 176, kReinitKind = 216;
+
+QuantDecoderCase QuantDecoder(bool int16, int max_tokens, int d_model, uint8_t heads_kind,
+                              int max_step) {
+  QuantDecoderCase c;
+  c.dtype_kind = int16 ? 150 : 10;
+  c.max_tokens = max_tokens;
+  c.d_model = d_model;
+  c.heads_kind = heads_kind;
+  c.position = EA_POSITION_SINUSOIDAL;
+  c.step_kind = 0;
+  c.step_value = max_step - 1;  // 1 + step_value % max_tokens
+  c.quant = SeedQuant(3, 81);
+  for (int i = 0; i < kQuantTensors; ++i) c.tensors[i].zp_value = static_cast<uint8_t>(13 * i);
+  c.op_count = 6;
+  c.ops[0] = DecoderStep(0, 3);
+  c.ops[1] = DecoderStep(0, 1);
+  c.ops[2] = DecoderStep(0, 2);
+  c.ops[3] = DecoderOp(kResetKind);
+  c.ops[4] = DecoderStep(0, 7);
+  c.ops[5] = DecoderStep(0, 2);
+  return c;
+}
+
+void QuantDecoderSeeds() {
+  QuantDecoderCase c = QuantDecoder(false, 12, 8, 1, 4);
+  Write("quant-decoder-s8-steps-reset", kQuantDecoder, c);
+  c = QuantDecoder(true, 12, 8, 1, 4);
+  Write("quant-decoder-s16-steps-reset", kQuantDecoder, c);
+  c = QuantDecoder(false, 9, 6, 2, 3);
+  c.op_count = 8;
+  c.ops[0] = DecoderStep(150, 0);  // 0 tokens
+  c.ops[1] = DecoderStep(170, 0);  // -1
+  c.ops[2] = DecoderStep(180, 0);  // max_step_tokens + 1
+  c.ops[3] = DecoderStep(200, 0);  // past the stream's capacity
+  c.ops[4] = DecoderStep(230, 0, INT32_MIN);
+  c.ops[5] = DecoderStep(210, 0);  // a full step
+  c.ops[5].kind = kWrongStepKind;  // ... through the other dtype's function
+  c.ops[6] = DecoderStep(210, 4);  // 3 tokens
+  c.ops[7] = DecoderStep(200, 5);  // 7 left: 8 is past them
+  Write("quant-decoder-s8-step-counts", kQuantDecoder, c);
+  c = QuantDecoder(true, 6, 4, 0, 3);
+  c.op_count = 4;
+  c.ops[0] = DecoderStep(210, 1);
+  c.ops[1] = DecoderStep(210, 2);
+  c.ops[2] = DecoderStep(0, 3);  // the stream is full: CACHE_FULL
+  c.ops[3] = DecoderStep(210, 4);
+  Write("quant-decoder-s16-cache-full", kQuantDecoder, c);
+  c = QuantDecoder(false, 10, 8, 1, 5);
+  c.op_count = 5;
+  c.ops[0] = DecoderStep(0, 1);
+  c.ops[1] = DecoderOp(kReinitKind);
+  c.ops[1].reinit_field = 8;  // max_step_tokens
+  c.ops[1].reinit_value = 0;
+  c.ops[2] = DecoderStep(0, 2);  // not ready
+  c.ops[3] = DecoderOp(kReinitKind);
+  c.ops[3].reinit_field = 250;  // the good config again
+  c.ops[4] = DecoderStep(0, 3);
+  Write("quant-decoder-s8-reinit-broken-then-good", kQuantDecoder, c);
+  c = QuantDecoder(true, 10, 8, 1, 5);
+  c.op_count = 2;
+  c.ops[0] = DecoderOp(kReinitKind);
+  c.ops[0].reinit_field = 1;  // max_tokens
+  c.ops[0].reinit_value = -1;
+  c.ops[1] = DecoderOp(kResetKind);  // not ready
+  Write("quant-decoder-s16-reinit-broken-reset", kQuantDecoder, c);
+  c = QuantDecoder(false, 10, 8, 1, 4);
+  c.op_count = 5;
+  c.ops[0] = DecoderStep(210, 1);
+  c.ops[0].y = Over(5, 0);  // in place: over this step's x (after arena, weights, biases)
+  c.ops[1] = DecoderStep(210, 2);
+  c.ops[1].y = Over(5, 3);  // partly over x
+  c.ops[2] = DecoderStep(0, 3);
+  c.ops[2].x = Over(0, 8);  // x in the decoder's carve
+  c.ops[3] = DecoderStep(0, 4);
+  c.ops[3].y = Over(1, 0);  // y over in_proj_weight
+  c.ops[4] = DecoderStep(0, 5);
+  c.ops[4].x = Over(3, 0);  // x over in_proj_bias
+  Write("quant-decoder-s8-overlaps", kQuantDecoder, c);
+  c = QuantDecoder(false, 8, 8, 1, 4);
+  c.kept_kind = 225;  // in_proj_weight (225 % 5 == 0) inside the carve
+  c.kept_offset = 1;
+  Write("quant-decoder-s8-in-proj-in-carve", kQuantDecoder, c);
+  c = QuantDecoder(true, 8, 8, 1, 4);
+  c.kept_kind = 229;  // the caller's table (229 % 5 == 4) inside the arena
+  c.table_kind = 200;
+  c.position = EA_POSITION_LEARNED;
+  c.kept_offset = 74;  // past the carve (4672 bytes), inside the arena's spare 1000: accepted
+  c.quant.arena.capacity_mode = 4;
+  c.quant.arena.capacity_delta = 1000;
+  Write("quant-decoder-s16-learned-table-in-arena", kQuantDecoder, c);
+  c = QuantDecoder(false, 8, 8, 1, 4);
+  c.mask_kind = 210;  // NONE
+  Write("quant-decoder-s8-not-causal", kQuantDecoder, c);
+  c = QuantDecoder(false, 8, 8, 1, 4);
+  c.step_kind = 200;  // Dim: max_step_tokens past max_tokens
+  c.step_value = 9;
+  Write("quant-decoder-s8-max-step-9-of-8", kQuantDecoder, c);
+  c = QuantDecoder(false, 8, 8, 1, 4);
+  c.dtype_kind = 230;  // F32
+  Write("quant-decoder-f32", kQuantDecoder, c);
+  c = QuantDecoder(true, 8, 8, 1, 4);
+  c.quant.params_kind = 200;  // the integers given
+  c.quant.edit_count = 1;
+  c.quant.edits[0] = ParamEdit{14, 0, 40, 1};  // scores shift + 1
+  c.position = EA_POSITION_NONE;
+  Write("quant-decoder-s16-given-params-no-positions", kQuantDecoder, c);
+  c = QuantDecoder(false, 70000, 1, 0, 4);
+  Write("quant-decoder-s8-max-tokens-70000", kQuantDecoder, c);
+  c = QuantDecoder(false, 8, 8, 1, 4);
+  c.common.null_select = 240;
+  c.common.null_bits = kNullInput2;  // the weights struct
+  Write("quant-decoder-s8-null-weights", kQuantDecoder, c);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2 && argc != 3) {
     fprintf(stderr, "usage: make_seeds DIRECTORY [NAME_PREFIX]\n");
@@ -838,6 +1048,8 @@ int main(int argc, char** argv) {
   KvCacheSeeds();
   WeightFileSeeds();
   AddSeeds();
+  QuantAttentionSeeds();
+  QuantDecoderSeeds();
   printf("make_seeds: %d seeds in %s\n", g_written, argv[1]);
   return 0;
 }

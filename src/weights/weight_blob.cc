@@ -69,11 +69,17 @@ bool ExpectedBytes(const BlobEntry& entry, uint64_t limit, uint64_t* bytes) {
   if (entry.layout != EA_TENSOR_PACKED_LINEAR || entry.dtype != EA_TENSOR_F32 || rank != 2) {
     return false;
   }
-  // W [n_out, n_in] in panels of kKeyBlock output rows: n_in * roundup(n_out).
+  // W [n_out, n_in] in panels of kKeyBlock output rows: n_in * roundup(n_out);
+  // empty when either is 0, however large the other.
+  if (entry.dims[0] == 0 || entry.dims[1] == 0) {
+    *bytes = 0;
+    return true;
+  }
+  if (entry.dims[0] > INT64_MAX - kKeyBlock) return false;
   const int64_t padded[2] = {
       static_cast<int64_t>(RoundUp(static_cast<uint64_t>(entry.dims[0]), kKeyBlock)),
       entry.dims[1]};
-  return entry.dims[0] <= INT64_MAX - kKeyBlock && TensorBytes(padded, 2, element, limit, bytes);
+  return TensorBytes(padded, 2, element, limit, bytes);
 }
 
 }  // namespace

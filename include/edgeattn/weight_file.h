@@ -124,11 +124,13 @@ ea_status ea_weight_file_open(ea_weight_file* file, const void* bytes, size_t si
 
 /* ea_weight_file_open for a file of any number of tensors: the index is
  * sorted in scratch [scratch, scratch + scratch_bytes), whose contents
- * afterwards are undefined. scratch NULL with scratch_bytes > 0:
- * EA_ERR_NULL_POINTER; scratch not 8-byte aligned, or over the file's
- * bytes or *file: EA_ERR_BAD_ARGUMENT (nothing written); then the statuses
- * of ea_weight_file_open in its order, step 2 being fewer scratch_bytes
- * than EA_WEIGHT_FILE_SCRATCH_BYTES(tensors) (scratch not written). */
+ * afterwards are undefined. Argument errors first, nothing written: a NULL
+ * file or bytes, or a NULL scratch with scratch_bytes > 0,
+ * EA_ERR_NULL_POINTER; bytes or scratch (when not NULL) not 8-byte
+ * aligned, or scratch_bytes > 0 and the scratch over the file's bytes or
+ * *file, EA_ERR_BAD_ARGUMENT. Then ea_weight_file_open's steps 1-4, step
+ * 2 being fewer scratch_bytes than EA_WEIGHT_FILE_SCRATCH_BYTES(tensors);
+ * the scratch is written only from step 3 on. */
 ea_status ea_weight_file_open_scratch(ea_weight_file* file, const void* bytes, size_t size,
                                       void* scratch, size_t scratch_bytes);
 

@@ -617,6 +617,13 @@ TEST(NoHeap, WeightFiles) {
     EXPECT_EQ(NO_HEAP(ea_weight_file_mha(&file, "attn.", 40, 4, 4, &weights, &layout)), EA_OK);
     EXPECT_EQ(NO_HEAP(ea_weight_file_open(&file, bytes->data(), bytes->size() - 1)),
               EA_ERR_BAD_FILE);
+    size_t scratch_bytes = 0;
+    ASSERT_EQ(NO_HEAP(ea_weight_file_scratch_size(bytes->data(), bytes->size(), &scratch_bytes)),
+              EA_OK);
+    std::vector<uint64_t> scratch(scratch_bytes / 8 + 1);  // 8-byte aligned
+    EXPECT_EQ(NO_HEAP(ea_weight_file_open_scratch(&file, bytes->data(), bytes->size(),
+                                                  scratch.data(), scratch_bytes)),
+              EA_OK);
   }
 }
 

@@ -17,6 +17,8 @@
 #include "edgeattn/weight_file.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
+#include "weights/heap_sort.h"
+#include "weights/weight_formats.h"
 
 namespace edgeattn_test {
 namespace {
@@ -277,12 +279,16 @@ TEST(WeightFile, BrokenFilesAreRefused) {
   EXPECT_EQ(ea_weight_file_find(&never_opened, "half", &view), EA_ERR_BAD_ARGUMENT);
 }
 
-// A safetensors file from text: the JSON header padded with spaces, then data.
-AlignedBytes Safetensors(const std::string& json, size_t data_bytes) {
-  AlignedBytes bytes(8 + json.size() + data_bytes);
-  const uint64_t n = json.size();
+// A safetensors file from text: the JSON header padded with spaces to a
+// multiple of 8 bytes (as the safetensors library writes it; `pad` spaces
+// more or fewer when given), then data_bytes of data.
+AlignedBytes Safetensors(const std::string& json, size_t data_bytes, int pad = -1) {
+  const size_t spaces = pad >= 0 ? static_cast<size_t>(pad) : (8 - json.size() % 8) % 8;
+  AlignedBytes bytes(8 + json.size() + spaces + data_bytes);
+  const uint64_t n = json.size() + spaces;
   memcpy(bytes.data(), &n, 8);
   memcpy(bytes.data() + 8, json.data(), json.size());
+  memset(bytes.data() + 8 + json.size(), ' ', spaces);
   return bytes;
 }
 
@@ -333,15 +339,585 @@ TEST(WeightFile, SafetensorsHeadersAreValidatedWhole) {
   ea_weight_file file{};
   EXPECT_EQ(ea_weight_file_open(&file, bytes.data(), bytes.size()), EA_ERR_BAD_FILE);
 
-  // An escaped name is found by its text; a misaligned tensor cannot be
-  // viewed in place.
-  const std::string unaligned =
-      R"({"i8":{"dtype":"I8","shape":[3],"data_offsets":[0,3]},"f\u0033\"2":{"dtype":"F32","shape":[1],"data_offsets":[3,7]}})";
-  const AlignedBytes odd = Safetensors(unaligned + std::string(8 - unaligned.size() % 8, ' '), 7);
-  ASSERT_EQ(ea_weight_file_open(&file, odd.data(), odd.size()), EA_OK);
+  // An escaped name is found by its text.
+  const std::string escaped =
+      R"({"f\u0033\"2":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"i8":{"dtype":"I8","shape":[3],"data_offsets":[4,7]}})";
+  const AlignedBytes aligned = Safetensors(escaped + std::string(8 - escaped.size() % 8, ' '), 7);
+  ASSERT_EQ(ea_weight_file_open(&file, aligned.data(), aligned.size()), EA_OK);
   ea_tensor_view view{};
   EXPECT_EQ(ea_weight_file_find(&file, "i8", &view), EA_OK);
-  EXPECT_EQ(ea_weight_file_find(&file, "f3\"2", &view), EA_ERR_UNSUPPORTED);
+  EXPECT_EQ(ea_weight_file_find(&file, "f3\"2", &view), EA_OK);
+  EXPECT_EQ(view.data, aligned.data() + 8 + escaped.size() + 8 - escaped.size() % 8);
+}
+
+// One safetensors tensor as header text: its key (raw JSON, escapes as
+// written), dtype, shape (JSON) and data_offsets.
+struct Entry {
+  std::string key;
+  std::string dtype;
+  std::string shape;
+  uint64_t begin, end;
+};
+std::string Header(const std::vector<Entry>& entries, const std::string& extra = "") {
+  std::string json = "{" + extra;  // extra: members ending in ','
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    if (i > 0) json += ",";
+    json += "\"" + e.key + "\":{\"dtype\":\"" + e.dtype + "\",\"shape\":" + e.shape +
+            ",\"data_offsets\":[" + std::to_string(e.begin) + "," + std::to_string(e.end) + "]}";
+  }
+  return json + "}";
+}
+
+ea_status OpenStatus(const AlignedBytes& bytes) {
+  ea_weight_file file{};
+  return ea_weight_file_open(&file, bytes.data(), bytes.size());
+}
+ea_status OpenStatus(const std::vector<Entry>& entries, size_t data_bytes) {
+  return OpenStatus(Safetensors(Header(entries), data_bytes));
+}
+
+// Two one-byte tensors named by raw JSON text.
+ea_status OpenTwo(const std::string& a, const std::string& b) {
+  return OpenStatus({{a, "I8", "[1]", 0, 1}, {b, "I8", "[1]", 1, 2}}, 2);
+}
+ea_status OpenOne(const std::string& key) { return OpenStatus({{key, "I8", "[1]", 0, 1}}, 1); }
+
+// Python's json keeps the last of two equal keys, the reference reader a
+// map entry; edgeattn found the first: one file, different weights. Names
+// are equal when their decoded bytes are, however they are escaped.
+TEST(WeightFile, SafetensorsNamesGivenTwiceAreRefused) {
+  EXPECT_EQ(OpenTwo("w", "w"), EA_ERR_BAD_FILE);
+  EXPECT_EQ(OpenTwo("w", R"(\u0077)"), EA_ERR_BAD_FILE);
+  EXPECT_EQ(OpenTwo(R"(a\/b)", "a/b"), EA_ERR_BAD_FILE);
+  EXPECT_EQ(OpenTwo(R"(\t)", R"(\u0009)"), EA_ERR_BAD_FILE);
+  EXPECT_EQ(OpenTwo("\xc3\xa9", R"(\u00e9)"), EA_ERR_BAD_FILE);      // U+00E9 raw, escaped
+  EXPECT_EQ(OpenTwo(R"(\u00E9)", R"(\u00e9)"), EA_ERR_BAD_FILE);     // hex digits' case
+  EXPECT_EQ(OpenTwo("\xe2\x82\xac", R"(\u20ac)"), EA_ERR_BAD_FILE);  // U+20AC
+  EXPECT_EQ(OpenTwo("\xf0\x9f\x98\x80", R"(\ud83d\ude00)"), EA_ERR_BAD_FILE);  // a pair
+  // The same name far apart, behind other names.
+  EXPECT_EQ(OpenStatus({{"x", "I8", "[1]", 0, 1},
+                        {"a", "I8", "[1]", 1, 2},
+                        {"b", "I8", "[1]", 2, 3},
+                        {R"(\u0078)", "I8", "[1]", 3, 4}},
+                       4),
+            EA_ERR_BAD_FILE);
+  // Names that differ stay apart.
+  EXPECT_EQ(OpenTwo("w", "W"), EA_OK);
+  EXPECT_EQ(OpenTwo("w", "w "), EA_OK);
+  EXPECT_EQ(OpenTwo(R"(\u00e9)", R"(\u00e8)"), EA_OK);
+  EXPECT_EQ(OpenTwo(R"(\ud83d\ude00)", R"(\ud83d\ude01)"), EA_OK);
+  EXPECT_EQ(OpenTwo("", "a"), EA_OK);
+  // __metadata__ twice, the second escaped.
+  const std::string meta = R"("__metadata__":{"a":"b"},)";
+  EXPECT_EQ(OpenStatus(Safetensors(Header({{"w", "I8", "[1]", 0, 1}}, meta), 1)), EA_OK);
+  EXPECT_EQ(OpenStatus(Safetensors(
+                Header({{"w", "I8", "[1]", 0, 1}}, meta + R"("\u005f_metadata__":{},)"), 1)),
+            EA_ERR_BAD_FILE);
+
+  // Escaped names are found by their decoded text (U+00E9 and U+1F600 in UTF-8).
+  const AlignedBytes bytes = Safetensors(
+      Header({{R"(\u00e9)", "I8", "[1]", 0, 1}, {R"(\ud83d\ude00)", "I8", "[1]", 1, 2}}), 2);
+  ea_weight_file file{};
+  ASSERT_EQ(ea_weight_file_open(&file, bytes.data(), bytes.size()), EA_OK);
+  const uint8_t* data = bytes.data() + bytes.size() - 2;
+  ea_tensor_view view{};
+  ASSERT_EQ(ea_weight_file_find(&file, "\xc3\xa9", &view), EA_OK);
+  EXPECT_EQ(view.data, data);
+  ASSERT_EQ(ea_weight_file_find(&file, "\xf0\x9f\x98\x80", &view), EA_OK);
+  EXPECT_EQ(view.data, data + 1);
+  EXPECT_EQ(ea_weight_file_find(&file, "\xed\xa0\xbd", &view), EA_ERR_NOT_FOUND);
+}
+
+// A string the reader cannot decode to exactly one byte sequence is refused:
+// lone or misordered surrogates, malformed UTF-8, unknown escapes; in a
+// name, in metadata or anywhere else.
+TEST(WeightFile, SafetensorsStringsDecodeExactlyOrAreRefused) {
+  const char* refused[] = {
+      R"(\ud83d)",
+      R"(\ude00)",
+      R"(\ud83dx)",
+      R"(\ud83d\u0041)",
+      R"(\ude00\ud83d)",
+      R"(\ud83d\ud83d)",
+      R"(\u00)",
+      R"(\u00g1)",
+      R"(\x41)",
+      R"(\U0041)",
+      "\xc0\xaf",
+      "\xc1\xbf",
+      "\xe0\x80\xaf",
+      "\xed\xa0\x80",
+      "\xf0\x80\x80\xaf",
+      "\xf4\x90\x80\x80",
+      "\xf5\x80\x80\x80",
+      "\x80",
+      "\xc3",
+      "\xe2\x82",
+      "\xff",
+      "a\x7f\xfe",
+      "\t",
+      R"(a\u0000b)",
+  };
+  for (const char* key : refused) {
+    EXPECT_EQ(OpenOne(key), EA_ERR_BAD_FILE) << key;
+  }
+  const char* accepted[] = {R"(\ud7ff)",    R"(\ue000)", R"(\udbff\udfff)",    "\xf4\x8f\xbf\xbf",
+                            "\xef\xbf\xbf", "\x7f",      R"(\"\\\/\b\f\n\r\t)"};
+  for (const char* key : accepted) {
+    EXPECT_EQ(OpenOne(key), EA_OK) << key;
+  }
+  for (const std::string& meta : {std::string(R"("__metadata__":{"k":"\ud800"},)"),
+                                  std::string("\"__metadata__\":{\"k\":\"\xc0\x80\"},"),
+                                  std::string(R"("__metadata__":{"k":["\udc00"]},)")}) {
+    EXPECT_EQ(OpenStatus(Safetensors(Header({{"w", "I8", "[1]", 0, 1}}, meta), 1)), EA_ERR_BAD_FILE)
+        << meta;
+  }
+}
+
+TEST(WeightFile, SafetensorsNamesLongerThanTheLimitAreRefused) {
+  const std::string longest(EA_TENSOR_MAX_NAME, 'n');
+  EXPECT_EQ(OpenOne(longest), EA_OK);
+  EXPECT_EQ(OpenOne(longest + "n"), EA_ERR_BAD_FILE);
+  // Counted in decoded UTF-8 bytes: U+00E9 is two.
+  EXPECT_EQ(OpenOne(longest.substr(2) + R"(\u00e9)"), EA_OK);
+  EXPECT_EQ(OpenOne(longest.substr(1) + R"(\u00e9)"), EA_ERR_BAD_FILE);
+  std::string escaped;
+  for (int i = 0; i < EA_TENSOR_MAX_NAME; ++i) escaped += R"(\u006e)";
+  EXPECT_EQ(OpenOne(escaped), EA_OK);
+  EXPECT_EQ(OpenOne(escaped + "n"), EA_ERR_BAD_FILE);
+  const AlignedBytes bytes = Safetensors(Header({{escaped, "I8", "[1]", 0, 1}}), 1);
+  ea_weight_file file{};
+  ASSERT_EQ(ea_weight_file_open(&file, bytes.data(), bytes.size()), EA_OK);
+  ea_tensor_view view{};
+  EXPECT_EQ(ea_weight_file_find(&file, longest.c_str(), &view), EA_OK);
+}
+
+// Whether a tensor can be viewed in place is a property of the file: open
+// says so (EA_ERR_UNSUPPORTED), and find never does.
+TEST(WeightFile, UnalignedSafetensorsAreRefusedAtOpen) {
+  const std::string f32 = Header({{"f", "F32", "[1]", 0, 4}});
+  const std::string f64 = Header({{"d", "F64", "[1]", 0, 8}});
+  const std::string i8 = Header({{"i", "I8", "[1]", 0, 1}});
+  const int to8 = static_cast<int>((8 - f32.size() % 8) % 8);
+  EXPECT_EQ(OpenStatus(Safetensors(f32, 4)), EA_OK);
+  EXPECT_EQ(OpenStatus(Safetensors(f32, 4, to8 + 4)), EA_OK);  // 4-aligned is enough
+  EXPECT_EQ(OpenStatus(Safetensors(f32, 4, to8 + 1)), EA_ERR_UNSUPPORTED);
+  EXPECT_EQ(OpenStatus(Safetensors(f32, 4, to8 + 2)), EA_ERR_UNSUPPORTED);
+  const int to8_d = static_cast<int>((8 - f64.size() % 8) % 8);
+  EXPECT_EQ(OpenStatus(Safetensors(f64, 8, to8_d + 4)), EA_ERR_UNSUPPORTED);
+  EXPECT_EQ(OpenStatus(Safetensors(f64, 8, to8_d + 8)), EA_OK);
+  for (int pad = 0; pad < 8; ++pad) EXPECT_EQ(OpenStatus(Safetensors(i8, 1, pad)), EA_OK);
+  // Aligned data, a tensor after one of another size; an empty one too.
+  EXPECT_EQ(OpenStatus({{"i", "I8", "[3]", 0, 3}, {"f", "F32", "[1]", 3, 7}}, 7),
+            EA_ERR_UNSUPPORTED);
+  EXPECT_EQ(OpenStatus({{"i", "I8", "[1]", 0, 1}, {"f", "F32", "[0]", 1, 1}}, 1),
+            EA_ERR_UNSUPPORTED);
+  EXPECT_EQ(OpenStatus({{"f", "F32", "[1]", 0, 4}, {"i", "I8", "[3]", 4, 7}}, 7), EA_OK);
+  // A file that also breaks the format is a bad file first.
+  EXPECT_EQ(OpenStatus(Safetensors(f32, 5, to8 + 1)), EA_ERR_BAD_FILE);
+  EXPECT_EQ(OpenStatus(
+                {{"i", "I8", "[3]", 0, 3}, {"f", "F32", "[1]", 3, 7}, {"f", "I8", "[1]", 7, 8}}, 8),
+            EA_ERR_BAD_FILE);
+}
+
+TEST(WeightFile, EmptyTensorsAreLegalInAnyDimOrder) {
+  const uint64_t big = uint64_t{1} << 40;
+  const std::string huge = "[" + std::to_string(big) + "," + std::to_string(big);
+  for (const std::string& shape :
+       {std::string("[4,0]"), std::string("[0,4]"), std::string("[0]"), std::string("[3,0,5]"),
+        huge + ",0]", "[0," + huge.substr(1) + "]"}) {
+    EXPECT_EQ(OpenStatus({{"e", "F32", shape, 0, 0}}, 0), EA_OK) << shape;
+    EXPECT_EQ(OpenStatus({{"e", "F32", shape, 0, 4}}, 4), EA_ERR_BAD_FILE) << shape;
+  }
+  EXPECT_EQ(OpenStatus({{"e", "F32", huge + "]", 0, 0}}, 0), EA_ERR_BAD_FILE);
+  EXPECT_EQ(OpenStatus({{"e", "I8", "[3,1]", 0, 0}}, 0), EA_ERR_BAD_FILE);
+  // An empty tensor's view: its shape, no bytes, beside a full one.
+  const AlignedBytes bytes =
+      Safetensors(Header({{"w", "F32", "[2]", 0, 8}, {"e", "F32", "[4,0]", 8, 8}}), 8);
+  ea_weight_file file{};
+  ASSERT_EQ(ea_weight_file_open(&file, bytes.data(), bytes.size()), EA_OK);
+  ea_tensor_view view{};
+  ASSERT_EQ(ea_weight_file_find(&file, "e", &view), EA_OK);
+  EXPECT_EQ(view.rank, 2);
+  EXPECT_EQ(view.dims[0], 4);
+  EXPECT_EQ(view.dims[1], 0);
+  EXPECT_EQ(view.bytes, 0u);
+  EXPECT_EQ(view.data, bytes.data() + bytes.size());
+}
+
+// The format forbids holes and overlaps (polyglot files): the data after the
+// header is every tensor's bytes once, in any header order; an empty tensor
+// sits where one ends and the next begins (the reference's order, (begin,
+// end)).
+TEST(WeightFile, SafetensorsDataIsCoveredExactlyOnce) {
+  const Entry a{"a", "I8", "[2]", 0, 2}, b{"b", "I8", "[2]", 2, 4};
+  EXPECT_EQ(OpenStatus({a, b}, 4), EA_OK);
+  EXPECT_EQ(OpenStatus({b, a}, 4), EA_OK);
+  EXPECT_EQ(OpenStatus({a, {"b", "I8", "[2]", 1, 3}}, 3), EA_ERR_BAD_FILE);  // overlap
+  EXPECT_EQ(OpenStatus({a, {"b", "I8", "[2]", 0, 2}}, 2), EA_ERR_BAD_FILE);  // the same bytes
+  EXPECT_EQ(OpenStatus({a, {"b", "I8", "[2]", 3, 5}}, 5), EA_ERR_BAD_FILE);  // a hole
+  EXPECT_EQ(OpenStatus({a, b}, 5), EA_ERR_BAD_FILE);                         // one after the last
+  EXPECT_EQ(OpenStatus({{"a", "I8", "[2]", 1, 3}}, 3), EA_ERR_BAD_FILE);     // one before the first
+  EXPECT_EQ(OpenStatus(Safetensors("{}", 1)), EA_ERR_BAD_FILE);
+  EXPECT_EQ(OpenStatus(Safetensors(R"({"__metadata__":{}})", 0)), EA_OK);
+  const std::string e = "I8";
+  EXPECT_EQ(OpenStatus({a, {"e", e, "[0]", 2, 2}, b}, 4), EA_OK);
+  EXPECT_EQ(OpenStatus({{"e", e, "[0]", 0, 0}, a, b}, 4), EA_OK);
+  EXPECT_EQ(OpenStatus({a, b, {"e", e, "[0]", 4, 4}, {"f", e, "[0]", 4, 4}}, 4), EA_OK);
+  EXPECT_EQ(OpenStatus({a, {"e", e, "[0]", 1, 1}, b}, 4), EA_ERR_BAD_FILE);  // inside a
+  EXPECT_EQ(OpenStatus({a, b, {"e", e, "[0]", 5, 5}}, 4), EA_ERR_BAD_FILE);  // outside
+  EXPECT_EQ(OpenStatus({{"e", e, "[0]", 0, 0}}, 0), EA_OK);
+}
+
+// A blob of n empty tensors (I8 [0], all at the end of the table) named by
+// name(i): the issue's 52,000 make 10 MB.
+AlignedBytes ManyTensorBlob(uint32_t n, std::string (*name)(uint32_t)) {
+  const size_t table = 64 + size_t{192} * n;
+  AlignedBytes blob(table);
+  memcpy(blob.data(), "EAWEIGHT", 8);
+  Put32(blob, 8, 1);
+  Put32(blob, 12, n);
+  Put64(blob, 16, table);
+  Put64(blob, 24, table);
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t entry = 64 + size_t{192} * i;
+    const std::string text = name(i);
+    memcpy(blob.data() + entry, text.c_str(), text.size() + 1);
+    Put32(blob, entry + 96, EA_TENSOR_I8);
+    Put32(blob, entry + 104, 1);
+    Put64(blob, entry + 112, table);  // 64 (1 + 3 n): aligned; every tensor is empty
+  }
+  return blob;
+}
+
+std::string Numbered(uint32_t i) { return "t" + std::to_string(i); }
+
+// The same as safetensors: I8 [1] tensors, listed last to first (the reader
+// sorts their ranges), "t<i>" at byte i of the data.
+AlignedBytes ManyTensorSafetensors(uint32_t n) {
+  std::vector<Entry> entries;
+  for (uint32_t i = n; i-- > 0;) entries.push_back({Numbered(i), "I8", "[1]", i, i + 1u});
+  return Safetensors(Header(entries), n);
+}
+
+// The issue's file: 52,000 entries, which open compared pairwise (1.4e9 name
+// compares). The plain open has index room for 128 and says so; with scratch
+// the file opens, every name is found, and a name given twice far apart or
+// two overlapping ranges are still refused. (HeapSortCompares... below
+// bounds the compares; the fuzz harness runs such files under -timeout.)
+TEST(WeightFile, FilesOfManyTensorsOpenWithScratch) {
+#ifdef EDGEATTN_TEST_SMALL_MEMORY
+  // The boards' 16 MiB test heap holds the 10 MB blob but not it and the
+  // safetensors text beside it, and their emulated core builds them slowly:
+  // 8,000 tensors there (still 62 times the plain open's room).
+  constexpr uint32_t kTensors = 8000;
+#else
+  constexpr uint32_t kTensors = 52000;
+#endif
+  for (int format = 0; format < 2; ++format) {
+    SCOPED_TRACE(format == 0 ? "blob" : "safetensors");
+    AlignedBytes bytes =
+        format == 0 ? ManyTensorBlob(kTensors, Numbered) : ManyTensorSafetensors(kTensors);
+    ea_weight_file file;
+    memset(&file, 0xA5, sizeof(file));
+    const ea_weight_file before = file;
+    EXPECT_EQ(ea_weight_file_open(&file, bytes.data(), bytes.size()), EA_ERR_ARENA_TOO_SMALL);
+    EXPECT_EQ(memcmp(&file, &before, sizeof(file)), 0);
+    size_t scratch_bytes = 0;
+    ASSERT_EQ(ea_weight_file_scratch_size(bytes.data(), bytes.size(), &scratch_bytes), EA_OK);
+    ASSERT_EQ(scratch_bytes, EA_WEIGHT_FILE_SCRATCH_BYTES(kTensors));
+    AlignedBytes scratch(scratch_bytes, 0x5A);
+    EXPECT_EQ(ea_weight_file_open_scratch(&file, bytes.data(), bytes.size(), scratch.data(),
+                                          scratch_bytes - 1),
+              EA_ERR_ARENA_TOO_SMALL);
+    EXPECT_EQ(scratch.data()[0], 0x5A);  // not written
+    ASSERT_EQ(ea_weight_file_open_scratch(&file, bytes.data(), bytes.size(), scratch.data(),
+                                          scratch_bytes),
+              EA_OK);
+    EXPECT_EQ(file.tensor_count, kTensors);
+    for (uint32_t i : {uint32_t{0}, uint32_t{1}, kTensors / 3, kTensors / 2, kTensors - 1}) {
+      ea_tensor_view view{};
+      ASSERT_EQ(ea_weight_file_find(&file, Numbered(i).c_str(), &view), EA_OK) << i;
+      EXPECT_EQ(view.rank, 1);
+      EXPECT_EQ(view.dims[0], format == 0 ? 0 : 1);
+      if (format == 1) {
+        EXPECT_EQ(view.data, bytes.data() + bytes.size() - kTensors + i);
+      }
+    }
+    ea_tensor_view view{};
+    EXPECT_EQ(ea_weight_file_find(&file, Numbered(kTensors).c_str(), &view), EA_ERR_NOT_FOUND);
+  }
+  // Refusals that need the whole index.
+  AlignedBytes blob = ManyTensorBlob(kTensors, Numbered);
+  memcpy(blob.data() + 64 + size_t{192} * (kTensors - 1), "t0", 3);
+  AlignedBytes scratch(EA_WEIGHT_FILE_SCRATCH_BYTES(kTensors));
+  ea_weight_file file{};
+  EXPECT_EQ(
+      ea_weight_file_open_scratch(&file, blob.data(), blob.size(), scratch.data(), scratch.size()),
+      EA_ERR_BAD_FILE);
+  std::vector<Entry> entries;
+  for (uint32_t i = 0; i < kTensors; ++i) entries.push_back({Numbered(i), "I8", "[1]", i, i + 1u});
+  entries[kTensors / 3].begin = 7;  // over t7
+  entries[kTensors / 3].end = 8;
+  const AlignedBytes overlapping = Safetensors(Header(entries), kTensors);
+  EXPECT_EQ(ea_weight_file_open_scratch(&file, overlapping.data(), overlapping.size(),
+                                        scratch.data(), scratch.size()),
+            EA_ERR_BAD_FILE);
+}
+
+// The index sort's worst case, counted: at most 2 n + 2 n log2 n compares on
+// sorted, reversed, constant, organ-pipe and pseudo-random keys.
+TEST(WeightFile, HeapSortComparesNLogNTimes) {
+  for (size_t n : {0u, 1u, 2u, 3u, 17u, 1000u, 52000u}) {
+    for (int order = 0; order < 5; ++order) {
+      std::vector<edgeattn::IndexRecord> records(n);
+      uint32_t state = 12345;
+      for (size_t i = 0; i < n; ++i) {
+        state = state * 1664525u + 1013904223u;
+        const size_t keys[] = {i, n - i, 7, i < n / 2 ? i : n - i, state >> 8};
+        records[i] = edgeattn::IndexRecord{keys[order], i};
+      }
+      size_t compares = 0;
+      edgeattn::HeapSort(
+          records.data(), n,
+          [&compares](const edgeattn::IndexRecord& x, const edgeattn::IndexRecord& y) {
+            ++compares;
+            return x.a < y.a;
+          });
+      const double bound = n < 2 ? 0.0 : 2.0 * n + 2.0 * n * std::log2(static_cast<double>(n));
+      EXPECT_LE(static_cast<double>(compares), bound) << n << " order " << order;
+      for (size_t i = 1; i < n; ++i) ASSERT_LE(records[i - 1].a, records[i].a) << n << " " << i;
+    }
+  }
+}
+
+// The plain open's index room, at its edge: 128 tensors open, 129 need scratch.
+TEST(WeightFile, PlainOpenHoldsOneHundredTwentyEightTensors) {
+  for (uint32_t n :
+       {uint32_t{EA_WEIGHT_FILE_OPEN_MAX_TENSORS}, uint32_t{EA_WEIGHT_FILE_OPEN_MAX_TENSORS + 1}}) {
+    const ea_status want = n <= EA_WEIGHT_FILE_OPEN_MAX_TENSORS ? EA_OK : EA_ERR_ARENA_TOO_SMALL;
+    EXPECT_EQ(OpenStatus(ManyTensorBlob(n, Numbered)), want) << n;
+    EXPECT_EQ(OpenStatus(ManyTensorSafetensors(n)), want) << n;
+  }
+  // A file too big for the index and also broken otherwise: the bad file first.
+  AlignedBytes blob = ManyTensorBlob(200, Numbered);
+  Put32(blob, 64 + 96, 77);
+  EXPECT_EQ(OpenStatus(blob), EA_ERR_BAD_FILE);
+  // Names given twice are found only with the index: its room comes first.
+  blob = ManyTensorBlob(200, [](uint32_t) { return std::string("same"); });
+  EXPECT_EQ(OpenStatus(blob), EA_ERR_ARENA_TOO_SMALL);
+  blob = ManyTensorBlob(100, [](uint32_t) { return std::string("same"); });
+  EXPECT_EQ(OpenStatus(blob), EA_ERR_BAD_FILE);
+}
+
+// weight_file.h's argument statuses, each at its edge, and nothing written
+// on a refusal.
+TEST(WeightFile, ArgumentStatusesAndUntouchedOutputs) {
+  const AlignedBytes st = Copy(kSampleSafetensors, kSampleSafetensors_size);
+  ea_weight_file file;
+  memset(&file, 0xA5, sizeof(file));
+  const ea_weight_file before = file;
+  EXPECT_EQ(ea_weight_file_open(nullptr, st.data(), st.size()), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_weight_file_open(&file, nullptr, 0), EA_ERR_NULL_POINTER);
+  AlignedBytes shifted(st.size() + 8);
+  memcpy(shifted.data() + 4, st.data(), st.size());
+  EXPECT_EQ(ea_weight_file_open(&file, shifted.data() + 4, st.size()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_weight_file_open(&file, st.data(), st.size() - 1), EA_ERR_BAD_FILE);
+  EXPECT_EQ(memcmp(&file, &before, sizeof(file)), 0);
+
+  // open_scratch: NULL, misaligned, over the file or the struct; adjacent is fine.
+  AlignedBytes scratch(EA_WEIGHT_FILE_SCRATCH_BYTES(16) + 64);
+  const size_t need = EA_WEIGHT_FILE_SCRATCH_BYTES(9);  // the sample's 9 tensors
+  EXPECT_EQ(ea_weight_file_open_scratch(&file, st.data(), st.size(), nullptr, need),
+            EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_weight_file_open_scratch(&file, st.data(), st.size(), scratch.data() + 4, need),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_weight_file_open_scratch(&file, st.data(), st.size(),
+                                        const_cast<uint8_t*>(st.data()) + 8, need),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_weight_file_open_scratch(&file, st.data(), st.size(),
+                                        const_cast<uint8_t*>(st.data()) + st.size() - 8, 8),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_weight_file_open_scratch(&file, st.data(), st.size(), &file, need),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_weight_file_open_scratch(&file, st.data(), st.size(), scratch.data(), need - 1),
+            EA_ERR_ARENA_TOO_SMALL);
+  EXPECT_EQ(memcmp(&file, &before, sizeof(file)), 0);
+  const AlignedBytes blob = Copy(kSampleBlob, kSampleBlob_size);
+  ASSERT_EQ(blob.size() % 8, 0u);
+  AlignedBytes joined(blob.size() + need);  // the file, then its scratch
+  memcpy(joined.data(), blob.data(), blob.size());
+  EXPECT_EQ(ea_weight_file_open_scratch(&file, joined.data(), blob.size(),
+                                        joined.data() + blob.size(), need),
+            EA_OK);
+  EXPECT_EQ(file.tensor_count, 9u);
+  const AlignedBytes empty = Safetensors("{}", 0);
+  EXPECT_EQ(ea_weight_file_open_scratch(&file, empty.data(), empty.size(), nullptr, 0), EA_OK);
+  EXPECT_EQ(file.tensor_count, 0u);
+
+  // scratch_size: the first step's statuses only.
+  size_t bytes = 12345;
+  EXPECT_EQ(ea_weight_file_scratch_size(nullptr, 0, &bytes), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_weight_file_scratch_size(st.data(), st.size(), nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_weight_file_scratch_size(shifted.data() + 4, st.size(), &bytes),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_weight_file_scratch_size(st.data(), st.size() - 1, &bytes), EA_ERR_BAD_FILE);
+  EXPECT_EQ(bytes, 12345u);
+  EXPECT_EQ(ea_weight_file_scratch_size(empty.data(), empty.size(), &bytes), EA_OK);
+  EXPECT_EQ(bytes, 0u);
+  const AlignedBytes twice =
+      Safetensors(Header({{"w", "I8", "[1]", 0, 1}, {"w", "I8", "[1]", 1, 2}}), 2);
+  EXPECT_EQ(ea_weight_file_scratch_size(twice.data(), twice.size(), &bytes), EA_OK);
+  EXPECT_EQ(bytes, EA_WEIGHT_FILE_SCRATCH_BYTES(2));
+
+  // find: NULL arguments, a struct never opened, a miss: the view untouched.
+  ASSERT_EQ(ea_weight_file_open(&file, st.data(), st.size()), EA_OK);
+  ea_tensor_view view;
+  memset(&view, 0x3C, sizeof(view));
+  const ea_tensor_view view_before = view;
+  EXPECT_EQ(ea_weight_file_find(nullptr, "half", &view), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_weight_file_find(&file, nullptr, &view), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_weight_file_find(&file, "half", nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_weight_file_find(&before, "half", &view), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_weight_file_find(&file, "hal", &view), EA_ERR_NOT_FOUND);
+  EXPECT_EQ(ea_weight_file_find(&file, "halff", &view), EA_ERR_NOT_FOUND);
+  EXPECT_EQ(ea_weight_file_find(&file, "", &view), EA_ERR_NOT_FOUND);
+  EXPECT_EQ(memcmp(&view, &view_before, sizeof(view)), 0);
+}
+
+// A blob from (name, dtype, layout, dims) rows, tensors zero-filled, the
+// layout of docs/WEIGHT_FILES.md written here again.
+struct BlobRow {
+  std::string name;
+  ea_tensor_dtype dtype;
+  ea_tensor_layout layout;
+  std::vector<int64_t> dims;
+};
+AlignedBytes Blob(const std::vector<BlobRow>& rows) {
+  const size_t element[] = {0, 4, 2, 2, 8, 1, 1, 2, 4, 8, 1};
+  std::vector<uint64_t> offsets, sizes;
+  uint64_t cursor = 64 + 192 * rows.size();
+  for (const BlobRow& r : rows) {
+    uint64_t bytes = element[r.dtype];
+    for (size_t i = 0; i < r.dims.size(); ++i) {
+      const uint64_t d = static_cast<uint64_t>(r.dims[i]);
+      bytes *= r.layout == EA_TENSOR_PACKED_LINEAR && i == 0 ? (d + 63) / 64 * 64 : d;
+    }
+    cursor = (cursor + 63) / 64 * 64;
+    offsets.push_back(cursor);
+    sizes.push_back(bytes);
+    cursor += bytes;
+  }
+  AlignedBytes blob(cursor);
+  memcpy(blob.data(), "EAWEIGHT", 8);
+  Put32(blob, 8, 1);
+  Put32(blob, 12, static_cast<uint32_t>(rows.size()));
+  Put64(blob, 16, cursor);
+  Put64(blob, 24, 64 + 192 * rows.size());
+  for (size_t t = 0; t < rows.size(); ++t) {
+    const size_t entry = 64 + 192 * t;
+    memcpy(blob.data() + entry, rows[t].name.c_str(), rows[t].name.size() + 1);
+    Put32(blob, entry + 96, rows[t].dtype);
+    Put32(blob, entry + 100, rows[t].layout);
+    Put32(blob, entry + 104, static_cast<uint32_t>(rows[t].dims.size()));
+    Put64(blob, entry + 112, offsets[t]);
+    Put64(blob, entry + 120, sizes[t]);
+    for (size_t i = 0; i < rows[t].dims.size(); ++i) {
+      Put64(blob, entry + 128 + 8 * i, static_cast<uint64_t>(rows[t].dims[i]));
+    }
+  }
+  return blob;
+}
+
+TEST(WeightFile, BlobEmptyTensorsAreLegalInAnyDimOrder) {
+  const int64_t big = int64_t{1} << 40;
+  for (const std::vector<int64_t>& dims :
+       std::vector<std::vector<int64_t>>{{4, 0}, {0, 4}, {big, big, 0}, {0, big, big}, {3, 0, 5}}) {
+    EXPECT_EQ(OpenStatus(Blob({{"e", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, dims}})), EA_OK)
+        << dims[0] << " " << dims[1];
+  }
+  EXPECT_EQ(OpenStatus(Blob({{"p", EA_TENSOR_F32, EA_TENSOR_PACKED_LINEAR, {0, big}}})), EA_OK);
+  // Packed: the round-up of n_out to 64 rows must not refuse an empty matrix.
+  EXPECT_EQ(OpenStatus(Blob({{"p", EA_TENSOR_F32, EA_TENSOR_PACKED_LINEAR, {INT64_MAX, 0}}})),
+            EA_OK);
+  AlignedBytes huge = Blob({{"e", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {big, 0}}});
+  Put64(huge, 64 + 128 + 8, static_cast<uint64_t>(big));  // [2^40, 2^40]: not empty
+  EXPECT_EQ(OpenStatus(huge), EA_ERR_BAD_FILE);
+}
+
+// ea_weight_file_mha's statuses in the header's order, each at its edge;
+// *weights and *layout untouched by every refusal.
+TEST(WeightFile, MhaStatusesInTheirOrder) {
+  const int d = 8, heads = 4;
+  const std::vector<BlobRow> full = {
+      {"in_proj_weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {3 * d, d}},
+      {"in_proj_bias", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {3 * d}},
+      {"out_proj.weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {d, d}},
+      {"out_proj.bias", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {d}}};
+  ea_mha_weights weights;
+  memset(&weights, 0x77, sizeof(weights));
+  const ea_mha_weights weights_before = weights;
+  ea_weights_layout layout = static_cast<ea_weights_layout>(5);
+  auto run = [&](const std::vector<BlobRow>& rows, const char* prefix, int32_t d_model,
+                 int32_t n_heads, int32_t n_kv) {
+    const AlignedBytes blob = Blob(rows);
+    ea_weight_file file{};
+    EXPECT_EQ(ea_weight_file_open(&file, blob.data(), blob.size()), EA_OK);
+    const ea_status status =
+        ea_weight_file_mha(&file, prefix, d_model, n_heads, n_kv, &weights, &layout);
+    if (status != EA_OK) {
+      EXPECT_EQ(memcmp(&weights, &weights_before, sizeof(weights)), 0);
+      EXPECT_EQ(layout, 5);
+    }
+    return status;
+  };
+  EXPECT_EQ(run(full, "", 0, heads, heads), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(run(full, "", d, 0, heads), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(run(full, "", d, heads, -1), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(run(full, "", d, 3, 3), EA_ERR_HEADS_MISMATCH);
+  EXPECT_EQ(run(full, "", d, heads, 3), EA_ERR_HEADS_MISMATCH);
+  EXPECT_EQ(run(full, std::string(257, 'p').c_str(), 0, heads, heads), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(run(full, std::string(257, 'p').c_str(), d, heads, heads), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(run(full, std::string(256, 'p').c_str(), d, heads, heads), EA_ERR_NOT_FOUND);
+  EXPECT_EQ(run({full[1], full[2], full[3]}, "", d, heads, heads), EA_ERR_NOT_FOUND);
+  EXPECT_EQ(run({full[0], full[1], full[3]}, "", d, heads, heads), EA_ERR_NOT_FOUND);
+  std::vector<BlobRow> rows = full;
+  rows[0].layout = EA_TENSOR_PACKED_LINEAR;
+  rows[0].dims = {3 * d, d + 1};  // the shape is wrong too: the layout comes first
+  EXPECT_EQ(run(rows, "", d, heads, heads), EA_ERR_BAD_FILE);
+  rows = full;
+  rows[0].dtype = EA_TENSOR_F16;
+  EXPECT_EQ(run(rows, "", d, heads, heads), EA_ERR_BAD_DIMENSION);
+  rows = full;
+  rows[1].dims = {3 * d + 1};
+  EXPECT_EQ(run(rows, "", d, heads, heads), EA_ERR_BAD_DIMENSION);
+  rows = full;
+  rows[3].dims = {d, 1};
+  EXPECT_EQ(run(rows, "", d, heads, heads), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(run(full, "", d, heads, 2), EA_ERR_BAD_DIMENSION);  // GQA wants 2 d rows
+  {
+    const ea_weight_file never{};
+    EXPECT_EQ(ea_weight_file_mha(&never, "", d, heads, heads, &weights, &layout),
+              EA_ERR_BAD_ARGUMENT);
+    EXPECT_EQ(ea_weight_file_mha(nullptr, "", d, heads, heads, &weights, &layout),
+              EA_ERR_NULL_POINTER);
+  }
+  // Accepted: GQA shapes, absent biases, both matrices packed; a prefix.
+  rows = {{"l.in_proj_weight", EA_TENSOR_F32, EA_TENSOR_PACKED_LINEAR, {2 * d, d}},
+          {"l.out_proj.weight", EA_TENSOR_F32, EA_TENSOR_PACKED_LINEAR, {d, d}}};
+  const AlignedBytes blob = Blob(rows);
+  ea_weight_file file{};
+  ASSERT_EQ(ea_weight_file_open(&file, blob.data(), blob.size()), EA_OK);
+  ASSERT_EQ(ea_weight_file_mha(&file, "l.", d, heads, 2, &weights, &layout), EA_OK);
+  EXPECT_EQ(layout, EA_WEIGHTS_PACKED);
+  EXPECT_EQ(weights.in_proj_bias, nullptr);
+  EXPECT_EQ(weights.out_proj_bias, nullptr);
+  ea_tensor_view in_w{}, out_w{};
+  ASSERT_EQ(ea_weight_file_find(&file, "l.in_proj_weight", &in_w), EA_OK);
+  ASSERT_EQ(ea_weight_file_find(&file, "l.out_proj.weight", &out_w), EA_OK);
+  EXPECT_EQ(weights.in_proj_weight, in_w.data);
+  EXPECT_EQ(weights.out_proj_weight, out_w.data);
 }
 
 }  // namespace

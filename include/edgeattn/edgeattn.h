@@ -70,8 +70,9 @@ typedef enum ea_status {
   /* d_model is not divisible by the number of heads, or (KV cache) n_heads
    * by n_kv_heads. */
   EA_ERR_HEADS_MISMATCH = 4,
-  /* The arena has fewer free bytes than the plan needs, or a packing buffer
-   * fewer floats than ea_packed_linear_size. */
+  /* The arena has fewer free bytes than the plan needs, a packing buffer
+   * fewer floats than ea_packed_linear_size, or a weight file more tensors
+   * than its open has index room for (edgeattn/weight_file.h). */
   EA_ERR_ARENA_TOO_SMALL = 5,
   /* The arena buffer, or its next free byte, is not EA_ARENA_ALIGNMENT-aligned. */
   EA_ERR_ARENA_MISALIGNED = 6,
@@ -87,7 +88,8 @@ typedef enum ea_status {
    * range (see ea_mha_quant_derive). */
   EA_ERR_BAD_ARGUMENT = 7,
   /* A valid request this build cannot carry out: a SIMD target cap below a
-   * static build's only target. */
+   * static build's only target; a valid weight file with a tensor not
+   * aligned to its element size (edgeattn/weight_file.h). */
   EA_ERR_UNSUPPORTED = 8,
   /* A KV cache without a window holds capacity tokens: an append past them
    * (edgeattn/kv_cache.h); an MHA decoder's step past max_positions

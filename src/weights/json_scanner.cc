@@ -12,6 +12,45 @@ int HexDigit(uint8_t c) {
 
 bool IsDigit(uint8_t c) { return c >= '0' && c <= '9'; }
 
+// Four hex digits at p (the caller checked they are in bounds).
+bool Hex4(const uint8_t* p, uint32_t* value) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int digit = HexDigit(p[i]);
+    if (digit < 0) return false;
+    v = v << 4 | static_cast<uint32_t>(digit);
+  }
+  *value = v;
+  return true;
+}
+
+bool IsHighSurrogate(uint32_t unit) { return unit >= 0xD800 && unit <= 0xDBFF; }
+bool IsLowSurrogate(uint32_t unit) { return unit >= 0xDC00 && unit <= 0xDFFF; }
+
+// The UTF-8 bytes of a code point below 0x110000 (not a surrogate); their count.
+int EncodeUtf8(uint32_t code, uint8_t* out) {
+  if (code < 0x80) {
+    out[0] = static_cast<uint8_t>(code);
+    return 1;
+  }
+  if (code < 0x800) {
+    out[0] = static_cast<uint8_t>(0xC0 | code >> 6);
+    out[1] = static_cast<uint8_t>(0x80 | (code & 0x3F));
+    return 2;
+  }
+  if (code < 0x10000) {
+    out[0] = static_cast<uint8_t>(0xE0 | code >> 12);
+    out[1] = static_cast<uint8_t>(0x80 | (code >> 6 & 0x3F));
+    out[2] = static_cast<uint8_t>(0x80 | (code & 0x3F));
+    return 3;
+  }
+  out[0] = static_cast<uint8_t>(0xF0 | code >> 18);
+  out[1] = static_cast<uint8_t>(0x80 | (code >> 12 & 0x3F));
+  out[2] = static_cast<uint8_t>(0x80 | (code >> 6 & 0x3F));
+  out[3] = static_cast<uint8_t>(0x80 | (code & 0x3F));
+  return 4;
+}
+
 // The byte a one-character escape stands for, or 0 for none.
 uint8_t SimpleEscape(uint8_t c) {
   switch (c) {
@@ -69,31 +108,21 @@ JsonString JsonScanner::String() {
   }
   s.raw = at_;
   while (at_ < end_ && *at_ != '"') {
-    if (*at_ < 0x20) {  // control characters must be escaped
+    const uint8_t c = *at_;
+    bool good = true;
+    if (c < 0x20) {
+      good = false;  // control characters must be escaped
+    } else if (c == '\\') {
+      good = SkipEscape();
+    } else if (c >= 0x80) {
+      good = SkipUtf8();
+    } else {
+      ++at_;
+    }
+    if (!good) {
       Fail();
       return s;
     }
-    if (*at_ == '\\') {
-      if (end_ - at_ < 2) break;
-      if (at_[1] == 'u') {
-        if (end_ - at_ < 6) break;
-        for (int i = 2; i < 6; ++i) {
-          if (HexDigit(at_[i]) < 0) {
-            Fail();
-            return s;
-          }
-        }
-        at_ += 6;
-        continue;
-      }
-      if (SimpleEscape(at_[1]) == 0) {
-        Fail();
-        return s;
-      }
-      at_ += 2;
-      continue;
-    }
-    ++at_;
   }
   if (at_ == end_) {
     Fail();
@@ -102,6 +131,53 @@ JsonString JsonScanner::String() {
   s.length = static_cast<size_t>(at_ - s.raw);
   ++at_;  // the closing quote
   return s;
+}
+
+bool JsonScanner::SkipEscape() {
+  if (end_ - at_ < 2) return false;
+  if (at_[1] != 'u') {
+    at_ += 2;
+    return SimpleEscape(at_[-1]) != 0;
+  }
+  uint32_t unit = 0;
+  if (end_ - at_ < 6 || !Hex4(at_ + 2, &unit)) return false;
+  at_ += 6;
+  if (IsLowSurrogate(unit)) return false;  // a low surrogate without its high one
+  if (!IsHighSurrogate(unit)) return true;
+  uint32_t low = 0;
+  if (end_ - at_ < 6 || at_[0] != '\\' || at_[1] != 'u' || !Hex4(at_ + 2, &low) ||
+      !IsLowSurrogate(low)) {
+    return false;  // a high surrogate without its low one
+  }
+  at_ += 6;
+  return true;
+}
+
+// Well-formed UTF-8 (Unicode table 3-7): the lead byte fixes the length and
+// the range of the first continuation byte.
+bool JsonScanner::SkipUtf8() {
+  const uint8_t lead = *at_;
+  int extra = 0;
+  uint8_t low = 0x80, high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    extra = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    extra = 2;
+    if (lead == 0xE0) low = 0xA0;   // no overlong forms
+    if (lead == 0xED) high = 0x9F;  // no surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    extra = 3;
+    if (lead == 0xF0) low = 0x90;   // no overlong forms
+    if (lead == 0xF4) high = 0x8F;  // nothing past U+10FFFF
+  } else {
+    return false;
+  }
+  if (end_ - at_ <= extra || at_[1] < low || at_[1] > high) return false;
+  for (int i = 2; i <= extra; ++i) {
+    if (at_[i] < 0x80 || at_[i] > 0xBF) return false;
+  }
+  at_ += extra + 1;
+  return true;
 }
 
 uint64_t JsonScanner::Unsigned() {
@@ -208,28 +284,69 @@ void JsonScanner::SkipValue() {
   }
 }
 
+bool JsonStringBytes::Next(uint8_t* byte) {
+  if (pending_next_ < pending_count_) {
+    *byte = pending_[pending_next_++];
+    return true;
+  }
+  if (at_ == end_) return false;
+  // The scanner validated the string: an escape is whole, a \u high
+  // surrogate is followed by its low one.
+  if (*at_ != '\\') {
+    *byte = *at_++;
+    return true;
+  }
+  const uint8_t kind = at_[1];
+  if (kind != 'u') {
+    at_ += 2;
+    *byte = SimpleEscape(kind);
+    return true;
+  }
+  uint32_t code = 0, low = 0;
+  Hex4(at_ + 2, &code);
+  at_ += 6;
+  if (IsHighSurrogate(code)) {
+    Hex4(at_ + 2, &low);
+    at_ += 6;
+    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+  }
+  pending_count_ = EncodeUtf8(code, pending_);
+  pending_next_ = 1;
+  *byte = pending_[0];
+  return true;
+}
+
 bool JsonStringEquals(JsonString s, const char* text, size_t length) {
+  JsonStringBytes bytes(s);
+  uint8_t c = 0;
   size_t matched = 0;
-  for (size_t i = 0; i < s.length; ++i) {
-    uint8_t c = s.raw[i];
-    if (c == '\\') {
-      // The scanner validated the escape: i + 1 (and for \u, i + 5) exist.
-      const uint8_t kind = s.raw[i + 1];
-      if (kind == 'u') {
-        const int value = (HexDigit(s.raw[i + 2]) << 12) | (HexDigit(s.raw[i + 3]) << 8) |
-                          (HexDigit(s.raw[i + 4]) << 4) | HexDigit(s.raw[i + 5]);
-        if (value >= 0x80) return false;
-        c = static_cast<uint8_t>(value);
-        i += 5;
-      } else {
-        c = SimpleEscape(kind);
-        i += 1;
-      }
-    }
+  while (bytes.Next(&c)) {
     if (matched == length || static_cast<uint8_t>(text[matched]) != c) return false;
     ++matched;
   }
   return matched == length;
+}
+
+int JsonStringCompare(JsonString a, JsonString b) {
+  JsonStringBytes a_bytes(a), b_bytes(b);
+  for (;;) {
+    uint8_t x = 0, y = 0;
+    const bool more_a = a_bytes.Next(&x), more_b = b_bytes.Next(&y);
+    if (!more_a || !more_b) return static_cast<int>(more_a) - static_cast<int>(more_b);
+    if (x != y) return x < y ? -1 : 1;
+  }
+}
+
+size_t JsonStringDecodedLength(JsonString s, size_t limit, bool* has_nul) {
+  JsonStringBytes bytes(s);
+  uint8_t c = 0;
+  size_t length = 0;
+  *has_nul = false;
+  while (length <= limit && bytes.Next(&c)) {
+    *has_nul = *has_nul || c == 0;
+    ++length;
+  }
+  return length;
 }
 
 }  // namespace edgeattn

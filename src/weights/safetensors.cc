@@ -1,10 +1,12 @@
 // safetensors (Hugging Face): u64 little-endian header length N, N bytes of
 // JSON {"<name>": {"dtype": "F32", "shape": [..], "data_offsets": [begin,
 // end]}, ..., "__metadata__": {...}}, then the data; offsets are relative to
-// the first byte after the header. Validation scans the whole header once;
-// a lookup scans it again (no index: no heap).
+// the first byte after the header. Opening scans the whole header three
+// times (checks, names into the scratch index, data ranges into it); a
+// lookup scans it again (no index is kept: no heap).
 #include <string.h>
 
+#include "weights/heap_sort.h"
 #include "weights/json_scanner.h"
 #include "weights/weight_formats.h"
 
@@ -101,6 +103,7 @@ uint64_t ReadU64(const uint8_t* p) {
 template <typename Visit>
 bool WalkHeader(const uint8_t* bytes, size_t header_bytes, uint64_t data_bytes, Visit visit) {
   JsonScanner json(bytes + 8, header_bytes);
+  bool metadata = false;
   json.Expect('{');
   if (!json.Take('}')) {
     do {
@@ -108,6 +111,8 @@ bool WalkHeader(const uint8_t* bytes, size_t header_bytes, uint64_t data_bytes, 
       json.Expect(':');
       if (!json.ok()) return false;
       if (JsonStringEquals(key, kMetadataKey, sizeof(kMetadataKey) - 1)) {
+        if (metadata) return false;  // given twice
+        metadata = true;
         json.SkipValue();
         continue;
       }
@@ -121,21 +126,75 @@ bool WalkHeader(const uint8_t* bytes, size_t header_bytes, uint64_t data_bytes, 
 
 }  // namespace
 
-ea_status ValidateSafetensors(const uint8_t* bytes, size_t size, uint32_t* count,
-                              size_t* header_bytes) {
+ea_status CheckSafetensors(const uint8_t* bytes, size_t size, FileCheck* check) {
   if (size < 8) return EA_ERR_BAD_FILE;
   const uint64_t n = ReadU64(bytes);
   if (n < 2 || n > size - 8) return EA_ERR_BAD_FILE;
+  const size_t data_start = 8 + static_cast<size_t>(n);
   uint32_t tensors = 0;
-  const bool ok = WalkHeader(bytes, static_cast<size_t>(n), size - 8 - n,
-                             [&tensors](JsonString, const TensorInfo&) {
-                               ++tensors;
-                               return tensors != UINT32_MAX;
-                             });
+  bool misaligned = false;
+  const bool ok = WalkHeader(
+      bytes, static_cast<size_t>(n), size - data_start,
+      [&](JsonString name, const TensorInfo& info) {
+        bool has_nul = false;
+        if (JsonStringDecodedLength(name, EA_TENSOR_MAX_NAME, &has_nul) > EA_TENSOR_MAX_NAME ||
+            has_nul) {
+          return false;
+        }
+        // bytes is 8-aligned: the view's alignment is its offset's.
+        const uint64_t offset = data_start + info.begin;
+        misaligned = misaligned || offset % TensorElementBytes(info.dtype) != 0;
+        ++tensors;
+        return tensors != UINT32_MAX;
+      });
   if (!ok) return EA_ERR_BAD_FILE;
-  *count = tensors;
-  *header_bytes = static_cast<size_t>(n);
+  check->count = tensors;
+  check->header_bytes = static_cast<size_t>(n);
+  check->misaligned = misaligned;
   return EA_OK;
+}
+
+// Names sorted by their decoded bytes (a name given twice lands beside its
+// twin, however it is escaped), then data ranges sorted by (begin, end), the
+// reference reader's order: each must begin where the one before ended, the
+// first at 0, and the last end at the end of the file. O(N log N) compares.
+ea_status CheckSafetensorsIndex(const uint8_t* bytes, size_t size, const FileCheck& check,
+                                IndexRecord* index) {
+  const uint8_t* header = bytes + 8;
+  const size_t data_bytes = size - 8 - check.header_bytes;
+  uint32_t filled = 0;
+  bool ok =
+      WalkHeader(bytes, check.header_bytes, data_bytes, [&](JsonString name, const TensorInfo&) {
+        if (filled == check.count) return false;
+        index[filled++] = IndexRecord{static_cast<size_t>(name.raw - header), name.length};
+        return true;
+      });
+  if (!ok || filled != check.count) return EA_ERR_BAD_FILE;
+  auto name = [header](const IndexRecord& r) { return JsonString{header + r.a, r.b}; };
+  HeapSort(index, filled, [&name](const IndexRecord& x, const IndexRecord& y) {
+    return JsonStringCompare(name(x), name(y)) < 0;
+  });
+  for (uint32_t i = 1; i < filled; ++i) {
+    if (JsonStringCompare(name(index[i - 1]), name(index[i])) == 0) return EA_ERR_BAD_FILE;
+  }
+
+  filled = 0;
+  ok = WalkHeader(bytes, check.header_bytes, data_bytes, [&](JsonString, const TensorInfo& info) {
+    if (filled == check.count) return false;
+    // Validated: begin <= end <= data_bytes, which is a size_t.
+    index[filled++] = IndexRecord{static_cast<size_t>(info.begin), static_cast<size_t>(info.end)};
+    return true;
+  });
+  if (!ok || filled != check.count) return EA_ERR_BAD_FILE;
+  HeapSort(index, filled, [](const IndexRecord& x, const IndexRecord& y) {
+    return x.a < y.a || (x.a == y.a && x.b < y.b);
+  });
+  size_t covered = 0;
+  for (uint32_t i = 0; i < filled; ++i) {
+    if (index[i].a != covered) return EA_ERR_BAD_FILE;  // a hole or an overlap
+    covered = index[i].b;
+  }
+  return covered == data_bytes ? EA_OK : EA_ERR_BAD_FILE;
 }
 
 bool FindSafetensor(const ea_weight_file& file, const char* name, ea_tensor_view* view) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "edgeattn/arena_sizes.hpp"
+#include "weights/heap_sort.h"
 #include "weights/weight_formats.h"
 
 namespace edgeattn {
@@ -31,8 +32,12 @@ struct BlobEntry {
   int64_t dims[EA_TENSOR_MAX_RANK];
 };
 
+const uint8_t* EntryBytes(const uint8_t* blob, size_t index) {
+  return blob + kBlobHeaderBytes + index * kBlobEntryBytes;
+}
+
 BlobEntry ReadEntry(const uint8_t* blob, uint32_t index) {
-  const uint8_t* e = blob + kBlobHeaderBytes + static_cast<size_t>(index) * kBlobEntryBytes;
+  const uint8_t* e = EntryBytes(blob, index);
   BlobEntry entry{};
   entry.name = reinterpret_cast<const char*>(e);
   entry.dtype = ReadU32(e + 96);
@@ -64,11 +69,17 @@ bool ExpectedBytes(const BlobEntry& entry, uint64_t limit, uint64_t* bytes) {
   if (entry.layout != EA_TENSOR_PACKED_LINEAR || entry.dtype != EA_TENSOR_F32 || rank != 2) {
     return false;
   }
-  // W [n_out, n_in] in panels of kKeyBlock output rows: n_in * roundup(n_out).
+  // W [n_out, n_in] in panels of kKeyBlock output rows: n_in * roundup(n_out);
+  // empty when either is 0, however large the other.
+  if (entry.dims[0] == 0 || entry.dims[1] == 0) {
+    *bytes = 0;
+    return true;
+  }
+  if (entry.dims[0] > INT64_MAX - kKeyBlock) return false;
   const int64_t padded[2] = {
       static_cast<int64_t>(RoundUp(static_cast<uint64_t>(entry.dims[0]), kKeyBlock)),
       entry.dims[1]};
-  return entry.dims[0] <= INT64_MAX - kKeyBlock && TensorBytes(padded, 2, element, limit, bytes);
+  return TensorBytes(padded, 2, element, limit, bytes);
 }
 
 }  // namespace
@@ -77,7 +88,7 @@ bool IsBlob(const uint8_t* bytes, size_t size) {
   return size >= sizeof(kBlobMagic) && memcmp(bytes, kBlobMagic, sizeof(kBlobMagic)) == 0;
 }
 
-ea_status ValidateBlob(const uint8_t* bytes, size_t size, uint32_t* count) {
+ea_status CheckBlob(const uint8_t* bytes, size_t size, FileCheck* check) {
   if (size < kBlobHeaderBytes || !IsBlob(bytes, size)) return EA_ERR_BAD_FILE;
   if (ReadU32(bytes + 8) != kBlobVersion) return EA_ERR_BAD_FILE;
   const uint32_t tensors = ReadU32(bytes + 12);
@@ -101,11 +112,24 @@ ea_status ValidateBlob(const uint8_t* bytes, size_t size, uint32_t* count) {
       return EA_ERR_BAD_FILE;
     }
     next_free = entry.offset + entry.bytes;
-    for (uint32_t j = 0; j < i; ++j) {
-      if (strcmp(ReadEntry(bytes, j).name, entry.name) == 0) return EA_ERR_BAD_FILE;
-    }
   }
-  *count = tensors;
+  check->count = tensors;
+  return EA_OK;
+}
+
+// The table's names sorted (entry numbers in the scratch): one given twice
+// lands beside its twin. O(N log N) name compares of at most 96 bytes.
+ea_status CheckBlobIndex(const uint8_t* bytes, const FileCheck& check, IndexRecord* index) {
+  auto name = [bytes](const IndexRecord& r) {
+    return reinterpret_cast<const char*>(EntryBytes(bytes, r.a));
+  };
+  for (uint32_t i = 0; i < check.count; ++i) index[i] = IndexRecord{i, 0};
+  HeapSort(index, check.count, [&name](const IndexRecord& x, const IndexRecord& y) {
+    return strcmp(name(x), name(y)) < 0;
+  });
+  for (uint32_t i = 1; i < check.count; ++i) {
+    if (strcmp(name(index[i - 1]), name(index[i])) == 0) return EA_ERR_BAD_FILE;
+  }
   return EA_OK;
 }
 

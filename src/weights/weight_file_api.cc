@@ -34,13 +34,16 @@ size_t TensorElementBytes(uint32_t dtype) {
 bool TensorBytes(const int64_t* dims, int32_t rank, size_t element_bytes, uint64_t limit,
                  uint64_t* bytes) {
   if (element_bytes == 0) return false;
+  // A zero anywhere makes an empty tensor, however large the other dims.
+  for (int32_t i = 0; i < rank; ++i) {
+    if (dims[i] == 0) {
+      *bytes = 0;
+      return true;
+    }
+  }
   uint64_t total = element_bytes;
   for (int32_t i = 0; i < rank; ++i) {
     const uint64_t d = static_cast<uint64_t>(dims[i]);
-    if (d == 0) {
-      total = 0;
-      continue;
-    }
     if (total > limit / d) return false;
     total *= d;
   }
@@ -68,6 +71,38 @@ ea_status FindWithPrefix(const ea_weight_file& file, const char* prefix, size_t 
   return ea_weight_file_find(&file, name, view);
 }
 
+ea_status FirstPass(const uint8_t* bytes, size_t size, FileCheck* check) {
+  return IsBlob(bytes, size) ? CheckBlob(bytes, size, check) : CheckSafetensors(bytes, size, check);
+}
+
+bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  const uintptr_t a0 = reinterpret_cast<uintptr_t>(a), b0 = reinterpret_cast<uintptr_t>(b);
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  return a0 >= b0 ? a0 - b0 < b_bytes : b0 - a0 < a_bytes;  // no wrap past the top
+}
+
+// weight_file.h's checks in its order: the first pass, the scratch's room,
+// the index pass, alignment; *file is written only on EA_OK.
+ea_status OpenWithIndex(ea_weight_file* file, const uint8_t* bytes, size_t size, IndexRecord* index,
+                        size_t capacity) {
+  FileCheck check;
+  const bool blob = IsBlob(bytes, size);
+  ea_status status = FirstPass(bytes, size, &check);
+  if (status != EA_OK) return status;
+  if (check.count > capacity) return EA_ERR_ARENA_TOO_SMALL;
+  status =
+      blob ? CheckBlobIndex(bytes, check, index) : CheckSafetensorsIndex(bytes, size, check, index);
+  if (status != EA_OK) return status;
+  if (check.misaligned) return EA_ERR_UNSUPPORTED;
+  file->bytes = bytes;
+  file->size = size;
+  file->format = blob ? kBlobFormat : kSafetensorsFormat;
+  file->tensor_count = check.count;
+  file->header_bytes = check.header_bytes;
+  file->ready = kFileReady;
+  return EA_OK;
+}
+
 }  // namespace
 }  // namespace edgeattn
 
@@ -76,25 +111,36 @@ extern "C" {
 ea_status ea_weight_file_open(ea_weight_file* file, const void* bytes, size_t size) {
   if (file == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
   if (reinterpret_cast<uintptr_t>(bytes) % 8 != 0) return EA_ERR_BAD_ARGUMENT;
-  const uint8_t* data = static_cast<const uint8_t*>(bytes);
-  uint32_t count = 0;
-  size_t header_bytes = 0;
-  uint32_t format = 0;
-  ea_status status = EA_OK;
-  if (edgeattn::IsBlob(data, size)) {
-    format = edgeattn::kBlobFormat;
-    status = edgeattn::ValidateBlob(data, size, &count);
-  } else {
-    format = edgeattn::kSafetensorsFormat;
-    status = edgeattn::ValidateSafetensors(data, size, &count, &header_bytes);
+  edgeattn::IndexRecord index[EA_WEIGHT_FILE_OPEN_MAX_TENSORS];
+  return edgeattn::OpenWithIndex(file, static_cast<const uint8_t*>(bytes), size, index,
+                                 EA_WEIGHT_FILE_OPEN_MAX_TENSORS);
+}
+
+ea_status ea_weight_file_open_scratch(ea_weight_file* file, const void* bytes, size_t size,
+                                      void* scratch, size_t scratch_bytes) {
+  if (file == nullptr || bytes == nullptr || (scratch == nullptr && scratch_bytes > 0)) {
+    return EA_ERR_NULL_POINTER;
   }
+  if (reinterpret_cast<uintptr_t>(bytes) % 8 != 0 ||
+      reinterpret_cast<uintptr_t>(scratch) % 8 != 0) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  if (scratch_bytes > 0 && (edgeattn::Overlaps(scratch, scratch_bytes, bytes, size) ||
+                            edgeattn::Overlaps(scratch, scratch_bytes, file, sizeof(*file)))) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  return edgeattn::OpenWithIndex(file, static_cast<const uint8_t*>(bytes), size,
+                                 static_cast<edgeattn::IndexRecord*>(scratch),
+                                 scratch_bytes / sizeof(edgeattn::IndexRecord));
+}
+
+ea_status ea_weight_file_scratch_size(const void* bytes, size_t size, size_t* scratch_bytes) {
+  if (bytes == nullptr || scratch_bytes == nullptr) return EA_ERR_NULL_POINTER;
+  if (reinterpret_cast<uintptr_t>(bytes) % 8 != 0) return EA_ERR_BAD_ARGUMENT;
+  edgeattn::FileCheck check;
+  const ea_status status = edgeattn::FirstPass(static_cast<const uint8_t*>(bytes), size, &check);
   if (status != EA_OK) return status;
-  file->bytes = data;
-  file->size = size;
-  file->format = format;
-  file->tensor_count = count;
-  file->header_bytes = header_bytes;
-  file->ready = edgeattn::kFileReady;
+  *scratch_bytes = EA_WEIGHT_FILE_SCRATCH_BYTES(check.count);
   return EA_OK;
 }
 
@@ -106,10 +152,7 @@ ea_status ea_weight_file_find(const ea_weight_file* file, const char* name, ea_t
                            ? edgeattn::FindBlobTensor(*file, name, &found)
                            : edgeattn::FindSafetensor(*file, name, &found);
   if (!present) return EA_ERR_NOT_FOUND;
-  if (reinterpret_cast<uintptr_t>(found.data) % edgeattn::TensorElementBytes(found.dtype) != 0) {
-    return EA_ERR_UNSUPPORTED;
-  }
-  *view = found;
+  *view = found;  // aligned: open refused a file with a tensor that is not
   return EA_OK;
 }
 
@@ -127,6 +170,7 @@ ea_status ea_weight_file_mha(const ea_weight_file* file, const char* prefix, int
   if (prefix_length > edgeattn::kMaxPrefix) return EA_ERR_BAD_ARGUMENT;
   const int64_t qkv_rows = int64_t{d_model} + 2 * int64_t{n_kv_heads} * (d_model / n_heads);
 
+  // find gives EA_OK or EA_ERR_NOT_FOUND here (the arguments are good).
   ea_tensor_view in_w{}, in_b{}, out_w{}, out_b{};
   ea_status status =
       edgeattn::FindWithPrefix(*file, prefix, prefix_length, "in_proj_weight", &in_w);
@@ -134,25 +178,21 @@ ea_status ea_weight_file_mha(const ea_weight_file* file, const char* prefix, int
     status = edgeattn::FindWithPrefix(*file, prefix, prefix_length, "out_proj.weight", &out_w);
   }
   if (status != EA_OK) return status;
-  const ea_status in_bias =
-      edgeattn::FindWithPrefix(*file, prefix, prefix_length, "in_proj_bias", &in_b);
-  const ea_status out_bias =
-      edgeattn::FindWithPrefix(*file, prefix, prefix_length, "out_proj.bias", &out_b);
-  if ((in_bias != EA_OK && in_bias != EA_ERR_NOT_FOUND) ||
-      (out_bias != EA_OK && out_bias != EA_ERR_NOT_FOUND)) {
-    return in_bias != EA_OK && in_bias != EA_ERR_NOT_FOUND ? in_bias : out_bias;
-  }
+  const bool in_bias =
+      edgeattn::FindWithPrefix(*file, prefix, prefix_length, "in_proj_bias", &in_b) == EA_OK;
+  const bool out_bias =
+      edgeattn::FindWithPrefix(*file, prefix, prefix_length, "out_proj.bias", &out_b) == EA_OK;
   if (in_w.layout != out_w.layout) return EA_ERR_BAD_FILE;
   if (!edgeattn::ShapeIs(in_w, 2, qkv_rows, d_model) ||
       !edgeattn::ShapeIs(out_w, 2, d_model, d_model) ||
-      (in_bias == EA_OK && !edgeattn::ShapeIs(in_b, 1, qkv_rows, 0)) ||
-      (out_bias == EA_OK && !edgeattn::ShapeIs(out_b, 1, d_model, 0))) {
+      (in_bias && !edgeattn::ShapeIs(in_b, 1, qkv_rows, 0)) ||
+      (out_bias && !edgeattn::ShapeIs(out_b, 1, d_model, 0))) {
     return EA_ERR_BAD_DIMENSION;
   }
   weights->in_proj_weight = static_cast<const float*>(in_w.data);
-  weights->in_proj_bias = in_bias == EA_OK ? static_cast<const float*>(in_b.data) : nullptr;
+  weights->in_proj_bias = in_bias ? static_cast<const float*>(in_b.data) : nullptr;
   weights->out_proj_weight = static_cast<const float*>(out_w.data);
-  weights->out_proj_bias = out_bias == EA_OK ? static_cast<const float*>(out_b.data) : nullptr;
+  weights->out_proj_bias = out_bias ? static_cast<const float*>(out_b.data) : nullptr;
   *layout = in_w.layout == EA_TENSOR_PACKED_LINEAR ? EA_WEIGHTS_PACKED : EA_WEIGHTS_ROW_MAJOR;
   return EA_OK;
 }

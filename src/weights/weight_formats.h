@@ -30,14 +30,36 @@ size_t TensorElementBytes(uint32_t dtype);
 bool TensorBytes(const int64_t* dims, int32_t rank, size_t element_bytes, uint64_t limit,
                  uint64_t* bytes);
 
-bool IsBlob(const uint8_t* bytes, size_t size);
-// EA_OK with *count tensors, or EA_ERR_BAD_FILE.
-ea_status ValidateBlob(const uint8_t* bytes, size_t size, uint32_t* count);
-bool FindBlobTensor(const ea_weight_file& file, const char* name, ea_tensor_view* view);
+// One scratch record per tensor (EA_WEIGHT_FILE_SCRATCH_BYTES): a name's
+// place in the file while names are sorted, a data range while offsets are.
+struct IndexRecord {
+  size_t a;
+  size_t b;
+};
+static_assert(sizeof(IndexRecord) == 2 * sizeof(size_t), "EA_WEIGHT_FILE_SCRATCH_BYTES");
 
-// EA_OK with *count tensors and the JSON header's length, or EA_ERR_BAD_FILE.
-ea_status ValidateSafetensors(const uint8_t* bytes, size_t size, uint32_t* count,
-                              size_t* header_bytes);
+// What the first pass over a file found.
+struct FileCheck {
+  uint32_t count = 0;       // tensors
+  size_t header_bytes = 0;  // safetensors: the JSON header's length
+  bool misaligned = false;  // a tensor not aligned to its element size
+};
+
+// The first pass: every check weight_file.h lists that needs no scratch.
+// EA_OK (with *check) or EA_ERR_BAD_FILE.
+bool IsBlob(const uint8_t* bytes, size_t size);
+ea_status CheckBlob(const uint8_t* bytes, size_t size, FileCheck* check);
+ea_status CheckSafetensors(const uint8_t* bytes, size_t size, FileCheck* check);
+
+// The second pass, on a file the first accepted, with check.count records
+// of scratch: a name given twice (both formats), tensors that overlap or
+// leave bytes of the data uncovered (safetensors; the blob's order rule was
+// the first pass's). EA_OK or EA_ERR_BAD_FILE.
+ea_status CheckBlobIndex(const uint8_t* bytes, const FileCheck& check, IndexRecord* index);
+ea_status CheckSafetensorsIndex(const uint8_t* bytes, size_t size, const FileCheck& check,
+                                IndexRecord* index);
+
+bool FindBlobTensor(const ea_weight_file& file, const char* name, ea_tensor_view* view);
 bool FindSafetensor(const ea_weight_file& file, const char* name, ea_tensor_view* view);
 
 }  // namespace edgeattn

@@ -43,7 +43,8 @@ FUZZ_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=fuzzer,$(FUZZ_SANITIZERS)
 # of each iteration and only feed the fuzzer features of the harness itself.
 FUZZ_CHECK_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=$(FUZZ_SANITIZERS)
 FUZZ_CHECK_SRCS := attention_facts contract_checks expected_status memory_pool reference_bound \
-  tensor_fill softmax_luts quant_case_support kv_cache_check position_checks quant_mha_chain
+  tensor_fill softmax_luts quant_case_support kv_cache_check position_checks quant_mha_chain \
+  weight_file_model
 
 ifeq ($(FUZZ_SRC_ROOT),.)
 FUZZ_LIB_SRCS ?= $(LIB_SRCS)
@@ -93,7 +94,7 @@ $(FUZZ_BIN): $(FUZZ_HARNESS_OBJS) $(FUZZ_REF_OBJS) $(FUZZ_LIB_OBJS)
 
 # The seed writer needs no sanitizer: it only encodes cases.
 $(FUZZ_SEEDS_BIN): tests/fuzz/make_seeds.cc tests/fuzz/fuzz_case.h tests/fuzz/byte_reader.h \
-  tests/data/weights/sample_files.cc
+  tests/fuzz/weight_file_case.h tests/data/weights/sample_files.cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) -std=c++17 -O1 $(WARNINGS) -Iinclude -Itests -Itests/fuzz -o $@ $< \
 	  tests/data/weights/sample_files.cc

@@ -16,8 +16,9 @@ void FuzzQuantMha(ByteReader& input);
 void FuzzQuantSelfAttention(ByteReader& input);
 // The KV cache: ea_kv_cache_arena_size, _init, _append, _attend, _reset.
 void FuzzKvCache(ByteReader& input);
-// Weight files: ea_weight_file_open on the rest of the input as a file,
-// then _find and _mha with the names the file holds.
+// Weight files: a raw file or one built from a WeightFileCase
+// (weight_file_case.h), then open, open_scratch, scratch_size, find and mha
+// against an independent reader (weight_file_model.h).
 void FuzzWeightFile(ByteReader& input);
 // Fixed-point ADD: ea_add_quant_derive, ea_add_s8 / _s16.
 void FuzzAdd(ByteReader& input);

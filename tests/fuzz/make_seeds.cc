@@ -20,6 +20,7 @@
 #include "edgeattn/rope.h"
 #include "fuzz_case.h"
 #include "quant_attention_case.h"
+#include "weight_file_case.h"
 
 using namespace edgeattn_fuzz;
 
@@ -822,6 +823,84 @@ void WeightFileSeeds() {
            reinterpret_cast<const unsigned char*>(file.data()), file.size());
 }
 
+// Structured weight files (weight_file_case.h), prefix weights-: the MHA
+// tensors of d_model 8 (2 heads) under "attn.", then one hostile edit each.
+WeightFileInput WeightMha(bool blob) {
+  WeightFileInput in;
+  in.c.format = blob ? 128 : 0;
+  in.c.count = 4;
+  in.c.prefix = 1;
+  for (uint8_t i = 0; i < 4; ++i) {
+    in.c.tensors[i].name = i;  // kNameInProjWeight .. kNameOutProjBias
+    in.c.tensors[i].escape = i;
+  }
+  return in;
+}
+
+WeightFileInput WeightEdited(bool blob, uint8_t kind, uint8_t at, uint32_t value) {
+  WeightFileInput in = WeightMha(blob);
+  in.c.edit_count = 1;
+  in.c.edits[0] = WeightEdit{kind, at, value};
+  return in;
+}
+
+void StructuredWeightSeeds() {
+  WeightFileInput in = WeightMha(false);
+  Write("weights-st-mha", kWeightFile, in);
+  in = WeightMha(true);
+  in.c.tensors[0].layout = 230;
+  in.c.tensors[2].layout = 230;
+  Write("weights-blob-mha-packed", kWeightFile, in);
+  in = WeightMha(false);
+  in.c.heads = 4;
+  in.c.kv_heads = 2;
+  Write("weights-st-gqa", kWeightFile, in);
+  in = WeightMha(false);
+  in.c.count = 8;
+  for (uint8_t i = 4; i < 8; ++i) {
+    in.c.tensors[i].name = kNameUnicode;
+    in.c.tensors[i].escape = static_cast<uint8_t>(i * 5);
+    in.c.tensors[i].dtype = static_cast<uint8_t>(i);
+    in.c.tensors[i].rank = 2;
+    in.c.tensors[i].dims[0] = 3;
+    in.c.tensors[i].dims[1] = static_cast<uint8_t>(i - 4);  // a 0: empty
+  }
+  Write("weights-st-unicode-empty", kWeightFile, in);
+  in.c.order = 200;  // data as listed: F32 after I8 and F16
+  in.c.padding = 203;
+  Write("weights-st-unaligned", kWeightFile, in);
+  Write("weights-st-duplicate-escaped", kWeightFile,
+        in = WeightEdited(false, kEditDuplicateName, 1, 3 | 1 << 8));
+  Write("weights-blob-duplicate", kWeightFile, in = WeightEdited(true, kEditDuplicateName, 0, 2));
+  Write("weights-st-overlap", kWeightFile, in = WeightEdited(false, kEditShiftRange, 2, 0xFCFC));
+  Write("weights-st-hole-after", kWeightFile, in = WeightEdited(false, kEditTrailingBytes, 0, 3));
+  Write("weights-st-truncated", kWeightFile, in = WeightEdited(false, kEditTruncate, 0, 200));
+  Write("weights-st-lone-surrogate", kWeightFile, in = WeightEdited(false, kEditInsertText, 1, 0));
+  Write("weights-st-nul-escape", kWeightFile, in = WeightEdited(false, kEditInsertText, 1, 2));
+  Write("weights-st-insert-2-63", kWeightFile, in = WeightEdited(false, kEditInsertText, 30, 16));
+  Write("weights-st-deep-metadata", kWeightFile,
+        in = WeightEdited(false, kEditDeepMetadata, 0, 4));  // 64 levels: accepted
+  Write("weights-st-too-deep-metadata", kWeightFile,
+        in = WeightEdited(false, kEditDeepMetadata, 0, 5));
+  Write("weights-st-long-name", kWeightFile, in = WeightEdited(false, kEditLongName, 3, 6));
+  Write("weights-st-huge-dims", kWeightFile, in = WeightEdited(false, kEditHugeDims, 1, 0x156));
+  Write("weights-st-swapped-ranges", kWeightFile, in = WeightEdited(false, kEditSwapRanges, 1, 3));
+  Write("weights-blob-file-bytes-edge", kWeightFile,
+        in = WeightEdited(true, kEditHeaderField, 2, 9));
+  in = WeightMha(false);
+  in.c.metadata = 4;  // __metadata__ first and last
+  Write("weights-st-metadata-twice", kWeightFile, in);
+  in = WeightMha(false);
+  in.c.bulk = 243;  // 212 more tensors: past the plain open's 128
+  in.c.scratch = kScratchShort;
+  Write("weights-st-bulk", kWeightFile, in);
+  in = WeightEdited(true, kEditDuplicateName, 0, 3);
+  in.c.bulk = 241;
+  in.c.scratch = kScratchGenerous;
+  in.c.calls = 7;
+  Write("weights-blob-bulk-duplicate", kWeightFile, in);
+}
+
 }  // namespace
 
 // Fixed-point Attention(Q, K, V) (fuzz_quant_attention.cc).
@@ -1047,6 +1126,7 @@ int main(int argc, char** argv) {
   ApiSeeds();
   KvCacheSeeds();
   WeightFileSeeds();
+  StructuredWeightSeeds();
   AddSeeds();
   QuantAttentionSeeds();
   QuantDecoderSeeds();

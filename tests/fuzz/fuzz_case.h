@@ -25,9 +25,13 @@ enum Operation : uint8_t {
   kQuantSelfAttention = 5,
   kKvCache = 6,
   kWeightFile = 7,
-  kAdd = 8
+  kAdd = 8,
+  kQuantAttention = 9,  // reserved: added on branch fuzzquant
+  kMhaDecoder = 10,     // decoder_case.h
+  kMhaCross = 11,       // decoder_case.h
+  kQuantDecoder = 12    // reserved: added on branch fuzzquant
 };
-inline constexpr uint8_t kOperationCount = 9;
+inline constexpr uint8_t kOperationCount = 13;
 
 // Upper bounds that keep one iteration well under a millisecond in the
 // common case: a tensor of at most kMaxTensorFloats is materialised, a run

@@ -21,6 +21,12 @@ void FuzzKvCache(ByteReader& input);
 void FuzzWeightFile(ByteReader& input);
 // Fixed-point ADD: ea_add_quant_derive, ea_add_s8 / _s16.
 void FuzzAdd(ByteReader& input);
+// The MHA decoder: ea_mha_decoder_arena_size, _init, then a sequence of
+// _step, _reset and re-inits.
+void FuzzMhaDecoder(ByteReader& input);
+// MHA cross-attention: ea_mha_cross_arena_size, _init, then a sequence of
+// _set_memory, _run and re-inits.
+void FuzzMhaCross(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

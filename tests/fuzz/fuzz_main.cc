@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
             stats.checked, stats.ill_conditioned);
     fprintf(stderr,
             "edgeattn fuzz: inputs per family (attention, self-attention, MHA, API, "
-            "quant MHA, quant self-attention, KV cache, weight files, ADD):");
+            "quant MHA, quant self-attention, KV cache, weight files, ADD, quant attention, "
+            "MHA decoder, MHA cross, quant decoder):");
     for (size_t count : g_family_inputs) fprintf(stderr, " %zu", count);
     fprintf(stderr, "\n");
   });
@@ -70,6 +71,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case edgeattn_fuzz::kAdd:
       edgeattn_fuzz::FuzzAdd(input);
+      break;
+    case edgeattn_fuzz::kQuantAttention:
+    case edgeattn_fuzz::kQuantDecoder:
+      break;  // reserved: added on branch fuzzquant
+    case edgeattn_fuzz::kMhaDecoder:
+      edgeattn_fuzz::FuzzMhaDecoder(input);
+      break;
+    case edgeattn_fuzz::kMhaCross:
+      edgeattn_fuzz::FuzzMhaCross(input);
       break;
     default:
       edgeattn_fuzz::FuzzApi(input);

@@ -43,7 +43,7 @@ size_t ActiveVectorBytes() { return EA_DISPATCH(VectorBytesHere)(); }
 
 extern "C" const char* ea_simd_target(void) {
   edgeattn::ApplySimdTargetCap();
-  return edgeattn::ActiveTargetName();
+  return edgeattn::ReportedTargetName(edgeattn::ActiveTargetName());
 }
 
 extern "C" size_t ea_simd_vector_bytes(void) {

@@ -57,6 +57,28 @@ int64_t CapFromEnvironment() {
   return (name != nullptr && *name != '\0') ? TargetNamed(name) : 0;
 }
 
+// The environment names something, but no target of this CPU family.
+bool EnvironmentCapIsUnknown() {
+  const char* name = getenv("EDGEATTN_MAX_SIMD_TARGET");
+  return name != nullptr && *name != '\0' && TargetNamed(name) == 0;
+}
+
+#define EA_IGNORED_CAP_NOTE " (EDGEATTN_MAX_SIMD_TARGET unknown: ignored)"
+// Constant strings (the library keeps no mutable data): every target name
+// Highway 1.0.3 reports, with the note.
+struct NotedName {
+  const char* name;
+  const char* noted;
+};
+constexpr NotedName kNotedNames[] = {
+    {"SCALAR", "SCALAR" EA_IGNORED_CAP_NOTE},   {"EMU128", "EMU128" EA_IGNORED_CAP_NOTE},
+    {"SSSE3", "SSSE3" EA_IGNORED_CAP_NOTE},     {"SSE4", "SSE4" EA_IGNORED_CAP_NOTE},
+    {"AVX2", "AVX2" EA_IGNORED_CAP_NOTE},       {"AVX3", "AVX3" EA_IGNORED_CAP_NOTE},
+    {"AVX3_DL", "AVX3_DL" EA_IGNORED_CAP_NOTE}, {"NEON", "NEON" EA_IGNORED_CAP_NOTE},
+    {"SVE", "SVE" EA_IGNORED_CAP_NOTE},         {"SVE2", "SVE2" EA_IGNORED_CAP_NOTE},
+    {"SVE_256", "SVE_256" EA_IGNORED_CAP_NOTE}, {"SVE2_128", "SVE2_128" EA_IGNORED_CAP_NOTE},
+};
+
 void HandToHighway(int64_t cap) {
   if (g_applied_cap.exchange(cap) == cap) return;
   // Every bit below the cap's is a better target.
@@ -65,6 +87,18 @@ void HandToHighway(int64_t cap) {
 #endif
 
 }  // namespace
+
+const char* ReportedTargetName(const char* target_name) {
+#if !defined(EDGEATTN_STATIC_DISPATCH)
+  if (g_explicit_cap.load() == 0 && EnvironmentCapIsUnknown()) {
+    for (const NotedName& n : kNotedNames) {
+      if (SameNameIgnoringCase(n.name, target_name)) return n.noted;
+    }
+    return "SIMD target not named" EA_IGNORED_CAP_NOTE;
+  }
+#endif
+  return target_name;
+}
 
 void ApplySimdTargetCap() {
 #if !defined(EDGEATTN_STATIC_DISPATCH)

@@ -100,6 +100,11 @@ ea_status CheckModelRunMemory(Extent x, Extent y, Extent attn_weights, const Ext
   return EA_OK;
 }
 
+ea_status CheckStepMemory(Extent x, Extent y, const Extent* kept, size_t kept_count, Extent carve) {
+  if (OverlapsAny(x, kept, kept_count)) return EA_ERR_BAD_ARGUMENT;
+  return CheckModelRunMemory(x, y, Extent{nullptr, 0}, kept, kept_count, carve);
+}
+
 bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
   if (a == nullptr || b == nullptr || a_bytes == 0 || b_bytes == 0) return false;
   // Addresses as integers: comparing pointers into different objects with <

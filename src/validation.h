@@ -76,6 +76,13 @@ ea_status CheckKeptOutsideCarve(const Extent* kept, size_t count, Extent carve);
 ea_status CheckModelRunMemory(Extent x, Extent y, Extent attn_weights, const Extent* kept,
                               size_t kept_count, Extent carve);
 
+// The memory rule of the decoder steps and cross-attention runs, whose
+// headers promise more than CheckModelRunMemory's: x, too, overlaps nothing
+// the layer reads and keeps (weights, biases, tables), as y does not; x and
+// y may overlap each other (x is consumed before y is written). A
+// cross-attention memory is checked as an x with no y.
+ea_status CheckStepMemory(Extent x, Extent y, const Extent* kept, size_t kept_count, Extent carve);
+
 // Float counts as byte counts (callers pass element counts already bounded
 // by EA_MAX_ELEMENTS).
 inline size_t FloatBytes(int64_t count) { return static_cast<size_t>(count) * sizeof(float); }

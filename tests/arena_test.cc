@@ -483,3 +483,42 @@ TEST(ArenaStaticArena, ShapesPlanIntoStaticArenasOfExactlyKArenaBytes) {
 }
 
 }  // namespace
+
+// The formulas are total (arena_sizes.hpp): any int32 arguments, including
+// the ones a C size function refuses, give some value with no undefined
+// behaviour. make test traps a division by zero (SIGFPE on x86); make asan's
+// UBSan reports a signed overflow. 0.9.1 divided by n_heads unchecked and
+// computed 3 * d_model in int32.
+TEST(ArenaFormulas, AreTotalOverEveryInt32Edge) {
+  // volatile: evaluated at run time, not folded by the compiler.
+  const volatile int32_t edges[] = {0, -1, 1, 3, INT32_MIN, INT32_MAX, INT32_MAX / 3 + 1};
+  uint64_t sum = 0;  // kept, so that no call is dropped
+  for (const int32_t a : edges) {
+    for (const int32_t b : edges) {
+      for (const int32_t c : edges) {
+        sum += edgeattn::MhaArenaBytes(a, b, c, edgeattn::PositionStorage::kArena,
+                                       EA_WEIGHTS_ROW_MAJOR, a);
+        sum += edgeattn::MhaQuantArenaBytes(a, b, c, EA_DTYPE_INT16,
+                                            edgeattn::PositionStorage::kArena, b);
+        sum +=
+            edgeattn::MhaDecoderArenaBytes(a, b, c, a, b, c, EA_KV_STORAGE_INT8,
+                                           edgeattn::PositionStorage::kArena, EA_WEIGHTS_ROW_MAJOR);
+        sum += edgeattn::MhaCrossArenaBytes(a, b, c, a, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR);
+        sum += edgeattn::SelfAttentionArenaBytes(a, b, c, a, edgeattn::PositionStorage::kArena,
+                                                 EA_WEIGHTS_ROW_MAJOR, b);
+        sum += edgeattn::SelfAttentionQuantArenaBytes(a, b, c, a, EA_DTYPE_INT8,
+                                                      edgeattn::PositionStorage::kArena, c);
+        sum += edgeattn::AttentionQuantArenaBytes(a, b, c, EA_DTYPE_INT8, a);
+        sum += edgeattn::MhaQuantDecoderArenaBytes(a, b, c, EA_DTYPE_INT8,
+                                                   edgeattn::PositionStorage::kArena);
+        sum += edgeattn::KvCacheArenaBytes(a, b, c, a, b, EA_KV_STORAGE_INT8);
+        sum += edgeattn::AttentionArenaBytes(a, b, c);
+        sum += static_cast<uint64_t>(edgeattn::DecoderCacheCapacity(a, b, c));
+      }
+    }
+  }
+  // A valid shape still gives its value.
+  EXPECT_EQ(edgeattn::MhaCrossArenaBytes(32, 4, 4, 8, EA_KV_STORAGE_F32, EA_WEIGHTS_PACKED) > 0,
+            true);
+  RecordProperty("checksum", std::to_string(sum));
+}

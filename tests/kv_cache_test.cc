@@ -257,6 +257,34 @@ TEST_P(KvCacheTest, AttendAllSeesEveryHeldPosition) {
   }
 }
 
+// Without a window, max_queries and capacity are independent: a cache of 4
+// positions takes attend_all's 9 queries (cross-attention over a short
+// memory), while a causal attend stays bounded by the tokens held. 0.9.1
+// refused max_queries > capacity at init.
+TEST_P(KvCacheTest, MoreQueriesThanCapacityWithoutAWindow) {
+  const CacheShape s{2, 2, 8, 4, 9, 0, EA_KV_STORAGE_F32};
+  const size_t ld = 2 * 8;
+  const std::vector<float> k = RandomTensor(4 * ld, 71), v = RandomTensor(4 * ld, 72);
+  const std::vector<float> q = RandomTensor(9 * ld, 73);
+  OwnedCache cache(ConfigOf(s));
+  ASSERT_EQ(cache.init_status(), EA_OK);
+  ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 4), EA_OK);
+  std::vector<float> out(q.size(), 7.0f);
+  EXPECT_EQ(ea_kv_cache_attend(cache.get(), q.data(), 5, out.data()), EA_ERR_BAD_DIMENSION);
+  for (const float value : out) ASSERT_EQ(value, 7.0f);
+  ASSERT_EQ(ea_kv_cache_attend_all(cache.get(), q.data(), 9, out.data()), EA_OK);
+  const DecodeProblem problem{2, 2, 8, 0, 0.0};
+  const std::vector<double> k_stored = StoredValues(k, 8, StoredAs::kF32);
+  const std::vector<double> v_stored = StoredValues(v, 8, StoredAs::kF32);
+  for (int i = 0; i < 9; ++i) {
+    const std::vector<float> row(q.begin() + i * ld, q.begin() + (i + 1) * ld);
+    EXPECT_LE(NormScaledError(out.data() + i * ld,
+                              ReferenceDecode(problem, row, 3, 1, k_stored, v_stored)),
+              kFloatErrorBound)
+        << "query " << i;
+  }
+}
+
 TEST(KvCacheAlibi, OutOverTheSlopesIsRefused) {
   std::vector<float> buffer(8 + 2, 0.0f);
   ASSERT_EQ(ea_alibi_slopes_fill(buffer.data(), 2), EA_OK);
@@ -346,8 +374,9 @@ TEST_P(KvCacheTest, NonFiniteValuesReachOnlyTheQueriesThatSeeThem) {
 }
 
 TEST_P(KvCacheTest, StorageEdges) {
-  // f16: 65519 rounds to 65504, 65520 and up to inf (a NaN output); int8: an
-  // all-zero head stores scale 0 and attends to exactly 0.
+  // f16: 65519 and the float below 65520 round to 65504, 65520 and up to inf
+  // (a NaN output); int8: an all-zero head stores scale 0 and attends to
+  // exactly 0.
   {
     OwnedCache cache(ConfigOf({1, 1, 2, 4, 1, 0, EA_KV_STORAGE_F16}));
     ASSERT_EQ(cache.init_status(), EA_OK);
@@ -360,6 +389,10 @@ TEST_P(KvCacheTest, StorageEdges) {
     const std::vector<float> big = {65520.0f, 1.0f};
     ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), big.data(), 1), EA_OK);
     EXPECT_TRUE(std::isinf(AttendOne(&cache, q)[0]) || std::isnan(AttendOne(&cache, q)[0]));
+    ASSERT_EQ(ea_kv_cache_reset(cache.get()), EA_OK);
+    const std::vector<float> below = {std::nextafter(65520.0f, 0.0f), -65519.5f};
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), below.data(), 1), EA_OK);
+    EXPECT_EQ(AttendOne(&cache, q), (std::vector<float>{65504.0f, -65504.0f}));
   }
   {
     OwnedCache cache(ConfigOf({1, 1, 3, 4, 1, 0, EA_KV_STORAGE_INT8}));
@@ -376,6 +409,18 @@ TEST_P(KvCacheTest, StorageEdges) {
     EXPECT_EQ(y[0], 127.0f);
     EXPECT_EQ(y[1], 0.0f);
     EXPECT_EQ(y[2], -2.0f);
+    // The float32 quotient is rounded, not the exact one: with scale 1/127
+    // (float), x / scale rounds to exactly 4.5 and 5.5 in float (ties: 4 and
+    // 6), while the exact quotients 4.50000024 and 5.49999976 would give 5, 5.
+    const float scale = 1.0f / 127.0f;
+    const std::vector<float> near_ties = {1.0f, 0x1.22448ap-5f, 0x1.62c58ap-5f};
+    ASSERT_EQ(near_ties[1] / scale, 4.5f);
+    ASSERT_EQ(near_ties[2] / scale, 5.5f);
+    ASSERT_EQ(ea_kv_cache_reset(cache.get()), EA_OK);
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), near_ties.data(), 1), EA_OK);
+    const std::vector<float> levels = AttendOne(&cache, q);
+    EXPECT_NEAR(levels[1], 4.0f * scale, 1e-7f);
+    EXPECT_NEAR(levels[2], 6.0f * scale, 1e-7f);
   }
 }
 
@@ -459,8 +504,6 @@ TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
       {"max_queries 0", with([](ea_kv_cache_config& c) { c.max_queries = 0; }),
        EA_ERR_BAD_DIMENSION},
       {"window -1", with([](ea_kv_cache_config& c) { c.window = -1; }), EA_ERR_BAD_DIMENSION},
-      {"max_queries > capacity", with([](ea_kv_cache_config& c) { c.max_queries = 17; }),
-       EA_ERR_BAD_DIMENSION},
       {"window + max_queries - 1 > capacity", with([](ea_kv_cache_config& c) { c.window = 16; }),
        EA_ERR_BAD_DIMENSION},
       {"n_heads % n_kv_heads", with([](ea_kv_cache_config& c) { c.n_kv_heads = 3; }),

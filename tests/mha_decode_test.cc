@@ -8,7 +8,9 @@
 // refusals that leave outputs untouched, and the arena formula.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -326,6 +328,16 @@ TEST_P(MhaDecodeTest, CrossAttentionEqualsMultiheadAttentionOverTheMemory) {
   }
 }
 
+// Query and memory lengths are independent, as nn.MultiheadAttention's are: a
+// step of 8 queries over an encoder memory of 4 rows, 3 queries over 1 row
+// (0.9.1 refused max_queries > max_memory with EA_ERR_BAD_DIMENSION).
+TEST_P(MhaDecodeTest, CrossAttentionTakesMoreQueriesThanMemoryRows) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+    CheckCross(32, 4, 4, 8, storage, 144);
+    CheckCross(16, 2, 1, 3, storage, 145);
+  }
+}
+
 // y overlapping the cache's arena or the weights is refused; so are steps
 // past max_positions, bad step sizes and a cross run before any memory. Every
 // refusal leaves y and the stream untouched.
@@ -368,6 +380,132 @@ TEST_P(MhaDecodeTest, RefusalsLeaveOutputsAndTheStreamUntouched) {
   for (const float value : untouched) ASSERT_EQ(value, 7.0f);
 }
 
+// The header's promise for what x (and a cross memory) reads: it overlaps
+// neither the weights and biases nor the tables and slopes. 0.9.1 checked
+// only the arena and returned EA_OK for an x over in_proj_weight, or a memory
+// that is in_proj_weight itself. Each refusal leaves y, the stream and the
+// memory held as they were.
+TEST_P(MhaDecodeTest, InputsOverTheWeightsOrTablesAreRefused) {
+  const DecoderCase s{32, 4, 2, 40, 2, 0, EA_KV_STORAGE_F32, EA_POSITION_LEARNED, true, true};
+  const int d_head = s.d_model / s.n_heads;
+  const LayerWeights w(s.d_model, s.n_heads, s.n_kv_heads, 161);
+  // Every kept tensor at least one x row long, so that x can lie inside it.
+  std::vector<float> table = RandomTensor(static_cast<size_t>(s.max_positions) * s.d_model, 162);
+  std::vector<float> rope(static_cast<size_t>(s.max_positions) * d_head);
+  ASSERT_EQ(ea_rope_table_fill(rope.data(), s.max_positions, d_head, 10000.0f), EA_OK);
+  // n_heads slopes, then room for a one-token x that starts on the last one.
+  std::vector<float> slopes(static_cast<size_t>(s.n_heads + s.d_model), 0.0f);
+  ASSERT_EQ(ea_alibi_slopes_fill(slopes.data(), s.n_heads), EA_OK);
+  OwnedDecoder decoder(ConfigOf(s, table.data(), rope.data(), slopes.data()), w.View());
+  ASSERT_EQ(decoder.status(), EA_OK);
+  const std::vector<float> x = RandomTensor(static_cast<size_t>(2) * s.d_model, 163);
+  std::vector<float> y(x.size(), 7.0f);
+  ASSERT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 1, y.data()), EA_OK);
+  std::fill(y.begin(), y.end(), 7.0f);
+  // A one-token x at the start, inside or at the end of each.
+  const struct {
+    const char* what;
+    const float* x;
+  } inside[] = {
+      {"in_proj_weight", w.in_proj.data()},
+      {"in_proj_weight's last row", w.in_proj.data() + w.in_proj.size() - s.d_model},
+      {"in_proj_bias", w.in_bias.data()},
+      {"out_proj_weight", w.out_proj.data() + 3},
+      {"out_proj_bias", w.out_bias.data()},
+      {"position table", table.data() + table.size() - s.d_model},
+      {"RoPE table", rope.data() + 1},
+      {"ALiBi slopes", slopes.data() + s.n_heads - 1},
+  };
+  for (const auto& c : inside) {
+    EXPECT_EQ(ea_mha_decoder_step(decoder.get(), c.x, 1, y.data()), EA_ERR_BAD_ARGUMENT) << c.what;
+  }
+  for (const float value : y) ASSERT_EQ(value, 7.0f);
+  EXPECT_EQ(decoder.get()->cache.length, 1);
+  // x beside them (not over) still steps.
+  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 1, y.data()), EA_OK);
+
+  const LayerWeights cw(s.d_model, 4, 4, 164);
+  OwnedCross cross(ea_mha_cross_config{s.d_model, 4, 6, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
+                   cw.View());
+  ASSERT_EQ(cross.status(), EA_OK);
+  const std::vector<float> memory = RandomTensor(static_cast<size_t>(3) * s.d_model, 165);
+  ASSERT_EQ(ea_mha_cross_set_memory(cross.get(), memory.data(), 3), EA_OK);
+  std::vector<float> before(x.size());
+  ASSERT_EQ(ea_mha_cross_run(cross.get(), x.data(), 1, before.data()), EA_OK);
+  std::fill(y.begin(), y.end(), 7.0f);
+  const float* cross_inside[] = {cw.in_proj.data(), cw.in_bias.data(), cw.out_proj.data() + 7,
+                                 cw.out_bias.data()};
+  for (const float* over : cross_inside) {
+    EXPECT_EQ(ea_mha_cross_set_memory(cross.get(), over, 1), EA_ERR_BAD_ARGUMENT);
+    EXPECT_EQ(ea_mha_cross_run(cross.get(), over, 1, y.data()), EA_ERR_BAD_ARGUMENT);
+  }
+  for (const float value : y) ASSERT_EQ(value, 7.0f);
+  // The memory held is the one set before the refusals.
+  EXPECT_EQ(cross.get()->cache.length, 3);
+  std::vector<float> after(x.size());
+  ASSERT_EQ(ea_mha_cross_run(cross.get(), x.data(), 1, after.data()), EA_OK);
+  EXPECT_EQ(after, before);
+}
+
+// init validates before any arithmetic on the config: a config whose size
+// formula divides by n_heads = 0, or overflows int32 (INT32_MIN / -1,
+// 3 * d_model past INT32_MAX), gets the status _arena_size gives it, with the
+// arena untouched. 0.9.1 computed the formula first: SIGFPE on x86, signed
+// overflow under UBSan.
+TEST(MhaDecodeConfig, InitRefusesWhatArenaSizeRefusesBeforeAnyArithmetic) {
+  const LayerWeights w(32, 4, 2, 171);
+  const ea_mha_weights weights = w.View();
+  AlignedBytes storage(4096, 0xAB);
+  ea_arena arena{};
+  ASSERT_EQ(ea_arena_init(&arena, storage.data(), storage.size()), EA_OK);
+  const DecoderCase base{32, 4, 2, 16, 2, 0, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false};
+  const struct {
+    const char* what;
+    int32_t d_model, n_heads, n_kv_heads;
+  } decoders[] = {
+      {"n_heads 0", 32, 0, 2},
+      {"n_heads 0, n_kv_heads 0", 32, 0, 0},
+      {"n_heads -1, d_model INT32_MIN", INT32_MIN, -1, 1},
+      {"n_heads -1, d_model -32", -32, -1, -1},
+      {"n_kv_heads 0", 32, 4, 0},
+      {"d_model INT32_MAX, n_heads 1", INT32_MAX, 1, 1},
+  };
+  for (const auto& d : decoders) {
+    ea_mha_decoder_config c = ConfigOf(base, nullptr, nullptr, nullptr);
+    c.d_model = d.d_model;
+    c.n_heads = d.n_heads;
+    c.n_kv_heads = d.n_kv_heads;
+    size_t bytes = 0;
+    const ea_status expected = ea_mha_decoder_arena_size(&c, &bytes);
+    EXPECT_NE(expected, EA_OK) << d.what;
+    ea_mha_decoder decoder{};
+    decoder.ready = EA_PLAN_READY;
+    EXPECT_EQ(ea_mha_decoder_init(&decoder, &c, &weights, &arena), expected) << d.what;
+    EXPECT_EQ(decoder.ready, 0u) << d.what;
+    EXPECT_EQ(arena.used, 0u) << d.what;
+  }
+  const struct {
+    const char* what;
+    int32_t d_model, n_heads;
+  } crosses[] = {
+      {"n_heads 0", 32, 0},
+      {"n_heads -1, d_model INT32_MIN", INT32_MIN, -1},
+      {"3 d_model past INT32_MAX", INT32_MAX / 3 + 1, 1},
+      {"d_model INT32_MAX", INT32_MAX, 7},
+  };
+  for (const auto& d : crosses) {
+    const ea_mha_cross_config c{d.d_model, d.n_heads,         4,
+                                2,         EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
+    size_t bytes = 0;
+    const ea_status expected = ea_mha_cross_arena_size(&c, &bytes);
+    EXPECT_NE(expected, EA_OK) << d.what;
+    ea_mha_cross cross{};
+    EXPECT_EQ(ea_mha_cross_init(&cross, &c, &weights, &arena), expected) << d.what;
+    EXPECT_EQ(arena.used, 0u) << d.what;
+  }
+  for (size_t i = 0; i < storage.size(); ++i) ASSERT_EQ(storage.data()[i], 0xAB) << "byte " << i;
+}
+
 TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   const DecoderCase base{32, 4, 2, 16, 2, 0, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false};
   size_t bytes = 0;
@@ -383,8 +521,8 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   c.max_tokens = 0;
   EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);
   c = ConfigOf(base, nullptr, nullptr, nullptr);
-  c.max_tokens = 17;  // more than the cache holds
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);
+  c.max_tokens = 17;  // more than a stream holds: allowed, a step of 17 is CACHE_FULL
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_OK);
   c = ConfigOf(base, nullptr, nullptr, nullptr);
   c.position = EA_POSITION_LEARNED;  // without its table
   EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_NULL_POINTER);
@@ -429,7 +567,10 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   EXPECT_EQ(ea_mha_cross_set_memory(&cross_never_initialised, rope, 1), EA_ERR_BAD_ARGUMENT);
   ASSERT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_OK);
   EXPECT_EQ(bytes, edgeattn::MhaCrossArenaBytes(cross));
-  cross.max_queries = 11;  // more than the memory holds
+  cross.max_queries = 11;  // more than the memory holds: independent lengths
+  EXPECT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::MhaCrossArenaBytes(cross));
+  cross.max_queries = 0;
   EXPECT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_ERR_BAD_DIMENSION);
   cross = ea_mha_cross_config{30, 4, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
   EXPECT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_ERR_HEADS_MISMATCH);

@@ -175,6 +175,9 @@ TEST(QuantDecoderRules, RefusedStepsLeaveYAndTheStreamUntouched) {
   EXPECT_EQ(d.Step(x.data(), 3, inside_arena), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(d.Step(inside_arena, 3, y.data()), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(d.Step(x.data(), 3, const_cast<int8_t*>(weights)), EA_ERR_BAD_ARGUMENT);
+  // x over the weights: the header's rule (0.9.1 checked only the arena).
+  EXPECT_EQ(d.Step(weights, 3, y.data()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(d.Step(d.layer.weights.out_proj_weight + 5, 1, y.data()), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(d.Step(nullptr, 3, y.data()), EA_ERR_NULL_POINTER);
   int16_t y16[48];
   EXPECT_EQ(

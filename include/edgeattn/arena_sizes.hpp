@@ -3,9 +3,13 @@
 // The one source of truth for how many bytes each plan carves: the C size
 // functions call these after validating, plan_init carves exactly these
 // regions, and C++ callers evaluate them at compile time to size a static
-// arena. Arguments are assumed valid (positive, within EA_MAX_ELEMENTS).
-// Sizes are uint64_t so that the sum of regions cannot wrap on 32-bit MCUs;
-// the C size functions report EA_ERR_DIMENSION_OVERFLOW past SIZE_MAX.
+// arena. Sizes are uint64_t so that the sum of regions cannot wrap on 32-bit
+// MCUs; the C size functions report EA_ERR_DIMENSION_OVERFLOW past SIZE_MAX.
+// The values mean something only for valid arguments (positive, within
+// EA_MAX_ELEMENTS, as the C size functions check), but every formula is
+// total: any int32 arguments, in any order of calls, give some value with no
+// undefined behaviour (no division by zero, no signed overflow: dimensions
+// are widened before they are multiplied, heads <= 0 give a head width of 0).
 #ifndef EDGEATTN_ARENA_SIZES_HPP_
 #define EDGEATTN_ARENA_SIZES_HPP_
 
@@ -32,6 +36,13 @@ inline constexpr uint64_t kRegionAlignment = 64;
 
 constexpr uint64_t RoundUp(uint64_t value, uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
+}
+
+// d_model / heads, the width of one head; 0 for heads <= 0, so that a formula
+// evaluated on an unvalidated config divides by nothing (and INT32_MIN / -1
+// cannot occur).
+constexpr int32_t HeadWidthOrZero(int32_t d_model, int32_t heads) {
+  return heads > 0 ? d_model / heads : 0;
 }
 
 // Bytes of one arena region holding `count` floats.
@@ -72,13 +83,13 @@ constexpr PositionStorage StorageOf(ea_position position, bool table_in_arena) {
 
 // Floats of a weight matrix W [n_out, n_in] packed for the projection kernel
 // (ea_pack_linear_weights): transposed panels of kKeyBlock output rows.
-constexpr uint64_t PackedLinearFloats(int32_t n_out, int32_t n_in) {
+constexpr uint64_t PackedLinearFloats(int64_t n_out, int64_t n_in) {
   return static_cast<uint64_t>(n_in) * RoundUp(static_cast<uint64_t>(n_out), kKeyBlock);
 }
 
 // Bytes of a weight matrix's packed copy in the arena: plan_init packs
 // row-major weights there; packed ones stay where the caller keeps them.
-constexpr uint64_t PackedWeightBytes(int32_t n_out, int32_t n_in, ea_weights_layout layout) {
+constexpr uint64_t PackedWeightBytes(int64_t n_out, int64_t n_in, ea_weights_layout layout) {
   return layout == EA_WEIGHTS_PACKED ? 0 : FloatRegionBytes(PackedLinearFloats(n_out, n_in));
 }
 
@@ -109,9 +120,10 @@ constexpr uint64_t MhaArenaBytes(int32_t n, int32_t d_model, int32_t heads,
                                  int32_t max_workers = 1) {
   const uint64_t elements = static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model);
   return PositionsArenaBytes(n, d_model, positions) +
-         PackedWeightBytes(3 * d_model, d_model, weights) +
+         PackedWeightBytes(3 * int64_t{d_model}, d_model, weights) +
          PackedWeightBytes(d_model, d_model, weights) + FloatRegionBytes(3 * elements) +
-         FloatRegionBytes(elements) + AttentionArenaBytes(n, d_model / heads, max_workers);
+         FloatRegionBytes(elements) +
+         AttentionArenaBytes(n, HeadWidthOrZero(d_model, heads), max_workers);
 }
 
 // Bytes of one arena region holding `bytes` bytes.
@@ -207,7 +219,7 @@ constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads,
       ByteRegionBytes(static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model) * element);
   const uint64_t table = positions == PositionStorage::kArena ? tensor : 0;
   const uint64_t positioned = positions == PositionStorage::kNone ? 0 : tensor;
-  const int32_t d_k = d_model / heads;
+  const int32_t d_k = HeadWidthOrZero(d_model, heads);
   const uint64_t weights = 4 * WeightPanelRegionBytes(d_model, d_model, dtype);
   return ByteRegionBytes(8 * static_cast<uint64_t>(d_model) * sizeof(int32_t)) + table +
          positioned + 4 * tensor + weights + QuantCoreArenaBytes(n, d_k, d_k, dtype, max_workers);
@@ -313,7 +325,7 @@ constexpr uint64_t MhaDecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_
                                         int32_t max_positions, int32_t max_tokens, int32_t window,
                                         ea_kv_storage storage, PositionStorage positions,
                                         ea_weights_layout weights) {
-  const int32_t d_head = d_model / n_heads;
+  const int32_t d_head = HeadWidthOrZero(d_model, n_heads);
   const uint64_t kv_cols = static_cast<uint64_t>(n_kv_heads) * static_cast<uint64_t>(d_head);
   const uint64_t qkv_cols = static_cast<uint64_t>(d_model) + 2 * kv_cols;
   const uint64_t tokens = static_cast<uint64_t>(max_tokens);
@@ -323,7 +335,7 @@ constexpr uint64_t MhaDecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_
           : 0;
   const uint64_t positioned =
       positions == PositionStorage::kNone ? 0 : FloatRegionBytes(tokens * d_model);
-  return table + positioned + PackedWeightBytes(static_cast<int32_t>(qkv_cols), d_model, weights) +
+  return table + positioned + PackedWeightBytes(static_cast<int64_t>(qkv_cols), d_model, weights) +
          PackedWeightBytes(d_model, d_model, weights) + FloatRegionBytes(tokens * qkv_cols) +
          FloatRegionBytes(tokens * d_model) + 2 * FloatRegionBytes(tokens * kv_cols) +
          FloatRegionBytes(tokens * d_model) +
@@ -353,11 +365,12 @@ constexpr uint64_t MhaCrossArenaBytes(int32_t d_model, int32_t n_heads, int32_t 
                                       ea_weights_layout weights) {
   const uint64_t e = static_cast<uint64_t>(d_model);
   const uint64_t chunk = MemoryChunkRows(max_memory);
-  return PackedWeightBytes(3 * d_model, d_model, weights) +
+  return PackedWeightBytes(3 * int64_t{d_model}, d_model, weights) +
          PackedWeightBytes(d_model, d_model, weights) +
          2 * FloatRegionBytes(static_cast<uint64_t>(max_queries) * e) +
          FloatRegionBytes(chunk * MemoryProjectionCols(d_model)) + 2 * FloatRegionBytes(chunk * e) +
-         KvCacheArenaBytes(max_memory, n_heads, n_heads, d_model / n_heads, max_queries, storage);
+         KvCacheArenaBytes(max_memory, n_heads, n_heads, HeadWidthOrZero(d_model, n_heads),
+                           max_queries, storage);
 }
 constexpr uint64_t MhaCrossArenaBytes(const ea_mha_cross_config& c) {
   return MhaCrossArenaBytes(c.d_model, c.n_heads, c.max_memory, c.max_queries, c.storage,

@@ -104,7 +104,13 @@ typedef enum ea_status {
 /* A short English description; "" when built with EDGEATTN_NO_ERROR_STRINGS. */
 const char* ea_status_str(ea_status status);
 
-/* The SIMD target the kernels run on now, e.g. "AVX3_DL", "AVX2", "NEON", "SCALAR". */
+/* The SIMD target the kernels run on now, e.g. "AVX3_DL", "AVX2", "NEON", "SCALAR".
+ * On hosted builds, while no explicit cap is set and EDGEATTN_MAX_SIMD_TARGET
+ * holds a name the library does not know (a typo: "AVX512", "sse2"), the name
+ * is followed by " (EDGEATTN_MAX_SIMD_TARGET unknown: ignored)", e.g.
+ * "AVX3_DL (EDGEATTN_MAX_SIMD_TARGET unknown: ignored)": whatever prints the
+ * target (the demo, the benchmarks, a bug report) shows that the cap the user
+ * meant is not in force. */
 const char* ea_simd_target(void);
 /* Its float vector width in bytes (4 on SCALAR, 64 on AVX-512, 16..256 on SVE). */
 size_t ea_simd_vector_bytes(void);
@@ -116,7 +122,8 @@ size_t ea_simd_vector_bytes(void);
  * the explicit cap and hands control back to the environment variable
  * EDGEATTN_MAX_SIMD_TARGET (no cap when it is unset): the library reads it
  * with getenv at every plan_init, ea_simd_target() and ea_simd_vector_bytes()
- * while no explicit cap is set, and ignores a name it does not know.
+ * while no explicit cap is set, and ignores a name it does not know (no cap;
+ * ea_simd_target() then says so, see above).
  * The cap is Highway's process-wide target choice (hwy::DisableTargets), so
  * it also applies to other dynamically dispatched Highway code in the
  * process, and replaces any DisableTargets mask the application set itself;

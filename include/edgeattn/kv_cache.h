@@ -19,13 +19,16 @@
  *
  * Storage:
  *   F32   as given;
- *   F16   IEEE binary16, rounded to nearest even at append (magnitudes past
- *         65504 become inf: in K a query that sees it outputs NaN, as for any
- *         non-finite score; in V it reaches the outputs of the queries that
- *         see it, as in ea_attention_run);
+ *   F16   IEEE binary16, rounded to nearest even at append (binary16's
+ *         largest value is 65504; magnitudes of 65520 and above round to
+ *         inf, those below it to at most 65504: in K a query that sees an
+ *         inf outputs NaN, as for any non-finite score; in V it reaches the
+ *         outputs of the queries that see it, as in ea_attention_run);
  *   INT8  symmetric int8 with one float scale per token and KV head, for K
  *         and for V: scale = max|x| / 127 over the head's d_head values,
- *         x_q = round-to-nearest-even(x / scale) (an all-zero head stores
+ *         x_q = the float32 quotient x / scale (one IEEE division, itself
+ *         rounded) rounded to the nearest integer, ties to even; it is not
+ *         the exact quotient that is rounded (an all-zero head stores
  *         scale 0; a non-finite one stores a NaN scale, so that every query
  *         seeing it outputs NaN; a head whose max|x| is within 1 % of
  *         FLT_MAX may dequantise to +-inf, the correctly rounded value).
@@ -38,8 +41,9 @@
  * With a window, the cache is a ring: appends never fill it, and the oldest
  * positions are overwritten once `capacity` are held. capacity must cover
  * window + max_queries - 1 positions, so that every query of an attend still
- * finds its whole window (and, with no window, max_queries <= capacity):
- * EA_ERR_BAD_DIMENSION otherwise.
+ * finds its whole window: EA_ERR_BAD_DIMENSION otherwise. Without a window
+ * max_queries and capacity are independent (an attend's queries are tokens
+ * the cache holds; attend_all's may be more than it holds).
  *
  * Positions: ALiBi through the config's alibi_slopes; RoPE by rotating
  * queries and keys before they reach the cache (edgeattn/rope.h).

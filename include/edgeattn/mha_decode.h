@@ -83,7 +83,8 @@ typedef struct ea_mha_decoder {
 /* The cache's capacity is max_positions without a window and
  * window + max_tokens - 1 with one (past INT32_MAX:
  * EA_ERR_DIMENSION_OVERFLOW); its rules (kv_cache.h) give the same statuses
- * here. d_model + 2 n_kv_heads d_head (the in_proj rows) past
+ * here. init validates the config before any arithmetic on it, and returns
+ * the status _arena_size returns for it. d_model + 2 n_kv_heads d_head (the in_proj rows) past
  * EA_MAX_ELEMENTS: EA_ERR_DIMENSION_OVERFLOW. Tables must hold max_positions rows: the library
  * cannot check a pointer's extent. */
 ea_status ea_mha_decoder_arena_size(const ea_mha_decoder_config* config, size_t* bytes);
@@ -93,8 +94,9 @@ ea_status ea_mha_decoder_init(ea_mha_decoder* decoder, const ea_mha_decoder_conf
 ea_status ea_mha_decoder_reset(ea_mha_decoder* decoder);
 /* x, y: [n_tokens, d_model], the next n_tokens tokens of the stream.
  * n_tokens in [1, max_tokens] (EA_ERR_BAD_DIMENSION); a stream longer than
- * max_positions: EA_ERR_CACHE_FULL. y may be x; neither overlaps the plan's
- * arena, the weights or the tables (EA_ERR_BAD_ARGUMENT). On any error y and
+ * max_positions: EA_ERR_CACHE_FULL. y may be x (or overlap it: x is read
+ * before y is written); neither overlaps the plan's arena, the weights and
+ * biases, or the tables and slopes (EA_ERR_BAD_ARGUMENT). On any error y and
  * the cache are not written. */
 ea_status ea_mha_decoder_step(ea_mha_decoder* decoder, const float* x, int32_t n_tokens, float* y);
 
@@ -103,7 +105,7 @@ typedef struct ea_mha_cross_config {
   int32_t d_model;
   int32_t n_heads;
   int32_t max_memory;  /* most memory rows */
-  int32_t max_queries; /* most query rows per run */
+  int32_t max_queries; /* most query rows per run (independent of max_memory) */
   ea_kv_storage storage;
   ea_weights_layout weights_layout; /* in_proj [3 d_model, d_model], out_proj */
 } ea_mha_cross_config;
@@ -129,11 +131,13 @@ ea_status ea_mha_cross_init(ea_mha_cross* cross, const ea_mha_cross_config* conf
                             const ea_mha_weights* weights, ea_arena* arena);
 /* memory: [n_memory, d_model], n_memory in [1, max_memory]
  * (EA_ERR_BAD_DIMENSION); replaces the memory held. It overlaps neither the
- * plan's arena nor the weights (EA_ERR_BAD_ARGUMENT). */
+ * plan's arena nor the weights and biases (EA_ERR_BAD_ARGUMENT); on any
+ * error the memory held is unchanged. */
 ea_status ea_mha_cross_set_memory(ea_mha_cross* cross, const float* memory, int32_t n_memory);
 /* x, y: [n_queries, d_model], n_queries in [1, max_queries]; a memory must be
  * set (EA_ERR_BAD_ARGUMENT before). y may be x; memory rules as
- * ea_mha_decoder_step. On any error y is not written. */
+ * ea_mha_decoder_step's (the weights and biases; this layer has no tables).
+ * On any error y is not written. */
 ea_status ea_mha_cross_run(ea_mha_cross* cross, const float* x, int32_t n_queries, float* y);
 
 #ifdef __cplusplus

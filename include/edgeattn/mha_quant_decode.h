@@ -76,8 +76,9 @@ ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
 ea_status ea_mha_quant_decoder_reset(ea_mha_quant_decoder* decoder);
 /* x, y: [n_tokens, d_model], the next n_tokens tokens of the stream.
  * n_tokens in [1, max_step_tokens] (EA_ERR_BAD_DIMENSION); a stream longer
- * than layer.max_tokens: EA_ERR_CACHE_FULL. y may be x; neither overlaps the
- * plan's arena, the weights or the table (EA_ERR_BAD_ARGUMENT). _s8 steps
+ * than layer.max_tokens: EA_ERR_CACHE_FULL. y may be x (or overlap it: x is
+ * read before y is written); neither overlaps the plan's arena, the weights
+ * and biases, or the position table (EA_ERR_BAD_ARGUMENT). _s8 steps
  * INT8 decoders, _s16 INT16 ones (the other: EA_ERR_BAD_ARGUMENT). On any
  * error y and the cache are not written. */
 ea_status ea_mha_quant_decoder_step_s8(ea_mha_quant_decoder* decoder, const int8_t* x,

@@ -117,8 +117,8 @@ ea_status CheckedStep(ea_mha_quant_decoder* decoder, ea_dtype dtype, const T* x,
       static_cast<size_t>(n_tokens) * static_cast<size_t>(c.d_model) * sizeof(T);
   const MhaQuantKept kept = MhaQuantKeptExtents(c, decoder->weights, decoder->position_table);
   const ea_status status =
-      CheckModelRunMemory({x, io_bytes}, {y, io_bytes}, {nullptr, 0}, kept.extents,
-                          kMhaQuantKeptCount, {decoder->carve, decoder->carve_bytes});
+      CheckStepMemory({x, io_bytes}, {y, io_bytes}, kept.extents, kMhaQuantKeptCount,
+                      {decoder->carve, decoder->carve_bytes});
   if (status != EA_OK) return status;
   Step(*decoder, x, n_tokens, y);
   decoder->length += n_tokens;

@@ -30,9 +30,13 @@ ea_status ValidateKvCacheConfig(const ea_kv_cache_config& c) {
       if (!(m >= -3.40282347e38f && m <= 3.40282347e38f)) return EA_ERR_BAD_ARGUMENT;
     }
   }
-  // Every query of an attend must find its whole window in the ring.
-  const int64_t needed = c.window > 0 ? int64_t{c.window} + c.max_queries - 1 : c.max_queries;
-  if (needed > c.capacity) return EA_ERR_BAD_DIMENSION;
+  // With a window the cache is a ring: every query of an attend must find its
+  // whole window in it. Without one nothing is overwritten, and an attend's
+  // queries are bounded by the tokens held, so max_queries may exceed capacity
+  // (cross-attention: more queries than memory rows).
+  if (c.window > 0 && int64_t{c.window} + c.max_queries - 1 > c.capacity) {
+    return EA_ERR_BAD_DIMENSION;
+  }
   const int64_t kv_row = int64_t{c.n_kv_heads} * c.d_head;
   status = CheckElements(static_cast<int64_t>(KvBlocks(c.capacity)) * kKeyBlock, kv_row);
   if (status != EA_OK) return status;

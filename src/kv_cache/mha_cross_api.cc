@@ -37,12 +37,14 @@ ea_status Validate(const ea_mha_cross_config& c) {
   ea_status status = CheckPositive(c.d_model, c.n_heads, c.max_memory, c.max_queries);
   if (status != EA_OK) return status;
   if (c.d_model % c.n_heads != 0) return EA_ERR_HEADS_MISMATCH;
+  // Both bound d_model by EA_MAX_ELEMENTS, so 3 * d_model below fits an int32.
   status = CheckElements(c.max_memory, c.d_model);
   if (status == EA_OK) status = CheckElements(c.max_queries, c.d_model);
   if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, 3 * c.d_model, c.d_model);
   size_t bytes = 0;
   const ea_kv_cache_config cache = CacheConfig(c);
-  // The cache's rules: max_queries <= max_memory, the storage, its size.
+  // The cache's rules (the storage, its size; no window, so max_queries and
+  // max_memory are independent, as nn.MultiheadAttention's lengths are).
   if (status == EA_OK) status = ea_kv_cache_arena_size(&cache, &bytes);
   if (status == EA_OK) status = ToSize(MhaCrossArenaBytes(c), &bytes);
   return status;
@@ -103,8 +105,9 @@ ea_status ea_mha_cross_init(ea_mha_cross* cross, const ea_mha_cross_config* conf
     return EA_ERR_NULL_POINTER;
   }
   const ea_mha_cross_config& c = *config;
-  const uint64_t bytes = edgeattn::MhaCrossArenaBytes(c);
+  // Validate before any arithmetic on the config (n_heads 0 divides by it).
   ea_status status = edgeattn::Validate(c);
+  const uint64_t bytes = status == EA_OK ? edgeattn::MhaCrossArenaBytes(c) : 0;
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, bytes);
   const edgeattn::Extent carve =
       status == EA_OK ? edgeattn::NextCarve(*arena, bytes) : edgeattn::Extent{nullptr, 0};
@@ -144,7 +147,10 @@ ea_status ea_mha_cross_set_memory(ea_mha_cross* cross, const float* memory, int3
   if (n_memory <= 0 || n_memory > c.max_memory) return EA_ERR_BAD_DIMENSION;
   const edgeattn::Extent carve{cross->carve, cross->carve_bytes};
   const edgeattn::Extent input{memory, edgeattn::FloatBytes(int64_t{n_memory} * c.d_model)};
-  if (edgeattn::OverlapsAny(input, &carve, 1)) return EA_ERR_BAD_ARGUMENT;
+  const edgeattn::Kept kept = edgeattn::KeptExtents(c, cross->weights);
+  const ea_status status =
+      edgeattn::CheckStepMemory(input, {nullptr, 0}, kept.extents, edgeattn::kKeptCount, carve);
+  if (status != EA_OK) return status;
 
   ea_kv_cache_reset(&cross->cache);
   for (int32_t first = 0; first < n_memory; first += edgeattn::kMemoryChunkRows) {
@@ -164,8 +170,8 @@ ea_status ea_mha_cross_run(ea_mha_cross* cross, const float* x, int32_t n_querie
   const size_t io_bytes = edgeattn::FloatBytes(int64_t{n_queries} * c.d_model);
   const edgeattn::Kept kept = edgeattn::KeptExtents(c, cross->weights);
   const edgeattn::Extent carve{cross->carve, cross->carve_bytes};
-  const ea_status status = edgeattn::CheckModelRunMemory({x, io_bytes}, {y, io_bytes}, {nullptr, 0},
-                                                         kept.extents, edgeattn::kKeptCount, carve);
+  const ea_status status = edgeattn::CheckStepMemory({x, io_bytes}, {y, io_bytes}, kept.extents,
+                                                     edgeattn::kKeptCount, carve);
   if (status != EA_OK) return status;
 
   const size_t e = static_cast<size_t>(c.d_model);

@@ -65,8 +65,9 @@ ea_status Validate(const ea_mha_decoder_config& c) {
   return status;
 }
 
-// What steps read and must not overwrite: weights, biases, the tables.
-constexpr size_t kKeptCount = 6;
+// What steps read and must not overwrite: weights, biases, the tables, the
+// ALiBi slopes.
+constexpr size_t kKeptCount = 7;
 struct Kept {
   Extent extents[kKeptCount];
 };
@@ -80,6 +81,7 @@ Kept KeptExtents(const ea_mha_decoder_config& c, const ea_mha_weights& w, const 
   kept.extents[3] = Extent{w.out_proj_bias, FloatBytes(c.d_model)};
   kept.extents[4] = Extent{table, FloatBytes(int64_t{c.max_positions} * c.d_model)};
   kept.extents[5] = Extent{c.rope_table, FloatBytes(int64_t{c.max_positions} * HeadWidth(c))};
+  kept.extents[6] = Extent{c.alibi_slopes, c.alibi_slopes != nullptr ? FloatBytes(c.n_heads) : 0};
   return kept;
 }
 
@@ -105,17 +107,15 @@ ea_status ea_mha_decoder_init(ea_mha_decoder* decoder, const ea_mha_decoder_conf
     return EA_ERR_NULL_POINTER;
   }
   const ea_mha_decoder_config& c = *config;
-  const uint64_t bytes = edgeattn::MhaDecoderArenaBytes(c);
+  // Validate before any arithmetic on the config (n_heads 0 divides by it).
   ea_status status = edgeattn::Validate(c);
+  const uint64_t bytes = status == EA_OK ? edgeattn::MhaDecoderArenaBytes(c) : 0;
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, bytes);
   const edgeattn::Extent carve =
       status == EA_OK ? edgeattn::NextCarve(*arena, bytes) : edgeattn::Extent{nullptr, 0};
   if (status == EA_OK) {
     const edgeattn::Kept kept = edgeattn::KeptExtents(c, *weights, c.position_table);
-    const edgeattn::Extent slopes{c.alibi_slopes,
-                                  c.alibi_slopes != nullptr ? edgeattn::FloatBytes(c.n_heads) : 0};
     status = edgeattn::CheckKeptOutsideCarve(kept.extents, edgeattn::kKeptCount, carve);
-    if (status == EA_OK) status = edgeattn::CheckKeptOutsideCarve(&slopes, 1, carve);
   }
   if (status != EA_OK) return status;
 
@@ -175,14 +175,9 @@ ea_status ea_mha_decoder_step(ea_mha_decoder* decoder, const float* x, int32_t n
   if (position + n_tokens > c.max_positions) return EA_ERR_CACHE_FULL;
   const size_t io_bytes = edgeattn::FloatBytes(int64_t{n_tokens} * c.d_model);
   const edgeattn::Kept kept = edgeattn::KeptExtents(c, decoder->weights, decoder->position_table);
-  const edgeattn::Extent slopes{c.alibi_slopes,
-                                c.alibi_slopes != nullptr ? edgeattn::FloatBytes(c.n_heads) : 0};
   const edgeattn::Extent carve{decoder->carve, decoder->carve_bytes};
-  ea_status status = edgeattn::CheckModelRunMemory({x, io_bytes}, {y, io_bytes}, {nullptr, 0},
-                                                   kept.extents, edgeattn::kKeptCount, carve);
-  if (status == EA_OK && edgeattn::Overlaps(y, io_bytes, slopes.begin, slopes.bytes)) {
-    status = EA_ERR_BAD_ARGUMENT;
-  }
+  ea_status status = edgeattn::CheckStepMemory({x, io_bytes}, {y, io_bytes}, kept.extents,
+                                               edgeattn::kKeptCount, carve);
   if (status != EA_OK) return status;
 
   const size_t rows = static_cast<size_t>(n_tokens);

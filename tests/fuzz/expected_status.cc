@@ -407,17 +407,12 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
     return set;
   }
   if (c.n_heads % c.n_kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  // kv_cache.h: with a window, capacity covers window + max_queries - 1
+  // (EA_ERR_BAD_DIMENSION otherwise); without one, max_queries and capacity
+  // are independent (0.9.2: no status for max_queries > capacity).
   if (c.window > 0 && int64_t{c.window} + c.max_queries - 1 > c.capacity) {
-    // kv_cache.h says capacity "must cover" it but names no status; edgeattn.h's
-    // list has no such cause. A dimension that does not fit (BAD_DIMENSION, as
-    // tests/kv_cache_test.cc expects) or "anything else out of range".
     set.Add(EA_ERR_BAD_DIMENSION);
-    set.Add(EA_ERR_BAD_ARGUMENT);
   }
-  // No window: max_queries > capacity can never be used in full (an attend
-  // sees at most `capacity` tokens) but breaks no documented rule; the suite
-  // expects EA_ERR_BAD_DIMENSION. Either answer is accepted.
-  if (c.window == 0 && c.max_queries > c.capacity) set.Tolerate(EA_ERR_BAD_DIMENSION);
   const int64_t kv_row = int64_t{c.n_kv_heads} * c.d_head;
   ElementsRule(c.capacity, kv_row, &set);                            // k, v of capacity tokens
   ElementsRule(KeyPanelsRoundUp(c.capacity), kv_row, &set);          // stored in 64-position blocks

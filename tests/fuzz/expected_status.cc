@@ -450,8 +450,6 @@ StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
   const int64_t capacity =
       c.window > 0 ? int64_t{c.window} + c.max_tokens - 1 : int64_t{c.max_positions};
   if (capacity > INT32_MAX) set.Add(EA_ERR_DIMENSION_OVERFLOW);
-  // kv_cache.h: with no window, max_queries (max_tokens) <= capacity.
-  if (c.window == 0 && c.max_tokens > c.max_positions) set.Add(EA_ERR_BAD_DIMENSION);
   ElementsRule(c.max_tokens, c.d_model, &set);  // x, y, Q, the heads' outputs
   if (qkv_rows > EA_MAX_ELEMENTS) head_rules.Add(EA_ERR_DIMENSION_OVERFLOW);
   ElementsRule(qkv_rows, c.d_model, &head_rules);     // in_proj_weight

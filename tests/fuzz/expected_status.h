@@ -92,8 +92,8 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& config);
 // within int32, no tensor past EA_MAX_ELEMENTS (x / y / Q of max_tokens
 // rows, the in_proj rows d_model + 2 n_kv_heads d_head and its matrix,
 // out_proj, the step's Q|K|V, the position and RoPE tables of max_positions
-// rows, the cache's K / V of its capacity, also in 64-position blocks), and
-// the KV cache's rules for its config (no window: max_tokens <= max_positions).
+// rows, the cache's K / V of its capacity, also in 64-position blocks).
+// Without a window max_tokens and max_positions are independent (kv_cache.h).
 StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& config);
 // Cross-attention: dimensions > 0, d_model divisible by n_heads, known
 // enums, no tensor past EA_MAX_ELEMENTS (in_proj [3 d_model, d_model],

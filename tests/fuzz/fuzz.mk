@@ -42,7 +42,8 @@ FUZZ_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=fuzzer,$(FUZZ_SANITIZERS)
 # of each iteration and only feed the fuzzer features of the harness itself.
 FUZZ_CHECK_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=$(FUZZ_SANITIZERS)
 FUZZ_CHECK_SRCS := attention_facts contract_checks expected_status memory_pool reference_bound \
-  tensor_fill softmax_luts quant_case_support kv_cache_check decoder_check
+  tensor_fill softmax_luts quant_case_support kv_cache_check decoder_check \
+  plan_ops_support
 
 ifeq ($(FUZZ_SRC_ROOT),.)
 FUZZ_LIB_SRCS ?= $(LIB_SRCS)

@@ -56,13 +56,6 @@ ea_mha_cross_config MakeConfig(const CrossCase& c) {
   return config;
 }
 
-// Known defect kPlanInitUnvalidated: init computes the arena formula
-// (d_model / n_heads, 3 * d_model in int32) before validating.
-bool InitUnvalidated(const ea_mha_cross_config& c) {
-  return c.n_heads == 0 || (c.n_heads == -1 && c.d_model == INT32_MIN) ||
-         c.d_model > INT32_MAX / 3 || c.d_model < INT32_MIN / 3;
-}
-
 ea_mha_cross_config BrokenConfig(const ea_mha_cross_config& good, uint8_t field, int32_t value) {
   ea_mha_cross_config bad = good;
   switch (field % 6) {
@@ -86,11 +79,6 @@ ea_mha_cross_config BrokenConfig(const ea_mha_cross_config& good, uint8_t field,
       break;
   }
   if (!MhaCrossConfigRules(bad).MustFail()) bad.max_memory = 0;
-  if (InitUnvalidated(bad) && SkipKnown(kPlanInitUnvalidated)) {
-    bad.d_model = good.d_model;
-    bad.n_heads = good.n_heads;
-    bad.max_memory = 0;
-  }
   return bad;
 }
 
@@ -101,10 +89,8 @@ struct Model {
 
 // The rules of set_memory (no output) or run on a plan the model describes.
 StatusSet CallRules(const Model& m, const ea_mha_cross_config& config, bool run, uint8_t op_nulls,
-                    int32_t n, const ByteRange& x, const ByteRange& y, bool in_place,
-                    const CallMemory& memory, bool* new_rule) {
+                    int32_t n, const ByteRange& x, const ByteRange& y, const CallMemory& memory) {
   StatusSet rules;
-  *new_rule = false;
   if (op_nulls & kOpNullPlan) {
     rules.Add(EA_ERR_NULL_POINTER);
     return rules;
@@ -120,8 +106,7 @@ StatusSet CallRules(const Model& m, const ea_mha_cross_config& config, bool run,
   if (n < 1 || n > (run ? config.max_queries : config.max_memory)) rules.Add(EA_ERR_BAD_DIMENSION);
   if (run && m.memory == 0) rules.Add(EA_ERR_BAD_ARGUMENT);
   CallMemoryRules(memory, (op_nulls & kOpNullInput) ? ByteRange{} : x,
-                  run && !(op_nulls & kOpNullOutput) ? y : ByteRange{}, in_place || !run, &rules,
-                  new_rule);
+                  run && !(op_nulls & kOpNullOutput) ? y : ByteRange{}, &rules);
   return rules;
 }
 
@@ -140,7 +125,6 @@ void FuzzMhaCross(ByteReader& input) {
   const uint16_t nulls = c.common.Nulls();
   const ea_mha_cross_config config = MakeConfig(c);
   const int64_t e = config.d_model;
-  if (config.max_queries > config.max_memory && SkipKnown(kCrossQueriesPastMemory)) return;
   const StatusSet config_rules = MhaCrossConfigRules(config);
   const bool config_valid = !config_rules.MustFail();
   const uint64_t need = config_valid ? edgeattn::MhaCrossArenaBytes(config) : 0;
@@ -152,7 +136,6 @@ void FuzzMhaCross(ByteReader& input) {
       static_cast<int>(config.storage), static_cast<int>(config.weights_layout));
   CheckArenaSize("ea_mha_cross_arena_size", ea_mha_cross_arena_size, config, nulls, config_rules,
                  need);
-  if (InitUnvalidated(config) && !(nulls & kNullPlan) && SkipKnown(kPlanInitUnvalidated)) return;
 
   const int64_t rows = e > 0 && e <= INT32_MAX / 3 ? 3 * e : 0;
   const bool materialised =
@@ -196,25 +179,25 @@ void FuzzMhaCross(ByteReader& input) {
       const OpBuffers b = PlaceOpBuffers(&pool, op, kOpNames[i][0], kOpNames[i][1], n,
                                          e > 0 ? e : 1, &budget, &candidates);
       buffers[static_cast<size_t>(i)] = b;
-      bool new_rule = false;
       const int64_t bytes = RowBytes(n, e);
       const StatusSet rules = CallRules(m, config, run, op.Nulls(), n, Span(pool, b.x, bytes),
-                                        Span(pool, b.y, bytes), b.x == b.y, memory, &new_rule);
-      if (!run && !rules.MustFail() && !new_rule && !b.stand_in) m.memory = n;
+                                        Span(pool, b.y, bytes), memory);
+      if (!run && !rules.MustFail() && !b.stand_in) m.memory = n;
     }
   }
   pool.Allocate();
 
+  FillCache fills;
   auto prepare = [&](bool keep_arena) {
     for (int region : candidates) {
       if (keep_arena && region == arena_region) continue;
       memset(pool.Bytes(region), MemoryPool::kCanary, pool.Size(region));
     }
-    weights.Fill(pool, c.w_values, c.b_values);
+    weights.Fill(pool, c.w_values, c.b_values, &fills);
     for (int i = 0; i < c.OpCount(); ++i) {
       if (c.OpKind(i) == kCrossReinit) continue;
       const OpBuffers& b = buffers[static_cast<size_t>(i)];
-      FillTensor(c.ops[i].x_values, pool.Floats(b.x), b.floats);
+      fills.Fill(c.ops[i].x_values, pool.Floats(b.x), b.floats);
     }
   };
   prepare(false);
@@ -274,11 +257,9 @@ void FuzzMhaCross(ByteReader& input) {
       const std::vector<uint8_t> before = CopyBytes(&cross, sizeof(cross));
       if (kind == kCrossReinit) {
         ea_status status = EA_OK;
-        if (!CheckedReinit("ea_mha_cross_init", ea_mha_cross_init, &cross, op, config, config_rules,
-                           need, config_valid, 6, BrokenConfig, MhaCrossConfigRules,
-                           InitUnvalidated, layer_weights, nulls, arena, pool, &status)) {
-          continue;
-        }
+        CheckedReinit("ea_mha_cross_init", ea_mha_cross_init, &cross, op, config, config_rules,
+                      need, config_valid, 6, BrokenConfig, MhaCrossConfigRules, layer_weights,
+                      nulls, arena, pool, &status);
         records->push_back(OpRecord{status, {}});
         if (cross_arg != nullptr) m.ready = false;
         continue;
@@ -288,13 +269,7 @@ void FuzzMhaCross(ByteReader& input) {
       const OpBuffers& b = buffers[static_cast<size_t>(i)];
       const int64_t bytes = RowBytes(n, e);
       const ByteRange x_range = Span(pool, b.x, bytes), y_range = Span(pool, b.y, bytes);
-      bool new_rule = false;
-      StatusSet rules = CallRules(m, config, run, op_nulls, n, x_range, y_range, b.x == b.y,
-                                  call_memory, &new_rule);
-      if (new_rule) {
-        if (!rules.MustFail() && SkipKnown(kPlanOverlapRules)) continue;
-        rules.Add(EA_ERR_BAD_ARGUMENT);
-      }
+      StatusSet rules = CallRules(m, config, run, op_nulls, n, x_range, y_range, call_memory);
       if (!rules.MustFail() && b.stand_in) continue;
       const float* x = op_nulls & kOpNullInput ? nullptr : pool.Floats(b.x);
       float* y = op_nulls & kOpNullOutput ? nullptr : pool.Floats(b.y);

@@ -68,12 +68,6 @@ ea_mha_decoder_config MakeConfig(const DecoderCase& c, const float* table, const
   return config;
 }
 
-// Known defect kPlanInitUnvalidated: init computes the arena formula
-// (d_model / n_heads) before validating.
-bool InitUnvalidated(const ea_mha_decoder_config& c) {
-  return c.n_heads == 0 || (c.n_heads == -1 && c.d_model == INT32_MIN);
-}
-
 // A config that breaks at least one rule, for re-initialising a decoder.
 ea_mha_decoder_config BrokenConfig(const ea_mha_decoder_config& good, uint8_t field,
                                    int32_t value) {
@@ -109,10 +103,6 @@ ea_mha_decoder_config BrokenConfig(const ea_mha_decoder_config& good, uint8_t fi
       break;
   }
   if (!MhaDecoderConfigRules(bad).MustFail()) bad.max_tokens = 0;
-  if (InitUnvalidated(bad) && SkipKnown(kPlanInitUnvalidated)) {
-    bad.n_heads = good.n_heads;
-    bad.max_tokens = 0;
-  }
   return bad;
 }
 
@@ -123,10 +113,8 @@ struct Model {
 
 // The rules of a step with these buffers on a decoder the model describes.
 StatusSet StepRules(const Model& m, const ea_mha_decoder_config& config, uint8_t op_nulls,
-                    int32_t n, const ByteRange& x, const ByteRange& y, bool in_place,
-                    const CallMemory& memory, bool* new_rule) {
+                    int32_t n, const ByteRange& x, const ByteRange& y, const CallMemory& memory) {
   StatusSet rules;
-  *new_rule = false;
   if (op_nulls & kOpNullPlan) {
     rules.Add(EA_ERR_NULL_POINTER);
     return rules;
@@ -140,7 +128,7 @@ StatusSet StepRules(const Model& m, const ea_mha_decoder_config& config, uint8_t
   if (n < 1 || n > config.max_tokens) rules.Add(EA_ERR_BAD_DIMENSION);
   if (m.length + n > config.max_positions) rules.Add(EA_ERR_CACHE_FULL);
   CallMemoryRules(memory, (op_nulls & kOpNullInput) ? ByteRange{} : x,
-                  (op_nulls & kOpNullOutput) ? ByteRange{} : y, in_place, &rules, new_rule);
+                  (op_nulls & kOpNullOutput) ? ByteRange{} : y, &rules);
   return rules;
 }
 
@@ -191,7 +179,6 @@ void FuzzMhaDecoder(ByteReader& input) {
       rope, alibi);
   CheckArenaSize("ea_mha_decoder_arena_size", ea_mha_decoder_arena_size, config, nulls,
                  config_rules, need);
-  if (InitUnvalidated(config) && !(nulls & kNullPlan) && SkipKnown(kPlanInitUnvalidated)) return;
 
   // --- the pool: the arena, the layer's tensors, then each op's buffers,
   // sized by the counts the model of the decoder resolves
@@ -257,11 +244,10 @@ void FuzzMhaDecoder(ByteReader& input) {
         const OpBuffers b = PlaceOpBuffers(&pool, op, kOpNames[i][0], kOpNames[i][1], n,
                                            e > 0 ? e : 1, &budget, &candidates);
         buffers[static_cast<size_t>(i)] = b;
-        bool new_rule = false;
         const int64_t bytes = RowBytes(n, e);
         StatusSet rules = StepRules(m, config, op.Nulls(), n, Span(pool, b.x, bytes),
-                                    Span(pool, b.y, bytes), b.x == b.y, memory, &new_rule);
-        if (!rules.MustFail() && !new_rule && !b.stand_in) {
+                                    Span(pool, b.y, bytes), memory);
+        if (!rules.MustFail() && !b.stand_in) {
           m.length += n;
           planned_tokens += n;
         }
@@ -276,13 +262,14 @@ void FuzzMhaDecoder(ByteReader& input) {
 
   // The layer's values, then the op inputs (over the layer's, where placed so).
   const float rope_base = kRopeBases[c.rope_kind % 8];
+  FillCache fills;
   auto prepare = [&](bool keep_arena) {
     for (int region : candidates) {
       if (keep_arena && region == arena_region) continue;
       memset(pool.Bytes(region), MemoryPool::kCanary, pool.Size(region));
     }
-    weights.Fill(pool, c.w_values, c.b_values);
-    if (table_region >= 0) FillTensor(c.table_values, pool.Floats(table_region), table_count);
+    weights.Fill(pool, c.w_values, c.b_values, &fills);
+    if (table_region >= 0) fills.Fill(c.table_values, pool.Floats(table_region), table_count);
     if (rope_region >= 0 && rope_count > 0 &&
         ea_rope_table_fill(pool.Floats(rope_region), c.max_positions, static_cast<int32_t>(d_head),
                            rope_base) != EA_OK) {
@@ -304,7 +291,7 @@ void FuzzMhaDecoder(ByteReader& input) {
     for (int i = 0; i < c.OpCount(); ++i) {
       if (c.OpKind(i) == kDecoderStep) {
         const OpBuffers& b = buffers[static_cast<size_t>(i)];
-        FillTensor(c.ops[i].x_values, pool.Floats(b.x), b.floats);
+        fills.Fill(c.ops[i].x_values, pool.Floats(b.x), b.floats);
       }
     }
   };
@@ -436,13 +423,7 @@ void FuzzMhaDecoder(ByteReader& input) {
         const OpBuffers& b = buffers[static_cast<size_t>(i)];
         const int64_t bytes = RowBytes(n, e);
         const ByteRange x_range = Span(pool, b.x, bytes), y_range = Span(pool, b.y, bytes);
-        bool new_rule = false;
-        StatusSet rules =
-            StepRules(m, config, op_nulls, n, x_range, y_range, b.x == b.y, call_memory, &new_rule);
-        if (new_rule) {
-          if (!rules.MustFail() && SkipKnown(kPlanOverlapRules)) continue;
-          rules.Add(EA_ERR_BAD_ARGUMENT);
-        }
+        StatusSet rules = StepRules(m, config, op_nulls, n, x_range, y_range, call_memory);
         if (!rules.MustFail() && b.stand_in) continue;  // too large to materialise
         const float* x = op_nulls & kOpNullInput ? nullptr : pool.Floats(b.x);
         float* y = op_nulls & kOpNullOutput ? nullptr : pool.Floats(b.y);
@@ -510,11 +491,9 @@ void FuzzMhaDecoder(ByteReader& input) {
       } else {
         // A re-init: a broken config, or a valid one with no arena left.
         ea_status status = EA_OK;
-        if (!CheckedReinit("ea_mha_decoder_init", ea_mha_decoder_init, &decoder, op, config,
-                           config_rules, need, config_valid, 9, BrokenConfig, MhaDecoderConfigRules,
-                           InitUnvalidated, layer_weights, nulls, arena, pool, &status)) {
-          continue;
-        }
+        CheckedReinit("ea_mha_decoder_init", ea_mha_decoder_init, &decoder, op, config,
+                      config_rules, need, config_valid, 9, BrokenConfig, MhaDecoderConfigRules,
+                      layer_weights, nulls, arena, pool, &status);
         records->push_back(OpRecord{status, {}});
         if (decoder_arg != nullptr) {
           flush();

@@ -907,18 +907,18 @@ void DecoderSeeds() {
   c.ops[1] = PlacedOutput(c.ops[1], Over(0, 40));  // y inside the carve
   Write("mha-decoder-y-in-carve", kMhaDecoder, c);
   c = Decoder(2, 2, 2, 8, 2, 0, kF32, EA_POSITION_NONE, {Call(1, 92), Call(2, 93)});
-  c.ops[1].x = Over(1, 3);  // x over in_proj_weight (refused since the overlap fix)
+  c.ops[1].x = Over(1, 3);  // x over in_proj_weight: refused
   Write("mha-decoder-x-over-weights", kMhaDecoder, c);
   c.ops[1].x = Placement{};
   c.ops[1] = PlacedOutput(c.ops[1], Over(5, 1));  // candidate 5: op0 x; 7: this x
-  c.ops[1].y = Over(7, 2);                        // y two floats into x
+  c.ops[1].y = Over(7, 2);                        // y two floats into x: allowed
   Write("mha-decoder-y-partly-over-x", kMhaDecoder, c);
   c = Decoder(2, 2, 2, 8, 2, 0, kF32, EA_POSITION_NONE, {Call(1, 94)});
   c.rope_kind = 130;
   c.ops[0] = PlacedOutput(c.ops[0], Over(5, 0));  // y over the RoPE table
   Write("mha-decoder-y-over-rope-table", kMhaDecoder, c);
   c.ops[0] = Call(1, 94);
-  c.ops[0].x = Over(5, 0);  // x over the RoPE table (refused since the overlap fix)
+  c.ops[0].x = Over(5, 0);  // x over the RoPE table: refused
   Write("mha-decoder-x-over-rope-table", kMhaDecoder, c);
   c = Decoder(2, 1, 4, 10, 2, 2, kF32, EA_POSITION_NONE,
               {Call(2, 100), Call(1, 101), Call(2, 102), Call(1, 103)});
@@ -948,7 +948,7 @@ void DecoderSeeds() {
   c = Decoder(2, 2, 2, 8, 2, INT32_MAX, kF32, EA_POSITION_NONE, {Call(1, 117)});
   Write("mha-decoder-window-int32-max", kMhaDecoder, c);
   c = Decoder(2, 2, 2, 8, 2, 0, kF32, EA_POSITION_NONE, {Call(1, 118)});
-  c.n_heads = 0;  // known defect kPlanInitUnvalidated: init divides by n_heads first
+  c.n_heads = 0;  // init divided by n_heads before validating (fixed in d814239)
   c.head_kind = 250;
   c.d_model = 8;
   Write("mha-decoder-n-heads-zero", kMhaDecoder, c);
@@ -995,12 +995,12 @@ void CrossSeeds() {
   c = Cross(2, 4, 6, 2, kF32, {Run(2, 60), Call(7, 61), Call(0, 62), Call(6, 63), Run(3, 64)});
   Write("mha-cross-run-before-memory", kMhaCross, c);
   c = Cross(2, 4, 6, 2, kF32, {Call(6, 70), Call(2, 71), Run(2, 72)});
-  c.ops[1].x = Over(3, 4);  // the second memory over out_proj_weight (refused since the fix)
+  c.ops[1].x = Over(3, 4);  // the second memory over out_proj_weight: refused, the first kept
   Write("mha-cross-memory-over-weights", kMhaCross, c);
   c.ops[1].x = Over(0, 8);  // inside the carve
   Write("mha-cross-memory-in-carve", kMhaCross, c);
   c = Cross(2, 4, 6, 2, kF32, {Call(6, 70), Run(2, 72)});
-  c.ops[1].x = Over(1, 0);  // x over in_proj_weight (refused since the fix)
+  c.ops[1].x = Over(1, 0);  // x over in_proj_weight: refused
   Write("mha-cross-x-over-weights", kMhaCross, c);
   c.ops[1].x = Placement{};
   c.ops[1] = PlacedOutput(c.ops[1], Over(7, 1));  // y one float into this run's x
@@ -1014,7 +1014,7 @@ void CrossSeeds() {
   Write("mha-cross-inf-memory", kMhaCross, c);
   c = Cross(1, 1, 4, 2, kF32, {Call(4, 92)});
   c.head_kind = 250;
-  c.d_model = 0x7FFFFFC1;  // known defect kPlanInitUnvalidated: 3 * d_model in int32
+  c.d_model = 0x7FFFFFC1;  // init computed 3 * d_model in int32 first (fixed in d814239)
   Write("mha-cross-d-model-past-int32-third", kMhaCross, c);
   c.n_heads = 0;
   c.d_model = 8;

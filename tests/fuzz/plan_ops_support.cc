@@ -33,14 +33,14 @@ std::vector<float> ReadMatrix(const MemoryPool& pool, int region, int64_t rows, 
 }
 
 void FillMatrix(const MemoryPool& pool, int region, const TensorSpec& spec, int64_t rows,
-                int64_t cols, int32_t layout) {
+                int64_t cols, int32_t layout, FillCache* cache) {
   const size_t count = static_cast<size_t>(rows * cols);
   if (layout != EA_WEIGHTS_PACKED) {
-    FillTensor(spec, pool.Floats(region), count);
+    cache->Fill(spec, pool.Floats(region), count);
     return;
   }
   std::vector<float> w(count);
-  FillTensor(spec, w.data(), count);
+  cache->Fill(spec, w.data(), count);
   if (ea_pack_linear_weights(w.data(), static_cast<int32_t>(rows), static_cast<int32_t>(cols),
                              pool.Floats(region), pool.Size(region) / 4) != EA_OK) {
     Fail("harness: ea_pack_linear_weights refused a %lld x %lld matrix",
@@ -77,13 +77,25 @@ void LayerWeights::Place(MemoryPool* pool, int64_t rows_, int64_t e_, int32_t la
   if (biases & 2) out_bias = pool->AddSeparate("out_proj_bias", size(out_bias_floats), 4);
 }
 
-void LayerWeights::Fill(const MemoryPool& pool, const TensorSpec* weights,
-                        const TensorSpec* biases) const {
+void FillCache::Fill(const TensorSpec& spec, float* data, size_t count) {
+  for (const Entry& entry : entries_) {
+    if (entry.spec == &spec && entry.values.size() == count) {
+      if (count > 0) memcpy(data, entry.values.data(), count * sizeof(float));
+      return;
+    }
+  }
+  entries_.push_back(Entry{&spec, std::vector<float>(count)});
+  FillTensor(spec, entries_.back().values.data(), count);
+  if (count > 0) memcpy(data, entries_.back().values.data(), count * sizeof(float));
+}
+
+void LayerWeights::Fill(const MemoryPool& pool, const TensorSpec* weights, const TensorSpec* biases,
+                        FillCache* cache) const {
   if (!materialised) return;
-  FillMatrix(pool, in_proj, weights[0], rows, e, layout);
-  FillMatrix(pool, out_proj, weights[1], e, e, layout);
-  if (in_bias >= 0) FillTensor(biases[0], pool.Floats(in_bias), static_cast<size_t>(rows));
-  if (out_bias >= 0) FillTensor(biases[1], pool.Floats(out_bias), static_cast<size_t>(e));
+  FillMatrix(pool, in_proj, weights[0], rows, e, layout, cache);
+  FillMatrix(pool, out_proj, weights[1], e, e, layout, cache);
+  if (in_bias >= 0) cache->Fill(biases[0], pool.Floats(in_bias), static_cast<size_t>(rows));
+  if (out_bias >= 0) cache->Fill(biases[1], pool.Floats(out_bias), static_cast<size_t>(e));
 }
 
 std::vector<float> LayerWeights::InProj(const MemoryPool& pool) const {
@@ -213,14 +225,11 @@ ByteRange Span(const MemoryPool& pool, int region, int64_t bytes) {
 }
 
 void CallMemoryRules(const CallMemory& memory, const ByteRange& x, const ByteRange& y,
-                     bool in_place, StatusSet* rules, bool* new_rule) {
-  *new_rule = false;
+                     StatusSet* rules) {
   if (x.Overlaps(memory.carve) || y.Overlaps(memory.carve)) rules->Add(EA_ERR_BAD_ARGUMENT);
   for (const ByteRange& kept : memory.kept) {
-    if (y.Overlaps(kept)) rules->Add(EA_ERR_BAD_ARGUMENT);
-    if (x.Overlaps(kept)) *new_rule = true;
+    if (x.Overlaps(kept) || y.Overlaps(kept)) rules->Add(EA_ERR_BAD_ARGUMENT);
   }
-  if (!in_place && x.Overlaps(y)) *new_rule = true;
   for (const ByteRange& unread : memory.unread) {
     if (x.Overlaps(unread) || y.Overlaps(unread)) rules->AllowRefusal();
   }

@@ -18,7 +18,6 @@
 #include "edgeattn/edgeattn.h"
 #include "expected_status.h"
 #include "failure.h"
-#include "known_defects.h"
 #include "memory_pool.h"
 #include "simd_targets.h"
 
@@ -27,6 +26,20 @@ namespace edgeattn_fuzz {
 // Floats of a weight matrix [rows, cols] as the layout gives it, 0 when it
 // is not materialised (past kMaxTensorFloats row-major).
 size_t WeightFloats(int64_t rows, int64_t cols, int32_t layout);
+
+// FillTensor with each spec's values made once per case (a case fills its
+// buffers again for every target).
+class FillCache {
+ public:
+  void Fill(const TensorSpec& spec, float* data, size_t count);
+
+ private:
+  struct Entry {
+    const TensorSpec* spec;
+    std::vector<float> values;
+  };
+  std::vector<Entry> entries_;
+};
 
 // in_proj [rows, e] and out_proj [e, e] with their biases, in the pool.
 struct LayerWeights {
@@ -38,7 +51,8 @@ struct LayerWeights {
   // Regions of their own (biases per `biases` bits 0 and 1).
   void Place(MemoryPool* pool, int64_t rows_, int64_t e_, int32_t layout_, uint8_t biases);
   // Values from the specs; packed ones through ea_pack_linear_weights.
-  void Fill(const MemoryPool& pool, const TensorSpec* weights, const TensorSpec* biases) const;
+  void Fill(const MemoryPool& pool, const TensorSpec* weights, const TensorSpec* biases,
+            FillCache* cache) const;
   // The matrices row-major as they are in the pool now, for the reference.
   std::vector<float> InProj(const MemoryPool& pool) const;
   std::vector<float> OutProj(const MemoryPool& pool) const;
@@ -127,14 +141,12 @@ ea_status CheckedInit(const char* name, const char* target, Init init, Plan* pla
 // config (`broken(field, value)`, whose rules are `rules_of`), or field
 // `no_arena` modulo no_arena + 1: the valid config with no arena left; op
 // NULL bits for the plan, config and arena. It must fail: nothing written,
-// arena.used kept, ready cleared. Returns false when skipped
-// (kPlanInitUnvalidated, EDGEATTN_FUZZ_SKIP_KNOWN), else *status.
-template <class Plan, class Config, class Init, class Broken, class RulesOf, class Unvalidated>
-bool CheckedReinit(const char* name, Init init, Plan* plan, const PlanOp& op, const Config& good,
+// arena.used kept, ready cleared. *status: what init returned.
+template <class Plan, class Config, class Init, class Broken, class RulesOf>
+void CheckedReinit(const char* name, Init init, Plan* plan, const PlanOp& op, const Config& good,
                    const StatusSet& good_rules, uint64_t need, bool config_valid, uint8_t no_arena,
-                   Broken broken, RulesOf rules_of, Unvalidated unvalidated,
-                   const ea_mha_weights& weights, uint16_t nulls, const ea_arena& arena,
-                   MemoryPool& pool, ea_status* status) {
+                   Broken broken, RulesOf rules_of, const ea_mha_weights& weights, uint16_t nulls,
+                   const ea_arena& arena, MemoryPool& pool, ea_status* status) {
   const uint8_t op_nulls = op.Nulls();
   Config bad = good;
   ea_arena reinit_arena = arena;
@@ -152,7 +164,6 @@ bool CheckedReinit(const char* name, Init init, Plan* plan, const PlanOp& op, co
       (nulls & (kNullInput1 | kNullInput2))) {
     rules.Add(EA_ERR_NULL_POINTER);  // the same weights as init: maybe NULL ones
   }
-  if (unvalidated(bad) && SkipKnown(kPlanInitUnvalidated)) return false;
   if (!rules.MustFail()) Fail("harness: a re-init that breaks no rule");
   Plan* plan_arg = op_nulls & kOpNullPlan ? nullptr : plan;
   pool.Snapshot();
@@ -164,7 +175,6 @@ bool CheckedReinit(const char* name, Init init, Plan* plan, const PlanOp& op, co
   if (reinit_arena.used != used) Fail("failed re-init moved arena.used");
   ExpectUntouched("re-init", pool, {}, "failed");
   if (plan_arg != nullptr && plan->ready == EA_PLAN_READY) Fail("failed re-init left ready set");
-  return true;
 }
 
 // An op's count (PlanOp::length_kind): room is what the plan can take now
@@ -196,18 +206,16 @@ ByteRange Extent(const MemoryPool& pool, const void* pointer, int64_t bytes);
 ByteRange Span(const MemoryPool& pool, int region, int64_t bytes);
 
 // The memory rules of a call reading x and writing y (ea_mha_decoder_step,
-// ea_mha_cross_run): y may be x, else does not overlap it; neither overlaps
-// the carve or `kept` (weights, biases, tables); an overlap with `unread`
-// (a table the plan does not read) may be refused. `new_rule` tells that x
-// over `kept` or y partly over x broke a rule the library applies since the
-// fix of known defect kPlanOverlapRules: the caller adds its
-// EA_ERR_BAD_ARGUMENT (or skips the call, EDGEATTN_FUZZ_SKIP_KNOWN).
+// ea_mha_cross_run; set_memory with an empty y): neither overlaps the carve
+// or `kept` (weights, biases, tables, slopes); y may be x or overlap it (x
+// is read before y is written); an overlap with `unread` (a table the plan
+// does not read) may be refused.
 struct CallMemory {
   ByteRange carve;
   std::vector<ByteRange> kept, unread;
 };
 void CallMemoryRules(const CallMemory& memory, const ByteRange& x, const ByteRange& y,
-                     bool in_place, StatusSet* rules, bool* new_rule);
+                     StatusSet* rules);
 
 // What one op returned, for the replay: status and the output's bytes.
 struct OpRecord {

@@ -32,6 +32,10 @@ int g_written = 0;
 template <class Case>
 void Write(const char* name, Operation operation, Case& c) {
   if (std::string(name).compare(0, g_prefix.size(), g_prefix) != 0) return;
+  // Reproducers of open known defects only when asked for by their prefix.
+  if (std::string(name).compare(0, 6, "known-") == 0 && g_prefix.compare(0, 6, "known-") != 0) {
+    return;
+  }
   ByteWriter writer;
   uint8_t op = operation;
   writer.U8(op);
@@ -772,6 +776,10 @@ void ApiSeeds() {
 void WriteRaw(const char* name, uint8_t operation, uint8_t shape, const unsigned char* bytes,
               size_t size) {
   if (std::string(name).compare(0, g_prefix.size(), g_prefix) != 0) return;
+  // Reproducers of open known defects only when asked for by their prefix.
+  if (std::string(name).compare(0, 6, "known-") == 0 && g_prefix.compare(0, 6, "known-") != 0) {
+    return;
+  }
   const std::string path = g_directory + "/" + name;
   FILE* file = fopen(path.c_str(), "wb");
   if (file == nullptr || fputc(operation, file) == EOF || fputc(shape, file) == EOF ||
@@ -941,10 +949,12 @@ void DecoderSeeds() {
   c = Decoder(2, 2, 2, 8, 9, 0, kF32, EA_POSITION_NONE, {Call(1, 116)});
   Write("mha-decoder-max-tokens-past-positions", kMhaDecoder, c);
   // A ring of 8 positions for a stream of up to 2^28 tokens: no tensor has
-  // max_positions rows (known defect kDecoderPositionRows: refused).
+  // max_positions rows. Known defect kDecoderPositionRows (refused): written
+  // by hand to tests/fuzz/known_defects/, not to the corpus, until it is fixed
+  // (build/fuzz/make_seeds tests/fuzz/known_defects known-).
   c = Decoder(1, 1, 4, 1 << 28, 2, 8, kF32, EA_POSITION_NONE,
               {Call(2, 119), Call(2, 120), Call(2, 121), Call(2, 122), Call(2, 123)});
-  Write("mha-decoder-window-long-stream", kMhaDecoder, c);
+  Write("known-mha-decoder-window-long-stream", kMhaDecoder, c);
   c = Decoder(2, 2, 2, 8, 2, INT32_MAX, kF32, EA_POSITION_NONE, {Call(1, 117)});
   Write("mha-decoder-window-int32-max", kMhaDecoder, c);
   c = Decoder(2, 2, 2, 8, 2, 0, kF32, EA_POSITION_NONE, {Call(1, 118)});

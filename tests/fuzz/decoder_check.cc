@@ -369,6 +369,13 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
         }
         if (!(q.mag[q_base + c] < kNoOverflow)) q_state = State::kUncertain;
       }
+      // int8 keys may meet the query as levels (up to 127) before their
+      // scale (kv_cache_check.cc): q times 127 must stay inside float too.
+      if (q_state == State::kFinite && layer.storage == StoredAs::kInt8) {
+        double q_abs_sum = 0.0;
+        for (int c = 0; c < d; ++c) q_abs_sum += fabs(q.val[q_base + c]);
+        if (!(127.0 * q_abs_sum < kNoOverflow)) q_state = State::kUncertain;
+      }
       State k_state = State::kFinite, v_state = State::kFinite;
       for (int j = lo; j <= position; ++j) {
         for (int c = 0; c < d; ++c) {

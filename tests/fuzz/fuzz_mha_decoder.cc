@@ -296,6 +296,12 @@ void FuzzMhaDecoder(ByteReader& input) {
     }
   };
   prepare(false);
+  // kv_cache.h: n_heads finite slopes. An op's x placed over them may have
+  // written others (EA_ERR_BAD_ARGUMENT: an argument out of range).
+  StatusSet init_rules = config_rules;
+  for (size_t h = 0; h < slope_count && slope_region >= 0; ++h) {
+    if (!isfinite(pool.Floats(slope_region)[h])) init_rules.Add(EA_ERR_BAD_ARGUMENT);
+  }
 
   // The layer as the reference reads it, and whether it is the one the
   // header describes (an op buffer over the RoPE table or the slopes, or
@@ -378,7 +384,7 @@ void FuzzMhaDecoder(ByteReader& input) {
     CallMemory call_memory = memory;
     const ea_status init_status = CheckedInit(
         "ea_mha_decoder_init", target_name, ea_mha_decoder_init, &decoder, config, layer_weights,
-        &arena, nulls, config_rules, need, config_valid, pool, &call_memory.carve);
+        &arena, nulls, init_rules, need, config_valid, pool, &call_memory.carve);
     records->push_back(OpRecord{init_status, {}});
     Model m;
     m.ready = init_status == EA_OK;
@@ -491,9 +497,9 @@ void FuzzMhaDecoder(ByteReader& input) {
       } else {
         // A re-init: a broken config, or a valid one with no arena left.
         ea_status status = EA_OK;
-        CheckedReinit("ea_mha_decoder_init", ea_mha_decoder_init, &decoder, op, config,
-                      config_rules, need, config_valid, 9, BrokenConfig, MhaDecoderConfigRules,
-                      layer_weights, nulls, arena, pool, &status);
+        CheckedReinit("ea_mha_decoder_init", ea_mha_decoder_init, &decoder, op, config, init_rules,
+                      need, config_valid, 9, BrokenConfig, MhaDecoderConfigRules, layer_weights,
+                      nulls, arena, pool, &status);
         records->push_back(OpRecord{status, {}});
         if (decoder_arg != nullptr) {
           flush();

@@ -163,8 +163,8 @@ void FuzzMhaDecoder(ByteReader& input) {
   StatusSet config_rules = MhaDecoderConfigRules(config);
   // Known defect kDecoderPositionRows: [max_positions, d_model] is checked
   // against EA_MAX_ELEMENTS although no such tensor exists without a table.
-  if (config.position == EA_POSITION_NONE && TooManyElements(config.max_positions, e) &&
-      SkipKnown(kDecoderPositionRows)) {
+  if (config.position != EA_POSITION_SINUSOIDAL && config.position != EA_POSITION_LEARNED &&
+      TooManyElements(config.max_positions, e) && SkipKnown(kDecoderPositionRows)) {
     config_rules.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
   }
   const bool config_valid = !config_rules.MustFail();

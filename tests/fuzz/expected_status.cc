@@ -476,6 +476,88 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
   return set;
 }
 
+StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
+  StatusSet set;
+  if (c.storage != EA_KV_STORAGE_F32 && c.storage != EA_KV_STORAGE_F16 &&
+      c.storage != EA_KV_STORAGE_INT8) {
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  PositionRule(c.position, c.position_table, &set);
+  LayoutRule(c.weights_layout, &set);
+  const bool rope_layout_known =
+      c.rope_layout == EA_ROPE_HALF || c.rope_layout == EA_ROPE_INTERLEAVED;
+  if (c.rope_table != nullptr && !rope_layout_known) set.Add(EA_ERR_BAD_ARGUMENT);
+  // Without a RoPE table the layout is not read: the header gives no rule.
+  if (c.rope_table == nullptr && !rope_layout_known) set.Tolerate(EA_ERR_BAD_ARGUMENT);
+  if (c.d_model <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 || c.max_positions <= 0 ||
+      c.max_tokens <= 0 || c.window < 0) {
+    set.Add(EA_ERR_BAD_DIMENSION);
+    return set;
+  }
+  const bool heads_divide = c.d_model % c.n_heads == 0;
+  if (!heads_divide || c.n_heads % c.n_kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  // With d_model not a multiple of n_heads, d_head is not defined: the rules
+  // that depend on it may or may not be applied (their statuses tolerated).
+  StatusSet head_rules;
+  const int64_t d_head = c.d_model / c.n_heads;
+  const int64_t kv_cols = int64_t{c.n_kv_heads} * d_head;
+  const int64_t qkv_rows = c.d_model + 2 * kv_cols;
+  if (c.rope_table != nullptr && d_head % 2 != 0) head_rules.Add(EA_ERR_BAD_DIMENSION);
+  const int64_t capacity =
+      c.window > 0 ? int64_t{c.window} + c.max_tokens - 1 : int64_t{c.max_positions};
+  if (capacity > INT32_MAX) set.Add(EA_ERR_DIMENSION_OVERFLOW);
+  ElementsRule(c.max_tokens, c.d_model, &set);  // x, y, Q, the heads' outputs
+  if (qkv_rows > EA_MAX_ELEMENTS) head_rules.Add(EA_ERR_DIMENSION_OVERFLOW);
+  ElementsRule(qkv_rows, c.d_model, &head_rules);     // in_proj_weight
+  ElementsRule(c.max_tokens, qkv_rows, &head_rules);  // the step's Q|K|V
+  ElementsRule(c.d_model, c.d_model, &set);           // out_proj_weight
+  // Packed: outputs padded to 64 (the arena's copy, or the caller's). The
+  // header counts tensors as given: their padded form may be refused too.
+  if (TooManyElements(KeyPanelsRoundUp(qkv_rows), c.d_model) ||
+      TooManyElements(KeyPanelsRoundUp(c.d_model), c.d_model)) {
+    set.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
+  }
+  if (c.position == EA_POSITION_SINUSOIDAL || c.position == EA_POSITION_LEARNED) {
+    ElementsRule(c.max_positions, c.d_model, &set);  // the position table
+  }
+  if (c.rope_table != nullptr) ElementsRule(c.max_positions, d_head, &head_rules);
+  if (capacity <= INT32_MAX) {
+    ElementsRule(capacity, kv_cols, &head_rules);                    // K, V of the cache
+    ElementsRule(KeyPanelsRoundUp(capacity), kv_cols, &head_rules);  // in 64-position blocks
+  }
+  if (heads_divide) {
+    set.Merge(head_rules);
+  } else {
+    set.Tolerate(EA_ERR_BAD_DIMENSION);
+    set.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
+  }
+  return set;
+}
+
+StatusSet MhaCrossConfigRules(const ea_mha_cross_config& c) {
+  StatusSet set;
+  if (c.storage != EA_KV_STORAGE_F32 && c.storage != EA_KV_STORAGE_F16 &&
+      c.storage != EA_KV_STORAGE_INT8) {
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  LayoutRule(c.weights_layout, &set);
+  if (c.d_model <= 0 || c.n_heads <= 0 || c.max_memory <= 0 || c.max_queries <= 0) {
+    set.Add(EA_ERR_BAD_DIMENSION);
+    return set;
+  }
+  if (c.d_model % c.n_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  ElementsRule(3 * int64_t{c.d_model}, c.d_model, &set);  // in_proj_weight
+  ElementsRule(c.d_model, c.d_model, &set);               // out_proj_weight
+  if (TooManyElements(KeyPanelsRoundUp(3 * int64_t{c.d_model}), c.d_model) ||
+      TooManyElements(KeyPanelsRoundUp(c.d_model), c.d_model)) {
+    set.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
+  }
+  ElementsRule(c.max_queries, c.d_model, &set);                   // x, y, Q
+  ElementsRule(c.max_memory, c.d_model, &set);                    // memory, its K and V
+  ElementsRule(KeyPanelsRoundUp(c.max_memory), c.d_model, &set);  // in 64-position blocks
+  return set;
+}
+
 StatusSet ArenaRules(const ea_arena& arena, uint64_t need, bool config_valid) {
   StatusSet set;
   if (arena.base == nullptr) {

@@ -13,6 +13,7 @@
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
 #include "edgeattn/mha_quant_decode.h"
+#include "edgeattn/mha_decode.h"
 
 namespace edgeattn_fuzz {
 
@@ -102,6 +103,23 @@ bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point);
 // also rounded up to the 64-position blocks they are stored in, q / out of
 // max_queries), and with a window capacity >= window + max_queries - 1.
 StatusSet KvCacheConfigRules(const ea_kv_cache_config& config);
+
+// The MHA decoder (edgeattn/mha_decode.h): the config rules of
+// ea_mha_decoder_arena_size and ea_mha_decoder_init. Dimensions > 0 (window
+// >= 0), d_model divisible by n_heads and n_heads by n_kv_heads, known enums
+// (storage, position, weights layout; the RoPE layout where a RoPE table is
+// given), a LEARNED table, an even d_head with RoPE, window + max_tokens - 1
+// within int32, no tensor past EA_MAX_ELEMENTS (x / y / Q of max_tokens
+// rows, the in_proj rows d_model + 2 n_kv_heads d_head and its matrix,
+// out_proj, the step's Q|K|V, the position and RoPE tables of max_positions
+// rows, the cache's K / V of its capacity, also in 64-position blocks).
+// Without a window max_tokens and max_positions are independent (kv_cache.h).
+StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& config);
+// Cross-attention: dimensions > 0, d_model divisible by n_heads, known
+// enums, no tensor past EA_MAX_ELEMENTS (in_proj [3 d_model, d_model],
+// out_proj, x / y of max_queries rows, the memory and its cache of
+// max_memory rows). max_queries and max_memory are independent.
+StatusSet MhaCrossConfigRules(const ea_mha_cross_config& config);
 
 // The arena rules of plan_init for a plan needing `need` bytes (need is
 // meaningful only when the config is valid: pass config_valid).

@@ -44,7 +44,7 @@ FUZZ_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=fuzzer,$(FUZZ_SANITIZERS)
 FUZZ_CHECK_CXXFLAGS := $(FUZZ_COMMON_CXXFLAGS) -fsanitize=$(FUZZ_SANITIZERS)
 FUZZ_CHECK_SRCS := attention_facts contract_checks expected_status memory_pool reference_bound \
   tensor_fill softmax_luts quant_case_support kv_cache_check position_checks quant_mha_chain \
-  weight_file_model
+  weight_file_model decoder_check plan_ops_support
 
 ifeq ($(FUZZ_SRC_ROOT),.)
 FUZZ_LIB_SRCS ?= $(LIB_SRCS)
@@ -55,7 +55,7 @@ endif
 FUZZ_LIB_OBJS := $(patsubst %.cc,$(FUZZ_BUILD)/lib/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_REF_OBJS := $(FUZZ_BUILD)/reference/reference_attention.o \
   $(FUZZ_BUILD)/reference/random_tensor.o $(FUZZ_BUILD)/reference/tflite_chain_reference.o \
-  $(FUZZ_BUILD)/reference/reference_decode.o
+  $(FUZZ_BUILD)/reference/reference_decode.o $(FUZZ_BUILD)/reference/reference_mha_decode.o
 FUZZ_HARNESS_OBJS := $(patsubst tests/fuzz/%.cc,$(FUZZ_BUILD)/harness/%.o, \
   $(filter-out tests/fuzz/make_seeds.cc,$(wildcard tests/fuzz/*.cc)))
 FUZZ_CONFIG := Makefile tests/fuzz/fuzz.mk $(wildcard toolchains/host.mk)

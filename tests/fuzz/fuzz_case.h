@@ -27,8 +27,8 @@ enum Operation : uint8_t {
   kWeightFile = 7,
   kAdd = 8,
   kQuantAttention = 9,  // quant_attention_case.h
-  kMhaDecoder = 10,     // reserved: added on branch fuzzdec
-  kMhaCross = 11,       // reserved: added on branch fuzzdec
+  kMhaDecoder = 10,     // decoder_case.h
+  kMhaCross = 11,       // decoder_case.h
   kQuantDecoder = 12    // quant_attention_case.h
 };
 inline constexpr uint8_t kOperationCount = 13;

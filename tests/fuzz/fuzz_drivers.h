@@ -28,6 +28,12 @@ void FuzzQuantAttention(ByteReader& input);
 // The fixed-point MHA decoder: ea_mha_quant_decoder_arena_size, _init,
 // _reset, _step_s8 / _s16 over a sequence of calls.
 void FuzzQuantDecoder(ByteReader& input);
+// The MHA decoder: ea_mha_decoder_arena_size, _init, then a sequence of
+// _step, _reset and re-inits.
+void FuzzMhaDecoder(ByteReader& input);
+// MHA cross-attention: ea_mha_cross_arena_size, _init, then a sequence of
+// _set_memory, _run and re-inits.
+void FuzzMhaCross(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

@@ -75,11 +75,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case edgeattn_fuzz::kQuantAttention:
       edgeattn_fuzz::FuzzQuantAttention(input);
       break;
-    case edgeattn_fuzz::kMhaDecoder:
-    case edgeattn_fuzz::kMhaCross:
-      break;  // reserved: added on branch fuzzdec
     case edgeattn_fuzz::kQuantDecoder:
       edgeattn_fuzz::FuzzQuantDecoder(input);
+      break;
+    case edgeattn_fuzz::kMhaDecoder:
+      edgeattn_fuzz::FuzzMhaDecoder(input);
+      break;
+    case edgeattn_fuzz::kMhaCross:
+      edgeattn_fuzz::FuzzMhaCross(input);
       break;
     default:
       edgeattn_fuzz::FuzzApi(input);

@@ -18,12 +18,14 @@ enum KnownDefect {
   kInputInScratch = 32,  // inputs inside the plan's own arena regions: accepted, wrong result
   kLongRows = 64,        // rows of 16384+ keys drift out of the values' hull (float sums)
   // Fixed-point MHA (README.md, "Findings" 10-15):
-  kQuantRefusalWrites = 128,         // derive / plan_init write channel ints on a refusal
-  kQuantTableQuantization = 256,     // SINUSOIDAL with given integers: the table's scales
-  kQuantWeightsOverflow = 512,       // heads * n^2 probabilities past EA_MAX_ELEMENTS accepted
-  kQuantMaxTokens = 1024,            // max_tokens 16385..65535 refused at plan time
-  kQuantInfiniteMultiplier = 2048,   // q.scale * k.scale overflows float: UB, multiplier 0
-  kQuantChannelCountOverflow = 4096  // 8 * d_model in int32 (d_model >= 2^28)
+  kQuantRefusalWrites = 128,          // derive / plan_init write channel ints on a refusal
+  kQuantTableQuantization = 256,      // SINUSOIDAL with given integers: the table's scales
+  kQuantWeightsOverflow = 512,        // heads * n^2 probabilities past EA_MAX_ELEMENTS accepted
+  kQuantMaxTokens = 1024,             // max_tokens 16385..65535 refused at plan time
+  kQuantInfiniteMultiplier = 2048,    // q.scale * k.scale overflows float: UB, multiplier 0
+  kQuantChannelCountOverflow = 4096,  // 8 * d_model in int32 (d_model >= 2^28)
+  // MHA decoder (README.md, "Findings" 24; 21-23, bits 8192-32768, were fixed in d814239):
+  kDecoderPositionRows = 65536  // max_positions * d_model > 2^28 refused with no table
 };
 
 // Visible keys from which kLongRows shows (6e-5 at 16384 keys, none at 8192).

@@ -549,6 +549,22 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   c.n_heads = c.n_kv_heads = 1;
   EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
 
+  // Only a table has max_positions rows: a windowed ring of 8 positions runs a
+  // stream of 2^28 tokens of d_model 4 without one (0.9.1 refused it), not
+  // with a position or RoPE table of that many rows.
+  c = ConfigOf({4, 1, 1, 1 << 28, 2, 8, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false}, nullptr,
+               nullptr, nullptr);
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::MhaDecoderArenaBytes(c));
+  c.position = EA_POSITION_SINUSOIDAL;
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+  c.position = EA_POSITION_NONE;
+  c.max_positions = (1 << 28) / 4 + 1;  // RoPE table [max_positions, d_head 4]: one row past
+  c.rope_table = rope;
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+  c.max_positions = (1 << 28) / 4;
+  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_OK);
+
   EXPECT_EQ(ea_mha_decoder_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_mha_decoder_init(nullptr, &c, nullptr, nullptr), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_mha_decoder_step(nullptr, rope, 1, nullptr), EA_ERR_NULL_POINTER);

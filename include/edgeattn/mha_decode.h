@@ -85,8 +85,10 @@ typedef struct ea_mha_decoder {
  * EA_ERR_DIMENSION_OVERFLOW); its rules (kv_cache.h) give the same statuses
  * here. init validates the config before any arithmetic on it, and returns
  * the status _arena_size returns for it. d_model + 2 n_kv_heads d_head (the in_proj rows) past
- * EA_MAX_ELEMENTS: EA_ERR_DIMENSION_OVERFLOW. Tables must hold max_positions rows: the library
- * cannot check a pointer's extent. */
+ * EA_MAX_ELEMENTS: EA_ERR_DIMENSION_OVERFLOW; so is a position or RoPE table
+ * of max_positions rows past it (without tables a stream, a windowed one,
+ * may be longer). Tables must hold max_positions rows: the library cannot
+ * check a pointer's extent. */
 ea_status ea_mha_decoder_arena_size(const ea_mha_decoder_config* config, size_t* bytes);
 ea_status ea_mha_decoder_init(ea_mha_decoder* decoder, const ea_mha_decoder_config* config,
                               const ea_mha_weights* weights, ea_arena* arena);

@@ -43,13 +43,20 @@ ea_status Validate(const ea_mha_decoder_config& c) {
   if (status != EA_OK) return status;
   if (c.max_tokens <= 0 || c.window < 0) return EA_ERR_BAD_DIMENSION;
   if (c.d_model % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
-  status = ValidateModelInput(c.max_positions, c.d_model, c.position, c.position_table);
+  // Only the tables have max_positions rows: without them a stream (a
+  // windowed ring's) may run past EA_MAX_ELEMENTS / d_model tokens.
+  status = CheckPosition(c.position, c.position_table);
+  if (status == EA_OK && c.position != EA_POSITION_NONE) {
+    status = CheckElements(c.max_positions, c.d_model);
+  }
   if (status != EA_OK) return status;
   if (c.rope_table != nullptr) {
     if (HeadWidth(c) % 2 != 0) return EA_ERR_BAD_DIMENSION;
     if (c.rope_layout != EA_ROPE_HALF && c.rope_layout != EA_ROPE_INTERLEAVED) {
       return EA_ERR_BAD_ARGUMENT;
     }
+    status = CheckElements(c.max_positions, HeadWidth(c));
+    if (status != EA_OK) return status;
   }
   // The cache's capacity in int64 first: it must fit an int32.
   if (c.window > 0 && int64_t{c.window} + c.max_tokens - 1 > INT32_MAX) {

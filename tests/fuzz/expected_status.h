@@ -12,8 +12,8 @@
 
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
-#include "edgeattn/mha_quant_decode.h"
 #include "edgeattn/mha_decode.h"
+#include "edgeattn/mha_quant_decode.h"
 
 namespace edgeattn_fuzz {
 

@@ -160,13 +160,7 @@ void FuzzMhaDecoder(ByteReader& input) {
   ea_mha_decoder_config config =
       MakeConfig(c, caller_table ? stand_in.data() : nullptr, rope ? stand_in.data() : nullptr,
                  alibi ? stand_in.data() : nullptr);
-  StatusSet config_rules = MhaDecoderConfigRules(config);
-  // Known defect kDecoderPositionRows: [max_positions, d_model] is checked
-  // against EA_MAX_ELEMENTS although no such tensor exists without a table.
-  if (config.position != EA_POSITION_SINUSOIDAL && config.position != EA_POSITION_LEARNED &&
-      TooManyElements(config.max_positions, e) && SkipKnown(kDecoderPositionRows)) {
-    config_rules.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
-  }
+  const StatusSet config_rules = MhaDecoderConfigRules(config);
   const bool config_valid = !config_rules.MustFail();
   const uint64_t need = config_valid ? edgeattn::MhaDecoderArenaBytes(config) : 0;
 

@@ -24,8 +24,7 @@ enum KnownDefect {
   kQuantMaxTokens = 1024,             // max_tokens 16385..65535 refused at plan time
   kQuantInfiniteMultiplier = 2048,    // q.scale * k.scale overflows float: UB, multiplier 0
   kQuantChannelCountOverflow = 4096,  // 8 * d_model in int32 (d_model >= 2^28)
-  // MHA decoder (README.md, "Findings" 24; 21-23, bits 8192-32768, were fixed in d814239):
-  kDecoderPositionRows = 65536  // max_positions * d_model > 2^28 refused with no table
+  // MHA decoder: findings 22-25 (bits 8192-65536) are fixed.
 };
 
 // Visible keys from which kLongRows shows (6e-5 at 16384 keys, none at 8192).

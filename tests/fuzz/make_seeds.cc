@@ -1260,12 +1260,10 @@ void DecoderSeeds() {
   c = Decoder(2, 2, 2, 8, 9, 0, kF32, EA_POSITION_NONE, {Call(1, 116)});
   Write("mha-decoder-max-tokens-past-positions", kMhaDecoder, c);
   // A ring of 8 positions for a stream of up to 2^28 tokens: no tensor has
-  // max_positions rows. Known defect kDecoderPositionRows (refused): written
-  // by hand to tests/fuzz/known_defects/, not to the corpus, until it is fixed
-  // (build/fuzz/make_seeds tests/fuzz/known_defects known-).
+  // max_positions rows (finding 25: refused until it was fixed).
   c = Decoder(1, 1, 4, 1 << 28, 2, 8, kF32, EA_POSITION_NONE,
               {Call(2, 119), Call(2, 120), Call(2, 121), Call(2, 122), Call(2, 123)});
-  Write("known-mha-decoder-window-long-stream", kMhaDecoder, c);
+  Write("mha-decoder-window-long-stream", kMhaDecoder, c);
   c = Decoder(2, 2, 2, 8, 2, INT32_MAX, kF32, EA_POSITION_NONE, {Call(1, 117)});
   Write("mha-decoder-window-int32-max", kMhaDecoder, c);
   c = Decoder(2, 2, 2, 8, 2, 0, kF32, EA_POSITION_NONE, {Call(1, 118)});

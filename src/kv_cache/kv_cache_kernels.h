@@ -18,6 +18,14 @@ void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int
 void DecodeAttention(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
                      float* out);
 
+// DecodeAttention for one storage (decode_attention_{f32,f16,s8}.cc).
+void DecodeAttentionF32(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
+                        float* out);
+void DecodeAttentionF16(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
+                        float* out);
+void DecodeAttentionS8(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
+                       float* out);
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_SRC_KV_CACHE_KV_CACHE_KERNELS_H_

@@ -1,0 +1,41 @@
+// The decode kernel (decode_attention-inl.h) for f16 records, widened to float as the grid loads
+// them.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kv_cache/decode_attention_f16.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <stdint.h>
+
+#include <hwy/highway.h>
+
+#include "kv_cache/decode_attention-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace edgeattn {
+namespace HWY_NAMESPACE {
+
+void DecodeAttentionF16Target(const ea_kv_cache& cache, const float* q, int32_t n_queries,
+                              bool causal, float* out) {
+  const hn::ScalableTag<float> d;
+  DecodeWithStorage<decltype(d), hwy::float16_t>(d, cache, q, n_queries, causal, out);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace edgeattn
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "dispatch.h"
+#include "kv_cache/kv_cache_kernels.h"
+
+namespace edgeattn {
+
+EA_EXPORT(DecodeAttentionF16Target);
+
+void DecodeAttentionF16(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
+                        float* out) {
+  EA_DISPATCH(DecodeAttentionF16Target)(cache, q, n_queries, causal, out);
+}
+
+}  // namespace edgeattn
+#endif  // HWY_ONCE

@@ -94,7 +94,7 @@ MINIMAL := $(BUILD)/examples/minimal_attention
 FIRMWARE := $(BUILD)/examples/firmware/self_attention_firmware
 FIRMWARE_TARGET ?= cortex-m4
 
-.PHONY: all lib deps demo reversal-demo test asan test-run matrix footprint footprint-row firmware firmware-run \
+.PHONY: all lib deps demo reversal-demo test asan test-run digest-run matrix footprint footprint-row firmware firmware-run \
   install install-files consumers bench bench-quick bench-report lint format format-check clean \
   help fuzz
 
@@ -260,6 +260,10 @@ test-run: $(TEST_BINARIES)
 
 asan: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 test-run
+
+# The cross-target digest test alone (make matrix runs it after a part of the suite).
+digest-run: $(SUITE)
+	$(RUN) ./$(SUITE) --gtest_filter='CrossTargetDigest.*'
 
 # Every toolchain fragment's suite, SVE at 128..2048 bits, digests compared.
 matrix:

@@ -1,32 +1,65 @@
 #!/bin/bash
-# make matrix: builds and runs the test suite of every target (SVE at every
-# vector length), prints one table, and fails on any test failure or on any
-# difference in the cross-target digest (tests/digest_test.cc).
-# Usage: tools/matrix.sh [target[:sve_bits] ...]   (default: all of them)
+# make matrix: builds and runs the test suite of every target (SVE and SVE2 at
+# every vector length), prints one table, and fails on any test failure or on
+# any difference in the cross-target digest (tests/digest_test.cc).
+# Usage: tools/matrix.sh [spec ...]   (default: all of them), a spec being
+#   target                  the whole suite
+#   target:bits             the whole suite at an SVE vector length
+#   target:bits:index/count gtest shard `index` of `count` at that length, then
+#                           the digest test (which every spec prints)
+#   target=filter           the tests a gtest filter names, then the digest test
+#
+# What runs where (CI has 2 cores and an hour): every x86 build, NEON, armv7
+# and Cortex-M run the whole suite. SVE and SVE2 run it whole at their
+# narrowest and widest vectors (128 and 2048 bits), and the three lengths
+# between split it into thirds (gtest shards): every test meets every ISA and
+# both extreme widths, and each middle width a third of the tests plus the
+# digest. aarch64-dotprod differs from aarch64-neon only in the int8 dot
+# product (SDOT), so it runs the fixed-point suites and the digest.
 set -u
 cd "$(dirname "$0")/.."
 # shellcheck source=tools/host_cpu.sh
 . tools/host_cpu.sh
 
-SVE_LENGTHS="128 256 512 1024 2048"
+# The suites whose results depend on the integer dot-product instructions.
+FIXED_POINT_TESTS='*Quant*:*FixedPoint*:*Tflite*:*VnniS16*:*ReversalModelTest.TheInt8*'
 if [ $# -gt 0 ]; then
   specs=("$@")
 else
-  specs=(host host-scalar host-avx2 host-avx512 aarch64-neon aarch64-dotprod)
-  for bits in $SVE_LENGTHS; do specs+=("aarch64-sve:$bits"); done
-  for bits in $SVE_LENGTHS; do specs+=("aarch64-sve2:$bits"); done
+  specs=(host host-scalar host-avx2 host-avx512 aarch64-neon "aarch64-dotprod=$FIXED_POINT_TESTS")
+  for target in aarch64-sve aarch64-sve2; do
+    specs+=("$target:128" "$target:2048" "$target:256:0/3" "$target:512:1/3" "$target:1024:2/3")
+  done
   specs+=(armhf-neon cortex-m4 cortex-m7 cortex-m55)
 fi
 
 mkdir -p build/matrix
 rm -f build/matrix/*.result
 
+# A spec's toolchain fragment, and its name in the table and log files.
+spec_target() {
+  local target=${1%%=*}
+  echo "${target%%:*}"
+}
+spec_name() {
+  case "$1" in
+    *=*) echo "${1%%=*}-fixed-point" ;;
+    *) echo "$1" | sed 's/:/-/; s/:\([0-9]*\)\/\([0-9]*\)$/-shard\1of\2/' ;;
+  esac
+}
+
 # One spec: its log, and a result file of five fields separated by '|':
 # kind (ran, skipped, failed_build), passed, failed, digest, table row.
 run_spec() {
-  local spec=$1 target=${1%%:*} bits="" start=$SECONDS
-  [ "$spec" != "$target" ] && bits=${spec#*:}
-  local name="${target}${bits:+-$bits}"
+  local spec=$1 start=$SECONDS target bits="" shard="" filter=""
+  target=$(spec_target "$spec")
+  case "$spec" in
+    *=*) filter=${spec#*=} ;;
+    *:*:*) bits=${spec#*:}; shard=${bits#*:}; bits=${bits%%:*} ;;
+    *:*) bits=${spec#*:} ;;
+  esac
+  local name
+  name=$(spec_name "$spec")
   local log="build/matrix/$name.log" result="build/matrix/$name.result"
   local skip_reason status
   # A target this CPU cannot run is still built, to prove that it compiles.
@@ -36,14 +69,29 @@ run_spec() {
     local built kind
     built=$([ "$status" -eq 0 ] && echo "library built" || echo "library build FAILED")
     kind=$([ "$status" -eq 0 ] && echo skipped || echo failed_build)
-    printf '%s|0|0|none|%s\n' "$kind" "$(printf '%-20s skipped: %s (%s)  %4ss' "$spec" \
+    printf '%s|0|0|none|%s\n' "$kind" "$(printf '%-28s skipped: %s (%s)  %4ss' "$name" \
       "$skip_reason" "$built" "$((SECONDS - start))")" >"$result"
     echo "matrix: $spec: skipped, $skip_reason; $built ($log)"
     return
   fi
-  make --no-print-directory -j2 TARGET="$target" ${bits:+SVE_BITS=$bits} TEST_SHARDS=1 test-run \
-    >"$log" 2>&1
+  # gtest reads its shard and filter from the environment (qemu-user passes it on).
+  if [ -n "$shard" ]; then
+    GTEST_SHARD_INDEX=${shard%/*} GTEST_TOTAL_SHARDS=${shard#*/} \
+      make --no-print-directory -j2 TARGET="$target" ${bits:+SVE_BITS=$bits} TEST_SHARDS=1 \
+      test-run >"$log" 2>&1
+  elif [ -n "$filter" ]; then
+    GTEST_FILTER=$filter make --no-print-directory -j2 TARGET="$target" TEST_SHARDS=1 test-run \
+      >"$log" 2>&1
+  else
+    make --no-print-directory -j2 TARGET="$target" ${bits:+SVE_BITS=$bits} TEST_SHARDS=1 test-run \
+      >"$log" 2>&1
+  fi
   status=$?
+  # A part of the suite may not hold the digest test: it runs alone after it.
+  if [ -n "$shard$filter" ]; then
+    make --no-print-directory TARGET="$target" ${bits:+SVE_BITS=$bits} digest-run >>"$log" 2>&1 ||
+      status=1
+  fi
   local summary passed failed digest_line simd vbits digest forced
   summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   passed=$(echo "${summary:-0 passed, 1 failed}" | awk '{print $1}')
@@ -58,7 +106,7 @@ run_spec() {
     sort -u | paste -sd, -)
   [ -n "$forced" ] && [ "$forced" != "$simd" ] && simd="$forced"
   printf 'ran|%s|%s|%s|%s\n' "$passed" "$failed" "${digest:-none}" \
-    "$(printf '%-20s %-36s %6s %7s %7s  %-16s %4ss' "$spec" "${simd:-?}" "${vbits:-?}" \
+    "$(printf '%-28s %-36s %6s %7s %7s  %-16s %4ss' "$name" "${simd:-?}" "${vbits:-?}" \
       "$passed" "$failed" "${digest:-none}" "$((SECONDS - start))")" >"$result"
   echo "matrix: $spec: $passed passed, $failed failed, digest ${digest:-none} ($log)"
 }
@@ -66,7 +114,7 @@ run_spec() {
 # Packages first, one target at a time (apt-get takes a lock).
 declare -A seen_target
 for spec in "${specs[@]}"; do
-  target=${spec%%:*}
+  target=$(spec_target "$spec")
   [ -n "${seen_target[$target]:-}" ] && continue
   seen_target[$target]=1
   make --no-print-directory TARGET="$target" deps >"build/matrix/deps-$target.log" 2>&1 ||
@@ -82,7 +130,7 @@ lanes=("" "")
 lane_size=(0 0)
 declare -A target_lane
 for spec in "${specs[@]}"; do
-  target=${spec%%:*}
+  target=$(spec_target "$spec")
   if [ -z "${target_lane[$target]:-}" ]; then
     target_lane[$target]=$([ "${lane_size[0]}" -le "${lane_size[1]}" ] && echo 0 || echo 1)
   fi
@@ -101,12 +149,9 @@ total_passed=0
 total_failed=0
 total_skipped=0
 for spec in "${specs[@]}"; do
-  target=${spec%%:*}
-  bits=""
-  [ "$spec" != "$target" ] && bits=${spec#*:}
-  result="build/matrix/${target}${bits:+-$bits}.result"
+  result="build/matrix/$(spec_name "$spec").result"
   if [ ! -f "$result" ]; then
-    rows+=("$(printf '%-20s no result' "$spec")")
+    rows+=("$(printf '%-28s no result' "$spec")")
     total_failed=$((total_failed + 1))
     continue
   fi
@@ -124,7 +169,7 @@ for spec in "${specs[@]}"; do
 done
 
 echo
-printf '%-20s %-36s %6s %7s %7s  %-16s %5s\n' target "Highway target(s)" bits passed failed \
+printf '%-28s %-36s %6s %7s %7s  %-16s %5s\n' target "Highway target(s)" bits passed failed \
   digest time
 for row in "${rows[@]}"; do echo "$row"; done
 

@@ -27,7 +27,7 @@ def symbol(title):
 
 def load(build_dir):
     frames, kinds, calls = {}, {}, {}
-    for path in glob.glob(os.path.join(build_dir, "src", "*.ci")):
+    for path in glob.glob(os.path.join(build_dir, "src", "**", "*.ci"), recursive=True):
         with open(path) as ci:
             text = ci.read()
         local = {}

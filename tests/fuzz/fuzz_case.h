@@ -377,7 +377,7 @@ enum KvOpKind : uint8_t { kKvAppend = 0, kKvAttend = 1, kKvReset = 2, kKvReinit 
 enum KvNullBit : uint8_t { kKvNullCache = 1, kKvNullFirst = 2, kKvNullSecond = 4 };
 
 struct KvOp {
-  uint8_t kind = 0;  // < 104 append, < 200 attend, < 228 reset, else re-init (Kind())
+  uint8_t kind = 0;  // < 104 append, < 200 attend (from 176 attend_all), < 228 reset, else re-init
   // The count (append's n_tokens, attend's n_queries), resolved against the
   // cache as the documented rules leave it (fuzz_kv_cache.cc KvCount): < 96 a
   // chunk the stream can attend (attend: the last append's), < 160 anything
@@ -395,6 +395,8 @@ struct KvOp {
     return kind < 104 ? kKvAppend : kind < 200 ? kKvAttend : kind < 228 ? kKvReset : kKvReinit;
   }
   uint8_t Nulls() const { return null_select >= 232 ? null_bits : 0; }
+  // An attend as ea_kv_cache_attend_all: every query at the newest position.
+  bool All() const { return kind >= 176 && kind < 200; }
 };
 
 struct KvCacheCase {

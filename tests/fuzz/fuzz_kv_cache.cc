@@ -119,6 +119,9 @@ int32_t KvCount(const KvOp& op, const Model& m, const ea_kv_cache_config& config
   if (op.Kind() == kKvAppend) {
     largest = config.window > 0 || !m.ready ? capacity : capacity - m.length;
     chunk = largest < max_queries ? largest : max_queries;
+  } else if (op.All()) {  // any number of queries once a token is held
+    largest = m.length >= 1 ? max_queries : 0;
+    chunk = largest;
   } else {
     largest = m.length < max_queries ? m.length : max_queries;
     chunk = m.last_append >= 1 && m.last_append <= largest ? m.last_append : largest;
@@ -146,6 +149,7 @@ struct PlannedOp {
   int first = -1, second = -1;  // regions: k, v (append) or q, out (attend)
   size_t first_floats = 0, second_floats = 0;
   bool stand_in = false;  // buffers too small for a call that reads them
+  bool all = false;       // attend as ea_kv_cache_attend_all
 };
 
 // Bytes of n rows of `row` floats, saturated (config fields may be anything).
@@ -239,6 +243,7 @@ void FuzzKvCache(ByteReader& input) {
       const KvOp& op = c.ops[i];
       PlannedOp& p = planned[static_cast<size_t>(i)];
       p.kind = op.Kind();
+      p.all = p.kind == kKvAttend && op.All();
       if (p.kind == kKvAppend || p.kind == kKvAttend) {
         p.n = KvCount(op, m, config);
         const bool append = p.kind == kKvAppend;
@@ -453,7 +458,9 @@ void FuzzKvCache(ByteReader& input) {
           rules.Add(EA_ERR_BAD_ARGUMENT);
           if (p.n <= 0) rules.Add(EA_ERR_BAD_DIMENSION);
         } else {
-          if (p.n < 1 || p.n > config.max_queries || p.n > m.length) {
+          // attend: the queries of the last n tokens; attend_all: any n, all
+          // at the newest position, once the cache holds a token.
+          if (p.n < 1 || p.n > config.max_queries || (p.all ? m.length < 1 : p.n > m.length)) {
             rules.Add(EA_ERR_BAD_DIMENSION);
           }
           if (out_range.Overlaps(q_range) || out_range.Overlaps(carve) || q_range.Overlaps(carve)) {
@@ -471,31 +478,33 @@ void FuzzKvCache(ByteReader& input) {
                                                      config.d_head, config.window,
                                                      static_cast<double>(config.scale)};
           const std::vector<float> q_values(q, q + static_cast<size_t>(p.n) * q_row);
-          checks[static_cast<size_t>(i)].emplace(problem, storage, history, q_values,
-                                                 static_cast<int>(m.length - p.n), p.n);
+          checks[static_cast<size_t>(i)].emplace(
+              problem, storage, history, q_values,
+              static_cast<int>(p.all ? m.length - 1 : m.length - p.n), p.n, p.all);
         }
         pool.Snapshot();
-        SetContext("ea_kv_cache_attend", target_name);
-        const ea_status status = ea_kv_cache_attend(cache_arg, q, p.n, out);
-        ExpectStatus("ea_kv_cache_attend", status, rules);
+        const char* call = p.all ? "ea_kv_cache_attend_all" : "ea_kv_cache_attend";
+        auto attend = p.all ? ea_kv_cache_attend_all : ea_kv_cache_attend;
+        SetContext(call, target_name);
+        const ea_status status = attend(cache_arg, q, p.n, out);
+        ExpectStatus(call, status, rules);
         Debug("  %s op %d %s %d: status %d, length %lld\n", target_name, i, kKindNames[p.kind], p.n,
               static_cast<int>(status), static_cast<long long>(cache.length));
-        ExpectCacheUnchanged("ea_kv_cache_attend", before, cache);
+        ExpectCacheUnchanged(call, before, cache);
         if (status != EA_OK) {
-          ExpectUntouched("ea_kv_cache_attend", pool, {}, "failed");
+          ExpectUntouched(call, pool, {}, "failed");
           continue;
         }
-        ExpectUntouched("ea_kv_cache_attend", pool, {out_range, scratch[0], scratch[1]},
-                        "succeeded");
+        ExpectUntouched(call, pool, {out_range, scratch[0], scratch[1]}, "succeeded");
         checks[static_cast<size_t>(i)]->Check(out);
         const std::vector<uint8_t> first_out = CopyBytes(out, static_cast<size_t>(bytes));
         memset(out, kRerunCanary, static_cast<size_t>(bytes));
-        SetContext("ea_kv_cache_attend", "rerun");
-        if (ea_kv_cache_attend(cache_arg, q, p.n, out) != EA_OK) {
-          Fail("a rerun of ea_kv_cache_attend refused what the first run accepted");
+        SetContext(call, "rerun");
+        if (attend(cache_arg, q, p.n, out) != EA_OK) {
+          Fail("a rerun of %s refused what the first run accepted", call);
         }
-        ExpectSameBits("ea_kv_cache_attend rerun", first_out, out);
-        SetContext("ea_kv_cache_attend", target_name);
+        ExpectSameBits("attend rerun", first_out, out);
+        SetContext(call, target_name);
       } else if (p.kind == kKvReset) {
         if (cache_arg != nullptr && !m.ready) rules.Add(EA_ERR_BAD_ARGUMENT);
         pool.Snapshot();

@@ -236,7 +236,7 @@ void FuzzQuantDecoder(ByteReader& input) {
     if (r >= 0) kept.push_back(r);
   }
   if (table_region >= 0 && positions) kept.push_back(table_region);
-  std::vector<int> x_regions(kMaxDecoderOps, -1), y_regions(kMaxDecoderOps, -1);
+  std::vector<int> x_regions(kMaxQuantDecoderOps, -1), y_regions(kMaxQuantDecoderOps, -1);
   if (can_step) {
     std::vector<int> candidates = {arena_region, in_w_region, out_w_region};
     for (int r : {in_b_region, out_b_region, table_region}) {
@@ -244,7 +244,7 @@ void FuzzQuantDecoder(ByteReader& input) {
     }
     for (int i = 0; i < c.OpCount(); ++i) {
       const uint8_t kind = c.ops[i].Kind();
-      if (kind != kDecoderStep && kind != kDecoderWrongStep) continue;
+      if (kind != kQuantDecoderStep && kind != kQuantDecoderWrongStep) continue;
       x_regions[i] = PlaceRegion(&pool, "x", io_bytes, c.ops[i].x, candidates);
       std::vector<int> y_candidates = candidates;
       y_candidates.push_back(x_regions[i]);
@@ -328,8 +328,8 @@ void FuzzQuantDecoder(ByteReader& input) {
     return ranges;
   }();
 
-  std::vector<int32_t> want_cache[kMaxDecoderOps];
-  int64_t want_cache_at[kMaxDecoderOps];
+  std::vector<int32_t> want_cache[kMaxQuantDecoderOps];
+  int64_t want_cache_at[kMaxQuantDecoderOps];
   for (int64_t& at : want_cache_at) at = -1;
   bool counted = false;
   const ea_dtype wrong_dtype = int8 ? EA_DTYPE_INT16 : EA_DTYPE_INT8;
@@ -374,9 +374,9 @@ void FuzzQuantDecoder(ByteReader& input) {
       const uint8_t op_nulls = op.Nulls();
       ea_mha_quant_decoder* const d = op_nulls & kDecNullDecoder ? nullptr : &decoder;
       switch (op.Kind()) {
-        case kDecoderStep:
-        case kDecoderWrongStep: {
-          const bool wrong = op.Kind() == kDecoderWrongStep;
+        case kQuantDecoderStep:
+        case kQuantDecoderWrongStep: {
+          const bool wrong = op.Kind() == kQuantDecoderWrongStep;
           SetContext(
               wrong ? "ea_mha_quant_decoder_step (other dtype)" : "ea_mha_quant_decoder_step",
               TargetName(target));
@@ -472,7 +472,7 @@ void FuzzQuantDecoder(ByteReader& input) {
           ++Stats().compared;
           break;
         }
-        case kDecoderReset: {
+        case kQuantDecoderReset: {
           SetContext("ea_mha_quant_decoder_reset", TargetName(target));
           StatusSet rules;
           if (d == nullptr) rules.Add(EA_ERR_NULL_POINTER);

@@ -55,12 +55,22 @@ void KvHistory::Append(const float* k_rows, const float* v_rows, int n, int d_he
 
 KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs storage,
                              const KvHistory& history, const std::vector<float>& q, int first,
-                             int n)
+                             int n, bool all_at_first)
     : problem_(p), n_(n) {
-  ref_ = edgeattn_test::ReferenceDecode(p, q, first, n, history.k, history.v);
   const int d = p.d, group = p.n_heads / p.n_kv_heads;
   const double scale = p.scale > 0.0 ? p.scale : 1.0 / sqrt(static_cast<double>(d));
   const size_t ld_q = static_cast<size_t>(p.n_heads) * d;
+  if (all_at_first) {
+    for (int i = 0; i < n; ++i) {
+      const std::vector<float> row(q.begin() + static_cast<ptrdiff_t>(i * ld_q),
+                                   q.begin() + static_cast<ptrdiff_t>((i + 1) * ld_q));
+      const std::vector<double> one =
+          edgeattn_test::ReferenceDecode(p, row, first, 1, history.k, history.v);
+      ref_.insert(ref_.end(), one.begin(), one.end());
+    }
+  } else {
+    ref_ = edgeattn_test::ReferenceDecode(p, q, first, n, history.k, history.v);
+  }
   const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * d;
   rows_.assign(static_cast<size_t>(n) * p.n_heads, Row::kClean);
   must_be_nonfinite_.assign(static_cast<size_t>(n) * ld_q, 0);
@@ -69,7 +79,7 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
   Rounding rounding[2] = {Rounding(kRoundingSeeds[0]), Rounding(kRoundingSeeds[1])};
   std::vector<double> e;
   for (int i = 0; i < n; ++i) {
-    const int position = first + i;
+    const int position = all_at_first ? first : first + i;
     const int lo = p.window > 0 ? std::max(0, position - p.window + 1) : 0;
     max_visible_ = std::max(max_visible_, position - lo + 1);
     for (int h = 0; h < p.n_heads; ++h) {

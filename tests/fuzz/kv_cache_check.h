@@ -48,9 +48,12 @@ uint64_t HashBytes(uint64_t hash, const void* data, size_t bytes);
 
 class KvDecodeCheck {
  public:
-  // The queries q [n, n_heads * d_head] of positions first .. first + n - 1.
+  // The queries q [n, n_heads * d_head] of positions first .. first + n - 1
+  // (ea_kv_cache_attend), or all of position `first` (all_at_first:
+  // ea_kv_cache_attend_all).
   KvDecodeCheck(const edgeattn_test::DecodeProblem& problem, edgeattn_test::StoredAs storage,
-                const KvHistory& history, const std::vector<float>& q, int first, int n);
+                const KvHistory& history, const std::vector<float>& q, int first, int n,
+                bool all_at_first = false);
   // Fails (failure.h) when `out` breaks one of the rules above.
   void Check(const float* out) const;
 

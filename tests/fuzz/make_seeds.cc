@@ -524,6 +524,11 @@ KvOp KvAttend(int32_t n, uint32_t seed) {
   op.first_values = Normal(seed);
   return op;
 }
+KvOp KvAttendAll(int32_t n, uint32_t seed) {
+  KvOp op = KvAttend(n, seed);
+  op.kind = 180;  // ea_kv_cache_attend_all
+  return op;
+}
 KvOp KvReset() {
   KvOp op;
   op.kind = 210;
@@ -596,6 +601,15 @@ void KvCacheSeeds() {
          {KvAppend(3, 1), KvAppend(2, 4), KvAttend(2, 7), KvAppend(1, 8), KvAttend(1, 11),
           KvAppend(1, 12)});
   Write("kv-cache-full", kKvCache, c);
+  // attend_all: before any token (refused), then more queries than the cache
+  // holds (no window: max_queries 9 > capacity 4), then over a wrapped ring.
+  c = Kv(4, 2, 1, 8, 9, 0, kF16,
+         {KvAttendAll(1, 20), KvAppend(3, 21), KvAttendAll(9, 24), KvAppend(1, 25),
+          KvAttendAll(5, 28), KvAttendAll(10, 29)});
+  Write("kv-cache-attend-all-past-capacity", kKvCache, c);
+  c = Kv(10, 2, 2, 8, 3, 8, kInt8,
+         {KvAppend(3, 30), KvAppend(3, 33), KvAppend(3, 36), KvAppend(3, 39), KvAttendAll(3, 42)});
+  Write("kv-cache-attend-all-window", kKvCache, c);
   // Placements: candidates are the arena, then every earlier op buffer, then
   // (for the second) this op's first.
   c = Kv(16, 2, 2, 4, 2, 0, kF32, Stream({2}));
@@ -995,7 +1009,7 @@ void QuantAttentionSeeds() {
 // The fixed-point MHA decoder's API (fuzz_quant_decoder.cc).
 QuantDecoderOp DecoderStep(uint8_t count_kind, uint32_t x_seed, int32_t count = 0) {
   QuantDecoderOp op;
-  op.kind = kDecoderStep;
+  op.kind = kQuantDecoderStep;
   op.count_kind = count_kind;
   op.count_value = count;
   op.x_seed = x_seed;

@@ -47,10 +47,10 @@ struct QuantAttentionCase {
 
 // One call on a fixed-point decoder.
 enum QuantDecoderOpKind : uint8_t {
-  kDecoderStep = 0,   // _step_s8 / _s16 of the decoder's dtype
-  kDecoderWrongStep,  // the other dtype's step function
-  kDecoderReset,
-  kDecoderReinit  // a broken config (refused), or the good one again (ok)
+  kQuantDecoderStep = 0,   // _step_s8 / _s16 of the decoder's dtype
+  kQuantDecoderWrongStep,  // the other dtype's step function
+  kQuantDecoderReset,
+  kQuantDecoderReinit  // a broken config (refused), or the good one again (ok)
 };
 
 // Bits of QuantDecoderOp::null_bits: the decoder, x, y (re-init: config,
@@ -74,14 +74,14 @@ struct QuantDecoderOp {
   int32_t reinit_value = 0;  // ... set to it; reinit_field >= 240: the good config again
 
   uint8_t Kind() const {
-    return kind < 160   ? kDecoderStep
-           : kind < 176 ? kDecoderWrongStep
-           : kind < 216 ? kDecoderReset
-                        : kDecoderReinit;
+    return kind < 160   ? kQuantDecoderStep
+           : kind < 176 ? kQuantDecoderWrongStep
+           : kind < 216 ? kQuantDecoderReset
+                        : kQuantDecoderReinit;
   }
   uint8_t Nulls() const { return null_select >= 232 ? null_bits : 0; }
 };
-inline constexpr int kMaxDecoderOps = 8;
+inline constexpr int kMaxQuantDecoderOps = 8;
 
 // The fixed-point MHA decoder: QuantCase's layer (mostly causal), its
 // max_step_tokens, where the kept tensors live, and a sequence of calls.
@@ -106,8 +106,8 @@ struct QuantDecoderCase {
                             // n_tokens, want_weights, wrong_run, x, y, weights, derive_kind unused.
   uint8_t kept_kind = 0;    // >= 224: kept tensor kept_kind % 5 (in_proj, out_proj, in bias,
   int16_t kept_offset = 0;  // out bias, table) at kept_offset * 64 bytes into the arena
-  uint8_t op_count = 0;     // modulo kMaxDecoderOps + 1
-  QuantDecoderOp ops[kMaxDecoderOps];
+  uint8_t op_count = 0;     // modulo kMaxQuantDecoderOps + 1
+  QuantDecoderOp ops[kMaxQuantDecoderOps];
 
   bool CallerTable() const { return table_kind >= 128; }
   bool ScalesGiven() const { return scales_kind < 240; }
@@ -124,7 +124,7 @@ struct QuantDecoderCase {
     }
     return step_kind < 160 ? max_tokens : step_value;
   }
-  int OpCount() const { return op_count % (kMaxDecoderOps + 1); }
+  int OpCount() const { return op_count % (kMaxQuantDecoderOps + 1); }
   bool KeptInArena() const { return kept_kind >= 224; }
 };
 
@@ -164,8 +164,8 @@ template <class Io>
 void Visit(Io& io, QuantDecoderOp& op) {
   io.U8(op.kind);
   switch (op.Kind()) {
-    case kDecoderStep:
-    case kDecoderWrongStep:
+    case kQuantDecoderStep:
+    case kQuantDecoderWrongStep:
       io.U8(op.count_kind);
       if (op.count_kind >= 224) io.I32(op.count_value);
       io.U8(op.null_select);
@@ -174,7 +174,7 @@ void Visit(Io& io, QuantDecoderOp& op) {
       Visit(io, op.y);
       io.U32(op.x_seed);
       break;
-    case kDecoderReset:
+    case kQuantDecoderReset:
       io.U8(op.null_select);
       if (op.null_select >= 232) io.U8(op.null_bits);
       break;

@@ -54,9 +54,15 @@ void AttentionQueryBlockF32(const AttentionArgs& args, int32_t first_row, int32_
 void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* packed_w,
                const float* bias, int32_t n_out, float* y, size_t ld_y);
 
-// LinearF32 in tasks of kLinearRowsPerTask rows on the caller's parallel-for
-// (parallel_for.h); false when the hook broke its worker-index contract.
+// LinearF32 on the caller's parallel-for (parallel_for.h) in tasks of
+// kLinearRowsPerTask rows x kLinearColumnsPerTask outputs, one panel of the
+// packed W: an iteration of LinearPacked's own loop (linear_f32-inl.h), so
+// the panel is still reused across the task's rows. Small tasks (about 2
+// MFLOP at n_in = 256) let the other workers take over the batch when one is
+// slow or descheduled: a worker holds up the batch by one task at most.
+// False when the hook broke its worker-index contract.
 inline constexpr int32_t kLinearRowsPerTask = 60;
+inline constexpr int32_t kLinearColumnsPerTask = 64;
 bool LinearF32Tasks(const ea_parallel_for& parallel, const float* x, size_t ld_x, int32_t rows,
                     int32_t n_in, const float* packed_w, const float* bias, int32_t n_out, float* y,
                     size_t ld_y);

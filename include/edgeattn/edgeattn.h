@@ -206,7 +206,10 @@ typedef enum ea_weights_layout {
  * and any schedule; a batch of one task runs on the calling thread without
  * calling `run`. Tasks are small (tens of microseconds on a desktop core) so
  * that a `run` can balance them: a pool whose caller also takes tasks
- * finishes a batch alone when its other threads are not scheduled. Each worker gets its own score
+ * finishes a batch alone when its other threads are not scheduled. They are
+ * numbered largest first (a causal run's last query blocks, which see the
+ * most keys, come first), so a pool that hands them out in index order ends
+ * a batch on small ones. Each worker gets its own score
  * tile in the arena (see the arena formulas). A run whose `run` passes a worker out of range skips
  * that task and returns EA_ERR_BAD_ARGUMENT; its outputs are then incomplete. */
 #define EA_MAX_WORKERS 1024

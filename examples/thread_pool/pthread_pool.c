@@ -66,8 +66,8 @@ static int TasksUnfinished(ea_pthread_pool* pool, uint32_t unused) {
   return __atomic_load_n(&pool->unfinished, __ATOMIC_SEQ_CST) != 0;
 }
 
-/* Takes and runs tasks of batch `batch` until none is left. The task and its
- * context are read after a successful claim: the batch cannot end, and the
+/* Takes and runs tasks of batch `batch` until none is left. The batch's
+ * fields are read after a successful claim: the batch cannot end, and the
  * caller cannot replace them, before that task has finished. */
 static void RunTasks(ea_pthread_pool* pool, uint32_t batch, int32_t worker) {
   uint64_t claim = __atomic_load_n(&pool->claim, __ATOMIC_ACQUIRE);
@@ -77,7 +77,7 @@ static void RunTasks(ea_pthread_pool* pool, uint32_t batch, int32_t worker) {
                                      __ATOMIC_ACQUIRE)) {
       continue; /* claim now holds the current value */
     }
-    pool->task(pool->task_context, (int32_t)((uint32_t)claim - 1), worker);
+    pool->task(pool->task_context, pool->n_tasks - (int32_t)(uint32_t)claim, worker);
     if (__atomic_sub_fetch(&pool->unfinished, 1, __ATOMIC_SEQ_CST) == 0) Wake(pool, 0);
     claim = __atomic_load_n(&pool->claim, __ATOMIC_ACQUIRE);
   }
@@ -99,6 +99,7 @@ int ea_pthread_pool_start(ea_pthread_pool* pool, int32_t workers) {
   if (pool == NULL || workers < 1 || workers > EA_PTHREAD_POOL_MAX_WORKERS) return -1;
   pool->workers = 1;
   pool->claim = 0;
+  pool->n_tasks = 0;
   pool->unfinished = 0;
   pool->stop = 0;
   for (int32_t w = 0; w < workers; ++w) {
@@ -137,6 +138,7 @@ void ea_pthread_pool_run(void* context, int32_t n_tasks, ea_task_fn task, void* 
   const uint32_t batch = BatchOf(__atomic_load_n(&pool->claim, __ATOMIC_RELAXED)) + 1;
   pool->task = task;
   pool->task_context = task_context;
+  pool->n_tasks = n_tasks;
   __atomic_store_n(&pool->unfinished, n_tasks, __ATOMIC_RELAXED);
   __atomic_store_n(&pool->claim, ((uint64_t)batch << 32) | (uint32_t)n_tasks, __ATOMIC_SEQ_CST);
   for (int32_t w = 1; w < pool->workers; ++w) Wake(pool, w);

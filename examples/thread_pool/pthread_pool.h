@@ -61,11 +61,12 @@ typedef struct ea_pthread_pool {
   ea_pthread_thread_start starts[EA_PTHREAD_POOL_MAX_WORKERS];
   /* The current batch. `claim` packs the batch number (high 32 bits) with
    * the tasks nobody has taken yet (low 32 bits): a thread takes task
-   * `remaining - 1` with a compare-and-swap that keeps the batch number, so
-   * each task goes out once, the last first, and a thread that wakes late
-   * cannot take a task of a batch it has not seen. `unfinished` counts the
-   * tasks not done yet. */
+   * `n_tasks - remaining` with a compare-and-swap that keeps the batch
+   * number, so each task goes out once, in order (edgeattn numbers its tasks
+   * largest first), and a thread that wakes late cannot take a task of a
+   * batch it has not seen. `unfinished` counts the tasks not done yet. */
   uint64_t claim;
+  int32_t n_tasks;
   int32_t unfinished;
   ea_task_fn task;
   void* task_context;

@@ -9,9 +9,9 @@
 // workers the same bits as 1), that every fixed-point layer is a sane quantization of its
 // float one and that every KV cache attends as Eigen does over its window; time every shape
 // with Google Benchmark (eigen, onednn, edgeattn back to back, then edgeattn capped at AVX2,
-// edgeattn on 2 workers and edgeattn's s8 and s16 rows where the suite has those rows, and
-// the KV-cache rows after the dense decode of their length); print the summary tables; stop
-// the pool.
+// edgeattn on 2 workers, then on 1 and 2 workers beside a busy process (busy_process.h), and
+// edgeattn's s8 and s16 rows where the suite has those rows, and the KV-cache rows after the
+// dense decode of their length); print the summary tables; stop the pool.
 // --suite=quick picks the headline shapes with shorter timing; every other flag goes to Google
 // Benchmark (--benchmark_out, --benchmark_filter, ...).
 #include <stdio.h>
@@ -24,6 +24,7 @@
 #include <benchmark/benchmark.h>
 
 #include "benchmark_names.h"
+#include "busy_process.h"
 #include "cross_check.h"
 #include "decode_stream.h"
 #include "decode_stream_check.h"
@@ -198,6 +199,13 @@ void RunShape(benchmark::State& state, const Shape& shape, Library library, doub
   }
   // Only edgeattn's rows are capped; the peers always run their normal builds.
   const ScopedSimdCap cap(library == Library::kEdgeattn ? SimdCapName(shape.simd) : nullptr);
+  // A busy row's process spins from before the warm-up call to the end of the row.
+  std::unique_ptr<BusyProcess> busy;
+  if (shape.busy) busy = std::make_unique<BusyProcess>();
+  if (busy != nullptr && !busy->started()) {
+    state.SkipWithError("could not start the busy process");
+    return;
+  }
   if (cap.status() != EA_OK) {
     state.SkipWithError(ea_status_str(cap.status()));
     return;
@@ -219,9 +227,10 @@ void RunShape(benchmark::State& state, const Shape& shape, Library library, doub
         benchmark::DoNotOptimize(status);
         benchmark::ClobberMemory();
       }
-      state.SetLabel(shape.workers > 1 ? std::string(ea_simd_target()) + ", " +
-                                             std::to_string(shape.workers) + " workers"
-                                       : std::string(ea_simd_target()));
+      state.SetLabel(
+          std::string(ea_simd_target()) +
+          (shape.workers > 1 ? ", " + std::to_string(shape.workers) + " workers" : std::string()) +
+          (shape.busy ? ", beside a busy process" : ""));
       break;
     case Library::kEigen:
       workload->RunEigen();
@@ -322,12 +331,25 @@ bool ReferenceBefore(const std::vector<Shape>& shapes, size_t i, Library library
   return false;
 }
 
-// Every fixed-point shape's vs_f32 reference (F32TwinBenchmarkName), and every KV-cache shape's
-// f32 twin and dense peers (DecodeStream*BenchmarkName), must be in the suite before it.
+// Every fixed-point shape's vs_f32 reference (F32TwinBenchmarkName), every KV-cache shape's
+// f32 twin and dense peers (DecodeStream*BenchmarkName), and every busy shape's reference (the
+// 1-worker busy row for 2 workers, the idle row for 1), must be in the suite before it.
 bool RatioReferencesPresent(const std::vector<Shape>& shapes) {
   bool ok = true;
   for (size_t i = 0; i < shapes.size(); ++i) {
     const std::string name = BenchmarkName(shapes[i], Library::kEdgeattn);
+    if (shapes[i].busy) {
+      Shape reference = shapes[i];
+      if (reference.workers > 1) {
+        reference.workers = 1;
+      } else {
+        reference.busy = false;
+      }
+      ok = ReferenceBefore(
+               shapes, i, Library::kEdgeattn, BenchmarkName(reference, Library::kEdgeattn),
+               shapes[i].workers > 1 ? OneWorkerBenchmarkName(name) : IdleBenchmarkName(name)) &&
+           ok;
+    }
     if (IsFixedPoint(shapes[i])) {
       ok = ReferenceBefore(shapes, i, Library::kEdgeattn,
                            BenchmarkName(F32Twin(shapes[i]), Library::kEdgeattn),
@@ -522,7 +544,11 @@ int main(int argc, char** argv) {
       "gflops; pct_peak = 100 gflops / FMA peak of the row's target (N-worker rows: N x the "
       "single-core peak); vs_eigen, vs_onednn = single-threaded peer's median time / this "
       "row's time (1-worker rows only); vs_one_worker = edgeattn's 1-worker median time of the "
-      "same shape / this row's time (N-worker rows only); fixed-point rows (s8/..., s16/...): "
+      "same shape / this row's time (N-worker rows only); busy rows (f32_busy/..., "
+      "f32_busy_<N>workers/...): edgeattn beside a child process that spins on one core (normal "
+      "priority, not pinned), vs_one_worker of the N-worker busy row against the 1-worker busy "
+      "row, vs_idle of the 1-worker busy row = the same row's median time without the busy "
+      "process / this row's time; fixed-point rows (s8/..., s16/...): "
       "gops = integer ops (2 per multiply-accumulate, the f32 FLOP count of the same MHA "
       "layer; s8/s16 prefill rows are single-head MHA layers with d_model = d), pct_peak = "
       "100 gops / int8_peak_gops (s8) or int16_peak_gops (s16), vs_f32 = edgeattn's f32 "
@@ -542,8 +568,8 @@ int main(int argc, char** argv) {
     // Peers first, so that their times are known when edgeattn's row is reported. The AVX2
     // and multi-worker rows are edgeattn's only: their ratios use the rows of the same shape
     // that ran before them.
-    if (shape.simd == SimdTarget::kBest && shape.workers == 1 && !IsFixedPoint(shape) &&
-        shape.kind != Kind::kDecodeStream) {
+    if (shape.simd == SimdTarget::kBest && shape.workers == 1 && !shape.busy &&
+        !IsFixedPoint(shape) && shape.kind != Kind::kDecodeStream) {
       for (const Library peer : {Library::kEigen, Library::kOnednn}) {
         Register(shape, peer, peaks.GflopsFor(shape, peer), peaks.GbpsFor(shape), ea_parallel_for{},
                  timing);

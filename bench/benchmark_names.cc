@@ -78,7 +78,26 @@ int WorkersOfBenchmark(const std::string& benchmark_name) {
 }
 
 std::string OneWorkerBenchmarkName(const std::string& benchmark_name) {
-  return PeerBenchmarkName(benchmark_name, Library::kEdgeattn);
+  const size_t slash = benchmark_name.find('/');
+  const std::string precision = benchmark_name.substr(0, slash);
+  const int workers = WorkersOfBenchmark(benchmark_name);
+  const std::string suffix = "_" + std::to_string(workers) + "workers";
+  const std::string one =
+      workers > 1 ? precision.substr(0, precision.size() - suffix.size()) : precision;
+  return one + ShapeOfBenchmark(benchmark_name).substr(precision.size()) + "/" +
+         LibraryName(Library::kEdgeattn);
+}
+
+bool IsBusyBenchmark(const std::string& benchmark_name) {
+  const std::string precision = benchmark_name.substr(0, benchmark_name.find('/'));
+  return precision.find("_busy") != std::string::npos;
+}
+
+std::string IdleBenchmarkName(const std::string& benchmark_name) {
+  std::string name = benchmark_name;
+  const size_t busy = name.find("_busy");
+  if (busy != std::string::npos && busy < name.find('/')) name.erase(busy, sizeof "_busy" - 1);
+  return name;
 }
 
 bool IsFixedPointBenchmark(const std::string& benchmark_name) {

@@ -34,9 +34,17 @@ std::string PeerBenchmarkName(const std::string& benchmark_name, Library peer);
 // edgeattn's workers in the row: N for "f32_<N>workers/...", 1 for every other name.
 int WorkersOfBenchmark(const std::string& benchmark_name);
 
-// The 1-worker edgeattn row of the same shape, vs_one_worker's reference
-// ("f32_2workers/prefill/d64/n2048/edgeattn" -> "f32/prefill/d64/n2048/edgeattn").
+// The 1-worker edgeattn row of the same shape and conditions, vs_one_worker's reference
+// ("f32_2workers/prefill/d64/n2048/edgeattn" -> "f32/prefill/d64/n2048/edgeattn",
+// "f32_busy_2workers/mha/dm256h4/n128/edgeattn" -> "f32_busy/mha/dm256h4/n128/edgeattn").
 std::string OneWorkerBenchmarkName(const std::string& benchmark_name);
+
+// Whether the row ran beside a busy process ("f32_busy/...", "f32_busy_2workers/...").
+bool IsBusyBenchmark(const std::string& benchmark_name);
+
+// The same row without the busy process, the 1-worker busy row's vs_idle reference
+// ("f32_busy/mha/dm256h4/n128/edgeattn" -> "f32/mha/dm256h4/n128/edgeattn").
+std::string IdleBenchmarkName(const std::string& benchmark_name);
 
 // Whether the row is a fixed-point one ("s8/..." or "s16/...").
 bool IsFixedPointBenchmark(const std::string& benchmark_name);

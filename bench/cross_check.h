@@ -2,9 +2,10 @@
 // and must agree: a speed ratio means nothing between outputs that differ. The AVX2 shapes are
 // checked under the AVX2 cap, so the kernels they time are the kernels checked. A multi-worker
 // shape is edgeattn's only: its output must be bit-identical (memcmp) to edgeattn's on one
-// worker, which the library promises for any worker count and schedule; the 1-worker output
-// is the one checked against the peers. Fixed-point shapes (edgeattn only) are quant_check.h's,
-// KV-cache shapes (edgeattn only) decode_stream_check.h's.
+// worker, which the library promises for any worker count and schedule (a busy shape's runs
+// beside the busy process, where the caller takes over the tasks of a descheduled thread);
+// the 1-worker output is the one checked against the peers. Fixed-point shapes (edgeattn only) are
+// quant_check.h's, KV-cache shapes (edgeattn only) decode_stream_check.h's.
 #ifndef EDGEATTN_BENCH_CROSS_CHECK_H_
 #define EDGEATTN_BENCH_CROSS_CHECK_H_
 

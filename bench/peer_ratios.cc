@@ -142,7 +142,15 @@ void PeerRatios::SetRatios(Run* run) const {
     }
     return;
   }
-  // Several workers: edgeattn against itself on one worker only; the peers ran on one thread.
+  // Beside a busy process, one worker: against the same row without it (what the busy core
+  // costs one worker). Two workers there get vs_one_worker below, against this row.
+  if (IsBusyBenchmark(name) && WorkersOfBenchmark(name) == 1) {
+    const double idle_seconds = MedianSeconds(IdleBenchmarkName(name));
+    if (idle_seconds > 0.0) SetRatio(run, "vs_idle", idle_seconds, false);
+    return;
+  }
+  // Several workers: edgeattn against itself on one worker only (beside the busy process too
+  // for a busy row); the peers ran on one thread.
   if (WorkersOfBenchmark(name) > 1) {
     const double one_worker_seconds = MedianSeconds(OneWorkerBenchmarkName(name));
     if (one_worker_seconds > 0.0) SetRatio(run, "vs_one_worker", one_worker_seconds, false);

@@ -7,6 +7,9 @@
 // A row on several workers (f32_2workers/...) gets vs_one_worker instead: edgeattn's 1-worker
 // median time of the same shape / this row's time. It gets no peer ratios: the peers run on
 // one thread, and a 2-core time against a 1-core one would compare core counts, not libraries.
+// Beside a busy process (busy_process.h): the 2-worker row (f32_busy_2workers/...) gets
+// vs_one_worker against the 1-worker row beside it (f32_busy/...), which gets vs_idle: the
+// median time of the same row without the busy process / its own.
 // A fixed-point row (s8/..., s16/...) gets vs_f32 only: the median time of edgeattn's f32 row
 // of the same MHA layer (F32TwinBenchmarkName, registered and so reported before it) / this
 // row's time. The peers have no fixed-point rows to compare with.

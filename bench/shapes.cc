@@ -51,14 +51,22 @@ void AddWithAvx2Twin(std::vector<Shape>* shapes, Shape shape) {
   shapes->push_back(shape);
 }
 
-// The same shape with edgeattn on kParallelWorkers workers (best target).
-void AddWorkersTwin(std::vector<Shape>* shapes, Shape shape) {
+// The same shape with edgeattn on kParallelWorkers workers (best target), then on 1 and on
+// kParallelWorkers workers beside a busy process: the 2-worker busy row's vs_one_worker is
+// against the 1-worker busy row, which is registered before it.
+void AddWorkersRows(std::vector<Shape>* shapes, Shape shape) {
+  shape.workers = kParallelWorkers;
+  shapes->push_back(shape);
+  shape.busy = true;
+  shape.workers = 1;
+  shapes->push_back(shape);
   shape.workers = kParallelWorkers;
   shapes->push_back(shape);
 }
 
-// The full suite's shapes with a 2-worker row: the long prefills where a second core has
-// most to share (d64 n2048 with and without the mask, d64 n4096), and both MHA sizes.
+// The full suite's shapes with a 2-worker row (and the busy pair): the long prefills where a
+// second core has most to share (d64 n2048 with and without the mask, d64 n4096), and both MHA
+// sizes.
 bool HasWorkersTwin(const Shape& shape) {
   if (shape.kind == Kind::kMha) return true;
   if (shape.kind != Kind::kPrefill || shape.head_dim != 64) return false;
@@ -128,13 +136,14 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
     shapes.push_back(Prefill(128, 64, false));
     shapes.push_back(Prefill(512, 64, false));
     AddWithAvx2Twin(&shapes, Prefill(2048, 64, false));
-    AddWorkersTwin(&shapes, Prefill(2048, 64, false));
+    AddWorkersRows(&shapes, Prefill(2048, 64, false));
     AddFixedPointRows(&shapes, Prefill(2048, 64, false));
     shapes.push_back(Prefill(2048, 64, true));
     shapes.push_back(Mha(128));
+    AddWorkersRows(&shapes, Mha(128));
     AddFixedPointRows(&shapes, Mha(128));
     AddWithAvx2Twin(&shapes, Mha(1024));
-    AddWorkersTwin(&shapes, Mha(1024));
+    AddWorkersRows(&shapes, Mha(1024));
     AddFixedPointRows(&shapes, Mha(1024));
     for (const int32_t n : {512, 4096}) AddDecodeRows(&shapes, n);
     return shapes;
@@ -144,14 +153,14 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
       for (const bool causal : {false, true}) {
         const Shape shape = Prefill(n, d, causal);
         AddWithAvx2Twin(&shapes, shape);
-        if (HasWorkersTwin(shape)) AddWorkersTwin(&shapes, shape);
+        if (HasWorkersTwin(shape)) AddWorkersRows(&shapes, shape);
         if (HasFixedPointRows(shape)) AddFixedPointRows(&shapes, shape);
       }
     }
   }
   for (const int32_t n : {128, 1024}) {
     AddWithAvx2Twin(&shapes, Mha(n));
-    AddWorkersTwin(&shapes, Mha(n));
+    AddWorkersRows(&shapes, Mha(n));
     AddFixedPointRows(&shapes, Mha(n));
   }
   for (const int32_t n : {512, 4096}) AddDecodeRows(&shapes, n);
@@ -162,7 +171,7 @@ std::string ShapeName(const Shape& shape) {
   const std::string precision =
       std::string(shape.kind == Kind::kDecodeStream ? KvStorageName(shape.kv_storage)
                                                     : PrecisionName(shape.precision)) +
-      (shape.simd == SimdTarget::kAvx2 ? "_avx2" : "") +
+      (shape.simd == SimdTarget::kAvx2 ? "_avx2" : "") + (shape.busy ? "_busy" : "") +
       (shape.workers > 1 ? "_" + std::to_string(shape.workers) + "workers" : "") + "/";
   const std::string n = std::to_string(shape.n);
   const std::string d = std::to_string(shape.head_dim);

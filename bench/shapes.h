@@ -57,6 +57,7 @@ struct Shape {
   bool causal;       // prefill and MHA
   SimdTarget simd;
   int32_t workers = 1;  // edgeattn only: 1 (no hook) or kParallelWorkers (the pool's hook)
+  bool busy = false;    // edgeattn only: beside a process that keeps a core busy (busy_process.h)
   int32_t heads = 1;    // MHA: d_model = heads x head_dim (fixed-point prefill: 1)
   Precision precision = Precision::kF32;
   // kDecodeStream only: how the cache stores K/V, and its key/value heads (kDecodeHeads, or
@@ -71,14 +72,16 @@ enum class Suite {
 };
 
 // The shapes a suite measures, in report order. An AVX2 shape, then a 2-worker shape, follow
-// their best-target twin; then come the shape's fixed-point rows, s8 and s16, each after its
-// F32Twin (which is added right before them when it is not the shape itself), so that the
-// f32 time vs_f32 needs is known when they are reported.
+// their best-target twin; a 2-worker shape is followed by its busy pair, 1 worker then 2
+// workers beside a busy process; then come the shape's fixed-point rows, s8 and s16, each
+// after its F32Twin (which is added right before them when it is not the shape itself), so
+// that the f32 time vs_f32 needs is known when they are reported.
 std::vector<Shape> BenchmarkShapes(Suite suite);
 
 // "f32/prefill/d64/n2048", "f32/prefill_causal/d64/n2048", "f32/mha/dm256h4/n1024",
 // "f32/mha_causal/dm64h1/n2048", "f32/decode/h8d64/kv512"; "f32_avx2/..." when edgeattn is
-// capped at AVX2, "f32_2workers/..." when it runs on 2 workers; "s8/..." and "s16/..." for
+// capped at AVX2, "f32_2workers/..." when it runs on 2 workers, "f32_busy/..." and
+// "f32_busy_2workers/..." on 1 and 2 workers beside a busy process; "s8/..." and "s16/..." for
 // the fixed-point rows ("s8/prefill/d64/n2048": the MHA layer dm64h1, see Precision). KV-cache
 // rows name their storage first: "f32/decode_stream/h8d64/kv512", "f16/...", "s8kv/...", and
 // grouped-query attention its KV heads: "f32/decode_stream/h8kvh2d64/kv512".

@@ -26,7 +26,8 @@ void SummaryReporter::Show(const std::vector<std::vector<Run>>& batches) {
         const std::string& name = run.run_name.function_name;
         const double share = run.cpu_accumulated_time / run.real_accumulated_time;
         const double per_worker = share / WorkersOfBenchmark(name);
-        if (per_worker < min_cpu_share_) min_cpu_share_ = per_worker;
+        // Busy rows share a core on purpose (their own table shows their CPU/real).
+        if (per_worker < min_cpu_share_ && !IsBusyBenchmark(name)) min_cpu_share_ = per_worker;
         const auto known = cpu_shares_.find(name);
         if (known == cpu_shares_.end() || share < known->second) cpu_shares_[name] = share;
       }
@@ -60,7 +61,7 @@ void PrintWorkersTable(const SummaryReporter& reporter, const std::vector<Shape>
                        const TargetPeaks& peaks) {
   bool header = false;
   for (const Shape& shape : shapes) {
-    if (shape.workers <= 1) continue;
+    if (shape.workers <= 1 || shape.busy) continue;
     const std::string name = BenchmarkName(shape, Library::kEdgeattn);
     const double seconds = reporter.SecondsPerIteration(name);
     if (seconds <= 0.0) continue;
@@ -89,6 +90,47 @@ void PrintWorkersTable(const SummaryReporter& reporter, const std::vector<Shape>
     PrintCell(100.0 * gflops / peaks.GflopsFor(shape, Library::kEdgeattn), "%.1f");
     PrintCell(one_worker > 0.0 ? one_worker / seconds : -1.0, "%.2f");
     PrintCell(reporter.CpuShare(name), "%.2f");
+    printf("\n");
+  }
+}
+
+// The busy rows, one line per multi-worker busy shape: its GFLOP/s and that of its 1-worker
+// busy row, vs_one_worker (between those two), the idle 1-worker row's GFLOP/s and the
+// multi-worker busy row's speed against it, and both busy rows' CPU/real.
+void PrintBusyTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes) {
+  bool header = false;
+  for (const Shape& shape : shapes) {
+    if (!shape.busy || shape.workers <= 1) continue;
+    const std::string name = BenchmarkName(shape, Library::kEdgeattn);
+    const double seconds = reporter.SecondsPerIteration(name);
+    if (seconds <= 0.0) continue;
+    if (!header) {
+      printf("\nbusy rows: edgeattn beside a child process that spins on one core (normal\n");
+      printf("priority, not pinned, in the bench's session): %d runnable threads for %d cores\n",
+             shape.workers + 1, kParallelWorkers);
+      printf("in a %d-worker row. vs_one_worker = the 1-worker busy row's median time / this\n",
+             shape.workers);
+      printf("row's; vs idle 1-worker = the 1-worker row without the busy process / this\n");
+      printf("row's. CPU/real: this process's CPU time / real time (the spinner's is not\n");
+      printf("counted), lowest repetition\n\n");
+      printf(
+          "| shape | edgeattn GFLOP/s | 1-worker busy GFLOP/s | vs_one_worker | 1-worker idle "
+          "GFLOP/s | vs idle 1-worker | CPU/real | 1-worker CPU/real |\n");
+      printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      header = true;
+    }
+    const std::string one_name = OneWorkerBenchmarkName(name);
+    const double one = reporter.SecondsPerIteration(one_name);
+    const double idle = reporter.SecondsPerIteration(IdleBenchmarkName(one_name));
+    const double flops = ShapeFlops(shape) * 1e-9;
+    printf("| %s |", ShapeName(shape).c_str());
+    PrintCell(flops / seconds, "%.1f");
+    PrintCell(one > 0.0 ? flops / one : -1.0, "%.1f");
+    PrintCell(one > 0.0 ? one / seconds : -1.0, "%.2f");
+    PrintCell(idle > 0.0 ? flops / idle : -1.0, "%.1f");
+    PrintCell(idle > 0.0 ? idle / seconds : -1.0, "%.2f");
+    PrintCell(reporter.CpuShare(name), "%.2f");
+    PrintCell(reporter.CpuShare(one_name), "%.2f");
     printf("\n");
   }
 }
@@ -249,7 +291,10 @@ void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>
   const Library libraries[] = {Library::kEdgeattn, Library::kEigen, Library::kOnednn};
   for (const Shape& shape : shapes) {
     // The tables below.
-    if (shape.workers > 1 || IsFixedPoint(shape) || shape.kind == Kind::kDecodeStream) continue;
+    if (shape.workers > 1 || shape.busy || IsFixedPoint(shape) ||
+        shape.kind == Kind::kDecodeStream) {
+      continue;
+    }
     double seconds[3], gflops[3];
     bool any = false;
     for (int i = 0; i < 3; ++i) {
@@ -271,10 +316,12 @@ void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>
     printf("\n");
   }
   PrintWorkersTable(reporter, shapes, peaks);
+  PrintBusyTable(reporter, shapes);
   PrintFixedPointTable(reporter, shapes, peaks);
   PrintDecodeTable(reporter, shapes, peaks);
   const double share = reporter.MinCpuShare();
-  printf("\nlowest CPU/real time share per worker of any benchmark: %.2f%s\n", share,
+  printf("\nlowest CPU/real time share per worker of any benchmark but the busy rows: %.2f%s\n",
+         share,
          share < 0.9 ? " (WARNING: other processes shared the cores; figures are low, rerun on "
                        "an idle machine)"
                      : "");

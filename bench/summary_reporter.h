@@ -2,10 +2,12 @@
 // plus the closing tables: per shape, GFLOP/s and percent of peak of all three libraries and
 // edgeattn's time ratios against both peers, from the same run's median times; then the
 // multi-worker rows on their own, with their speed-up over one worker and their CPU/real share;
-// then the fixed-point rows, with their GOP/s, share of the integer dot-product peak and
-// speed-up over edgeattn's float32 row of the same layer; then the decode rows, dense and KV
-// cache, with their tokens/s, GB/s and share of the read bandwidth at their working set, and
-// the KV-cache rows' ratios (against the peers, f16 and int8 against f32, GQA against none).
+// then the busy rows (1 and 2 workers beside a busy process), with the 2-worker row's speed-up
+// over the 1-worker one there and over the idle 1-worker row; then the fixed-point rows, with their
+// GOP/s, share of the integer dot-product peak and speed-up over edgeattn's float32 row of the same
+// layer; then the decode rows, dense and KV cache, with their tokens/s, GB/s and share of the read
+// bandwidth at their working set, and the KV-cache rows' ratios (against the peers, f16 and int8
+// against f32, GQA against none).
 #ifndef EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 #define EDGEATTN_BENCH_SUMMARY_REPORTER_H_
 
@@ -38,6 +40,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   // Smallest CPU time / real time per worker over the repetitions: 1 when the cores were ours
   // for the whole run, lower when other processes took them (real-time figures are then low).
   // Multi-worker rows measure the whole process's CPU time, divided here by their workers.
+  // Busy rows share a core with the bench's own spinner on purpose: not counted.
   double MinCpuShare() const { return min_cpu_share_; }
 
   // Smallest CPU time / real time of the repetitions of the benchmark registered as `name`,

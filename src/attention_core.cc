@@ -78,7 +78,8 @@ ea_status RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n
 
   const int32_t blocks = (n_q + kQueryBlockRows - 1) / kQueryBlockRows;
   const size_t tile_floats = static_cast<size_t>(kScoreTileRows) * kScoreTileKeys;
-  const bool ok = RunTasks(core.config.parallel, blocks, [&](int32_t block, int32_t worker) {
+  const bool ok = RunTasks(core.config.parallel, blocks, [&](int32_t task_index, int32_t worker) {
+    const int32_t block = QueryBlockOfTask(task_index, blocks, args.causal);
     AttentionArgs task = args;
     task.score_tile = core.score_tile + static_cast<size_t>(worker) * tile_floats;
     const int32_t first = block * kQueryBlockRows;

@@ -45,6 +45,15 @@ inline constexpr int32_t kFewQueryRows = 4;
 // block ten times from L2 (see attention_f32-inl.h).
 inline constexpr int32_t kQueryBlockRows = 60;
 
+// The query block task `task` of `blocks` runs. Tasks are numbered largest
+// first, so that a pool that hands them out in order ends a batch on small
+// ones and its workers finish together: a causal run's last blocks see the
+// most keys, so its blocks go last to first; otherwise every block but a
+// partial last one costs the same, and they go in order.
+inline int32_t QueryBlockOfTask(int32_t task, int32_t blocks, bool causal) {
+  return causal ? blocks - 1 - task : task;
+}
+
 // Query rows [first_row, first_row + rows), rows <= kQueryBlockRows, of one
 // Attention(Q, K, V) whose K is packed.
 void AttentionQueryBlockF32(const AttentionArgs& args, int32_t first_row, int32_t rows);
@@ -54,9 +63,17 @@ void AttentionQueryBlockF32(const AttentionArgs& args, int32_t first_row, int32_
 void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const float* packed_w,
                const float* bias, int32_t n_out, float* y, size_t ld_y);
 
-// LinearF32 in tasks of kLinearRowsPerTask rows on the caller's parallel-for
-// (parallel_for.h); false when the hook broke its worker-index contract.
+// LinearF32 on the caller's parallel-for (parallel_for.h) in tasks of
+// kLinearRowsPerTask rows x kLinearColumnsPerTask outputs, one panel of the
+// packed W: an iteration of LinearPacked's own loop (linear_f32-inl.h), so
+// the panel is still reused across the task's rows. Small tasks (about 2
+// MFLOP at n_in = 256) let the other workers take over the batch when one is
+// slow or descheduled: a worker holds up the batch by one task at most.
+// Numbered row block by row block, so a partial last block's small tasks come
+// last (see QueryBlockOfTask). False when the hook broke its worker-index
+// contract.
 inline constexpr int32_t kLinearRowsPerTask = 60;
+inline constexpr int32_t kLinearColumnsPerTask = 64;
 bool LinearF32Tasks(const ea_parallel_for& parallel, const float* x, size_t ld_x, int32_t rows,
                     int32_t n_in, const float* packed_w, const float* bias, int32_t n_out, float* y,
                     size_t ld_y);

@@ -26,6 +26,7 @@ HWY_AFTER_NAMESPACE();
 #include "dispatch.h"
 #include "kernels.h"
 #include "parallel_for.h"
+#include "transposed_panels.h"
 
 namespace edgeattn {
 
@@ -39,12 +40,21 @@ void LinearF32(const float* x, size_t ld_x, int32_t rows, int32_t n_in, const fl
 bool LinearF32Tasks(const ea_parallel_for& parallel, const float* x, size_t ld_x, int32_t rows,
                     int32_t n_in, const float* packed_w, const float* bias, int32_t n_out, float* y,
                     size_t ld_y) {
-  const int32_t tasks = (rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask;
-  return RunTasks(parallel, tasks, [&](int32_t task, int32_t /* worker */) {
-    const int32_t first = task * kLinearRowsPerTask;
+  static_assert(kLinearColumnsPerTask == kKeyBlock, "a task is one panel of the packed W");
+  const int32_t row_blocks = (rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask;
+  const int32_t panels = PanelCount(n_out);
+  // Validation keeps rows x n_out below EA_MAX_ELEMENTS: the task count fits int32.
+  return RunTasks(parallel, row_blocks * panels, [&](int32_t task, int32_t /* worker */) {
+    const int32_t first = task / panels * kLinearRowsPerTask;
+    const int32_t panel = task % panels;
+    const int32_t first_out = panel * kLinearColumnsPerTask;
     const int32_t count = rows - first < kLinearRowsPerTask ? rows - first : kLinearRowsPerTask;
+    const int32_t outputs =
+        n_out - first_out < kLinearColumnsPerTask ? n_out - first_out : kLinearColumnsPerTask;
     const size_t row = static_cast<size_t>(first);
-    LinearF32(x + row * ld_x, ld_x, count, n_in, packed_w, bias, n_out, y + row * ld_y, ld_y);
+    LinearF32(x + row * ld_x, ld_x, count, n_in, Panel(packed_w, n_in, panel),
+              bias != nullptr ? bias + first_out : nullptr, outputs, y + row * ld_y + first_out,
+              ld_y);
   });
 }
 

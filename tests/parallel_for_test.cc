@@ -1,6 +1,7 @@
 // The parallel-for hook (ea_parallel_for): any worker count and any schedule
-// give the single-threaded result bit for bit, on every target; the arena
-// grows by one score tile per extra worker; bad hooks are refused.
+// (a stalled worker's included) give the single-threaded result bit for bit,
+// on every target; the arena grows by one score tile per extra worker; bad
+// hooks are refused.
 #include <gtest/gtest.h>
 #include <stdint.h>
 
@@ -64,6 +65,36 @@ struct ScrambledPool {
   }
 };
 
+// Two workers, one of them descheduled: worker 1 claims task `held` (the
+// middle one) and stalls before running it until worker 0, the caller, has
+// run every other task, as a pool whose caller takes the tasks of a thread
+// that a busy core keeps waiting does. `absent`: worker 1 takes no task at
+// all, and the caller runs the whole batch.
+struct StalledWorkerPool {
+  int32_t workers = 2;
+  bool absent = false;
+  static void Run(void* context, int32_t n_tasks, ea_task_fn task, void* task_context) {
+    const StalledWorkerPool* pool = static_cast<const StalledWorkerPool*>(context);
+    const int32_t held = pool->absent ? -1 : n_tasks / 2;
+    std::atomic<bool> others_done{false};
+#if EDGEATTN_TEST_HAS_THREADS
+    std::thread stalled([&] {
+      while (!others_done.load()) std::this_thread::yield();
+      if (held >= 0) task(task_context, held, 1);
+    });
+#endif
+    for (int32_t i = 0; i < n_tasks; ++i) {
+      if (i != held) task(task_context, i, 0);
+    }
+    others_done.store(true);
+#if EDGEATTN_TEST_HAS_THREADS
+    stalled.join();
+#else
+    if (held >= 0) task(task_context, held, 1);
+#endif
+  }
+};
+
 template <class Pool>
 ea_parallel_for HookOf(Pool* pool) {
   return ea_parallel_for{&Pool::Run, pool, pool->workers};
@@ -102,6 +133,11 @@ TEST_P(ParallelFor, AttentionIsBitIdenticalForAnyWorkersAndSchedule) {
     EXPECT_TRUE(SameBits(weights_one, weights_many)) << workers << " threads";
     ScrambledPool scrambled{workers};
     EXPECT_TRUE(SameBits(one, run(HookOf(&scrambled), &weights_many))) << workers << " scrambled";
+  }
+  for (const bool absent : {false, true}) {
+    StalledWorkerPool stalled{2, absent};
+    EXPECT_TRUE(SameBits(one, run(HookOf(&stalled), &weights_many))) << "absent " << absent;
+    EXPECT_TRUE(SameBits(weights_one, weights_many)) << "absent " << absent;
   }
 }
 
@@ -149,6 +185,11 @@ TEST_P(ParallelFor, MhaAndSelfAttentionAreBitIdenticalForAnyWorkers) {
     ThreadedPool pool{workers};
     EXPECT_TRUE(SameBits(mha_one, run_mha(HookOf(&pool)))) << workers << " workers";
     EXPECT_TRUE(SameBits(self_one, run_self(HookOf(&pool)))) << workers << " workers";
+  }
+  for (const bool absent : {false, true}) {
+    StalledWorkerPool stalled{2, absent};
+    EXPECT_TRUE(SameBits(mha_one, run_mha(HookOf(&stalled)))) << "absent " << absent;
+    EXPECT_TRUE(SameBits(self_one, run_self(HookOf(&stalled)))) << "absent " << absent;
   }
 }
 

@@ -3,7 +3,8 @@
 
 `make bench` writes bench/results/latest.json (Google Benchmark JSON, with the gflops,
 pct_peak, vs_eigen and vs_onednn counters on every 1-worker row, gflops, pct_peak and
-vs_one_worker on the multi-worker rows `f32_<N>workers/...`, gops, pct_peak and vs_f32 on the
+vs_one_worker on the multi-worker rows `f32_<N>workers/...`, the same beside a busy process on
+`f32_busy_<N>workers/...` and vs_idle on `f32_busy/...`, gops, pct_peak and vs_f32 on the
 fixed-point rows `s8/...` and `s16/...`); `make bench-report` runs this on it:
 
 - bench/results/latest.png (next to the JSON, same stem): GFLOP/s (fixed point: GOP/s) per
@@ -13,7 +14,8 @@ fixed-point rows `s8/...` and `s16/...`); `make bench-report` runs this on it:
   (the headline shapes, as listed in the JSON's headline_shapes context) and in
   bench/README.md (every shape), rewritten in place: the 1-worker float32 shapes with all
   three libraries, then a small table of the multi-worker rows (speed-up over one worker,
-  CPU/real), then the fixed-point rows (GOP/s, share of the integer probe's peak, speed-up
+  CPU/real), then one of the busy rows (2 workers beside a busy process against 1 worker
+  there and against the idle 1-worker row; not plotted), then the fixed-point rows (GOP/s, share of the integer probe's peak, speed-up
   over edgeattn's float32 row of the same layer).
 
 Standard library and matplotlib only, so it runs wherever `make bench` does.
@@ -34,8 +36,10 @@ LIBRARIES = ("edgeattn", "eigen", "onednn")
 DISPLAY_NAMES = {"edgeattn": "edgeattn", "eigen": "Eigen", "onednn": "oneDNN"}
 BAR_ORDER = ("edgeattn", "onednn", "eigen")
 BAR_COLOURS = {"edgeattn": "#1f77b4", "onednn": "#ff7f0e", "eigen": "#2ca02c"}
-# The precision component of a multi-worker row: "f32_2workers".
+# The precision component of a multi-worker row: "f32_2workers", "f32_busy_2workers".
 WORKERS_PATTERN = re.compile(r"^[^/]*_(\d+)workers/")
+# Rows beside a busy process: "f32_busy/...", "f32_busy_2workers/...".
+BUSY_PATTERN = re.compile(r"^[^/]*_busy[_/]")
 # Fixed-point rows: "s8/...", "s16/...".
 FIXED_POINT_PATTERN = re.compile(r"^s(8|16)/")
 FIXED_POINT_COLOURS = {"s8": "#9467bd", "s16": "#8c564b"}
@@ -57,6 +61,22 @@ def workers_of(shape):
     """edgeattn's workers: 2 for 'f32_2workers/...', 1 otherwise."""
     match = WORKERS_PATTERN.match(shape)
     return int(match.group(1)) if match else 1
+
+
+def is_busy(shape):
+    return BUSY_PATTERN.match(shape) is not None
+
+
+def one_worker_shape(shape):
+    """'f32_2workers/mha/...' -> 'f32/mha/...', 'f32_busy_2workers/...' -> 'f32_busy/...'."""
+    precision, _, rest = shape.partition("/")
+    return re.sub(r"_\d+workers$", "", precision) + "/" + rest
+
+
+def idle_shape(shape):
+    """'f32_busy/mha/...' -> 'f32/mha/...'."""
+    precision, _, rest = shape.partition("/")
+    return precision.replace("_busy", "") + "/" + rest
 
 
 def is_fixed_point(shape):
@@ -99,7 +119,8 @@ class Results:
             if row["run_type"] == "iteration":
                 if row["real_time"] > 0:
                     share = row["cpu_time"] / row["real_time"]
-                    self.min_cpu_share = min(self.min_cpu_share, share / workers_of(shape))
+                    if not is_busy(shape):  # busy rows share a core on purpose
+                        self.min_cpu_share = min(self.min_cpu_share, share / workers_of(shape))
                     key = (shape, library)
                     self.cpu_shares[key] = min(self.cpu_shares.get(key, share), share)
                 if repeated:
@@ -121,8 +142,9 @@ class Results:
         return None if row is None else row.get(counter)
 
     def one_worker_value(self, shape, counter):
-        """edgeattn's counter on the 1-worker row of a multi-worker shape."""
-        return self.value(peer_shape(shape), "edgeattn", counter)
+        """edgeattn's counter on the 1-worker row of a multi-worker shape (beside the busy
+        process for a busy shape)."""
+        return self.value(one_worker_shape(shape), "edgeattn", counter)
 
     def f32_value(self, shape, counter):
         """edgeattn's counter on the f32 row of a fixed-point shape's layer."""
@@ -170,6 +192,16 @@ def workers_caption(results, workers):
     )
 
 
+def busy_caption(workers):
+    return (
+        f"Busy rows: edgeattn beside a child process that spins on one core (normal priority, "
+        f"not pinned, the bench's session), {workers} workers against 1 worker there "
+        "(vs_one_worker) and against the 1-worker row without the busy process (vs idle "
+        "1-worker). CPU/real: the bench process's CPU time / real time (the spinner's not "
+        "counted), lowest repetition."
+    )
+
+
 def fixed_point_caption(results):
     context = results.context
 
@@ -198,14 +230,14 @@ def markdown_table(results, shapes):
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for shape in shapes:
-        if workers_of(shape) > 1 or is_fixed_point(shape):
+        if workers_of(shape) > 1 or is_fixed_point(shape) or is_busy(shape):
             continue
         cells = [cell(results.value(shape, lib, "gflops"), 1) for lib in LIBRARIES]
         cells += [cell(results.value(shape, lib, "pct_peak"), 1) for lib in LIBRARIES]
         cells += [cell(results.value(shape, "edgeattn", ratio), 2)
                   for ratio in ("vs_eigen", "vs_onednn")]
         lines.append(f"| {shape} | " + " | ".join(cells) + " |")
-    multi = [shape for shape in shapes if workers_of(shape) > 1]
+    multi = [shape for shape in shapes if workers_of(shape) > 1 and not is_busy(shape)]
     if multi:
         workers = max(workers_of(shape) for shape in multi)
         lines += [
@@ -222,6 +254,28 @@ def markdown_table(results, shapes):
                      cell(results.value(shape, "edgeattn", "pct_peak"), 1),
                      cell(results.value(shape, "edgeattn", "vs_one_worker"), 2),
                      cell(results.cpu_shares.get((shape, "edgeattn")), 2)]
+            lines.append(f"| {shape} | " + " | ".join(cells) + " |")
+    busy = [shape for shape in shapes if is_busy(shape) and workers_of(shape) > 1]
+    if busy:
+        workers = max(workers_of(shape) for shape in busy)
+        lines += [
+            "",
+            *textwrap.wrap(busy_caption(workers), width=95, break_on_hyphens=False),
+            "",
+            "| shape | edgeattn GFLOP/s | 1-worker busy GFLOP/s | vs_one_worker "
+            "| 1-worker idle GFLOP/s | vs idle 1-worker | CPU/real | 1-worker CPU/real |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for shape in busy:
+            gflops = results.value(shape, "edgeattn", "gflops")
+            idle = results.value(idle_shape(one_worker_shape(shape)), "edgeattn", "gflops")
+            cells = [cell(gflops, 1),
+                     cell(results.one_worker_value(shape, "gflops"), 1),
+                     cell(results.value(shape, "edgeattn", "vs_one_worker"), 2),
+                     cell(idle, 1),
+                     cell(gflops / idle if gflops and idle else None, 2),
+                     cell(results.cpu_shares.get((shape, "edgeattn")), 2),
+                     cell(results.cpu_shares.get((one_worker_shape(shape), "edgeattn")), 2)]
             lines.append(f"| {shape} | " + " | ".join(cells) + " |")
     fixed = [shape for shape in shapes if is_fixed_point(shape)]
     if fixed:
@@ -279,7 +333,7 @@ def plot(results, png_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
 
-    shapes = results.shapes
+    shapes = [shape for shape in results.shapes if not is_busy(shape)]  # in the tables only
     width = 0.27
     figure, axes = plt.subplots(2, 1, figsize=(max(8.0, 0.5 * len(shapes) + 2.0), 9.0),
                                 sharex=True)

@@ -210,12 +210,17 @@ typedef enum ea_weights_layout {
  * threads, each call with a `worker` in [0, max_workers) that no other call
  * running at the same time uses (a thread index does), and return when all
  * have finished. The split into tasks (query blocks of 60 rows, heads one
- * after another, projection row blocks) does not depend on the number of
- * workers, so results are bit-identical for any max_workers and any
- * schedule; a batch of one task runs on the calling thread without calling
- * `run`. Each worker gets its own score tile in the arena (see the arena
- * formulas). A run whose `run` passes a worker out of range skips that task
- * and returns EA_ERR_BAD_ARGUMENT; its outputs are then incomplete. */
+ * after another, projection blocks of 60 rows x 64 outputs) does not depend
+ * on the number of workers, so results are bit-identical for any max_workers
+ * and any schedule; a batch of one task runs on the calling thread without
+ * calling `run`. Tasks are small (tens of microseconds on a desktop core) so
+ * that a `run` can balance them: a pool whose caller also takes tasks
+ * finishes a batch alone when its other threads are not scheduled. They are
+ * numbered largest first (a causal run's last query blocks, which see the
+ * most keys, come first), so a pool that hands them out in index order ends
+ * a batch on small ones. Each worker gets its own score
+ * tile in the arena (see the arena formulas). A run whose `run` passes a worker out of range skips
+ * that task and returns EA_ERR_BAD_ARGUMENT; its outputs are then incomplete. */
 #define EA_MAX_WORKERS 1024
 typedef void (*ea_task_fn)(void* task_context, int32_t task, int32_t worker);
 typedef void (*ea_parallel_run_fn)(void* context, int32_t n_tasks, ea_task_fn task,

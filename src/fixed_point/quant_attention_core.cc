@@ -72,7 +72,7 @@ bool Run(const ea_parallel_for& parallel, const AttentionQArgs<T>& args, const T
   const int32_t tasks = (a.n_q + kQueryBlockRows - 1) / kQueryBlockRows;
   uint8_t* scratch = static_cast<uint8_t*>(memory.row_scratch);
   return RunTasks(parallel, tasks, [&](int32_t task, int32_t worker) {
-    const int32_t first = task * kQueryBlockRows;
+    const int32_t first = QueryBlockOfTask(task, tasks, a.causal) * kQueryBlockRows;
     const int32_t rows = a.n_q - first < kQueryBlockRows ? a.n_q - first : kQueryBlockRows;
     Attend(a, first, rows, scratch + static_cast<size_t>(worker) * memory.row_scratch_bytes);
   });

@@ -1,5 +1,7 @@
 #include "fixed_point/quant_model_steps.h"
 
+#include <type_traits>
+
 #include "fixed_point/add_sq.h"
 #include "fixed_point/mha_quant_params.h"
 #include "fixed_point/quantized_position_table.h"
@@ -15,15 +17,49 @@ namespace {
 void RunLinear(const LinearQArgs<int8_t>& args) { LinearS8(args); }
 void RunLinear(const LinearQArgs<int16_t>& args) { LinearS16(args); }
 
+// Output columns [first, first + count) of a projection, first a multiple of
+// kLinearColumnsPerTask: whole panels of the packed layouts, whole tiles of
+// the int8 kernel.
+template <typename T>
+LinearQArgs<T> ColumnSlice(const LinearQArgs<T>& args, int32_t first, int32_t count) {
+  static_assert(
+      kLinearColumnsPerTask % kS8PanelColumns == 0 && kLinearColumnsPerTask % kS16PanelColumns == 0,
+      "a task's columns are whole panels");
+  using Bias = std::conditional_t<sizeof(T) == 1, int32_t, int64_t>;
+  const size_t c = static_cast<size_t>(first);
+  LinearQArgs<T> slice = args;
+  slice.w = args.w + c * static_cast<size_t>(args.n_in);
+  if (args.bias != nullptr) slice.bias = static_cast<const Bias*>(args.bias) + c;
+  slice.multiplier = args.multiplier + c;
+  slice.shift = args.shift + c;
+  slice.n_out = count;
+  slice.y = args.y + c;
+  if (args.w_panels != nullptr) {
+    slice.w_panels = args.w_panels + c / kS8PanelColumns * S8PanelBytes(kS8PanelColumns, args.n_in);
+    slice.w_column_sums = args.w_column_sums + c;
+  }
+  if (args.w_pairs != nullptr) {
+    slice.w_pairs =
+        args.w_pairs + c / kS16PanelColumns * S16PanelValues(kS16PanelColumns, args.n_in);
+  }
+  return slice;
+}
+
+// Tasks of kLinearRowsPerTask rows x kLinearColumnsPerTask outputs, as the
+// float projections (kernels.h).
 template <typename T>
 bool RowBlocks(const ea_parallel_for& parallel, const LinearQArgs<T>& args) {
-  const int32_t tasks = (args.rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask;
-  return RunTasks(parallel, tasks, [&](int32_t task, int32_t /* worker */) {
-    LinearQArgs<T> block = args;
-    const int32_t first = task * kLinearRowsPerTask;
+  const int32_t row_blocks = (args.rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask;
+  const int32_t slices = (args.n_out + kLinearColumnsPerTask - 1) / kLinearColumnsPerTask;
+  return RunTasks(parallel, row_blocks * slices, [&](int32_t task, int32_t /* worker */) {
+    const int32_t first_out = task % slices * kLinearColumnsPerTask;
+    const int32_t outputs = args.n_out - first_out < kLinearColumnsPerTask ? args.n_out - first_out
+                                                                           : kLinearColumnsPerTask;
+    LinearQArgs<T> block = ColumnSlice(args, first_out, outputs);
+    const int32_t first = task / slices * kLinearRowsPerTask;
     block.rows = args.rows - first < kLinearRowsPerTask ? args.rows - first : kLinearRowsPerTask;
     block.x = args.x + static_cast<size_t>(first) * args.ld_x;
-    block.y = args.y + static_cast<size_t>(first) * args.ld_y;
+    block.y += static_cast<size_t>(first) * args.ld_y;
     RunLinear(block);
   });
 }

@@ -1,7 +1,8 @@
 // The steps fixed-point models (MHA, single-head self-attention) share around
 // the attention core: the quantized position table and ADD(x_emb, P), a
-// per-channel FULLY_CONNECTED in row blocks on the caller's parallel-for, and
-// the int8 weights packed once at plan time for the dot-product instructions.
+// per-channel FULLY_CONNECTED in blocks of rows x output channels on the
+// caller's parallel-for, and the int8 weights packed once at plan time for
+// the dot-product instructions.
 #ifndef EDGEATTN_SRC_FIXED_POINT_QUANT_MODEL_STEPS_H_
 #define EDGEATTN_SRC_FIXED_POINT_QUANT_MODEL_STEPS_H_
 
@@ -83,8 +84,9 @@ LinearQArgs<T> ProjectionArgs(const T* x, int32_t rows, int32_t n_in, const int8
   return args;
 }
 
-// Runs a projection in row blocks of kLinearRowsPerTask. False when the
-// parallel-for hook broke its worker contract.
+// Runs a projection in tasks of kLinearRowsPerTask rows x
+// kLinearColumnsPerTask outputs (kernels.h). False when the parallel-for hook
+// broke its worker contract.
 bool RunProjection(const ea_parallel_for& parallel, const LinearQArgs<int8_t>& args);
 bool RunProjection(const ea_parallel_for& parallel, const LinearQArgs<int16_t>& args);
 

@@ -137,6 +137,14 @@ $(BUILD)/src/%.o: src/%.cc $(CONFIG_FILES) | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
 
+# Test bodies (GoogleTest's assertion macros, little arithmetic of their own)
+# take three quarters of a target's compile time at -O2 and 40 % less at -O1;
+# the references and data they call (tests/reference, tests/data) keep $(OPT).
+TEST_BODY_OPT := $(if $(filter 1,$(SANITIZE)),,-O1)
+$(BUILD)/tests/%_test.o: tests/%_test.cc $(CONFIG_FILES) | $(SYSINCLUDE)
+	@mkdir -p $(dir $@)
+	$(CXX) $(TEST_CXXFLAGS) $(TEST_BODY_OPT) -c $< -o $@
+
 $(BUILD)/tests/%.o: tests/%.cc $(CONFIG_FILES) | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(TEST_CXXFLAGS) -c $< -o $@

@@ -123,20 +123,44 @@ done
 
 # Two lanes, one per core: the suites run single-threaded under qemu, so a
 # lane's run leaves the other core to the other lane (a CI machine has 2
-# cores and 90 minutes; one lane took 57 of them on a Zen 3). Specs that
-# share a build folder (the SVE lengths of one target) stay in one lane,
-# built once; targets go to the lane with fewer specs so far.
-lanes=("" "")
-lane_size=(0 0)
-declare -A target_lane
+# cores and an hour). Specs that share a build folder (the SVE lengths of one
+# target) stay in one lane, built once. Targets go, heaviest first, to the
+# lane with less work so far, weighed by spec_seconds: the build and run
+# seconds of each spec in one CI run (Emerald Rapids, 2 cores, 0.10.0); only
+# their ratios matter. SVE at 2048 bits emulates 16x wider vectors than at
+# 128 and takes twice as long; Cortex-M4 has no double-precision FPU, so the
+# references' doubles run in software.
+spec_seconds() {
+  case "$1" in
+    host) echo 30 ;;
+    host-*) echo 150 ;;
+    aarch64-dotprod=*) echo 180 ;;
+    *:2048) echo 450 ;;
+    *:*:*) echo 200 ;;
+    aarch64-*) echo 250 ;;
+    cortex-m4) echo 330 ;;
+    cortex-m*) echo 130 ;;
+    *) echo 190 ;;
+  esac
+}
+declare -A target_seconds target_lane
+targets_in_order=()
 for spec in "${specs[@]}"; do
   target=$(spec_target "$spec")
-  if [ -z "${target_lane[$target]:-}" ]; then
-    target_lane[$target]=$([ "${lane_size[0]}" -le "${lane_size[1]}" ] && echo 0 || echo 1)
-  fi
-  lane=${target_lane[$target]}
+  [ -z "${target_seconds[$target]:-}" ] && targets_in_order+=("$target")
+  target_seconds[$target]=$((${target_seconds[$target]:-0} + $(spec_seconds "$spec")))
+done
+lane_seconds=(0 0)
+while read -r seconds target; do
+  lane=$([ "${lane_seconds[0]}" -le "${lane_seconds[1]}" ] && echo 0 || echo 1)
+  target_lane[$target]=$lane
+  lane_seconds[lane]=$((lane_seconds[lane] + seconds))
+done < <(for target in "${targets_in_order[@]}"; do echo "${target_seconds[$target]} $target"; done |
+  sort -rn -k1,1)
+lanes=("" "")
+for spec in "${specs[@]}"; do
+  lane=${target_lane[$(spec_target "$spec")]}
   lanes[lane]+="$spec "
-  lane_size[lane]=$((lane_size[lane] + 1))
 done
 for lane in 0 1; do
   (for spec in ${lanes[lane]}; do run_spec "$spec"; done) &

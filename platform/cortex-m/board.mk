@@ -10,7 +10,7 @@
 #   CM_LDFLAGS        link flags (script, newlib + semihosting specs, --gc-sections)
 #   CM_RUN            command prefix that runs an ELF: $(CM_RUN) prog.elf; the exit
 #                     status is main's return value (124: timed out, 134: fault)
-# Optional inputs: CM_TIMEOUT (seconds, default 120), CM_NANO=1 for newlib-nano
+# Optional inputs: CM_TIMEOUT (seconds, default 400), CM_NANO=1 for newlib-nano
 # (about 18 KB smaller, but its printf cannot print long long: see README.md).
 #
 # Example (from the repository root):

@@ -78,6 +78,30 @@ bool LinearF32Tasks(const ea_parallel_for& parallel, const float* x, size_t ld_x
                     int32_t n_in, const float* packed_w, const float* bias, int32_t n_out, float* y,
                     size_t ld_y);
 
+// Rows [first_row, first_row + rows) x outputs [first_out, first_out +
+// outputs) of one projection task; the float and fixed-point projections
+// split the same way.
+struct LinearTask {
+  int32_t first_row, rows, first_out, outputs;
+};
+inline int32_t LinearColumnSlices(int32_t n_out) {
+  return (n_out + kLinearColumnsPerTask - 1) / kLinearColumnsPerTask;
+}
+// Validation keeps rows x n_out below EA_MAX_ELEMENTS: the count fits int32.
+inline int32_t LinearTaskCount(int32_t rows, int32_t n_out) {
+  return (rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask * LinearColumnSlices(n_out);
+}
+inline LinearTask LinearTaskOf(int32_t task, int32_t rows, int32_t n_out) {
+  const int32_t slices = LinearColumnSlices(n_out);
+  LinearTask t;
+  t.first_row = task / slices * kLinearRowsPerTask;
+  t.rows = rows - t.first_row < kLinearRowsPerTask ? rows - t.first_row : kLinearRowsPerTask;
+  t.first_out = task % slices * kLinearColumnsPerTask;
+  t.outputs =
+      n_out - t.first_out < kLinearColumnsPerTask ? n_out - t.first_out : kLinearColumnsPerTask;
+  return t;
+}
+
 // out[i] = a[i] + b[i].
 void AddF32(const float* a, const float* b, float* out, size_t count);
 

@@ -41,20 +41,12 @@ bool LinearF32Tasks(const ea_parallel_for& parallel, const float* x, size_t ld_x
                     int32_t n_in, const float* packed_w, const float* bias, int32_t n_out, float* y,
                     size_t ld_y) {
   static_assert(kLinearColumnsPerTask == kKeyBlock, "a task is one panel of the packed W");
-  const int32_t row_blocks = (rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask;
-  const int32_t panels = PanelCount(n_out);
-  // Validation keeps rows x n_out below EA_MAX_ELEMENTS: the task count fits int32.
-  return RunTasks(parallel, row_blocks * panels, [&](int32_t task, int32_t /* worker */) {
-    const int32_t first = task / panels * kLinearRowsPerTask;
-    const int32_t panel = task % panels;
-    const int32_t first_out = panel * kLinearColumnsPerTask;
-    const int32_t count = rows - first < kLinearRowsPerTask ? rows - first : kLinearRowsPerTask;
-    const int32_t outputs =
-        n_out - first_out < kLinearColumnsPerTask ? n_out - first_out : kLinearColumnsPerTask;
-    const size_t row = static_cast<size_t>(first);
-    LinearF32(x + row * ld_x, ld_x, count, n_in, Panel(packed_w, n_in, panel),
-              bias != nullptr ? bias + first_out : nullptr, outputs, y + row * ld_y + first_out,
-              ld_y);
+  return RunTasks(parallel, LinearTaskCount(rows, n_out), [&](int32_t task, int32_t /* worker */) {
+    const LinearTask t = LinearTaskOf(task, rows, n_out);
+    const size_t row = static_cast<size_t>(t.first_row);
+    LinearF32(x + row * ld_x, ld_x, t.rows, n_in, Panel(packed_w, n_in, t.first_out / kKeyBlock),
+              bias != nullptr ? bias + t.first_out : nullptr, t.outputs,
+              y + row * ld_y + t.first_out, ld_y);
   });
 }
 

@@ -49,19 +49,15 @@ LinearQArgs<T> ColumnSlice(const LinearQArgs<T>& args, int32_t first, int32_t co
 // float projections (kernels.h).
 template <typename T>
 bool RowBlocks(const ea_parallel_for& parallel, const LinearQArgs<T>& args) {
-  const int32_t row_blocks = (args.rows + kLinearRowsPerTask - 1) / kLinearRowsPerTask;
-  const int32_t slices = (args.n_out + kLinearColumnsPerTask - 1) / kLinearColumnsPerTask;
-  return RunTasks(parallel, row_blocks * slices, [&](int32_t task, int32_t /* worker */) {
-    const int32_t first_out = task % slices * kLinearColumnsPerTask;
-    const int32_t outputs = args.n_out - first_out < kLinearColumnsPerTask ? args.n_out - first_out
-                                                                           : kLinearColumnsPerTask;
-    LinearQArgs<T> block = ColumnSlice(args, first_out, outputs);
-    const int32_t first = task / slices * kLinearRowsPerTask;
-    block.rows = args.rows - first < kLinearRowsPerTask ? args.rows - first : kLinearRowsPerTask;
-    block.x = args.x + static_cast<size_t>(first) * args.ld_x;
-    block.y += static_cast<size_t>(first) * args.ld_y;
-    RunLinear(block);
-  });
+  return RunTasks(parallel, LinearTaskCount(args.rows, args.n_out),
+                  [&](int32_t task, int32_t /* worker */) {
+                    const LinearTask t = LinearTaskOf(task, args.rows, args.n_out);
+                    LinearQArgs<T> block = ColumnSlice(args, t.first_out, t.outputs);
+                    block.rows = t.rows;
+                    block.x = args.x + static_cast<size_t>(t.first_row) * args.ld_x;
+                    block.y += static_cast<size_t>(t.first_row) * args.ld_y;
+                    RunLinear(block);
+                  });
 }
 
 }  // namespace

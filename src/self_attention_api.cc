@@ -92,7 +92,8 @@ ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
   ea_status status = edgeattn::Validate(*config);
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, edgeattn::ArenaBytes(*config));
   if (status == EA_OK) {
-    const edgeattn::Kept kept = edgeattn::KeptExtents(*config, *weights, config->position_table);
+    const edgeattn::Kept kept = edgeattn::KeptExtents(
+        *config, *weights, edgeattn::TableTheModeReads(config->position, config->position_table));
     status =
         edgeattn::CheckKeptOutsideCarve(kept.extents, edgeattn::kKeptCount,
                                         edgeattn::NextCarve(*arena, edgeattn::ArenaBytes(*config)));

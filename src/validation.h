@@ -68,6 +68,14 @@ Extent NextCarve(const ea_arena& arena, uint64_t bytes);
 // table) lies in the carve: plan_init and every run would overwrite it.
 ea_status CheckKeptOutsideCarve(const Extent* kept, size_t count, Extent carve);
 
+// The caller's position table when the position mode reads it, else NULL: a
+// table given with EA_POSITION_NONE is never read, so its place is free (an
+// init must not refuse it for lying in the carve).
+template <typename T>
+const T* TableTheModeReads(ea_position position, const T* table) {
+  return StorageOf(position, table == nullptr) == PositionStorage::kCaller ? table : nullptr;
+}
+
 // The memory rule of self-attention and MHA runs (EA_ERR_BAD_ARGUMENT when
 // broken): the outputs y and attn_weights overlap neither the plan's arena
 // carve nor anything this or a later run reads (weights, biases, position

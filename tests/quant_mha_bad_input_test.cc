@@ -1161,6 +1161,16 @@ std::vector<PlanInitCase> PlanInitCases() {
             a->InArena(0, a->s.table_block.data(), a->s.TensorBytes(kTokens));
       },
       EA_ERR_BAD_ARGUMENT);
+  // A table the position mode never reads (NONE) holds nothing the plan
+  // keeps: its bytes may be the carve's (the fuzzer's finding on 0.10.0).
+  add(
+      "UnreadTableInTheCarveAccepted",
+      [](PlanInitArgs* a) {
+        a->s.config.position = EA_POSITION_NONE;
+        a->s.config.quant_position_table =
+            a->InArena(0, a->s.table_block.data(), a->s.TensorBytes(kTokens));
+      },
+      EA_OK);
   // Outside the carve: before it (an earlier plan's bytes) or after it.
   add(
       "WeightsBeforeTheCarveAccepted",

@@ -91,7 +91,8 @@ ea_status PrepareMhaQuantCarve(const ea_mha_config& c, const ea_mha_quant_weight
   ea_status status = CheckMhaQuantBiases(c, w);
   if (status == EA_OK) status = CheckArenaFits(&arena, carve_bytes);
   if (status == EA_OK) {
-    const MhaQuantKept kept = MhaQuantKeptExtents(c, w, c.quant_position_table);
+    const MhaQuantKept kept =
+        MhaQuantKeptExtents(c, w, TableTheModeReads(c.position, c.quant_position_table));
     status = CheckKeptOutsideCarve(kept.extents, kMhaQuantKeptCount, NextCarve(arena, carve_bytes));
   }
   if (status != EA_OK || c.quant_params != nullptr) return status;

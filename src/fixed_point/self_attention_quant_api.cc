@@ -217,7 +217,8 @@ ea_status ea_self_attention_quant_plan_init(ea_self_attention_quant_plan* plan,
   }
   if (status == EA_OK) status = CheckArenaFits(arena, ArenaBytes(c));
   if (status == EA_OK) {
-    const Kept kept = KeptExtents(c, *weights, c.quant_position_table);
+    const Kept kept =
+        KeptExtents(c, *weights, TableTheModeReads(c.position, c.quant_position_table));
     status = CheckKeptOutsideCarve(kept.extents, kKeptCount, NextCarve(*arena, ArenaBytes(c)));
   }
   // Scales: TFLite's Prepare, into the place of the plan's first region (free

@@ -121,7 +121,8 @@ ea_status ea_mha_decoder_init(ea_mha_decoder* decoder, const ea_mha_decoder_conf
   const edgeattn::Extent carve =
       status == EA_OK ? edgeattn::NextCarve(*arena, bytes) : edgeattn::Extent{nullptr, 0};
   if (status == EA_OK) {
-    const edgeattn::Kept kept = edgeattn::KeptExtents(c, *weights, c.position_table);
+    const edgeattn::Kept kept = edgeattn::KeptExtents(
+        c, *weights, edgeattn::TableTheModeReads(c.position, c.position_table));
     status = edgeattn::CheckKeptOutsideCarve(kept.extents, edgeattn::kKeptCount, carve);
   }
   if (status != EA_OK) return status;

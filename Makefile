@@ -367,4 +367,5 @@ clean:
 	rm -rf $(BUILD_ROOT)
 
 include tests/fuzz/fuzz.mk
+include bench/mcu/mcu.mk
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

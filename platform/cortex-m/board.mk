@@ -10,6 +10,8 @@
 #   CM_LDFLAGS        link flags (script, newlib + semihosting specs, --gc-sections)
 #   CM_RUN            command prefix that runs an ELF: $(CM_RUN) prog.elf; the exit
 #                     status is main's return value (124: timed out, 134: fault)
+#   CM_RUN_COUNTED    the same with -icount shift=0: every instruction is one
+#                     nanosecond of virtual time (bench/mcu counts them with SysTick)
 # Optional inputs: CM_TIMEOUT (seconds, default 400), CM_NANO=1 for newlib-nano
 # (about 18 KB smaller, but its printf cannot print long long: see README.md).
 #
@@ -63,3 +65,5 @@ CM_TIMEOUT ?= 400
 # runs qemu outside the terminal's foreground process group.
 CM_RUN := timeout --foreground $(CM_TIMEOUT) qemu-system-arm -M $(CM_QEMU_MACHINE) -nographic \
   -semihosting -kernel
+CM_RUN_COUNTED := timeout --foreground $(CM_TIMEOUT) qemu-system-arm -M $(CM_QEMU_MACHINE) \
+  -nographic -semihosting -icount shift=0 -kernel

@@ -32,7 +32,9 @@ int32_t Draw(RandomStream* random, int32_t lo, int32_t hi) {
 // packs (the kernel picks the path from the arguments).
 TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
   RandomStream random(4242);
-  for (const int n_in : {1, 3, 4, 17, 64, 130}) {
+  // 300: past the 256 the Cortex-M4/M7 kernels widen on the stack (their
+  // fallback); rows and n_out odd for every blocking's remainders.
+  for (const int n_in : {1, 3, 4, 17, 64, 130, 300}) {
     const int rows = 7, n_out = 37;
     std::vector<int8_t> x(static_cast<size_t>(rows) * n_in), w(static_cast<size_t>(n_out) * n_in);
     for (int8_t& v : x) v = static_cast<int8_t>(Draw(&random, -128, 127));
@@ -140,93 +142,98 @@ TEST_P(FixedPointKernels, LinearS16AtTheEdgesOfItsRanges) {
 
 // One attention head through the kernel against BATCH_MATMUL, SOFTMAX and
 // BATCH_MATMUL of the reference, with score and output shifts across their
-// range and zero points at both ends; causal and not.
+// range and zero points at both ends; causal and not. Head widths: 20, one
+// that leaves a depth tail (7), and one past what the Cortex-M4/M7 kernels
+// widen on the stack (261), the last two at two shifts.
 TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
   RandomStream random(777);
-  const int n = 45, d_k = 20;
-  for (const int32_t score_shift : {-31, -12, -6, 0, 3, 30}) {
-    for (const bool causal : {false, true}) {
-      for (const int32_t zero_point : {-128, 5, 127}) {
-        std::vector<int8_t> q(static_cast<size_t>(n) * d_k), k(q.size()), v(q.size());
-        for (int8_t& x : q) x = static_cast<int8_t>(Draw(&random, -128, 127));
-        for (int8_t& x : k) x = static_cast<int8_t>(Draw(&random, -128, 127));
-        for (int8_t& x : v) x = static_cast<int8_t>(Draw(&random, -128, 127));
-        const tflite_ref::BatchMatMulParams scores_params{-zero_point, zero_point, -zero_point,
-                                                          1518500250, score_shift};
-        const std::vector<int8_t> scores =
-            tflite_ref::BatchMatMul(scores_params, q.data(), n, d_k, k.data(), n);
-        const tflite_ref::SoftmaxInt8Params softmax = tflite_ref::PrepareSoftmaxInt8(0.2f, 0.05f);
-        std::vector<int8_t> probs(static_cast<size_t>(n) * n, -128);
-        for (int i = 0; i < n; ++i) {
-          const int visible = causal ? i + 1 : n;
-          tflite_ref::SoftmaxInt8Row(softmax, scores.data() + static_cast<size_t>(i) * n, visible,
-                                     probs.data() + static_cast<size_t>(i) * n);
-        }
-        std::vector<int8_t> v_t(static_cast<size_t>(d_k) * n);
-        for (int j = 0; j < n; ++j) {
-          for (int t = 0; t < d_k; ++t)
-            v_t[static_cast<size_t>(t) * n + j] = v[static_cast<size_t>(j) * d_k + t];
-        }
-        const tflite_ref::BatchMatMulParams context_params{128, -zero_point, zero_point, 1200000000,
-                                                           -9};
-        const std::vector<int8_t> want =
-            tflite_ref::BatchMatMul(context_params, probs.data(), n, n, v_t.data(), d_k);
-
-        edgeattn::SoftmaxS8Table table;
-        edgeattn::BuildSoftmaxS8Table(softmax.input_multiplier, softmax.input_left_shift,
-                                      softmax.diff_min, &table);
-        std::vector<int8_t> k_panels(edgeattn::S8PanelBytes(n, d_k) + 64);
-        std::vector<int8_t> v_panels(edgeattn::S8PanelBytes(d_k, n) + 64);
-        std::vector<int32_t> k_terms((n + 15) / 16 * 16);
-        edgeattn::PackS8Panels(k.data(), d_k, n, d_k, k_panels.data(), k_terms.data());
-        for (int32_t& term : k_terms) {
-          term = static_cast<int32_t>(static_cast<uint32_t>(-zero_point - 128) *
-                                      static_cast<uint32_t>(term));
-        }
-        edgeattn::PackS8PanelsTransposed(v.data(), d_k, d_k, n, v_panels.data());
-        for (const bool packed : {false, true}) {
-          std::vector<int8_t> out(static_cast<size_t>(n) * d_k, 0x55), got_probs(probs.size());
-          edgeattn::AttentionQArgs<int8_t> a{};
-          a.q = q.data();
-          a.ld_q = d_k;
-          a.k = k.data();
-          a.ld_k = d_k;
-          a.v_transposed = v_t.data();
-          a.ld_vt = n;
-          a.out = out.data();
-          a.ld_out = d_k;
-          a.probs = got_probs.data();
-          a.ld_probs = n;
-          a.n_q = n;
-          a.n_kv = n;
-          a.d_k = d_k;
-          a.d_v = d_k;
-          a.causal = causal;
-          a.q_offset = -zero_point;
-          a.k_offset = zero_point;
-          a.score_multiplier = scores_params.output_multiplier;
-          a.score_shift = score_shift;
-          a.score_zero_point = -zero_point;
-          a.softmax_s8 = &table;
-          a.v_offset = -zero_point;
-          a.out_multiplier = context_params.output_multiplier;
-          a.out_shift = context_params.output_shift;
-          a.out_zero_point = zero_point;
-          if (packed && edgeattn::UsesS8Panels()) {
-            a.k_panels = k_panels.data();
-            a.k_column_sums = k_terms.data();
-            a.v_panels = v_panels.data();
+  const int n = 45;
+  for (const int d_k : {20, 7, 261})
+    for (const int32_t score_shift : {-31, -12, -6, 0, 3, 30}) {
+      if (d_k != 20 && score_shift != -6 && score_shift != 3) continue;
+      for (const bool causal : {false, true}) {
+        for (const int32_t zero_point : {-128, 5, 127}) {
+          std::vector<int8_t> q(static_cast<size_t>(n) * d_k), k(q.size()), v(q.size());
+          for (int8_t& x : q) x = static_cast<int8_t>(Draw(&random, -128, 127));
+          for (int8_t& x : k) x = static_cast<int8_t>(Draw(&random, -128, 127));
+          for (int8_t& x : v) x = static_cast<int8_t>(Draw(&random, -128, 127));
+          const tflite_ref::BatchMatMulParams scores_params{-zero_point, zero_point, -zero_point,
+                                                            1518500250, score_shift};
+          const std::vector<int8_t> scores =
+              tflite_ref::BatchMatMul(scores_params, q.data(), n, d_k, k.data(), n);
+          const tflite_ref::SoftmaxInt8Params softmax = tflite_ref::PrepareSoftmaxInt8(0.2f, 0.05f);
+          std::vector<int8_t> probs(static_cast<size_t>(n) * n, -128);
+          for (int i = 0; i < n; ++i) {
+            const int visible = causal ? i + 1 : n;
+            tflite_ref::SoftmaxInt8Row(softmax, scores.data() + static_cast<size_t>(i) * n, visible,
+                                       probs.data() + static_cast<size_t>(i) * n);
           }
-          std::vector<uint8_t> scratch(edgeattn::QuantScratch(n).bytes + 64);
-          edgeattn::AttendRowsS8(a, 0, n, scratch.data());
-          ASSERT_EQ(got_probs, probs) << "shift " << score_shift << " causal " << causal
-                                      << " zero point " << zero_point << " packed " << packed;
-          ASSERT_EQ(out, want) << "shift " << score_shift << " causal " << causal << " zero point "
-                               << zero_point << " packed " << packed;
+          std::vector<int8_t> v_t(static_cast<size_t>(d_k) * n);
+          for (int j = 0; j < n; ++j) {
+            for (int t = 0; t < d_k; ++t)
+              v_t[static_cast<size_t>(t) * n + j] = v[static_cast<size_t>(j) * d_k + t];
+          }
+          const tflite_ref::BatchMatMulParams context_params{128, -zero_point, zero_point,
+                                                             1200000000, -9};
+          const std::vector<int8_t> want =
+              tflite_ref::BatchMatMul(context_params, probs.data(), n, n, v_t.data(), d_k);
+
+          edgeattn::SoftmaxS8Table table;
+          edgeattn::BuildSoftmaxS8Table(softmax.input_multiplier, softmax.input_left_shift,
+                                        softmax.diff_min, &table);
+          std::vector<int8_t> k_panels(edgeattn::S8PanelBytes(n, d_k) + 64);
+          std::vector<int8_t> v_panels(edgeattn::S8PanelBytes(d_k, n) + 64);
+          std::vector<int32_t> k_terms((n + 15) / 16 * 16);
+          edgeattn::PackS8Panels(k.data(), d_k, n, d_k, k_panels.data(), k_terms.data());
+          for (int32_t& term : k_terms) {
+            term = static_cast<int32_t>(static_cast<uint32_t>(-zero_point - 128) *
+                                        static_cast<uint32_t>(term));
+          }
+          edgeattn::PackS8PanelsTransposed(v.data(), d_k, d_k, n, v_panels.data());
+          for (const bool packed : {false, true}) {
+            std::vector<int8_t> out(static_cast<size_t>(n) * d_k, 0x55), got_probs(probs.size());
+            edgeattn::AttentionQArgs<int8_t> a{};
+            a.q = q.data();
+            a.ld_q = d_k;
+            a.k = k.data();
+            a.ld_k = d_k;
+            a.v_transposed = v_t.data();
+            a.ld_vt = n;
+            a.out = out.data();
+            a.ld_out = d_k;
+            a.probs = got_probs.data();
+            a.ld_probs = n;
+            a.n_q = n;
+            a.n_kv = n;
+            a.d_k = d_k;
+            a.d_v = d_k;
+            a.causal = causal;
+            a.q_offset = -zero_point;
+            a.k_offset = zero_point;
+            a.score_multiplier = scores_params.output_multiplier;
+            a.score_shift = score_shift;
+            a.score_zero_point = -zero_point;
+            a.softmax_s8 = &table;
+            a.v_offset = -zero_point;
+            a.out_multiplier = context_params.output_multiplier;
+            a.out_shift = context_params.output_shift;
+            a.out_zero_point = zero_point;
+            if (packed && edgeattn::UsesS8Panels()) {
+              a.k_panels = k_panels.data();
+              a.k_column_sums = k_terms.data();
+              a.v_panels = v_panels.data();
+            }
+            std::vector<uint8_t> scratch(edgeattn::QuantScratch(n).bytes + 64);
+            edgeattn::AttendRowsS8(a, 0, n, scratch.data());
+            ASSERT_EQ(got_probs, probs)
+                << "d_k " << d_k << " shift " << score_shift << " causal " << causal
+                << " zero point " << zero_point << " packed " << packed;
+            ASSERT_EQ(out, want) << "d_k " << d_k << " shift " << score_shift << " causal "
+                                 << causal << " zero point " << zero_point << " packed " << packed;
+          }
         }
       }
     }
-  }
 }
 
 EA_INSTANTIATE_PER_TARGET(FixedPointKernels);

@@ -9,8 +9,11 @@
 #include <hwy/highway.h>
 
 #include "edgeattn/arena_sizes.hpp"
+#include "fixed_point/dsp_dot_s8.h"
 #include "fixed_point/fixed_point_kernels.h"
 #include "fixed_point/integer_dot-inl.h"
+#include "fixed_point/mve_dot_s8.h"
+#include "fixed_point/mve_requantize.h"
 #include "fixed_point/requantize.h"
 #include "fixed_point/s8_panels.h"
 #include "fixed_point/softmax_s16.h"
@@ -41,10 +44,12 @@ HWY_INLINE T Saturate(int32_t value) {
   return static_cast<T>(Clamp(value, kMin, kMax));
 }
 
-// Requantised int8 value of an int32 accumulator held modulo 2^32.
+// Requantised int8 value of an int32 accumulator held modulo 2^32. Zero
+// points are int8's (validated), so clamping the requantised value to
+// +-2^16 first gives the int8 result TFLite's int32 sum would, in 32 bits.
 HWY_INLINE int8_t OutputS8(uint32_t acc, int32_t multiplier, int32_t shift, int32_t zero_point) {
-  return Saturate<int8_t>(SaturateToInt32(
-      int64_t{Requantize(static_cast<int32_t>(acc), multiplier, shift)} + zero_point));
+  const int32_t value = Requantize(static_cast<int32_t>(acc), multiplier, shift);
+  return Saturate<int8_t>(Clamp(value, -65536, 65536) + zero_point);
 }
 
 HWY_INLINE int16_t OutputS16(int64_t acc, int32_t multiplier, int32_t shift) {
@@ -89,9 +94,174 @@ EA_VNNI_TARGET void LinearS8Packed(const LinearQArgs<int8_t>& a) {
 }
 #endif
 
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_DSP_DOT_S8
+// Cortex-M4/M7 (dsp_dot_s8.h): one or two rows of A widened once with their
+// offset, then the assembly loops against B's rows; the depth % 4 tail in C.
+
+// a[0] (and a[1] when rows == 2) widened for the loop of that many rows.
+HWY_INLINE void DspWiden(const int8_t* const a[2], int32_t rows, int32_t offset, int32_t n,
+                         uint32_t* pairs) {
+  if (rows == 2) {
+    WidenS8PairsTwoRows(a[0], a[1], offset, n, pairs);
+  } else {
+    WidenS8Pairs(a[0], offset, n, pairs);
+  }
+}
+
+// sum_{t in [from, n)} (a[t] + offset) * b[t] modulo 2^32: the depth the
+// loops leave.
+HWY_INLINE uint32_t DspTail(const int8_t* a, int32_t offset, const int8_t* b, int32_t from,
+                            int32_t n) {
+  uint32_t sum = 0;
+  for (int32_t t = from; t < n; ++t) sum += static_cast<uint32_t>((a[t] + offset) * b[t]);
+  return sum;
+}
+
+// The widened rows (`rows` of them, 1 or 2) against B rows b + j * ld_b for
+// j < n_b: emit(i, j, acc) per row i and B row j, acc over 4 * groups depth.
+template <typename Emit>
+HWY_INLINE void DspRowProducts(const uint32_t* pairs, int32_t rows, int32_t groups, const int8_t* b,
+                               size_t ld_b, int32_t n_b, const Emit& emit) {
+  if (rows == 2) {
+    for (int32_t j = 0; j < n_b; j += 2) {
+      const int32_t last = j + 1 < n_b ? j + 1 : j;
+      const int8_t* const b_rows[2] = {b + static_cast<size_t>(j) * ld_b,
+                                       b + static_cast<size_t>(last) * ld_b};
+      int32_t acc[4] = {0, 0, 0, 0};
+      edgeattn_dsp_dot_s8_2x2(pairs, b_rows, groups, acc);
+      emit(0, j, acc[0]);
+      emit(1, j, acc[1]);
+      if (last != j) {
+        emit(0, last, acc[2]);
+        emit(1, last, acc[3]);
+      }
+    }
+    return;
+  }
+  for (int32_t j = 0; j < n_b; j += 4) {
+    const FourRows<int8_t> b_rows = RowsFrom(b + static_cast<size_t>(j) * ld_b, ld_b, n_b - j);
+    int32_t acc[4] = {0, 0, 0, 0};
+    edgeattn_dsp_dot_s8_1x4(pairs, b_rows.row, groups, acc);
+    for (int32_t jj = 0; jj < 4 && j + jj < n_b; ++jj) emit(0, j + jj, acc[jj]);
+  }
+}
+
+void LinearS8Dsp(const LinearQArgs<int8_t>& a) {
+  alignas(8) uint32_t pairs[kDspWidenedMax];
+  const int32_t* bias = static_cast<const int32_t*>(a.bias);
+  const size_t n_in = static_cast<size_t>(a.n_in);
+  const int32_t groups = a.n_in / 4;
+  for (int32_t r = 0; r < a.rows; r += 2) {
+    const int32_t rows = a.rows - r < 2 ? 1 : 2;
+    const int8_t* const x[2] = {a.x + static_cast<size_t>(r) * a.ld_x,
+                                a.x + static_cast<size_t>(r + rows - 1) * a.ld_x};
+    DspWiden(x, rows, a.input_offset, a.n_in, pairs);
+    DspRowProducts(pairs, rows, groups, a.w, n_in, a.n_out, [&](int32_t i, int32_t c, int32_t acc) {
+      const uint32_t total =
+          static_cast<uint32_t>(acc) + (bias != nullptr ? static_cast<uint32_t>(bias[c]) : 0u) +
+          DspTail(x[i], a.input_offset, a.w + static_cast<size_t>(c) * n_in, 4 * groups, a.n_in);
+      a.y[static_cast<size_t>(r + i) * a.ld_y + static_cast<size_t>(c)] =
+          OutputS8(total, a.multiplier[c], a.shift[c], a.output_offset);
+    });
+  }
+}
+#endif
+
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_MVE_DOT_S8
+// Cortex-M55 (mve_dot_s8.h). Requantised products of A rows (stride ld_a)
+// and B rows (b + j * ld_b) over `depth` bytes:
+//   out[i * ld_out + j] = requantize(sum a_i b_j + row_term[i] + column_term(j, sum b_j),
+//                                    quant(j)) + zero_point, saturated to int8,
+// for i < rows, j < n_b. Blocks of four A rows run the 4 x 1 loop and
+// requantise their four sums as one vector; fewer rows run 1 x 2 and the
+// scalar OutputS8.
+struct MveQuant {
+  int32_t multiplier, shift;
+};
+
+// OutputS8 on four lanes (mve_requantize.h), for shift <= 0.
+HWY_INLINE int32x4_t MveRequantizeS8(int32x4_t sums, MveQuant quant, int32_t zero_point) {
+  return MveOffsetClamp(MveRequantize(sums, quant.multiplier, quant.shift), zero_point, -128, 127);
+}
+
+template <typename ColumnTerm, typename ColumnQuant>
+HWY_INLINE void MveProductsS8(const int8_t* a, size_t ld_a, int32_t rows, int32_t depth,
+                              const int8_t* b, size_t ld_b, int32_t n_b, const uint32_t row_term[4],
+                              const ColumnTerm& column_term, const ColumnQuant& quant,
+                              int32_t zero_point, int8_t* out, size_t ld_out) {
+  if (rows == 4) {
+    const int8_t* const a_rows[4] = {a, a + ld_a, a + 2 * ld_a, a + 3 * ld_a};
+    const uint32_t lane_offsets[4] = {0, static_cast<uint32_t>(ld_out),
+                                      static_cast<uint32_t>(2 * ld_out),
+                                      static_cast<uint32_t>(3 * ld_out)};
+    const uint32x4_t offsets = vld1q_u32(lane_offsets);
+    const int32x4_t row_terms = vreinterpretq_s32_u32(vld1q_u32(row_term));
+    for (int32_t j = 0; j < n_b; ++j) {
+      alignas(16) int32_t sums[5];
+      edgeattn_mve_dot_s8_4x1(a_rows, b + static_cast<size_t>(j) * ld_b, depth, sums);
+      const MveQuant q = quant(j);
+      const int32x4_t totals = vaddq_n_s32(vaddq_s32(vld1q_s32(sums), row_terms),
+                                           static_cast<int32_t>(column_term(j, sums[4])));
+      if (q.shift <= 0) {
+        vstrbq_scatter_offset_s32(out + j, offsets, MveRequantizeS8(totals, q, zero_point));
+      } else {
+        for (int32_t i = 0; i < 4; ++i) {
+          out[static_cast<size_t>(i) * ld_out + static_cast<size_t>(j)] =
+              OutputS8(static_cast<uint32_t>(sums[i]) + row_term[i] + column_term(j, sums[4]),
+                       q.multiplier, q.shift, zero_point);
+        }
+      }
+    }
+    return;
+  }
+  for (int32_t i = 0; i < rows; ++i) {
+    for (int32_t j = 0; j < n_b; j += 2) {
+      const int32_t last = j + 1 < n_b ? j + 1 : j;
+      const int8_t* const b_rows[2] = {b + static_cast<size_t>(j) * ld_b,
+                                       b + static_cast<size_t>(last) * ld_b};
+      int32_t sums[4];
+      edgeattn_mve_dot_s8_1x2(a + static_cast<size_t>(i) * ld_a, b_rows, depth, sums);
+      for (int32_t c = 0; c <= last - j; ++c) {
+        const MveQuant q = quant(j + c);
+        out[static_cast<size_t>(i) * ld_out + static_cast<size_t>(j + c)] =
+            OutputS8(static_cast<uint32_t>(sums[c]) + row_term[i] + column_term(j + c, sums[2 + c]),
+                     q.multiplier, q.shift, zero_point);
+      }
+    }
+  }
+}
+
+// sum (x + input_offset) w = sum x w + input_offset sum w.
+void LinearS8Mve(const LinearQArgs<int8_t>& a) {
+  const int32_t* bias = static_cast<const int32_t*>(a.bias);
+  const uint32_t x_offset = static_cast<uint32_t>(a.input_offset);
+  const uint32_t no_row_term[4] = {0, 0, 0, 0};
+  for (int32_t r = 0; r < a.rows; r += 4) {
+    const int32_t rows = a.rows - r < 4 ? a.rows - r : 4;
+    MveProductsS8(
+        a.x + static_cast<size_t>(r) * a.ld_x, a.ld_x, rows, a.n_in, a.w,
+        static_cast<size_t>(a.n_in), a.n_out, no_row_term,
+        [&](int32_t c, int32_t w_sum) {
+          return x_offset * static_cast<uint32_t>(w_sum) +
+                 (bias != nullptr ? static_cast<uint32_t>(bias[c]) : 0u);
+        },
+        [&](int32_t c) {
+          return MveQuant{a.multiplier[c], a.shift[c]};
+        },
+        a.output_offset, a.y + static_cast<size_t>(r) * a.ld_y, a.ld_y);
+  }
+}
+#endif
+
 void LinearS8Target(const LinearQArgs<int8_t>& a) {
 #if HWY_TARGET == HWY_AVX3_DL
   if (a.w_panels != nullptr) return LinearS8Packed(a);
+#endif
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_DSP_DOT_S8
+  if (a.n_in <= kDspWidenedMax) return LinearS8Dsp(a);
+#endif
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_MVE_DOT_S8
+  return LinearS8Mve(a);
 #endif
   const int32_t* bias = static_cast<const int32_t*>(a.bias);
   const size_t n_in = static_cast<size_t>(a.n_in);
@@ -286,10 +456,141 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
 bool UsesS8PanelsTarget() { return false; }
 #endif
 
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_DSP_DOT_S8
+// Cortex-M4/M7: query rows in pairs (DspRowProducts).
+//   Scores: sum (q + q_offset)(k + k_offset) = sum (q + q_offset) k + k_offset sum (q + q_offset).
+//   P V: the rows' probabilities widened as p' = p + 128, zero past a row's
+//   visible keys (p = -128 there), so both rows run to the pair's last
+//   visible key: sum p' (v + v_offset) = sum p' v + v_offset sum p'.
+// All modulo 2^32 as the row kernels' sums. Scratch (QuantScratch: at least
+// 6 RoundUp(n_kv, 4) bytes): the two rows' scores and probabilities, then
+// the widened probabilities.
+void AttendRowsS8Dsp(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t rows,
+                     void* scratch) {
+  alignas(8) uint32_t q_pairs[kDspWidenedMax];
+  const size_t row_bytes = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.n_kv), 4));
+  int8_t* const buffers[2] = {static_cast<int8_t*>(scratch),
+                              static_cast<int8_t*>(scratch) + row_bytes};
+  uint32_t* const p_pairs = static_cast<uint32_t*>(static_cast<void*>(buffers[0] + 2 * row_bytes));
+  const int32_t groups = a.d_k / 4;
+  for (int32_t r = first_row; r < first_row + rows; r += 2) {
+    const int32_t pair = first_row + rows - r < 2 ? 1 : 2;
+    const int8_t* const q[2] = {a.q + static_cast<size_t>(r) * a.ld_q,
+                                a.q + static_cast<size_t>(r + pair - 1) * a.ld_q};
+    const int32_t visible[2] = {VisibleKeys(a, r), VisibleKeys(a, r + pair - 1)};
+    const int32_t most = visible[0] > visible[1] ? visible[0] : visible[1];
+    uint32_t key_term[2];
+    for (int32_t i = 0; i < 2; ++i) {
+      uint32_t q_sum = 0;
+      for (int32_t t = 0; t < a.d_k; ++t) q_sum += static_cast<uint32_t>(q[i][t] + a.q_offset);
+      key_term[i] = q_sum * static_cast<uint32_t>(a.k_offset);
+    }
+    DspWiden(q, pair, a.q_offset, a.d_k, q_pairs);
+    DspRowProducts(
+        q_pairs, pair, groups, a.k, a.ld_k, most, [&](int32_t i, int32_t j, int32_t acc) {
+          if (j >= visible[i]) return;
+          const uint32_t total =
+              static_cast<uint32_t>(acc) + key_term[i] +
+              DspTail(q[i], a.q_offset, a.k + static_cast<size_t>(j) * a.ld_k, 4 * groups, a.d_k);
+          buffers[i][j] = OutputS8(total, a.score_multiplier, a.score_shift, a.score_zero_point);
+        });
+    uint32_t value_term[2] = {0, 0};
+    for (int32_t i = 0; i < pair; ++i) {
+      int8_t* row = buffers[i];
+      KeepScores(a, r + i, row, visible[i]);
+      if (visible[i] > 0) SoftmaxS8Row(*a.softmax_s8, row, static_cast<size_t>(visible[i]), row);
+      if (a.probs != nullptr) {
+        int8_t* probs = a.probs + static_cast<size_t>(r + i) * a.ld_probs;
+        for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible[i] ? row[j] : int8_t{-128};
+      }
+      uint32_t p_sum = 0;
+      for (int32_t j = 0; j < visible[i]; ++j) p_sum += static_cast<uint32_t>(row[j] + 128);
+      for (int32_t j = visible[i]; j < most; ++j) row[j] = -128;
+      value_term[i] = p_sum * static_cast<uint32_t>(a.v_offset);
+    }
+    const int32_t key_groups = most / 4;
+    DspWiden(buffers, pair, 128, most, p_pairs);
+    DspRowProducts(p_pairs, pair, key_groups, a.v_transposed, a.ld_vt, a.d_v,
+                   [&](int32_t i, int32_t t, int32_t acc) {
+                     const uint32_t total =
+                         static_cast<uint32_t>(acc) + value_term[i] +
+                         DspTail(buffers[i], 128, a.v_transposed + static_cast<size_t>(t) * a.ld_vt,
+                                 4 * key_groups, most);
+                     a.out[static_cast<size_t>(r + i) * a.ld_out + static_cast<size_t>(t)] =
+                         OutputS8(total, a.out_multiplier, a.out_shift, a.out_zero_point);
+                   });
+  }
+}
+#endif
+
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_MVE_DOT_S8
+// Cortex-M55: query rows in blocks of four (MveRowProducts).
+//   Scores: sum (q + q_offset)(k + k_offset)
+//     = sum q k + k_offset sum q + q_offset sum k + d_k q_offset k_offset.
+//   P V over the block's last visible key, probabilities padded with -128
+//   (p + 128 = 0) past a row's visible keys: sum (p + 128)(v + v_offset)
+//     = sum p v + v_offset sum p + 128 sum v + keys 128 v_offset.
+// All modulo 2^32 as the row kernels' sums. Scratch (QuantScratch: at least
+// 6 RoundUp(n_kv, 4) bytes): the four rows' scores, then probabilities.
+void AttendRowsS8Mve(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t rows,
+                     void* scratch) {
+  const size_t row_bytes = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.n_kv), 4));
+  int8_t* const buffers = static_cast<int8_t*>(scratch);
+  const uint32_t q_offset = static_cast<uint32_t>(a.q_offset);
+  const uint32_t k_offset = static_cast<uint32_t>(a.k_offset);
+  const uint32_t v_offset = static_cast<uint32_t>(a.v_offset);
+  const uint32_t score_constant = static_cast<uint32_t>(a.d_k) * q_offset * k_offset;
+  for (int32_t r = first_row; r < first_row + rows; r += 4) {
+    const int32_t block = first_row + rows - r < 4 ? first_row + rows - r : 4;
+    const int8_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
+    int32_t visible[4];
+    uint32_t key_term[4] = {0, 0, 0, 0};
+    int32_t most = 0;
+    for (int32_t i = 0; i < block; ++i) {
+      visible[i] = VisibleKeys(a, r + i);
+      most = visible[i] > most ? visible[i] : most;
+      key_term[i] = k_offset * static_cast<uint32_t>(edgeattn_mve_sum_s8(
+                                   q + static_cast<size_t>(i) * a.ld_q, a.d_k)) +
+                    score_constant;
+    }
+    const MveQuant score_quant{a.score_multiplier, a.score_shift};
+    MveProductsS8(
+        q, a.ld_q, block, a.d_k, a.k, a.ld_k, most, key_term,
+        [&](int32_t, int32_t k_sum) { return q_offset * static_cast<uint32_t>(k_sum); },
+        [&](int32_t) { return score_quant; }, a.score_zero_point, buffers, row_bytes);
+    uint32_t value_term[4] = {0, 0, 0, 0};
+    for (int32_t i = 0; i < block; ++i) {
+      int8_t* row = buffers + static_cast<size_t>(i) * row_bytes;
+      KeepScores(a, r + i, row, visible[i]);
+      if (visible[i] > 0) SoftmaxS8Row(*a.softmax_s8, row, static_cast<size_t>(visible[i]), row);
+      if (a.probs != nullptr) {
+        int8_t* probs = a.probs + static_cast<size_t>(r + i) * a.ld_probs;
+        for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible[i] ? row[j] : int8_t{-128};
+      }
+      for (int32_t j = visible[i]; j < most; ++j) row[j] = -128;
+      value_term[i] = v_offset * static_cast<uint32_t>(edgeattn_mve_sum_s8(row, most)) +
+                      static_cast<uint32_t>(most) * 128u * v_offset;
+    }
+    const MveQuant out_quant{a.out_multiplier, a.out_shift};
+    MveProductsS8(
+        buffers, row_bytes, block, most, a.v_transposed, a.ld_vt, a.d_v, value_term,
+        [](int32_t, int32_t v_sum) { return 128u * static_cast<uint32_t>(v_sum); },
+        [&](int32_t) { return out_quant; }, a.out_zero_point,
+        a.out + static_cast<size_t>(r) * a.ld_out, a.ld_out);
+  }
+}
+#endif
+
 void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t rows,
                         void* scratch) {
 #if HWY_TARGET == HWY_AVX3_DL
   if (a.k_panels != nullptr) return AttendRowsS8Packed(a, first_row, rows, scratch);
+#endif
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_DSP_DOT_S8
+  if (a.d_k <= kDspWidenedMax) return AttendRowsS8Dsp(a, first_row, rows, scratch);
+#endif
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_MVE_DOT_S8
+  return AttendRowsS8Mve(a, first_row, rows, scratch);
 #endif
   int8_t* row_buffer = static_cast<int8_t*>(scratch);  // [n_kv] scores, then probabilities
   const size_t d_k = static_cast<size_t>(a.d_k);

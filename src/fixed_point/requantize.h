@@ -18,18 +18,21 @@ inline int32_t SaturateToInt32(int64_t x) {
   return x > INT32_MAX ? INT32_MAX : (x < INT32_MIN ? INT32_MIN : static_cast<int32_t>(x));
 }
 
-// round(a * b / 2^31), ties away from zero, as gemmlowp's
-// SaturatingRoundingDoublingHighMul: the one overflow (MIN * MIN) saturates.
+// gemmlowp's SaturatingRoundingDoublingHighMul: (a * b + nudge) / 2^31
+// truncated toward zero, nudge 2^30 for a product >= 0 and 1 - 2^30 below.
+// For every integer product p that equals floor((p + 2^30) / 2^31) (round
+// half up: for p < 0, trunc((p + 1 - 2^30) / 2^31) = ceil((p + 1) / 2^31) - 1
+// = floor(p / 2^31 + 1/2)), one multiply-accumulate and an arithmetic shift
+// (SMLAL on Cortex-M) instead of a sign test and a 64-bit division. The one
+// overflow (MIN * MIN) saturates.
 inline int32_t RoundingDoublingHighMul(int32_t a, int32_t b) {
   if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
-  const int64_t product = static_cast<int64_t>(a) * b;
-  const int64_t nudge = product >= 0 ? (int64_t{1} << 30) : 1 - (int64_t{1} << 30);
-  return static_cast<int32_t>((product + nudge) / (int64_t{1} << 31));  // truncates to zero
+  return static_cast<int32_t>((static_cast<int64_t>(a) * b + (int64_t{1} << 30)) >> 31);
 }
 
 // x / 2^exponent rounded to nearest, ties away from zero; exponent in [0, 31].
 inline int32_t RoundingDivideByPowerOfTwo(int32_t x, int exponent) {
-  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+  const int32_t mask = static_cast<int32_t>((uint32_t{1} << exponent) - 1u);
   const int32_t remainder = x & mask;
   const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
   return (x >> exponent) + (remainder > threshold ? 1 : 0);
@@ -49,10 +52,10 @@ inline int32_t Requantize(int32_t x, int32_t multiplier, int shift) {
   const int64_t round = int64_t{1} << (total_shift - 1);
   return SaturateToInt32((static_cast<int64_t>(x) * multiplier + round) >> total_shift);
 #else
-  const int left = shift > 0 ? shift : 0;
-  const int right = shift > 0 ? 0 : -shift;
-  return RoundingDivideByPowerOfTwo(
-      RoundingDoublingHighMul(SaturatingShiftLeft(x, left), multiplier), right);
+  // Multipliers above 1 (shift > 0) are rare: the usual path has no shift
+  // left and no 64-bit saturation.
+  if (shift > 0) return RoundingDoublingHighMul(SaturatingShiftLeft(x, shift), multiplier);
+  return RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(x, multiplier), -shift);
 #endif
 }
 

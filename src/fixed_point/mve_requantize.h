@@ -1,0 +1,42 @@
+// TensorFlow Lite's requantisation (requantize.h) on four int32 lanes with
+// Helium (MVE, Cortex-M55), bit for bit:
+// - VQRDMULH is RoundingDoublingHighMul exactly: (2 a b + 2^31) >> 32 =
+//   floor((a b + 2^30) / 2^31), saturated at MIN * MIN;
+// - VRSHL by a negative amount rounds half up; subtracting 1 from negative
+//   lanes first (saturating) makes it RoundingDivideByPowerOfTwo's
+//   round-half-away-from-zero;
+// - VQADD then a clamp equal Saturate(SaturateToInt32(x + offset)).
+// Only for shifts <= 0 (multipliers below one: Requantize's usual path and
+// every RequantizeSmallerThanOne); callers take the scalar path otherwise.
+#ifndef EDGEATTN_SRC_FIXED_POINT_MVE_REQUANTIZE_H_
+#define EDGEATTN_SRC_FIXED_POINT_MVE_REQUANTIZE_H_
+
+#include "fixed_point/mve_dot_s8.h"
+
+#if EDGEATTN_MVE_DOT_S8
+#include <arm_mve.h>
+
+namespace edgeattn {
+
+// RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(x, multiplier), -shift)
+// per lane, shift in [-31, 0].
+inline int32x4_t MveRequantize(int32x4_t x, int32_t multiplier, int32_t shift) {
+  int32x4_t value = vqrdmulhq_n_s32(x, multiplier);
+  if (shift < 0) {
+    value = vqaddq_s32(value, vshrq_n_s32(value, 31));
+    value = vrshlq_s32(value, vdupq_n_s32(shift));
+  }
+  return value;
+}
+
+// x + offset saturated to int32, then clamped to [low, high].
+inline int32x4_t MveOffsetClamp(int32x4_t x, int32_t offset, int32_t low, int32_t high) {
+  const int32x4_t value = vqaddq_s32(x, vdupq_n_s32(offset));
+  return vminq_s32(vmaxq_s32(value, vdupq_n_s32(low)), vdupq_n_s32(high));
+}
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_MVE_DOT_S8
+
+#endif  // EDGEATTN_SRC_FIXED_POINT_MVE_REQUANTIZE_H_

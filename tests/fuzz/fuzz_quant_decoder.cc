@@ -328,9 +328,12 @@ void FuzzQuantDecoder(ByteReader& input) {
     return ranges;
   }();
 
+  // The reference of op i, kept for the next target while the stream it
+  // was computed on is the same: an x that is not a buffer of its own (over
+  // the arena's bytes before the carve, say) is not refilled, so a step in
+  // place on an earlier target changes what a later one reads.
   std::vector<int32_t> want_cache[kMaxQuantDecoderOps];
-  int64_t want_cache_at[kMaxQuantDecoderOps];
-  for (int64_t& at : want_cache_at) at = -1;
+  std::vector<uint8_t> want_stream[kMaxQuantDecoderOps];
   bool counted = false;
   const ea_dtype wrong_dtype = int8 ? EA_DTYPE_INT16 : EA_DTYPE_INT8;
 
@@ -446,7 +449,7 @@ void FuzzQuantDecoder(ByteReader& input) {
             ++Stats().not_compared;
             break;
           }
-          if (want_cache_at[i] != length) {
+          if (want_stream[i] != stream) {
             if (positions && table0.empty()) {
               table0 = QuantizedSinusoid(int8, max_tokens, e, scales.position);
             }
@@ -458,7 +461,7 @@ void FuzzQuantDecoder(ByteReader& input) {
                              reinterpret_cast<const int8_t*>(in_w0.data()),
                              reinterpret_cast<const int8_t*>(out_w0.data()), in_b, out_b)
                     .y;
-            want_cache_at[i] = length;
+            want_stream[i] = stream;
           }
           const size_t first = static_cast<size_t>(length - n) * static_cast<size_t>(e);
           const std::vector<int32_t> got = Widen(dtype, pool.Bytes(y_regions[i]),

@@ -27,6 +27,25 @@ void Add(const T* a, const T* b, const ea_add_quant_params& p, T* out, size_t co
   }
 }
 
+// int8 in 32-bit arithmetic: |a + offset| <= 255 and left_shift <= 20
+// (validated) keep each rescaled input below 2^28, a multiplier below one
+// keeps it there, so the sum stays below 2^29 and Add's two int32
+// saturations never act: the same integers without 64-bit code.
+void AddS8Narrow(const int8_t* a, const int8_t* b, const ea_add_quant_params& params, int8_t* out,
+                 size_t count) {
+  const ea_add_quant_params p = params;
+  const int32_t scale = int32_t{1} << p.left_shift;
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t a_scaled = RequantizeSmallerThanOne((a[i] + p.input1_offset) * scale,
+                                                      p.input1_multiplier, p.input1_shift);
+    const int32_t b_scaled = RequantizeSmallerThanOne((b[i] + p.input2_offset) * scale,
+                                                      p.input2_multiplier, p.input2_shift);
+    const int32_t raw =
+        RequantizeSmallerThanOne(a_scaled + b_scaled, p.output_multiplier, p.output_shift);
+    out[i] = static_cast<int8_t>(Clamp(raw + p.output_offset, -128, 127));
+  }
+}
+
 #if EDGEATTN_MVE_DOT_S8
 // Cortex-M55: four elements per step on int32 lanes (mve_requantize.h; ADD's
 // shifts are all <= 0), the last count % 4 by Add.
@@ -44,7 +63,7 @@ void AddS8Mve(const int8_t* a, const int8_t* b, const ea_add_quant_params& p, in
         MveRequantize(vqaddq_s32(a_scaled, b_scaled), p.output_multiplier, p.output_shift);
     vstrbq_s32(out + i, MveOffsetClamp(raw, p.output_offset, -128, 127));
   }
-  Add(a + i, b + i, p, out + i, count - i);
+  AddS8Narrow(a + i, b + i, p, out + i, count - i);
 }
 #endif
 
@@ -55,7 +74,7 @@ void AddS8(const int8_t* a, const int8_t* b, const ea_add_quant_params& params, 
 #if EDGEATTN_MVE_DOT_S8
   AddS8Mve(a, b, params, out, count);
 #else
-  Add(a, b, params, out, count);
+  AddS8Narrow(a, b, params, out, count);
 #endif
 }
 

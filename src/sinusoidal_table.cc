@@ -1,8 +1,9 @@
-// The sinusoidal position table of "Attention Is All You Need" (values in
-// sinusoid_values.h). Used at plan time when no precomputed table
-// (edgeattn::SinusoidalTable, in flash) was given.
+// The sinusoidal position table of "Attention Is All You Need", filled at plan
+// time when no precomputed table (edgeattn::SinusoidalTable, in flash) was
+// given: the values of edgeattn::ForEachSinusoid (sinusoidal_table.hpp), so a
+// filled table equals the compile-time one.
+#include "edgeattn/sinusoidal_table.hpp"
 #include "edgeattn/edgeattn.h"
-#include "sinusoid_values.h"
 #include "validation.h"
 
 extern "C" ea_status ea_sinusoidal_table_fill(float* table, int32_t n_positions, int32_t d_model) {

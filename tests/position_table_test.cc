@@ -1,15 +1,21 @@
 // Position tables: the run-time sinusoidal fill and the compile-time constant
-// table against double sin/cos, and a learned table added exactly (running
-// with the table equals running without it on X + P computed here).
+// table against double sin/cos and against each other (bit for bit), the
+// quantized tables against TFLite's QUANTIZE of the float table, and a learned
+// table added exactly (running with the table equals running without it on
+// X + P computed here).
 #include <gtest/gtest.h>
+
+#include <string.h>
 
 #include <cmath>
 #include <vector>
 
 #include "edgeattn/edgeattn.hpp"
 #include "model_fixture.h"
+#include "reference/quant_mha_fixture.h"
 #include "reference/random_tensor.h"
 #include "reference/reference_attention.h"
+#include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
 
 namespace edgeattn_test {
@@ -43,6 +49,62 @@ TEST(PositionTable, CompileTimeTableMatchesDoubleSinCos) {
   static_assert(kLarge.values[0] == 0.0f && kLarge.values[1] == 1.0f, "PE(0) = (sin 0, cos 0)");
   EXPECT_LE(MaxTableError(kSmall.values, 9, 5), kTableBound);
   EXPECT_LE(MaxTableError(kLarge.values, 256, 96), kTableBound);
+}
+
+// One definition of the values (ForEachSinusoid): precomputing the table at
+// compile time or filling it at plan time gives the same floats.
+TEST(PositionTable, FilledTableEqualsTheCompileTimeTable) {
+  static constexpr auto kTable = edgeattn::MakeSinusoidalTable<256, 96>();
+  std::vector<float> filled(256 * 96);
+  ASSERT_EQ(ea_sinusoidal_table_fill(filled.data(), 256, 96), EA_OK);
+  EXPECT_EQ(memcmp(filled.data(), kTable.values, sizeof kTable.values), 0);
+}
+
+// TFLite's QUANTIZE (tests/reference, std::round) of every float entry, at
+// zero points and scales that clamp some entries.
+template <typename T, int32_t kN, int32_t kD>
+void ExpectQuantizeOfTheTable(float scale, int32_t zero_point) {
+  static constexpr auto kTable = edgeattn::MakeSinusoidalTable<kN, kD>();
+  const auto quantized = edgeattn::MakeQuantizedSinusoidalTable<T, kN, kD>(scale, zero_point);
+  const int32_t low = sizeof(T) == 1 ? -128 : -32768, high = sizeof(T) == 1 ? 127 : 32767;
+  for (int i = 0; i < kN * kD; ++i) {
+    ASSERT_EQ(quantized.values[i],
+              tflite_ref::AffineQuantize(kTable.values[i], scale, zero_point, low, high))
+        << "entry " << i << " scale " << scale << " zero point " << zero_point;
+  }
+}
+
+TEST(PositionTable, QuantizedTableIsTflitesQuantizeOfTheFloatTable) {
+  ExpectQuantizeOfTheTable<int8_t, 130, 33>(1.0f / 128.0f, 0);
+  ExpectQuantizeOfTheTable<int8_t, 130, 33>(1.0f / 100.0f, -30);  // clamps at -128
+  ExpectQuantizeOfTheTable<int8_t, 64, 16>(0.0123f, 127);
+  ExpectQuantizeOfTheTable<int16_t, 130, 33>(1.0f / 32768.0f, 0);  // clamps 1.0 at 32767
+  ExpectQuantizeOfTheTable<int16_t, 64, 16>(3.0e-4f, 0);
+  // constexpr: the table can be flash data.
+  static constexpr auto kFlash =
+      edgeattn::MakeQuantizedSinusoidalTable<int8_t, 4, 4>(1.0f / 128, 0);
+  static_assert(kFlash.values[0] == 0 && kFlash.values[1] == 127, "PE(0) = (0, 1) -> (0, 127)");
+}
+
+// What a fixed-point plan fills at plan time equals the compile-time table, so
+// firmware can precompute it and pass it as quant_position_table.
+TEST(PositionTable, PlanFilledQuantizedTableEqualsTheCompileTimeOne) {
+  for (ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    const QuantMhaCase c = RandomQuantMha(dtype, {40, 24, 2, false, true}, 31);
+    const QuantMhaCase::Result r = c.Run();
+    ASSERT_EQ(r.status, EA_OK);
+    const float scale = c.scales.position.scale;
+    const int32_t zero_point = c.scales.position.zero_point;
+    std::vector<int32_t> want(40 * 24);
+    if (dtype == EA_DTYPE_INT8) {
+      const auto table = edgeattn::MakeQuantizedSinusoidalTable<int8_t, 40, 24>(scale, zero_point);
+      want.assign(table.values, table.values + 40 * 24);
+    } else {
+      const auto table = edgeattn::MakeQuantizedSinusoidalTable<int16_t, 40, 24>(scale, zero_point);
+      want.assign(table.values, table.values + 40 * 24);
+    }
+    EXPECT_EQ(r.pe, want) << (dtype == EA_DTYPE_INT8 ? "int8" : "int16");
+  }
 }
 
 class LearnedTablePerTarget : public PerTargetTest {};

@@ -6,7 +6,10 @@
 // computed at start-up. Pass kPositions.values as position_table with
 // EA_POSITION_SINUSOIDAL. The maths is done in double by constexpr sin, cos
 // and exp (std:: ones are not constexpr in C++17) and rounded once to float;
-// tests check every entry against the C library's double sin/cos.
+// tests check every entry against the C library's double sin/cos. The plans
+// fill their tables at plan time with the same functions: the same floats,
+// and no libm in the library. MakeQuantizedSinusoidalTable gives the fixed-
+// point plans' int8 / int16 table.
 // Cost: about 60 constexpr steps per entry. GCC's default limit
 // (-fconstexpr-ops-limit=2^25) covers some 500k entries at -O2, but under
 // -fsanitize=undefined every step costs about 8x more; clang's default
@@ -16,12 +19,30 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 namespace edgeattn {
 namespace constexpr_math {
 
 inline constexpr double kHalfPiHigh = 1.57079632679489655800;     // pi/2, split for
 inline constexpr double kHalfPiLow = 6.12323399573676603587e-17;  // exact reduction
 inline constexpr double kLn10000 = 9.21034037197618273607;
+
+// round / roundf: the nearest integer, ties away from zero, signed zeros kept;
+// magnitudes from 2^52 (double) or 2^23 (float) on, infinities and NaN are
+// returned as they are (already integers, or not numbers).
+template <typename F>
+constexpr F RoundHalfAwayFromZero(F x) {
+  static_assert(sizeof(F) == 4 || sizeof(F) == 8, "float or double");
+  using Whole = typename std::conditional<sizeof(F) == 4, int32_t, int64_t>::type;
+  constexpr F kExact = sizeof(F) == 4 ? F(8388608.0) : F(4503599627370496.0);
+  if (!(x > -kExact && x < kExact)) return x;
+  const F whole = static_cast<F>(static_cast<Whole>(x));  // toward zero
+  const F fraction = x - whole;                           // exact
+  if (fraction >= F(0.5)) return whole + F(1);
+  if (fraction <= F(-0.5)) return whole - F(1);
+  return whole == F(0) ? x * F(0) : whole;  // round(-0.25) is -0.0
+}
 
 constexpr double Round(double x) {
   const double shifted = x + 0.5;
@@ -76,6 +97,37 @@ constexpr double Exp(double x) {
 
 }  // namespace constexpr_math
 
+// Calls sink(pos, column, value) for every entry of the [n_positions, d_model]
+// table: PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(same), in
+// double, rounded once to float. The one definition behind the tables below
+// and the plans' fill at plan time, so a table made here equals the one a plan
+// fills, bit for bit, and neither needs the C library's sin, cos or pow.
+template <class Sink>
+constexpr void ForEachSinusoid(int32_t n_positions, int32_t d_model, Sink&& sink) {
+  for (int32_t i = 0; i < d_model; i += 2) {
+    const double inverse_wavelength =
+        constexpr_math::Exp(-constexpr_math::kLn10000 * i / static_cast<double>(d_model));
+    for (int32_t pos = 0; pos < n_positions; ++pos) {
+      const double angle = pos * inverse_wavelength;
+      sink(pos, i, static_cast<float>(constexpr_math::Sin(angle)));
+      if (i + 1 < d_model) sink(pos, i + 1, static_cast<float>(constexpr_math::Cos(angle)));
+    }
+  }
+}
+
+// TFLite's QUANTIZE of one value (AffineQuantize): round(value / scale) half
+// away from zero, in float, plus the zero point, clamped to T. A tiny scale may
+// send the quotient to infinity, which saturates like any value out of range.
+template <typename T>
+constexpr T QuantizePositionValue(float value, float scale, int32_t zero_point) {
+  constexpr int32_t kMin = sizeof(T) == 1 ? -128 : -32768;
+  constexpr int32_t kMax = sizeof(T) == 1 ? 127 : 32767;
+  float rounded = constexpr_math::RoundHalfAwayFromZero(value / scale);
+  rounded = rounded < -65536.0f ? -65536.0f : (rounded > 65536.0f ? 65536.0f : rounded);
+  const int32_t q = static_cast<int32_t>(rounded) + zero_point;
+  return static_cast<T>(q < kMin ? kMin : (q > kMax ? kMax : q));
+}
+
 template <int32_t kPositions, int32_t kDModel>
 struct SinusoidalTable {
   static_assert(kPositions > 0 && kDModel > 0, "table dimensions must be positive");
@@ -85,19 +137,34 @@ struct SinusoidalTable {
 template <int32_t kPositions, int32_t kDModel>
 constexpr SinusoidalTable<kPositions, kDModel> MakeSinusoidalTable() {
   SinusoidalTable<kPositions, kDModel> table{};
-  for (int32_t i = 0; i < kDModel; i += 2) {
-    const double inverse_wavelength =
-        constexpr_math::Exp(-constexpr_math::kLn10000 * i / static_cast<double>(kDModel));
-    for (int32_t pos = 0; pos < kPositions; ++pos) {
-      const double angle = pos * inverse_wavelength;
-      table.values[static_cast<int64_t>(pos) * kDModel + i] =
-          static_cast<float>(constexpr_math::Sin(angle));
-      if (i + 1 < kDModel) {
-        table.values[static_cast<int64_t>(pos) * kDModel + i + 1] =
-            static_cast<float>(constexpr_math::Cos(angle));
-      }
-    }
-  }
+  ForEachSinusoid(kPositions, kDModel, [&table](int32_t pos, int32_t column, float value) {
+    table.values[static_cast<int64_t>(pos) * kDModel + column] = value;
+  });
+  return table;
+}
+
+// The table quantized to int8 or int16 for the fixed-point plans, as their
+// fill at plan time quantizes it (quant_scales->position), for
+// config->quant_position_table:
+//   static constexpr auto kP = edgeattn::MakeQuantizedSinusoidalTable<int8_t, 128, 64>(1.0f / 128,
+//   0);
+// scale positive and finite, zero point in T's range (0 for int16), as the
+// plans require of quant_scales->position.
+template <typename T, int32_t kPositions, int32_t kDModel>
+struct QuantizedSinusoidalTable {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2, "int8_t or int16_t");
+  static_assert(kPositions > 0 && kDModel > 0, "table dimensions must be positive");
+  T values[static_cast<int64_t>(kPositions) * kDModel];
+};
+
+template <typename T, int32_t kPositions, int32_t kDModel>
+constexpr QuantizedSinusoidalTable<T, kPositions, kDModel> MakeQuantizedSinusoidalTable(
+    float scale, int32_t zero_point) {
+  QuantizedSinusoidalTable<T, kPositions, kDModel> table{};
+  ForEachSinusoid(kPositions, kDModel, [&](int32_t pos, int32_t column, float value) {
+    table.values[static_cast<int64_t>(pos) * kDModel + column] =
+        QuantizePositionValue<T>(value, scale, zero_point);
+  });
   return table;
 }
 

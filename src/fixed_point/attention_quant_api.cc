@@ -7,6 +7,7 @@
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
 #include "fixed_point/attention_quant_api.h"
+#include "fixed_point/exact_float_math.h"
 #include "fixed_point/mha_quant_params.h"
 #include "fixed_point/quant_attention_core.h"
 #include "fixed_point/softmax_s16.h"
@@ -17,9 +18,7 @@
 namespace edgeattn {
 namespace {
 
-float Beta(const ea_attention_config& c) {
-  return c.scale != 0.0f ? c.scale : 1.0f / sqrtf(static_cast<float>(c.d_k));
-}
+float Beta(const ea_attention_config& c) { return c.scale != 0.0f ? c.scale : InverseSqrt(c.d_k); }
 
 // Validates c and gives its integers: the caller's, or derived from its scales.
 ea_status Validate(const ea_attention_config& c, ea_attention_quant_params* params) {

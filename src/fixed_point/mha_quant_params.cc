@@ -7,6 +7,7 @@
 
 #include <initializer_list>
 
+#include "fixed_point/exact_float_math.h"
 #include "fixed_point/quantize_multiplier.h"
 
 namespace edgeattn {
@@ -189,8 +190,7 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* para
   ea_mha_quant_params p{};
   if (positions) p.add = DeriveAdd(dtype, s->input, s->position, s->positioned);
   p.scores = DeriveMatmul(s->q, s->k, s->scores);
-  p.softmax =
-      DeriveSoftmax(dtype, 1.0f / sqrtf(static_cast<float>(c.d_model / c.heads)), s->scores);
+  p.softmax = DeriveSoftmax(dtype, InverseSqrt(c.d_model / c.heads), s->scores);
   const ea_quant probs =
       IsInt8(dtype) ? ea_quant{1.0f / 256.0f, -128} : ea_quant{1.0f / 32768.0f, 0};
   p.context = DeriveMatmul(probs, s->v, s->context);
@@ -248,8 +248,8 @@ ea_status DeriveSelfAttentionQuantParams(const ea_self_attention_config& c,
     if (CheckAdd(dtype, p.add) != EA_OK) return EA_ERR_BAD_ARGUMENT;
   }
   const ea_attention_quant_scales attention{s->q, s->k, s->v, s->scores, s->output};
-  const ea_status status = DeriveAttentionQuantParams(
-      dtype, 1.0f / sqrtf(static_cast<float>(c.d_k)), attention, &p.attention);
+  const ea_status status =
+      DeriveAttentionQuantParams(dtype, InverseSqrt(c.d_k), attention, &p.attention);
   if (status != EA_OK) return status;
   // Nothing is refused from here on: channel_ints is written.
   ea_linear_quant_params* projections[3] = {&p.q_proj, &p.k_proj, &p.v_proj};

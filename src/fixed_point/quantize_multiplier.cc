@@ -1,7 +1,10 @@
 // TFLite's Prepare-time multiplier arithmetic (see the header).
 #include "fixed_point/quantize_multiplier.h"
 
-#include <math.h>
+#include <math.h>  // isfinite, a compiler builtin (no libm: see exact_float_math.h)
+
+#include "edgeattn/sinusoidal_table.hpp"  // constexpr_math::RoundHalfAwayFromZero
+#include "fixed_point/exact_float_math.h"
 
 namespace edgeattn {
 
@@ -11,8 +14,9 @@ QuantizedMultiplier QuantizeMultiplier(double real) {
   // in TFLite): the largest multiplier a requantisation accepts.
   if (!isfinite(real)) return {INT32_MAX, 30};
   int exponent = 0;
-  const double mantissa = frexp(real, &exponent);
-  int64_t fixed = static_cast<int64_t>(round(mantissa * 2147483648.0));
+  const double mantissa = Frexp(real, &exponent);
+  int64_t fixed =
+      static_cast<int64_t>(constexpr_math::RoundHalfAwayFromZero(mantissa * 2147483648.0));
   if (fixed == (int64_t{1} << 31)) {
     fixed /= 2;
     ++exponent;
@@ -37,7 +41,7 @@ SoftmaxS8Scaling PrepareSoftmaxS8(double beta, double input_scale) {
   const double radius = 1.0 * ((1 << kIntegerBits) - 1) *
                         static_cast<double>(int64_t{1} << (31 - kIntegerBits)) /
                         static_cast<double>(int64_t{1} << (m.shift < 0 ? 0 : m.shift));
-  s.diff_min = -static_cast<int32_t>(floor(radius));
+  s.diff_min = -static_cast<int32_t>(radius);  // floor: radius is in [0, 2^31)
   return s;
 }
 

@@ -1,7 +1,8 @@
 // The sinusoidal position table quantized once, at plan time, to its own
 // scale and zero point with TFLite's QUANTIZE arithmetic (AffineQuantize:
 // round(value / scale) half away from zero, plus the zero point, clamped;
-// the division in float32).
+// the division in float32; edgeattn::QuantizePositionValue, which the
+// compile-time MakeQuantizedSinusoidalTable shares).
 #ifndef EDGEATTN_SRC_FIXED_POINT_QUANTIZED_POSITION_TABLE_H_
 #define EDGEATTN_SRC_FIXED_POINT_QUANTIZED_POSITION_TABLE_H_
 

@@ -16,6 +16,7 @@
 #include "edgeattn/edgeattn.h"
 #include "reference/quant_mha_fixture.h"
 #include "simd_targets.h"
+#include "test_support.h"
 
 namespace edgeattn_test {
 namespace {
@@ -59,10 +60,13 @@ TEST_P(QuantMhaGolden, EveryTensorMatchesTfliteBitForBit) {
   const QuantMhaCase::Result r = c.Run();
   ASSERT_EQ(r.status, EA_OK);
   EXPECT_TRUE(SameValues("pe", r.pe, GoldenValues(g, g.blobs.pe)));
-  EXPECT_TRUE(SameValues("x", r.x, GoldenValues(g, g.blobs.x)));
-  EXPECT_TRUE(SameValues("q", r.q, GoldenValues(g, g.blobs.q)));
-  EXPECT_TRUE(SameValues("k", r.k, GoldenValues(g, g.blobs.k)));
-  EXPECT_TRUE(SameValues("v", r.v, GoldenValues(g, g.blobs.v)));
+  // ADD(x_emb, P) lives in y until W_O overwrites it: o and y check it.
+  const auto held = [&](const tflite_golden::Blob& blob) {
+    return Columns(GoldenValues(g, blob), g.d_model, r.qkv_first_column, r.qkv_columns);
+  };
+  EXPECT_TRUE(SameValues("q", r.q, held(g.blobs.q)));
+  EXPECT_TRUE(SameValues("k", r.k, held(g.blobs.k)));
+  EXPECT_TRUE(SameValues("v", r.v, held(g.blobs.v)));
   const size_t head_values = static_cast<size_t>(g.n) * g.n;
   for (int h = 0; h < g.heads; ++h) {
     if (g.blobs.probs[h].data == nullptr) continue;  // n = 600: o checks them
@@ -194,10 +198,12 @@ void ExpectSameAsReference(const QuantMhaCase& c) {
   ASSERT_EQ(r.status, EA_OK) << c.name;
   const QuantMhaCase::Expected& want = ReferenceOf(c);
   EXPECT_TRUE(SameValues(c.name + " pe", r.pe, want.pe));
-  EXPECT_TRUE(SameValues(c.name + " x", r.x, want.x));
-  EXPECT_TRUE(SameValues(c.name + " q", r.q, want.q));
-  EXPECT_TRUE(SameValues(c.name + " k", r.k, want.k));
-  EXPECT_TRUE(SameValues(c.name + " v", r.v, want.v));
+  const auto held = [&](const std::vector<int32_t>& whole) {
+    return Columns(whole, c.d_model, r.qkv_first_column, r.qkv_columns);
+  };
+  EXPECT_TRUE(SameValues(c.name + " q", r.q, held(want.q)));
+  EXPECT_TRUE(SameValues(c.name + " k", r.k, held(want.k)));
+  EXPECT_TRUE(SameValues(c.name + " v", r.v, held(want.v)));
   EXPECT_TRUE(SameValues(c.name + " probs", r.probs, want.probs));
   EXPECT_TRUE(SameValues(c.name + " o", r.o, want.o));
   EXPECT_TRUE(SameValues(c.name + " y", r.y, want.y));
@@ -284,6 +290,48 @@ TEST_P(QuantMhaRandom, ExtremeZeroPointsAndSaturatingOutputs) {
     size_t saturated = 0;
     for (const int32_t y : r.y) saturated += (y == -128 || y == 127 || y == -32768 || y == 32767);
     EXPECT_GT(saturated, r.y.size() / 2) << c.name;
+  }
+}
+
+// The run keeps ADD(x, P) in y and (head by head) reads x until the last
+// head: in place it computes what it computes apart; y partly over x, and
+// attn_weights over x, are refused with nothing written.
+TEST_P(QuantMhaRandom, InPlaceEqualsApartAndPartialOverlapsAreRefused) {
+  const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {23, 24, 3, true, true}, 7600);
+  const QuantMhaLayer layer(c);
+  size_t bytes = 0;
+  ASSERT_EQ(ea_mha_arena_size(&layer.config, &bytes), EA_OK);
+  AlignedBytes storage(bytes);
+  ea_arena arena;
+  ea_mha_quant_plan plan{};
+  ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
+  ASSERT_EQ(ea_mha_quant_plan_init(&plan, &layer.config, &layer.weights, &arena), EA_OK);
+  const size_t count = static_cast<size_t>(c.n) * c.d_model;
+  std::vector<int8_t> x(c.x_emb.begin(), c.x_emb.end());
+  std::vector<int8_t> y(count);
+  ASSERT_EQ(ea_mha_run_s8(&plan, x.data(), c.n, y.data(), nullptr), EA_OK);
+  EXPECT_TRUE(SameValues("y", std::vector<int32_t>(y.begin(), y.end()), ReferenceOf(c).y));
+
+  const size_t attn_count = static_cast<size_t>(c.heads) * c.n * c.n;
+  std::vector<int8_t> memory(2 * count + attn_count);
+  memcpy(memory.data(), x.data(), count);
+  ASSERT_EQ(ea_mha_run_s8(&plan, memory.data(), c.n, memory.data(), nullptr), EA_OK);
+  EXPECT_EQ(0, memcmp(memory.data(), y.data(), count)) << "in place";
+
+  for (const size_t shift : {size_t{1}, count / 2, count - 1}) {
+    memcpy(memory.data() + shift, x.data(), count);
+    const std::vector<int8_t> before = memory;
+    EXPECT_EQ(ea_mha_run_s8(&plan, memory.data() + shift, c.n, memory.data(), nullptr),
+              EA_ERR_BAD_ARGUMENT)
+        << "y partly before x, by " << shift;
+    EXPECT_EQ(ea_mha_run_s8(&plan, memory.data(), c.n, memory.data() + shift, nullptr),
+              EA_ERR_BAD_ARGUMENT)
+        << "y partly after x, by " << shift;
+    std::vector<int8_t> y_apart(count);
+    EXPECT_EQ(ea_mha_run_s8(&plan, memory.data() + shift, c.n, y_apart.data(), memory.data()),
+              EA_ERR_BAD_ARGUMENT)
+        << "attn_weights over x, by " << shift;
+    EXPECT_EQ(before, memory) << "written on a refusal";
   }
 }
 

@@ -206,23 +206,31 @@ constexpr uint64_t AttentionQuantArenaBytes(int32_t n_kv, int32_t d_k, int32_t d
   return QuantCoreArenaBytes(n_kv, d_k, d_v, dtype, max_workers);
 }
 
+// Fixed-point MHA projects Q, K and V one head at a time ([n, d_k] each, RAM
+// for microcontrollers) where the kernels read the weights in place; where
+// they read packed panels (x86) it projects them whole, in a few wide passes.
+inline constexpr bool kMhaQuantHeadByHead = !kFixedPointPanels;
+
 // Fixed-point MHA (ea_mha_quant_plan_init): the per-channel integers
 // (8 * d_model int32), the quantized position table (when filled at plan
-// time) and ADD(x, P), Q, K, V and the heads' outputs ([n, d_model] each),
-// the four weight matrices packed for the dot-product instructions,
-// then one attention core (heads run one after another). The caller's weights
-// stay where they are.
+// time), Q, K and V ([n, d_k] each head by head, else [n, d_model]), the
+// heads' outputs [n, d_model], the four weight matrices packed for the
+// dot-product instructions, then one attention core (heads run one after
+// another). ADD(x, P) goes to the caller's y, which the run writes last. The
+// caller's weights stay where they are.
 constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads, ea_dtype dtype,
                                       PositionStorage positions, int32_t max_workers = 1) {
   const uint64_t element = FixedPointBytes(dtype);
   const uint64_t tensor =
       ByteRegionBytes(static_cast<uint64_t>(n) * static_cast<uint64_t>(d_model) * element);
   const uint64_t table = positions == PositionStorage::kArena ? tensor : 0;
-  const uint64_t positioned = positions == PositionStorage::kNone ? 0 : tensor;
   const int32_t d_k = HeadWidthOrZero(d_model, heads);
+  const uint64_t projected =
+      ByteRegionBytes(static_cast<uint64_t>(n) *
+                      static_cast<uint64_t>(kMhaQuantHeadByHead ? d_k : d_model) * element);
   const uint64_t weights = 4 * WeightPanelRegionBytes(d_model, d_model, dtype);
   return ByteRegionBytes(8 * static_cast<uint64_t>(d_model) * sizeof(int32_t)) + table +
-         positioned + 4 * tensor + weights + QuantCoreArenaBytes(n, d_k, d_k, dtype, max_workers);
+         3 * projected + tensor + weights + QuantCoreArenaBytes(n, d_k, d_k, dtype, max_workers);
 }
 
 // Fixed-point MHA decoder (edgeattn/mha_quant_decode.h), for streams of

@@ -665,8 +665,7 @@ typedef struct ea_mha_quant_plan {
   ea_mha_quant_weights weights;
   ea_mha_quant_params params; /* per-channel arrays in the arena */
   const void* position_table; /* quantized table or NULL */
-  void* x_positioned;         /* [n, d_model] or NULL */
-  void* q;                    /* [n, d_model] each, heads side by side */
+  void* q; /* [n, d_k] each, one head's (microcontrollers, Arm), or [n, d_model] (x86) */
   void* k;
   void* v;
   void* context;          /* [n, d_model] */
@@ -697,8 +696,10 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
 /* x, y: [n_tokens, d_model]; attn_weights: NULL or [heads, n_tokens, n_tokens]
  * probabilities (masked entries at the zero probability: -128 / 0; more than
  * EA_MAX_ELEMENTS of them: EA_ERR_DIMENSION_OVERFLOW). Memory rules as in
- * ea_self_attention_run (y may be x). ea_mha_run_s8 runs INT8 plans, _s16
- * INT16 ones (the other gets EA_ERR_BAD_ARGUMENT). */
+ * ea_self_attention_run (y may be x), and: y that is not x does not overlap
+ * it, nor does attn_weights (the run keeps ADD(x, P) in y and reads x until
+ * the last head; EA_ERR_BAD_ARGUMENT, nothing written). ea_mha_run_s8 runs
+ * INT8 plans, _s16 INT16 ones (the other gets EA_ERR_BAD_ARGUMENT). */
 ea_status ea_mha_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens, int8_t* y,
                         int8_t* attn_weights);
 ea_status ea_mha_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,

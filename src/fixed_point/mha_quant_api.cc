@@ -141,36 +141,50 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* att
   const int32_t d_k = c.d_model / c.heads;
   const T* input = x;
   if (plan.position_table != nullptr) {
-    T* positioned = static_cast<T*>(plan.x_positioned);
-    AddPositions(x, static_cast<const T*>(plan.position_table), p.add, positioned,
+    // ADD(x_emb, P) into y: W_O writes y only after the last head, and y is
+    // x or lies apart from it (CheckedRun).
+    AddPositions(x, static_cast<const T*>(plan.position_table), p.add, y,
                  static_cast<size_t>(n) * e);
-    input = positioned;
+    input = y;
   }
   T* q = static_cast<T*>(plan.q);
   T* k = static_cast<T*>(plan.k);
   T* v = static_cast<T*>(plan.v);
   T* context = static_cast<T*>(plan.context);
-  const auto projection = [&](int32_t which, const ea_linear_quant_params& params, T* out) {
-    return ProjectInProj(c.parallel, c, w, Panels(plan, which), which, params, input, n, out);
+  // Head by head, Q, K and V hold one head's d_k columns (ld d_k); else all
+  // heads side by side (ld d_model), projected before the first head.
+  const int32_t projected_columns = kMhaQuantHeadByHead ? d_k : c.d_model;
+  const auto project = [&](int32_t first_column) {
+    const ea_linear_quant_params* params[3] = {&p.q_proj, &p.k_proj, &p.v_proj};
+    T* out[3] = {q, k, v};
+    bool ok = true;
+    for (int32_t which = 0; which < 3; ++which) {
+      ok = ProjectInProj(c.parallel, c, w, Panels(plan, which), which, *params[which], input, n,
+                         first_column, projected_columns, out[which]) &&
+           ok;
+    }
+    return ok;
   };
-  bool ok = projection(0, p.q_proj, q);
-  ok = projection(1, p.k_proj, k) && ok;
-  ok = projection(2, p.v_proj, v) && ok;
+  bool ok = kMhaQuantHeadByHead || project(0);
   AttentionQArgs<T> head = QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan.core,
                                             {n, n, d_k, d_k, c.mask == EA_MASK_CAUSAL});
-  head.ld_q = e;
-  head.ld_k = e;
+  head.ld_q = static_cast<size_t>(projected_columns);
+  head.ld_k = static_cast<size_t>(projected_columns);
   head.ld_out = e;
   head.ld_probs = static_cast<size_t>(n);
   for (int32_t h = 0; h < c.heads; ++h) {
     const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
-    head.q = q + column;
-    head.k = k + column;
+    const size_t in_projected = kMhaQuantHeadByHead ? 0 : column;
+    if (kMhaQuantHeadByHead) ok = project(h * d_k) && ok;
+    head.q = q + in_projected;
+    head.k = k + in_projected;
     head.out = context + column;
     head.probs = attn_weights != nullptr
                      ? attn_weights + static_cast<size_t>(h) * static_cast<size_t>(n) * n
                      : nullptr;
-    ok = RunQuantAttention(c.parallel, head, v + column, e, plan.core) && ok;
+    ok = RunQuantAttention(c.parallel, head, v + in_projected,
+                           static_cast<size_t>(projected_columns), plan.core) &&
+         ok;
   }
   ok = RunProjection(c.parallel,
                      ProjectionArgs<T>(context, n, c.d_model, w.out_proj_weight, w.out_proj_bias,
@@ -197,11 +211,17 @@ ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, 
   const Extent weights_extent{attn_weights, attn_weights != nullptr ? weight_bytes : 0};
   const MhaQuantKept kept = MhaQuantKeptExtents(c, plan->weights, plan->position_table);
   const Extent carve{plan->carve, plan->carve_bytes};
-  if (Overlaps(y_extent.begin, y_extent.bytes, weights_extent.begin, weights_extent.bytes)) {
+  // The run reads x until the last head (head by head) and keeps ADD(x, P) in
+  // y: y is x or apart from it, and attn_weights apart from both.
+  const Extent x_extent{x, activation_bytes};
+  if (Overlaps(y_extent.begin, y_extent.bytes, weights_extent.begin, weights_extent.bytes) ||
+      Overlaps(x_extent.begin, x_extent.bytes, weights_extent.begin, weights_extent.bytes) ||
+      (static_cast<const void*>(y) != static_cast<const void*>(x) &&
+       Overlaps(x_extent.begin, x_extent.bytes, y_extent.begin, y_extent.bytes))) {
     return EA_ERR_BAD_ARGUMENT;
   }
-  const ea_status status = CheckModelRunMemory({x, activation_bytes}, y_extent, weights_extent,
-                                               kept.extents, kMhaQuantKeptCount, carve);
+  const ea_status status = CheckModelRunMemory(x_extent, y_extent, weights_extent, kept.extents,
+                                               kMhaQuantKeptCount, carve);
   if (status != EA_OK) return status;
   return Run(*plan, x, n_tokens, y, attn_weights);
 }
@@ -259,13 +279,13 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
   plan->weights = *weights;
   CarveMhaQuantParams(arena, c, derived, &plan->params);
   plan->position_table = ResolveMhaQuantPositionTable(arena, c);
-  plan->x_positioned = plan->position_table != nullptr ? CarveBytes(arena, tensor) : nullptr;
-  plan->q = CarveBytes(arena, tensor);
-  plan->k = CarveBytes(arena, tensor);
-  plan->v = CarveBytes(arena, tensor);
+  const int32_t d_k = c.d_model / c.heads;
+  const uint64_t projected = kMhaQuantHeadByHead ? tensor / static_cast<uint64_t>(c.heads) : tensor;
+  plan->q = CarveBytes(arena, projected);
+  plan->k = CarveBytes(arena, projected);
+  plan->v = CarveBytes(arena, projected);
   plan->context = CarveBytes(arena, tensor);
   CarveMhaQuantPanels(arena, c, *weights, plan->weight_panels);
-  const int32_t d_k = c.d_model / c.heads;
   plan->core = CarveQuantCore(arena, c.dtype, c.max_tokens, d_k, d_k, c.parallel.max_workers,
                               plan->params.softmax);
   plan->ready = EA_PLAN_READY;

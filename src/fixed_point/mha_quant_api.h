@@ -59,21 +59,28 @@ const void* ResolveMhaQuantPositionTable(ea_arena* arena, const ea_mha_config& c
 void CarveMhaQuantPanels(ea_arena* arena, const ea_mha_config& config,
                          const ea_mha_quant_weights& weights, void* panels[4]);
 
-// out [rows, d_model] (ld d_model) = FULLY_CONNECTED(x [rows, d_model]) through
-// in_proj's W_Q, W_K or W_V (which = 0, 1, 2) and its bias, on the parallel-for.
-// False when the hook broke its worker contract.
+// out [rows, columns] (ld columns) = FULLY_CONNECTED(x [rows, d_model])
+// through output channels [first_column, first_column + columns) of in_proj's
+// W_Q, W_K or W_V (which = 0, 1, 2), with their biases and integers, on the
+// parallel-for. Panels (x86) only for all d_model columns. False when the hook
+// broke its worker contract.
 template <typename T>
 bool ProjectInProj(const ea_parallel_for& parallel, const ea_mha_config& c,
                    const ea_mha_quant_weights& w, const void* panels, int32_t which,
-                   const ea_linear_quant_params& params, const T* x, int32_t rows, T* out) {
+                   const ea_linear_quant_params& params, const T* x, int32_t rows,
+                   int32_t first_column, int32_t columns, T* out) {
   const size_t e = static_cast<size_t>(c.d_model);
-  const size_t first = static_cast<size_t>(which) * e;  // W_Q, W_K, W_V rows
+  const size_t first = static_cast<size_t>(which) * e + static_cast<size_t>(first_column);
   const size_t bias_bytes = sizeof(T) == 1 ? sizeof(int32_t) : sizeof(int64_t);
   const uint8_t* bias = static_cast<const uint8_t*>(w.in_proj_bias);
-  return RunProjection(parallel,
-                       ProjectionArgs(x, rows, c.d_model, w.in_proj_weight + first * e,
-                                      bias != nullptr ? bias + first * bias_bytes : nullptr, params,
-                                      c.d_model, out, e, panels));
+  const ea_linear_quant_params slice{params.input_offset, params.output_offset,
+                                     params.output_multiplier + first_column,
+                                     params.output_shift + first_column};
+  return RunProjection(
+      parallel,
+      ProjectionArgs(x, rows, c.d_model, w.in_proj_weight + first * e,
+                     bias != nullptr ? bias + first * bias_bytes : nullptr, slice, columns, out,
+                     static_cast<size_t>(columns), columns == c.d_model ? panels : nullptr));
 }
 
 }  // namespace edgeattn

@@ -70,7 +70,8 @@ void Step(const ea_mha_quant_decoder& d, const T* x, int32_t n, T* y) {
   const ea_parallel_for calling_thread{};
   // The calling thread keeps the worker contract: projections cannot fail.
   const auto project = [&](int32_t which, const ea_linear_quant_params& params, T* out) {
-    (void)ProjectInProj(calling_thread, c, w, d.weight_panels[which], which, params, input, n, out);
+    (void)ProjectInProj(calling_thread, c, w, d.weight_panels[which], which, params, input, n, 0,
+                        c.d_model, out);
   };
   project(0, p.q_proj, q);
   project(1, p.k_proj, keys + position * e);

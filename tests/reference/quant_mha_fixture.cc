@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/mha_quant_decode.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
@@ -83,15 +84,18 @@ QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
                                    reinterpret_cast<int16_t*>(probs.data()));
   }
   if (result.status != EA_OK) return result;
-  const auto region = [&](const void* p) {
-    return p == nullptr ? std::vector<int32_t>() : Widen(static_cast<const T*>(p), elements);
+  const auto region = [&](const void* p, size_t count) {
+    return p == nullptr ? std::vector<int32_t>() : Widen(static_cast<const T*>(p), count);
   };
-  result.pe = region(plan.position_table);
-  result.x = region(plan.x_positioned);
-  result.q = region(plan.q);
-  result.k = region(plan.k);
-  result.v = region(plan.v);
-  result.o = region(plan.context);
+  result.pe = region(plan.position_table, elements);
+  const int d_k = c.d_model / c.heads;
+  result.qkv_columns = edgeattn::kMhaQuantHeadByHead ? d_k : c.d_model;
+  result.qkv_first_column = edgeattn::kMhaQuantHeadByHead ? c.d_model - d_k : 0;
+  const size_t projected = static_cast<size_t>(c.n) * static_cast<size_t>(result.qkv_columns);
+  result.q = region(plan.q, projected);
+  result.k = region(plan.k, projected);
+  result.v = region(plan.v, projected);
+  result.o = region(plan.context, elements);
   result.y = Widen(y.data(), y.size());
   result.probs = Widen(probs.data(), probs.size());
   return result;
@@ -250,6 +254,15 @@ QuantMhaCase::Expected QuantMhaCase::Reference() const {
           q, d_model, static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data),
           static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data)),
       pe);
+}
+
+std::vector<int32_t> Columns(const std::vector<int32_t>& tensor, int width, int first, int count) {
+  std::vector<int32_t> part;
+  for (size_t row = 0; row + 1 <= tensor.size() / static_cast<size_t>(width); ++row) {
+    const auto begin = tensor.begin() + static_cast<std::ptrdiff_t>(row * width + first);
+    part.insert(part.end(), begin, begin + count);
+  }
+  return part;
 }
 
 std::vector<int32_t> GoldenValues(const tflite_golden::GoldenCase& golden,

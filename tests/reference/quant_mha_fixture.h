@@ -35,8 +35,12 @@ struct QuantMhaCase {
   // The chain as the library computed it.
   struct Result {
     ea_status status = EA_ERR_BAD_ARGUMENT;
-    std::vector<int32_t> pe, x, q, k, v, o, y;  // plan regions and the output
-    std::vector<int32_t> probs;                 // [heads, n, n]
+    std::vector<int32_t> pe, o, y;  // plan regions and the output
+    // Q, K, V as the plan holds them after the run: columns [qkv_first_column,
+    // + qkv_columns) of each ([n, d_model] on x86, the last head's elsewhere).
+    std::vector<int32_t> q, k, v;
+    int qkv_first_column = 0, qkv_columns = 0;
+    std::vector<int32_t> probs;  // [heads, n, n]
   };
   Result Run() const;
 
@@ -94,6 +98,10 @@ struct RandomShape {
 };
 QuantMhaCase RandomQuantMha(ea_dtype dtype, RandomShape shape, uint64_t seed,
                             double scale_spread = 2.0);
+
+// Columns [first, first + count) of a [rows, width] tensor (empty stays empty):
+// the part of Q, K or V a plan holds (QuantMhaCase::Result).
+std::vector<int32_t> Columns(const std::vector<int32_t>& tensor, int width, int first, int count);
 
 // Tensors of the golden blob as int32.
 std::vector<int32_t> GoldenValues(const tflite_golden::GoldenCase& golden,

@@ -323,6 +323,19 @@ HWY_INLINE void KeepScores(const AttentionQArgs<T>& a, int32_t row, const T* sco
   for (int32_t j = 0; j < visible; ++j) kept[j] = scores[j];
 }
 
+// Row r's int8 scores (in row) become its probabilities in place: kept first
+// if the caller asked for the scores, then TFLite's softmax over the visible
+// keys, then copied out (-128, probability 0, past them) if asked for.
+HWY_INLINE void ScoresToProbsS8(const AttentionQArgs<int8_t>& a, int32_t r, int8_t* row,
+                                int32_t visible) {
+  KeepScores(a, r, row, visible);
+  if (visible > 0) SoftmaxS8Row(*a.softmax_s8, row, static_cast<size_t>(visible), row);
+  if (a.probs != nullptr) {
+    int8_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
+    for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row[j] : int8_t{-128};
+  }
+}
+
 #if HWY_TARGET == HWY_AVX3_DL
 bool UsesS8PanelsTarget() { return true; }
 
@@ -479,8 +492,8 @@ void AttendRowsS8Dsp(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
                                 a.q + static_cast<size_t>(r + pair - 1) * a.ld_q};
     const int32_t visible[2] = {VisibleKeys(a, r), VisibleKeys(a, r + pair - 1)};
     const int32_t most = visible[0] > visible[1] ? visible[0] : visible[1];
-    uint32_t key_term[2];
-    for (int32_t i = 0; i < 2; ++i) {
+    uint32_t key_term[2] = {0, 0};
+    for (int32_t i = 0; i < pair; ++i) {
       uint32_t q_sum = 0;
       for (int32_t t = 0; t < a.d_k; ++t) q_sum += static_cast<uint32_t>(q[i][t] + a.q_offset);
       key_term[i] = q_sum * static_cast<uint32_t>(a.k_offset);
@@ -497,12 +510,7 @@ void AttendRowsS8Dsp(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
     uint32_t value_term[2] = {0, 0};
     for (int32_t i = 0; i < pair; ++i) {
       int8_t* row = buffers[i];
-      KeepScores(a, r + i, row, visible[i]);
-      if (visible[i] > 0) SoftmaxS8Row(*a.softmax_s8, row, static_cast<size_t>(visible[i]), row);
-      if (a.probs != nullptr) {
-        int8_t* probs = a.probs + static_cast<size_t>(r + i) * a.ld_probs;
-        for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible[i] ? row[j] : int8_t{-128};
-      }
+      ScoresToProbsS8(a, r + i, row, visible[i]);
       uint32_t p_sum = 0;
       for (int32_t j = 0; j < visible[i]; ++j) p_sum += static_cast<uint32_t>(row[j] + 128);
       for (int32_t j = visible[i]; j < most; ++j) row[j] = -128;
@@ -561,12 +569,7 @@ void AttendRowsS8Mve(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
     uint32_t value_term[4] = {0, 0, 0, 0};
     for (int32_t i = 0; i < block; ++i) {
       int8_t* row = buffers + static_cast<size_t>(i) * row_bytes;
-      KeepScores(a, r + i, row, visible[i]);
-      if (visible[i] > 0) SoftmaxS8Row(*a.softmax_s8, row, static_cast<size_t>(visible[i]), row);
-      if (a.probs != nullptr) {
-        int8_t* probs = a.probs + static_cast<size_t>(r + i) * a.ld_probs;
-        for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible[i] ? row[j] : int8_t{-128};
-      }
+      ScoresToProbsS8(a, r + i, row, visible[i]);
       for (int32_t j = visible[i]; j < most; ++j) row[j] = -128;
       value_term[i] = v_offset * static_cast<uint32_t>(edgeattn_mve_sum_s8(row, most)) +
                       static_cast<uint32_t>(most) * 128u * v_offset;
@@ -605,13 +608,7 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
         row_buffer[j + i] = OutputS8(acc[i], a.score_multiplier, a.score_shift, a.score_zero_point);
       }
     }
-    KeepScores(a, r, row_buffer, visible);
-    if (visible > 0)
-      SoftmaxS8Row(*a.softmax_s8, row_buffer, static_cast<size_t>(visible), row_buffer);
-    if (a.probs != nullptr) {
-      int8_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
-      for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row_buffer[j] : int8_t{-128};
-    }
+    ScoresToProbsS8(a, r, row_buffer, visible);
     int8_t* out = a.out + static_cast<size_t>(r) * a.ld_out;
     for (int32_t t = 0; t < a.d_v; t += 4) {
       uint32_t acc[4] = {0, 0, 0, 0};

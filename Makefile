@@ -94,7 +94,9 @@ NO_HEAP := $(BUILD)/tests/no_heap_test
 DEMO := $(BUILD)/examples/demo
 MINIMAL := $(BUILD)/examples/minimal_attention
 FIRMWARE := $(BUILD)/examples/firmware/self_attention_firmware
-FIRMWARE_TARGET ?= cortex-m4
+INT8_FIRMWARE := $(BUILD)/examples/firmware/int8_mha_firmware
+# make firmware: both examples on each board; the int8 digests must agree.
+FIRMWARE_TARGETS ?= cortex-m4 cortex-m55
 
 .PHONY: all lib deps demo reversal-demo test asan test-run digest-run matrix footprint footprint-row firmware firmware-run \
   install install-files consumers bench bench-quick bench-report lint format format-check clean \
@@ -213,25 +215,39 @@ reversal-demo: deps
 	$(RUN) ./$(REVERSAL_DEMO)
 
 # Programs that link only the library (and the board's start-up code).
-$(MINIMAL) $(FIRMWARE): $(BUILD)/examples/%: $(BUILD)/examples/%.o $(TARGET_OBJS) $(LIB) \
+$(MINIMAL) $(FIRMWARE) $(INT8_FIRMWARE): $(BUILD)/examples/%: $(BUILD)/examples/%.o $(TARGET_OBJS) $(LIB) \
     $(TARGET_LINK_DEPS)
 	$(CXX) -o $@ $< $(TARGET_OBJS) $(LIB) $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
-# The firmware example on a Cortex-M board under qemu, in one command.
+# The firmware examples on Cortex-M boards under qemu, in one command: the
+# float self-attention and the int8 MHA from flash on each of FIRMWARE_TARGETS,
+# then the int8 output digests compared (the DSP and Helium kernels must give
+# the same integers).
 firmware:
-	@$(MAKE) --no-print-directory TARGET=$(FIRMWARE_TARGET) deps
-	@$(MAKE) --no-print-directory TARGET=$(FIRMWARE_TARGET) firmware-run
+	@mkdir -p $(BUILD_ROOT); rm -f $(BUILD_ROOT)/firmware-digests.new; \
+	for target in $(FIRMWARE_TARGETS); do \
+	  log=$(BUILD_ROOT)/firmware-$$target.log; \
+	  $(MAKE) --no-print-directory TARGET=$$target deps || exit 1; \
+	  $(MAKE) --no-print-directory TARGET=$$target firmware-run >$$log 2>&1; status=$$?; \
+	  cat $$log; [ $$status -eq 0 ] || exit $$status; \
+	  grep -h '^int8 output digest' $$log >>$(BUILD_ROOT)/firmware-digests.new || exit 1; \
+	done; \
+	mv $(BUILD_ROOT)/firmware-digests.new $(BUILD_ROOT)/firmware-digests; \
+	if [ "$$(sort -u $(BUILD_ROOT)/firmware-digests | wc -l)" -ne 1 ]; then \
+	  echo "int8 output digests differ between $(FIRMWARE_TARGETS)"; exit 1; fi; \
+	echo "int8 output digest identical on $(FIRMWARE_TARGETS)"
 
-firmware-run: $(FIRMWARE)
+firmware-run: $(FIRMWARE) $(INT8_FIRMWARE)
 	$(RUN) $(FIRMWARE)
+	$(RUN) $(INT8_FIRMWARE)
 
 # Sizes, stack depth and link checks of every static target (README table).
 footprint:
 	@bash tools/footprint.sh
 
-footprint-row: $(LIB) $(MINIMAL)
+footprint-row: $(LIB) $(MINIMAL) $(INT8_FIRMWARE)
 	@bash tools/footprint.sh --row "$(TARGET)" "$(SIZE)" "$(NM)" "$(LIB)" "$(MINIMAL)" \
-	  "$(BUILD)" "$(RUN)"
+	  "$(BUILD)" "$(RUN)" "$(INT8_FIRMWARE)"
 
 # Headers, archive and a pkg-config file under PREFIX (cross archives too:
 # make TARGET=aarch64-sve PREFIX=/opt/sysroot/usr install).

@@ -88,7 +88,7 @@ def symbols(nm, path, *flags):
 
 def image_report(target):
     build = os.path.join("build", target)
-    image = os.path.join(build, "bench", "mcu", "int8_mha_image")
+    image = os.path.join(build, "examples", "firmware", "int8_mha_firmware")
     library = os.path.join(build, "libedgeattn.a")
     nm = "arm-none-eabi-nm"
     library_names = {name for name, _, kind in symbols(nm, library, "--defined-only")

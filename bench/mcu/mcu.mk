@@ -4,10 +4,6 @@
 MCU_BENCH := $(BUILD)/bench/mcu/mcu_bench
 MCU_BENCH_OBJS := $(addprefix $(BUILD)/bench/mcu/,mcu_bench.o instruction_counter.o \
   stack_watermark.o)
-# An image that links only what an int8 MHA with a learned table and given
-# integers needs: its text is the int8 run path's, and it shows what it pulls
-# from libm.
-MCU_INT8_IMAGE := $(BUILD)/bench/mcu/int8_mha_image
 
 $(BUILD)/bench/mcu/%.o: bench/mcu/%.cc $(CONFIG_FILES) | $(SYSINCLUDE)
 	@mkdir -p $(dir $@)
@@ -16,14 +12,14 @@ $(BUILD)/bench/mcu/%.o: bench/mcu/%.cc $(CONFIG_FILES) | $(SYSINCLUDE)
 $(MCU_BENCH): $(MCU_BENCH_OBJS) $(TARGET_OBJS) $(LIB) $(TARGET_LINK_DEPS)
 	$(CXX) -o $@ $(MCU_BENCH_OBJS) $(TARGET_OBJS) $(LIB) $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
-$(MCU_INT8_IMAGE): $(BUILD)/bench/mcu/int8_mha_image.o $(TARGET_OBJS) $(LIB) $(TARGET_LINK_DEPS)
-	$(CXX) -o $@ $< $(TARGET_OBJS) $(LIB) $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
-
 .PHONY: bench-mcu mcu-bench-images mcu-bench-run
 bench-mcu:
 	@$(BENCH_PYTHON) tools/bench_mcu.py
 
-mcu-bench-images: $(MCU_BENCH) $(MCU_INT8_IMAGE)
+# The int8 firmware example (Makefile's INT8_FIRMWARE) links only what an int8
+# MHA with a precomputed table and given integers needs: the bench reports the
+# library text it links and any libm function it pulls in.
+mcu-bench-images: $(MCU_BENCH) $(INT8_FIRMWARE)
 
 mcu-bench-run: $(MCU_BENCH)
 	$(CM_RUN_COUNTED) $(MCU_BENCH)

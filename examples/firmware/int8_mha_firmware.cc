@@ -37,7 +37,8 @@ constexpr Table<T, kCount> MakeTable(uint32_t salt, int32_t low, int32_t high) {
     h ^= h >> 15;
     h *= 0x2C1B3C6Du;
     h ^= h >> 12;
-    table.values[i] = static_cast<T>(low + static_cast<int32_t>(h % static_cast<uint32_t>(high - low + 1)));
+    table.values[i] =
+        static_cast<T>(low + static_cast<int32_t>(h % static_cast<uint32_t>(high - low + 1)));
   }
   return table;
 }

@@ -6,27 +6,6 @@
 namespace edgeattn {
 namespace {
 
-template <typename T>
-void Add(const T* a, const T* b, const ea_add_quant_params& p, T* out, size_t count) {
-  constexpr int32_t kMin = sizeof(T) == 1 ? -128 : -32768;
-  constexpr int32_t kMax = sizeof(T) == 1 ? 127 : 32767;
-  for (size_t i = 0; i < count; ++i) {
-    // (value + offset) < 2^17, left_shift <= 15 for int16 and 20 for int8:
-    // the shifted values stay inside int32 (validated at plan time).
-    const int32_t a_scaled =
-        RequantizeSmallerThanOne((a[i] + p.input1_offset) * (int32_t{1} << p.left_shift),
-                                 p.input1_multiplier, p.input1_shift);
-    const int32_t b_scaled =
-        RequantizeSmallerThanOne((b[i] + p.input2_offset) * (int32_t{1} << p.left_shift),
-                                 p.input2_multiplier, p.input2_shift);
-    const int64_t sum = static_cast<int64_t>(a_scaled) + b_scaled;
-    const int32_t raw =
-        RequantizeSmallerThanOne(SaturateToInt32(sum), p.output_multiplier, p.output_shift);
-    out[i] = static_cast<T>(
-        Clamp(SaturateToInt32(static_cast<int64_t>(raw) + p.output_offset), kMin, kMax));
-  }
-}
-
 // int8 in 32-bit arithmetic: |a + offset| <= 255 and left_shift <= 20
 // (validated) keep each rescaled input below 2^28, a multiplier below one
 // keeps it there, so the sum stays below 2^29 and Add's two int32
@@ -48,7 +27,7 @@ void AddS8Narrow(const int8_t* a, const int8_t* b, const ea_add_quant_params& pa
 
 #if EDGEATTN_MVE_DOT_S8
 // Cortex-M55: four elements per step on int32 lanes (mve_requantize.h; ADD's
-// shifts are all <= 0), the last count % 4 by Add.
+// shifts are all <= 0), the last count % 4 by AddS8Narrow.
 void AddS8Mve(const int8_t* a, const int8_t* b, const ea_add_quant_params& p, int8_t* out,
               size_t count) {
   size_t i = 0;
@@ -78,9 +57,25 @@ void AddS8(const int8_t* a, const int8_t* b, const ea_add_quant_params& params, 
 #endif
 }
 
+// int16: TFLite Micro's general-scale path, in its 64-bit sum and int32
+// saturations ((value + offset) < 2^17 and left_shift <= 15 keep the shifted
+// inputs inside int32; validated at plan time).
 void AddS16(const int16_t* a, const int16_t* b, const ea_add_quant_params& params, int16_t* out,
             size_t count) {
-  Add(a, b, params, out, count);
+  const ea_add_quant_params p = params;
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t a_scaled =
+        RequantizeSmallerThanOne((a[i] + p.input1_offset) * (int32_t{1} << p.left_shift),
+                                 p.input1_multiplier, p.input1_shift);
+    const int32_t b_scaled =
+        RequantizeSmallerThanOne((b[i] + p.input2_offset) * (int32_t{1} << p.left_shift),
+                                 p.input2_multiplier, p.input2_shift);
+    const int64_t sum = static_cast<int64_t>(a_scaled) + b_scaled;
+    const int32_t raw =
+        RequantizeSmallerThanOne(SaturateToInt32(sum), p.output_multiplier, p.output_shift);
+    out[i] = static_cast<int16_t>(
+        Clamp(SaturateToInt32(static_cast<int64_t>(raw) + p.output_offset), -32768, 32767));
+  }
 }
 
 }  // namespace edgeattn

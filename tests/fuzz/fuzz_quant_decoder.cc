@@ -318,8 +318,14 @@ void FuzzQuantDecoder(ByteReader& input) {
       arena.base != nullptr && shape_valid && arena.used <= arena.capacity
           ? pool.RangeOf(arena.base + arena.used, static_cast<size_t>(need))
           : ByteRange{};
+  // The refusal may come before another rule's status: init checks the
+  // carve before it derives the integers (whose NULL scales would say
+  // EA_ERR_NULL_POINTER), as ea_mha_quant_plan_init does.
   for (int r : kept) {
-    if (pool.Range(r).Overlaps(next_carve)) init_rules.AllowRefusal();
+    if (pool.Range(r).Overlaps(next_carve)) {
+      init_rules.AllowRefusal();
+      init_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
+    }
   }
   pool.Snapshot();
   const std::vector<ByteRange> kept_ranges = [&] {

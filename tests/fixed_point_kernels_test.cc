@@ -3,16 +3,18 @@
 // accumulators that wrap modulo 2^32, every shift TFLite allows, multipliers
 // 0 to 2^31 - 1 and zero points at both ends, against the library's internal
 // kernels (src/fixed_point/fixed_point_kernels.h), packed (AVX512-VNNI) and
-// row-major alike.
+// row-major alike; TFLite's int16 SOFTMAX at every input shift.
 #include <gtest/gtest.h>
 #include <stdint.h>
 
 #include <vector>
 
+#include "data/tflite/golden_cases.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "fixed_point/fixed_point_kernels.h"
 #include "fixed_point/s16_panels.h"
 #include "fixed_point/s8_panels.h"
+#include "fixed_point/softmax_s16.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
@@ -234,6 +236,105 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
         }
       }
     }
+}
+
+// The int16 softmax row at every input shift TFLite allows, multipliers from
+// 0 to INT32_MAX, rows spanning the whole int16 range (differences up to
+// 65535, where a shift past 15 saturates) and rows of equal scores.
+TEST_P(FixedPointKernels, SoftmaxS16RowAtEveryShift) {
+  RandomStream random(4545);
+  const int16_t* exp_lut = static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data);
+  const int16_t* reciprocal_lut =
+      static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data);
+  const int32_t multipliers[] = {0, 1, 1 << 30, 1518500250, INT32_MAX};
+  for (int shift = -31; shift <= 30; ++shift) {
+    for (const int32_t multiplier : multipliers) {
+      for (const int span : {0, 300, 65535}) {
+        const int len = 37;
+        std::vector<int16_t> scores(len);
+        for (int16_t& x : scores) x = static_cast<int16_t>(Draw(&random, -32768, -32768 + span));
+        scores[len / 2] = static_cast<int16_t>(-32768 + span);
+        const tflite_ref::SoftmaxInt16Params params{multiplier, shift, exp_lut, reciprocal_lut};
+        std::vector<int16_t> want(len), got(len), exp_scratch(len);
+        tflite_ref::SoftmaxInt16Row(params, scores.data(), len, want.data());
+        edgeattn::SoftmaxS16Row(multiplier, shift, scores.data(), len, exp_scratch.data(),
+                                got.data());
+        ASSERT_EQ(got, want) << "shift " << shift << " multiplier " << multiplier << " span "
+                             << span;
+      }
+    }
+  }
+}
+
+// One int16 head through the kernel against BATCH_MATMUL, SOFTMAX and
+// BATCH_MATMUL of the reference, full-range q, k and v (products near 2^30),
+// with rows stored word aligned and not (the Cortex-M4/M7 loop reads words
+// in pairs and falls back otherwise) and depths with every remainder mod 8.
+TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
+  RandomStream random(778);
+  const int n = 45;
+  const int16_t* exp_lut = static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data);
+  const int16_t* reciprocal_lut =
+      static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data);
+  for (const int d_k : {16, 20, 7, 33}) {
+    for (const bool causal : {false, true}) {
+      for (const int misaligned : {0, 1}) {
+        const size_t size = static_cast<size_t>(n) * d_k;
+        std::vector<int16_t> q_store(size + 1), k_store(size + 1), vt_store(size + 1);
+        int16_t* q = q_store.data() + misaligned;
+        int16_t* k = k_store.data() + misaligned;
+        int16_t* v_t = vt_store.data() + misaligned;
+        for (size_t i = 0; i < size; ++i) {
+          q[i] = static_cast<int16_t>(Draw(&random, -32768, 32767));
+          k[i] = static_cast<int16_t>(Draw(&random, -32768, 32767));
+          v_t[i] = static_cast<int16_t>(Draw(&random, -32768, 32767));
+        }
+        const tflite_ref::BatchMatMulParams scores_params{0, 0, 0, 1518500250, -20};
+        const std::vector<int16_t> scores = tflite_ref::BatchMatMul(scores_params, q, n, d_k, k, n);
+        const tflite_ref::SoftmaxInt16Params softmax =
+            tflite_ref::PrepareSoftmaxInt16(0.25f, 0.01f, exp_lut, reciprocal_lut);
+        std::vector<int16_t> probs(static_cast<size_t>(n) * n, 0);
+        for (int i = 0; i < n; ++i) {
+          tflite_ref::SoftmaxInt16Row(softmax, scores.data() + static_cast<size_t>(i) * n,
+                                      causal ? i + 1 : n,
+                                      probs.data() + static_cast<size_t>(i) * n);
+        }
+        const tflite_ref::BatchMatMulParams context_params{0, 0, 0, 1200000000, -14};
+        const std::vector<int16_t> want =
+            tflite_ref::BatchMatMul(context_params, probs.data(), n, n, v_t, d_k);
+
+        std::vector<int16_t> out(size, 0x5555), got_probs(probs.size());
+        edgeattn::AttentionQArgs<int16_t> a{};
+        a.q = q;
+        a.ld_q = d_k;
+        a.k = k;
+        a.ld_k = d_k;
+        a.v_transposed = v_t;
+        a.ld_vt = n;
+        a.out = out.data();
+        a.ld_out = d_k;
+        a.probs = got_probs.data();
+        a.ld_probs = n;
+        a.n_q = n;
+        a.n_kv = n;
+        a.d_k = d_k;
+        a.d_v = d_k;
+        a.causal = causal;
+        a.score_multiplier = scores_params.output_multiplier;
+        a.score_shift = scores_params.output_shift;
+        a.softmax_multiplier = softmax.input_multiplier;
+        a.softmax_left_shift = softmax.input_left_shift;
+        a.out_multiplier = context_params.output_multiplier;
+        a.out_shift = context_params.output_shift;
+        std::vector<uint8_t> scratch(edgeattn::QuantScratch(n, EA_DTYPE_INT16).bytes + 64);
+        edgeattn::AttendRowsS16(a, 0, n, scratch.data());
+        ASSERT_EQ(got_probs, probs)
+            << "d_k " << d_k << " causal " << causal << " misaligned " << misaligned;
+        ASSERT_EQ(out, want) << "d_k " << d_k << " causal " << causal << " misaligned "
+                             << misaligned;
+      }
+    }
+  }
 }
 
 EA_INSTANTIATE_PER_TARGET(FixedPointKernels);

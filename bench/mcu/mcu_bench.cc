@@ -8,9 +8,10 @@
 // Rows: int8, int16 and float32 MHA (non-causal, a learned position table
 // added to x) at the two shapes of the CMSIS-NN comparison (n 64, d_model 64
 // and n 128, d_model 128, 4 heads), a causal int8 row, and one int8 decoder
-// step after 128 and after 512 cached tokens. Components of the int8 layer:
-// the ADD of the table (ea_add_s8 over n x d_model) and the four heads'
-// attention (ea_attention_run_s8 on [n, d_k] q, k, v: QK^T, softmax, P V);
+// step after 128 and after 512 cached tokens. Components of the int8 and
+// int16 layers: the ADD of the table (ea_add_s8 / _s16 over n x d_model) and
+// the four heads' attention (ea_attention_run_s8 / _s16 on [n, d_k] q, k, v:
+// QK^T, softmax, P V);
 // the projections are the layer's instructions less those two.
 //
 // Data are pseudo-random integers (instructions do not depend on them beyond
@@ -232,23 +233,26 @@ void QuantMhaRow(const char* name, ea_dtype dtype, int32_t n, int32_t d_model, i
   });
   Check(status, "ea_mha_run");
   Print(row);
-  if (!int8 || mask != EA_MASK_NONE) return;
+  if (mask != EA_MASK_NONE) return;
 
   // Components with the layer's own integers.
   const ea_mha_quant_params& p = plan.params;
-  Row add{"add", "int8", "component", n, d_model, heads, 0, 0, 0, 0};
+  const char* type = int8 ? "int8" : "int16";
+  Row add{"add", type, "component", n, d_model, heads, 0, 0, 0, 0};
   const size_t count = static_cast<size_t>(n) * d_model;
   Measure(&add, [&] {
-    status = ea_add_s8(layer.x.As<int8_t>(), layer.table.As<int8_t>(), count, &p.add,
-                       layer.y.As<int8_t>());
+    status = int8 ? ea_add_s8(layer.x.As<int8_t>(), layer.table.As<int8_t>(), count, &p.add,
+                              layer.y.As<int8_t>())
+                  : ea_add_s16(layer.x.As<int16_t>(), layer.table.As<int16_t>(), count, &p.add,
+                               layer.y.As<int16_t>());
   });
-  Check(status, "ea_add_s8");
+  Check(status, "ea_add");
   Print(add);
 
   const int32_t d_k = d_model / heads;
   ea_attention_quant_params attention_params{p.scores, p.softmax, p.context};
   ea_attention_config attention{};
-  attention.dtype = EA_DTYPE_INT8;
+  attention.dtype = dtype;
   attention.n_q = attention.n_kv = n;
   attention.d_k = attention.d_v = d_k;
   attention.mask = EA_MASK_NONE;
@@ -259,21 +263,28 @@ void QuantMhaRow(const char* name, ea_dtype dtype, int32_t n, int32_t d_model, i
   ea_attention_quant_plan attention_plan{};
   Check(ea_attention_quant_plan_init(&attention_plan, &attention, &attention_arena.arena),
         "ea_attention_quant_plan_init");
-  const size_t head_bytes = static_cast<size_t>(n) * d_k;
+  const size_t head_values = static_cast<size_t>(n) * d_k;
+  const size_t head_bytes = head_values * layer.element;
   Block q(head_bytes), k(head_bytes), v(head_bytes), out(head_bytes);
   Random random{77};
   for (Block* block : {&q, &k, &v}) {
-    FillIntegers(&random, block->As<int8_t>(), head_bytes, -128, 127);
+    if (int8) {
+      FillIntegers(&random, block->As<int8_t>(), head_values, -128, 127);
+    } else {
+      FillIntegers(&random, block->As<int16_t>(), head_values, -32768, 32767);
+    }
   }
-  Row heads_row{"attention", "int8", "component", n, d_model, heads,
+  Row heads_row{"attention", type, "component", n, d_model, heads,
                 2 * static_cast<uint64_t>(n) * n * d_model, 0, attention_bytes, 0};
   Measure(&heads_row, [&] {
     for (int32_t h = 0; h < heads && status == EA_OK; ++h) {
-      status = ea_attention_run_s8(&attention_plan, q.As<int8_t>(), k.As<int8_t>(),
-                                   v.As<int8_t>(), out.As<int8_t>(), nullptr);
+      status = int8 ? ea_attention_run_s8(&attention_plan, q.As<int8_t>(), k.As<int8_t>(),
+                                          v.As<int8_t>(), out.As<int8_t>(), nullptr)
+                    : ea_attention_run_s16(&attention_plan, q.As<int16_t>(), k.As<int16_t>(),
+                                           v.As<int16_t>(), out.As<int16_t>(), nullptr);
     }
   });
-  Check(status, "ea_attention_run_s8");
+  Check(status, "ea_attention_run");
   Print(heads_row);
 }
 

@@ -9,6 +9,8 @@
 #include <hwy/highway.h>
 
 #include "edgeattn/arena_sizes.hpp"
+#include "fixed_point/attention_rows.h"
+#include "fixed_point/dsp_dot_s16.h"
 #include "fixed_point/dsp_dot_s8.h"
 #include "fixed_point/fixed_point_kernels.h"
 #include "fixed_point/integer_dot-inl.h"
@@ -35,25 +37,6 @@ HWY_INLINE FourRows<T> RowsFrom(const T* first, size_t ld, int32_t available) {
     rows.row[r] = first + static_cast<size_t>(r < available ? r : available - 1) * ld;
   }
   return rows;
-}
-
-template <typename T>
-HWY_INLINE T Saturate(int32_t value) {
-  constexpr int32_t kMin = sizeof(T) == 1 ? -128 : -32768;
-  constexpr int32_t kMax = sizeof(T) == 1 ? 127 : 32767;
-  return static_cast<T>(Clamp(value, kMin, kMax));
-}
-
-// Requantised int8 value of an int32 accumulator held modulo 2^32. Zero
-// points are int8's (validated), so clamping the requantised value to
-// +-2^16 first gives the int8 result TFLite's int32 sum would, in 32 bits.
-HWY_INLINE int8_t OutputS8(uint32_t acc, int32_t multiplier, int32_t shift, int32_t zero_point) {
-  const int32_t value = Requantize(static_cast<int32_t>(acc), multiplier, shift);
-  return Saturate<int8_t>(Clamp(value, -65536, 65536) + zero_point);
-}
-
-HWY_INLINE int16_t OutputS16(int64_t acc, int32_t multiplier, int32_t shift) {
-  return Saturate<int16_t>(Requantize64(acc, multiplier, shift));
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
@@ -162,6 +145,31 @@ void LinearS8Dsp(const LinearQArgs<int8_t>& a) {
           DspTail(x[i], a.input_offset, a.w + static_cast<size_t>(c) * n_in, 4 * groups, a.n_in);
       a.y[static_cast<size_t>(r + i) * a.ld_y + static_cast<size_t>(c)] =
           OutputS8(total, a.multiplier[c], a.shift[c], a.output_offset);
+    });
+  }
+}
+// int16 x int8 (dsp_dot_s16.h): x's rows rearranged into pairs, the same
+// loops; their int32 sums are exact for n_in <= kDspWidenedMax.
+void LinearS16Dsp(const LinearQArgs<int16_t>& a) {
+  alignas(8) uint32_t pairs[kDspWidenedMax];
+  const int64_t* bias = static_cast<const int64_t*>(a.bias);
+  const size_t n_in = static_cast<size_t>(a.n_in);
+  const int32_t groups = a.n_in / 4;
+  for (int32_t r = 0; r < a.rows; r += 2) {
+    const int32_t rows = a.rows - r < 2 ? 1 : 2;
+    const int16_t* const x[2] = {a.x + static_cast<size_t>(r) * a.ld_x,
+                                 a.x + static_cast<size_t>(r + rows - 1) * a.ld_x};
+    if (rows == 2) {
+      WidenS16PairsTwoRows(x[0], x[1], a.n_in, pairs);
+    } else {
+      WidenS16Pairs(x[0], a.n_in, pairs);
+    }
+    DspRowProducts(pairs, rows, groups, a.w, n_in, a.n_out, [&](int32_t i, int32_t c, int32_t acc) {
+      const int8_t* w = a.w + static_cast<size_t>(c) * n_in;
+      int64_t total = acc + (bias != nullptr ? bias[c] : 0);
+      for (int32_t t = 4 * groups; t < a.n_in; ++t) total += static_cast<int64_t>(x[i][t]) * w[t];
+      a.y[static_cast<size_t>(r + i) * a.ld_y + static_cast<size_t>(c)] =
+          OutputS16(total, a.multiplier[c], a.shift[c]);
     });
   }
 }
@@ -291,6 +299,9 @@ void LinearS16Target(const LinearQArgs<int16_t>& a) {
     return;
   }
 #endif
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_DSP_DOT_S8
+  if (a.n_in <= kDspWidenedMax) return LinearS16Dsp(a);
+#endif
   const size_t n_in = static_cast<size_t>(a.n_in);
   for (int32_t r = 0; r < a.rows; ++r) {
     const int16_t* x = a.x + static_cast<size_t>(r) * a.ld_x;
@@ -305,22 +316,6 @@ void LinearS16Target(const LinearQArgs<int16_t>& a) {
       }
     }
   }
-}
-
-// Keys query row `row` sees: all, or up to its bottom-right diagonal.
-template <typename T>
-HWY_INLINE int32_t VisibleKeys(const AttentionQArgs<T>& a, int32_t row) {
-  if (!a.causal) return a.n_kv;
-  const int32_t limit = row + 1 + (a.n_kv - a.n_q);
-  return limit < 0 ? 0 : (limit > a.n_kv ? a.n_kv : limit);
-}
-
-template <typename T>
-HWY_INLINE void KeepScores(const AttentionQArgs<T>& a, int32_t row, const T* scores,
-                           int32_t visible) {
-  if (a.scores == nullptr) return;
-  T* kept = a.scores + static_cast<size_t>(row) * a.ld_scores;
-  for (int32_t j = 0; j < visible; ++j) kept[j] = scores[j];
 }
 
 // Row r's int8 scores (in row) become its probabilities in place: kept first
@@ -457,10 +452,7 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
                                      visible, exp_scratch);
 #endif
     }
-    if (a.probs != nullptr) {
-      int16_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
-      for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row_buffer[j] : int16_t{0};
-    }
+    KeepProbsS16(a, r, row_buffer, visible);
     vnni::ContextRowS16(row_buffer, visible, prob_sum, a.v_pairs, v_panel_values, a.d_v,
                         out_requantize, a.out + static_cast<size_t>(r) * a.ld_out);
   }
@@ -647,10 +639,7 @@ void AttendRowsS16Target(const AttentionQArgs<int16_t>& a, int32_t first_row, in
       SoftmaxS16Row(a.softmax_multiplier, a.softmax_left_shift, row_buffer,
                     static_cast<size_t>(visible), exp_scratch, row_buffer);
     }
-    if (a.probs != nullptr) {
-      int16_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
-      for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row_buffer[j] : int16_t{0};
-    }
+    KeepProbsS16(a, r, row_buffer, visible);
     int16_t* out = a.out + static_cast<size_t>(r) * a.ld_out;
     for (int32_t t = 0; t < a.d_v; t += 4) {
       int64_t acc[4] = {0, 0, 0, 0};

@@ -25,6 +25,8 @@
 #include <hwy/highway.h>
 
 #include "fixed_point/arm_dot_product-inl.h"
+#include "fixed_point/dsp_dot_s16.h"
+#include "fixed_point/mve_dot_s16.h"
 
 #if HWY_TARGET == HWY_SCALAR && defined(__ARM_FEATURE_MVE)
 #include <arm_mve.h>
@@ -270,12 +272,33 @@ HWY_INLINE void DotS16x4Highway(const int16_t* HWY_RESTRICT a, FourRows<int16_t>
   }
 }
 
-// The int16 dot products: SVE's 64-bit SDOT where the target has it, else
-// the Highway loops above (identical integers).
+#if HWY_TARGET == HWY_SCALAR && EDGEATTN_DSP_DOT_S8
+// Cortex-M4/M7: the 1 x 2 SMLALD loop twice (dsp_dot_s16.h) where a and the
+// four rows are word aligned, the Highway loop otherwise (same integers).
+HWY_INLINE void DotS16x4Dsp(const int16_t* HWY_RESTRICT a, FourRows<int16_t> b, size_t n,
+                            int64_t out[4]) {
+  uintptr_t addresses = reinterpret_cast<uintptr_t>(a);
+  for (int r = 0; r < 4; ++r) addresses |= reinterpret_cast<uintptr_t>(b.row[r]);
+  if ((addresses & 3) != 0) return DotS16x4Highway(a, b, n, out);
+  const int32_t groups = static_cast<int32_t>(n / 4);
+  for (int r = 0; r < 4; ++r) out[r] = 0;
+  edgeattn_dsp_dot_s16_1x2(a, b.row, groups, out);
+  edgeattn_dsp_dot_s16_1x2(a, b.row + 2, groups, out + 2);
+  for (size_t i = 4 * static_cast<size_t>(groups); i < n; ++i) {
+    for (int r = 0; r < 4; ++r) out[r] += static_cast<int64_t>(a[i]) * b.row[r][i];
+  }
+}
+#endif
+
+// The int16 dot products: SVE's 64-bit SDOT, Helium's VMLALDAVA
+// (mve_dot_s16.h) or the DSP's SMLALD where the target has them, else the
+// Highway loops above (identical integers: every path sums exactly).
 HWY_INLINE void DotS16S8x4(const int16_t* HWY_RESTRICT a, FourRows<int8_t> b, size_t n,
                            int64_t out[4]) {
 #if EDGEATTN_SVE_DOT
   DotS16x4SveSdot(a, b.row, n, out);
+#elif HWY_TARGET == HWY_SCALAR && EDGEATTN_MVE_DOT_S8
+  edgeattn_mve_dot_s8s16_4x1(b.row, a, static_cast<int32_t>(n), out);
 #else
   DotS16S8x4Highway(a, b, n, out);
 #endif
@@ -285,6 +308,10 @@ HWY_INLINE void DotS16x4(const int16_t* HWY_RESTRICT a, FourRows<int16_t> b, siz
                          int64_t out[4]) {
 #if EDGEATTN_SVE_DOT
   DotS16x4SveSdot(a, b.row, n, out);
+#elif HWY_TARGET == HWY_SCALAR && EDGEATTN_MVE_DOT_S8
+  edgeattn_mve_dot_s16_4x1(b.row, a, static_cast<int32_t>(n), out);
+#elif HWY_TARGET == HWY_SCALAR && EDGEATTN_DSP_DOT_S8
+  DotS16x4Dsp(a, b, n, out);
 #else
   DotS16x4Highway(a, b, n, out);
 #endif

@@ -29,8 +29,11 @@ inline int8_t OutputS8(uint32_t acc, int32_t multiplier, int32_t shift, int32_t 
   return Saturate<int8_t>(Clamp(value, -65536, 65536) + zero_point);
 }
 
-inline int16_t OutputS16(int64_t acc, int32_t multiplier, int32_t shift) {
-  return Saturate<int16_t>(Requantize64(acc, multiplier, shift));
+// Saturate<int16_t>(Requantize64(acc, ...)): the int32 saturation on the
+// way changes nothing the int16 one keeps.
+inline int16_t OutputS16(int64_t acc, const Requantize64Factors& factors) {
+  const int64_t value = Requantize64Unsaturated(acc, factors);
+  return static_cast<int16_t>(value > 32767 ? 32767 : (value < -32768 ? -32768 : value));
 }
 
 // Keys query row `row` sees: all, or up to its bottom-right diagonal.

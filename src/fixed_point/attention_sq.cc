@@ -169,7 +169,7 @@ void LinearS16Dsp(const LinearQArgs<int16_t>& a) {
       int64_t total = acc + (bias != nullptr ? bias[c] : 0);
       for (int32_t t = 4 * groups; t < a.n_in; ++t) total += static_cast<int64_t>(x[i][t]) * w[t];
       a.y[static_cast<size_t>(r + i) * a.ld_y + static_cast<size_t>(c)] =
-          OutputS16(total, a.multiplier[c], a.shift[c]);
+          OutputS16(total, FactorsOf(a.multiplier[c], a.shift[c]));
     });
   }
 }
@@ -312,7 +312,7 @@ void LinearS16Target(const LinearQArgs<int16_t>& a) {
       for (int32_t i = 0; i < 4 && c + i < a.n_out; ++i) {
         // Biases were checked to lie within +-2^47 at plan time.
         const int64_t total = acc[i] + (bias != nullptr ? bias[c + i] : 0);
-        y[c + i] = OutputS16(total, a.multiplier[c + i], a.shift[c + i]);
+        y[c + i] = OutputS16(total, FactorsOf(a.multiplier[c + i], a.shift[c + i]));
       }
     }
   }
@@ -624,6 +624,8 @@ void AttendRowsS16Target(const AttentionQArgs<int16_t>& a, int32_t first_row, in
   int16_t* row_buffer = static_cast<int16_t*>(scratch);  // [n_kv] scores, then probabilities
   int16_t* exp_scratch = row_buffer + a.n_kv;            // [n_kv]
   const size_t d_k = static_cast<size_t>(a.d_k);
+  const Requantize64Factors score_factors = FactorsOf(a.score_multiplier, a.score_shift);
+  const Requantize64Factors out_factors = FactorsOf(a.out_multiplier, a.out_shift);
   for (int32_t r = first_row; r < first_row + rows; ++r) {
     const int16_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
     const int32_t visible = VisibleKeys(a, r);
@@ -631,7 +633,7 @@ void AttendRowsS16Target(const AttentionQArgs<int16_t>& a, int32_t first_row, in
       int64_t acc[4];
       DotS16x4(q, RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, visible - j), d_k, acc);
       for (int32_t i = 0; i < 4 && j + i < visible; ++i) {
-        row_buffer[j + i] = OutputS16(acc[i], a.score_multiplier, a.score_shift);
+        row_buffer[j + i] = OutputS16(acc[i], score_factors);
       }
     }
     KeepScores(a, r, row_buffer, visible);
@@ -649,7 +651,7 @@ void AttendRowsS16Target(const AttentionQArgs<int16_t>& a, int32_t first_row, in
                  static_cast<size_t>(visible), acc);
       }
       for (int32_t i = 0; i < 4 && t + i < a.d_v; ++i) {
-        out[t + i] = OutputS16(acc[i], a.out_multiplier, a.out_shift);
+        out[t + i] = OutputS16(acc[i], out_factors);
       }
     }
   }

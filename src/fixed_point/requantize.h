@@ -64,14 +64,35 @@ inline constexpr int64_t kRequantize64Limit = int64_t{1} << 47;
 
 // TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator (the int16
 // paths), the same in both rounding modes: the multiplier is first cut to 16
-// bits, then one rounding shift. shift in [-31, 7].
-inline int32_t Requantize64(int64_t x, int32_t multiplier, int shift) {
-  if (x >= kRequantize64Limit) x = kRequantize64Limit - 1;
-  if (x < -kRequantize64Limit) x = -kRequantize64Limit;
-  const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+// bits, then one rounding shift. Its constants, derived once per multiplier
+// and shift (in [-31, 7]) rather than per accumulator.
+struct Requantize64Factors {
+  int64_t reduced;  // the multiplier cut to 16 bits
+  int64_t round;
+  int total_shift;  // 15 - shift, in [8, 46]
+};
+
+inline Requantize64Factors FactorsOf(int32_t multiplier, int shift) {
   const int total_shift = 15 - shift;
-  const int64_t round = int64_t{1} << (total_shift - 1);
-  return SaturateToInt32((x * reduced + round) >> total_shift);
+  return {multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF,
+          int64_t{1} << (total_shift - 1), total_shift};
+}
+
+// x clamped to TFLite's DCHECKed range [-2^47, 2^47): |x| < 2^47 exactly when
+// x's high word lies in [-2^15, 2^15), one 32-bit test.
+inline int64_t ClampToRequantize64Limit(int64_t x) {
+  const int32_t high = static_cast<int32_t>(static_cast<uint64_t>(x) >> 32);
+  if (static_cast<uint32_t>(high) + 32768u < 65536u) return x;
+  return high < 0 ? -kRequantize64Limit : kRequantize64Limit - 1;
+}
+
+// The rounded product before the int32 saturation.
+inline int64_t Requantize64Unsaturated(int64_t x, const Requantize64Factors& f) {
+  return (ClampToRequantize64Limit(x) * f.reduced + f.round) >> f.total_shift;
+}
+
+inline int32_t Requantize64(int64_t x, int32_t multiplier, int shift) {
+  return SaturateToInt32(Requantize64Unsaturated(x, FactorsOf(multiplier, shift)));
 }
 
 // TFLite's MultiplyByQuantizedMultiplierSmallerThanOneExp (ADD): shift in [-31, 0].

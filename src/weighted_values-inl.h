@@ -23,6 +23,7 @@
 #include <hwy/highway.h>
 
 #include "edgeattn/arena_sizes.hpp"
+#include "mve_f32-inl.h"
 #include "register_grid-inl.h"
 #include "vector_tail-inl.h"
 
@@ -95,6 +96,12 @@ HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgsOf<TV>& a, size_
 template <class D, class TV>
 HWY_INLINE void AccumulateWeightedValues(D d, const WeightedValuesArgsOf<TV>& a, size_t rows,
                                          size_t d_v) {
+#if EDGEATTN_MVE_F32
+  if constexpr (hwy::IsSame<TV, float>()) {
+    return WeightedValuesMve(a.probs, a.first_key, a.end_key, a.values, a.ld_values, a.rescale,
+                             a.out, a.ld_out, rows, d_v);
+  }
+#endif
   WithCount<kGridRows>(
       rows, [&](auto row_count) { WeightedValuesRows<decltype(row_count)::value>(d, a, d_v); });
 }

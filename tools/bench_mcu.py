@@ -11,10 +11,11 @@ Writes bench/results/mcu.json, prints the markdown table and puts it into
 bench/README.md between its mcu-table markers.
 
 The CMSIS-NN column is a reference, not a measurement of this run: TensorFlow
-Lite Micro's op chain with CMSIS-NN's kernels on the same int8 data and
-integers, counted the same way (qemu -icount, in-guest timer, cross-checked
-with a TCG plugin) by the session that filed issue 20 (edgeattn 0.9.1 era).
-CMSIS-NN is not built by this repository.
+Lite Micro's op chain with CMSIS-NN's kernels, counted the same way (qemu
+-icount, in-guest timer): int8 on the same data and integers by the session
+that filed issue 20 (edgeattn 0.9.1 era, cross-checked with a TCG plugin),
+int16 for 0.13.0 (CMSIS-NN 99f736a6; see CMSIS_NN). CMSIS-NN is not built by
+this repository.
 """
 import json
 import os

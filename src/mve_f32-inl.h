@@ -9,8 +9,9 @@
 //   each sum from zero, then one fused multiply-add onto the row.
 // Each is a 2 x 2 grid of float32x4 accumulators (two rows of A, eight
 // columns of B): per step t two vector loads of B, two scalars of A in core
-// registers and four vector-by-scalar VFMAs, 8 instructions per 16
-// multiply-adds in 6 of the 8 Q registers. Every output is the same
+// registers and four vector-by-scalar VFMAs in 6 of the 8 Q registers: GCC
+// 12 makes it 11 instructions per 16 multiply-adds with the pointer step and
+// LE (the SCALAR grid: about 3). Every output is the same
 // sequential fused chain over t as the SCALAR loop's, however the rows are
 // split between tasks; columns past the end are neither loaded nor stored
 // (predicated by VCTP).
@@ -42,19 +43,23 @@ namespace HWY_NAMESPACE {
 
 #if EDGEATTN_MVE_F32
 // The 2 x 2 grid of one strip: rows a0, a1 (a1 may repeat a0) against B's
-// eight columns b + t * ld_b, for t < depth;
-// `columns` (<= 8) of them valid. acc[2 r + k]: row r, columns 4k .. 4k + 3.
+// eight columns b + t * ld_b, for t < depth. kPartial: only the first
+// `columns` (< 8) of them exist, loaded under a VCTP predicate (which costs
+// the loop a predicate move per load, so whole strips load without one).
+// acc[2 r + k]: row r, columns 4k .. 4k + 3.
 struct MveGrid {
   float32x4_t acc[4];
 };
 
+template <bool kPartial>
 HWY_INLINE MveGrid MveGridProduct(const float* a0, const float* a1, const float* b, size_t ld_b,
                                   size_t depth, size_t columns) {
   const mve_pred16_t low = vctp32q(static_cast<uint32_t>(columns < 4 ? columns : 4));
   const mve_pred16_t high = vctp32q(static_cast<uint32_t>(columns > 4 ? columns - 4 : 0));
   float32x4_t acc00 = vdupq_n_f32(0.0f), acc01 = acc00, acc10 = acc00, acc11 = acc00;
   for (size_t t = 0; t < depth; ++t, b += ld_b) {
-    const float32x4_t b0 = vldrwq_z_f32(b, low), b1 = vldrwq_z_f32(b + 4, high);
+    const float32x4_t b0 = kPartial ? vldrwq_z_f32(b, low) : vld1q_f32(b);
+    const float32x4_t b1 = kPartial ? vldrwq_z_f32(b + 4, high) : vld1q_f32(b + 4);
     const float x0 = a0[t], x1 = a1[t];
     acc00 = vfmaq_n_f32(acc00, b0, x0);
     acc01 = vfmaq_n_f32(acc01, b1, x0);
@@ -98,7 +103,7 @@ HWY_INLINE void LinearMveF32(const float* x, size_t ld_x, size_t rows, size_t n_
         const float* x0 = x + r * ld_x;
         const bool pair = r + 1 < rows;
         const MveGrid grid =
-            MveGridProduct(x0, pair ? x0 + ld_x : x0, panel + c, kKeyBlock, n_in, 8);
+            MveGridProduct<false>(x0, pair ? x0 + ld_x : x0, panel + c, kKeyBlock, n_in, 8);
         float* y0 = y + r * ld_y + o;
         MveStoreRow(grid, 0, count, y0, add_bias);
         if (pair) MveStoreRow(grid, 1, count, y0 + ld_y, add_bias);
@@ -121,8 +126,8 @@ HWY_INLINE void ScoreBlockMve(const float* q, size_t ld_q, size_t rows, const fl
       for (size_t r = 0; r < rows; r += 2) {
         const float* q0 = q + r * ld_q;
         const bool pair = r + 1 < rows;
-        const MveGrid grid = MveGridProduct(q0, pair ? q0 + ld_q : q0, panel + c, kKeyBlock,
-                                            static_cast<size_t>(d_k), 8);
+        const MveGrid grid = MveGridProduct<false>(q0, pair ? q0 + ld_q : q0, panel + c, kKeyBlock,
+                                                   static_cast<size_t>(d_k), 8);
         float* out = tile + r * kScoreTileKeys + start + c;
         MveStoreRow(grid, 0, count, out, scaled);
         if (pair) MveStoreRow(grid, 1, count, out + kScoreTileKeys, scaled);
@@ -142,9 +147,10 @@ HWY_INLINE void WeightedValuesMve(const float* probs, size_t first_key, size_t e
     for (size_t r = 0; r < rows; r += 2) {
       const float* p0 = probs + r * kScoreTileKeys + first_key;
       const bool pair = r + 1 < rows;
-      const MveGrid grid =
-          MveGridProduct(p0, pair ? p0 + kScoreTileKeys : p0, values + first_key * ld_values + c,
-                         ld_values, keys, count);
+      const float* p1 = pair ? p0 + kScoreTileKeys : p0;
+      const float* v = values + first_key * ld_values + c;
+      const MveGrid grid = count == 8 ? MveGridProduct<false>(p0, p1, v, ld_values, keys, count)
+                                      : MveGridProduct<true>(p0, p1, v, ld_values, keys, count);
       for (size_t i = 0; i < (pair ? 2u : 1u); ++i) {
         float* row = out + (r + i) * ld_out + c;
         const float factor = rescale[r + i];

@@ -5,8 +5,8 @@
 
 #include <hwy/highway.h>
 
+#include "cortex_m_f32-inl.h"
 #include "linear_f32-inl.h"
-#include "mve_f32-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -16,8 +16,8 @@ void LinearF32Target(const float* x, size_t ld_x, int32_t rows, int32_t n_in, co
                      const float* bias, int32_t n_out, float* y, size_t ld_y) {
   const LinearArgs args{
       x, ld_x, static_cast<size_t>(n_in), packed_w, bias, static_cast<size_t>(n_out), y, ld_y};
-#if EDGEATTN_MVE_F32
-  LinearMveF32(x, ld_x, static_cast<size_t>(rows), args.n_in, packed_w, bias, args.n_out, y, ld_y);
+#if EDGEATTN_CORTEX_M_F32
+  LinearCortexM(x, ld_x, static_cast<size_t>(rows), args.n_in, packed_w, bias, args.n_out, y, ld_y);
 #else
   LinearPacked(args, static_cast<size_t>(rows));
 #endif

@@ -23,8 +23,8 @@
 
 #include <hwy/highway.h>
 
+#include "cortex_m_f32-inl.h"
 #include "edgeattn/arena_sizes.hpp"
-#include "mve_f32-inl.h"
 #include "register_grid-inl.h"
 #include "transposed_panels.h"
 
@@ -88,9 +88,9 @@ template <class D, class TK>
 HWY_INLINE void ScoreBlock(D d, const float* HWY_RESTRICT q, size_t ld_q, size_t rows,
                            const TK* HWY_RESTRICT packed, int32_t d_k, int32_t first_panel,
                            size_t keys, float scale, float* HWY_RESTRICT tile) {
-#if EDGEATTN_MVE_F32
+#if EDGEATTN_CORTEX_M_F32
   if constexpr (hwy::IsSame<TK, float>()) {
-    return ScoreBlockMve(q, ld_q, rows, packed, d_k, first_panel, keys, scale, tile);
+    return ScoreBlockCortexM(q, ld_q, rows, packed, d_k, first_panel, keys, scale, tile);
   }
 #endif
   const auto vscale = hn::Set(d, scale);

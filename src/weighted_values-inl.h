@@ -22,8 +22,8 @@
 
 #include <hwy/highway.h>
 
+#include "cortex_m_f32-inl.h"
 #include "edgeattn/arena_sizes.hpp"
-#include "mve_f32-inl.h"
 #include "register_grid-inl.h"
 #include "vector_tail-inl.h"
 
@@ -96,10 +96,10 @@ HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgsOf<TV>& a, size_
 template <class D, class TV>
 HWY_INLINE void AccumulateWeightedValues(D d, const WeightedValuesArgsOf<TV>& a, size_t rows,
                                          size_t d_v) {
-#if EDGEATTN_MVE_F32
+#if EDGEATTN_CORTEX_M_F32
   if constexpr (hwy::IsSame<TV, float>()) {
-    return WeightedValuesMve(a.probs, a.first_key, a.end_key, a.values, a.ld_values, a.rescale,
-                             a.out, a.ld_out, rows, d_v);
+    return WeightedValuesCortexM(a.probs, a.first_key, a.end_key, a.values, a.ld_values, a.rescale,
+                                 a.out, a.ld_out, rows, d_v);
   }
 #endif
   WithCount<kGridRows>(

@@ -25,24 +25,47 @@ void AddS8Narrow(const int8_t* a, const int8_t* b, const ea_add_quant_params& pa
   }
 }
 
-// int16: TFLite Micro's general-scale path, in its 64-bit sum and int32
-// saturations ((value + offset) < 2^17 and left_shift <= 15 keep the shifted
-// inputs inside int32; validated at plan time).
+// RequantizeSmallerThanOne for one of ADD's multipliers, validated >= 0, so
+// that RoundingDoublingHighMul never saturates (that needs INT32_MIN twice):
+// one rounded 64-bit product, then the rounding shift with its mask derived
+// once per call rather than per element.
+struct SmallerThanOne {
+  SmallerThanOne(int32_t m, int32_t shift)
+      : multiplier(m), exponent(-shift), mask(static_cast<int32_t>((uint32_t{1} << -shift) - 1u)) {}
+  int32_t operator()(int32_t x) const {
+    const int32_t high =
+        static_cast<int32_t>((static_cast<int64_t>(x) * multiplier + (int64_t{1} << 30)) >> 31);
+    const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+    return (high >> exponent) + ((high & mask) > threshold ? 1 : 0);
+  }
+  int32_t multiplier;
+  int exponent;
+  int32_t mask;
+};
+
+// a + b saturated to int32, as SaturateToInt32 of their 64-bit sum.
+inline int32_t SaturatingAdd(int32_t a, int32_t b) {
+  int32_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) return a < 0 ? INT32_MIN : INT32_MAX;
+  return sum;
+}
+
+// int16: TFLite Micro's general-scale path, its 64-bit sum and int32
+// saturations as saturating 32-bit adds ((value + offset) < 2^17 and
+// left_shift <= 15 keep the shifted inputs inside int32; validated at plan
+// time).
 void AddS16Scalar(const int16_t* a, const int16_t* b, const ea_add_quant_params& params,
                   int16_t* out, size_t count) {
   const ea_add_quant_params p = params;
+  const SmallerThanOne input1(p.input1_multiplier, p.input1_shift);
+  const SmallerThanOne input2(p.input2_multiplier, p.input2_shift);
+  const SmallerThanOne output(p.output_multiplier, p.output_shift);
+  const int32_t scale = int32_t{1} << p.left_shift;
   for (size_t i = 0; i < count; ++i) {
-    const int32_t a_scaled =
-        RequantizeSmallerThanOne((a[i] + p.input1_offset) * (int32_t{1} << p.left_shift),
-                                 p.input1_multiplier, p.input1_shift);
-    const int32_t b_scaled =
-        RequantizeSmallerThanOne((b[i] + p.input2_offset) * (int32_t{1} << p.left_shift),
-                                 p.input2_multiplier, p.input2_shift);
-    const int64_t sum = static_cast<int64_t>(a_scaled) + b_scaled;
-    const int32_t raw =
-        RequantizeSmallerThanOne(SaturateToInt32(sum), p.output_multiplier, p.output_shift);
-    out[i] = static_cast<int16_t>(
-        Clamp(SaturateToInt32(static_cast<int64_t>(raw) + p.output_offset), -32768, 32767));
+    const int32_t a_scaled = input1((a[i] + p.input1_offset) * scale);
+    const int32_t b_scaled = input2((b[i] + p.input2_offset) * scale);
+    const int32_t raw = output(SaturatingAdd(a_scaled, b_scaled));
+    out[i] = static_cast<int16_t>(Clamp(SaturatingAdd(raw, p.output_offset), -32768, 32767));
   }
 }
 

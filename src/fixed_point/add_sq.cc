@@ -83,16 +83,16 @@ template <typename T>
 size_t AddMve(const T* a, const T* b, const ea_add_quant_params& p, T* out, size_t count) {
   constexpr int32_t kMin = sizeof(T) == 1 ? -128 : -32768;
   constexpr int32_t kMax = sizeof(T) == 1 ? 127 : 32767;
+  const MveRequantizer input1(p.input1_multiplier, p.input1_shift);
+  const MveRequantizer input2(p.input2_multiplier, p.input2_shift);
+  const MveRequantizer output(p.output_multiplier, p.output_shift);
   size_t i = 0;
   for (; i + 4 <= count; i += 4) {
     const int32x4_t a_scaled =
-        MveRequantize(vshlq_r_s32(vaddq_n_s32(LoadLanes(a + i), p.input1_offset), p.left_shift),
-                      p.input1_multiplier, p.input1_shift);
+        input1(vshlq_r_s32(vaddq_n_s32(LoadLanes(a + i), p.input1_offset), p.left_shift));
     const int32x4_t b_scaled =
-        MveRequantize(vshlq_r_s32(vaddq_n_s32(LoadLanes(b + i), p.input2_offset), p.left_shift),
-                      p.input2_multiplier, p.input2_shift);
-    const int32x4_t raw =
-        MveRequantize(vqaddq_s32(a_scaled, b_scaled), p.output_multiplier, p.output_shift);
+        input2(vshlq_r_s32(vaddq_n_s32(LoadLanes(b + i), p.input2_offset), p.left_shift));
+    const int32x4_t raw = output(vqaddq_s32(a_scaled, b_scaled));
     StoreLanes(out + i, MveOffsetClamp(raw, p.output_offset, kMin, kMax));
   }
   return i;

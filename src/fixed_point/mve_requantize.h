@@ -19,14 +19,24 @@
 namespace edgeattn {
 
 // RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(x, multiplier), -shift)
-// per lane, shift in [-31, 0].
-inline int32x4_t MveRequantize(int32x4_t x, int32_t multiplier, int32_t shift) {
-  int32x4_t value = vqrdmulhq_n_s32(x, multiplier);
-  if (shift < 0) {
-    value = vqaddq_s32(value, vshrq_n_s32(value, 31));
-    value = vrshlq_s32(value, vdupq_n_s32(shift));
+// per lane, shift in [-31, 0], with the per-call decisions taken once (the
+// shift as a vector, or none for shift 0) for loops that requantise many
+// vectors with one multiplier.
+struct MveRequantizer {
+  MveRequantizer(int32_t m, int32_t shift)
+      : multiplier(m), shift_vector(vdupq_n_s32(shift)), shifts(shift < 0) {}
+  int32x4_t operator()(int32x4_t x) const {
+    const int32x4_t value = vqrdmulhq_n_s32(x, multiplier);
+    if (!shifts) return value;
+    return vrshlq_s32(vqaddq_s32(value, vshrq_n_s32(value, 31)), shift_vector);
   }
-  return value;
+  int32_t multiplier;
+  int32x4_t shift_vector;
+  bool shifts;
+};
+
+inline int32x4_t MveRequantize(int32x4_t x, int32_t multiplier, int32_t shift) {
+  return MveRequantizer(multiplier, shift)(x);
 }
 
 // x + offset saturated to int32, then clamped to [low, high].

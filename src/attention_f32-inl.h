@@ -116,20 +116,22 @@ HWY_INLINE void AttendKeyBlock(D d, const AttentionArgs& args, int32_t first_row
   float* tile = args.score_tile;
   ScoreKeys(d, args, first_row, rows, first_key, width, tile);
 
+  size_t visible[kGridRows];
+  for (size_t r = 0; r < rows; ++r) visible[r] = VisibleInBlock(limits[r], first_key, width);
   float rescale[kGridRows];
+  bool ok[kGridRows];
+  OnlineSoftmaxRows(d, tile, kScoreTileKeys, rows, visible, states, rescale, ok);
+
   size_t usable[kGridRows];  // probabilities each row contributes
   size_t common = width;     // keys every row contributes
   bool rescaled = false;
   for (size_t r = 0; r < rows; ++r) {
-    rescale[r] = 1.0f;
-    usable[r] = 0;
-    const size_t visible = VisibleInBlock(limits[r], first_key, width);
-    if (visible > 0) {
-      bool ok = false;
-      rescale[r] = OnlineSoftmaxStep(d, tile + r * kScoreTileKeys, visible, &states[r], &ok);
-      if (ok) usable[r] = visible;
-    }
+    usable[r] = ok[r] ? visible[r] : 0;
     common = usable[r] < common ? usable[r] : common;
+    // The first block starts every output row of the tile (whatever it held
+    // before, see AccumulateWeightedValues): rows that contribute nothing
+    // here get 0. Every row that sees a key sees key 0, in this block.
+    if (first_key == 0) rescale[r] = 0.0f;
     rescaled = rescaled || rescale[r] != 1.0f;
   }
 
@@ -189,7 +191,6 @@ HWY_INLINE void AttendQueryBlock(const AttentionArgs& args, int32_t first, size_
   for (size_t r = 0; r < rows; ++r) {
     limits[r] = VisibleKeys(args, first + static_cast<int32_t>(r));
     states[r] = InitialRowState();
-    ScaleRow(d, args.out + (static_cast<size_t>(first) + r) * args.ld_out, d_v, 0.0f);
   }
 
   const int32_t block_limit = LargestLimit(limits, rows);

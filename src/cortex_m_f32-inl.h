@@ -179,7 +179,8 @@ HWY_INLINE void ScoreBlockCortexM(const float* q, size_t ld_q, size_t rows, cons
 }
 
 // out[r][0, d_v) = out[r] * rescale[r] + sum_{j in [first_key, end_key)}
-// probs[r][j] values[j][0, d_v), r < rows.
+// probs[r][j] values[j][0, d_v), r < rows; rescale[r] = 0 writes the sum
+// without reading out[r], as AccumulateWeightedValues does.
 HWY_INLINE void WeightedValuesCortexM(const float* probs, size_t first_key, size_t end_key,
                                       const float* values, size_t ld_values, const float* rescale,
                                       float* out, size_t ld_out, size_t rows, size_t d_v) {
@@ -198,6 +199,7 @@ HWY_INLINE void WeightedValuesCortexM(const float* probs, size_t first_key, size
         float* row = out + (r + i) * ld_out + c;
         const float factor = rescale[r + i];
         StoreRowCortexM(grid, i, count, row, [&](Pack4 acc, size_t k) {
+          if (factor == 0.0f) return acc;  // the row is not read (see the header)
           const size_t valid = count - k < 4 ? count - k : 4;
           const Pack4 old = LoadFirst(row + k, valid);
           return FmaPack(acc, old, factor);

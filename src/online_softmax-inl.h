@@ -65,25 +65,29 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<D>> NonFiniteLanes(D /* d */, hn::Vec<D> s
 }
 
 // Largest of scores[0, count), count >= 1, and whether all of them are finite.
+// Finiteness in two instructions per vector, not a compare into a mask: the
+// largest |s| as an integer (sign bit cleared) is below the bits of +inf
+// exactly when no score is NaN or +-inf.
 template <class D>
 HWY_INLINE BlockMax MaxOfScores(D d, const float* HWY_RESTRICT scores, size_t count) {
   const hn::RebindToSigned<D> di;
   const size_t lanes = hn::Lanes(d);
   const float lowest = -hwy::HighestValue<float>();
+  const auto magnitude = hn::Set(di, 0x7FFFFFFF);
   auto best = hn::Set(d, lowest);
-  auto non_finite = hn::Zero(di);
+  auto largest_bits = hn::Zero(di);
   size_t j = 0;
   for (; j + lanes <= count; j += lanes) {
     const auto s = hn::LoadU(d, scores + j);
     best = hn::Max(best, s);
-    non_finite = hn::Or(non_finite, NonFiniteLanes(d, s));
+    largest_bits = hn::Max(largest_bits, hn::And(hn::BitCast(di, s), magnitude));
   }
   if (j < count) {
     const auto s = LoadTail(d, scores + j, count - j, lowest);
     best = hn::Max(best, s);
-    non_finite = hn::Or(non_finite, NonFiniteLanes(d, s));
+    largest_bits = hn::Max(largest_bits, hn::And(hn::BitCast(di, s), magnitude));
   }
-  const bool finite = hn::AllFalse(di, hn::Ne(non_finite, hn::Zero(di)));
+  const bool finite = hn::GetLane(hn::MaxOfLanes(di, largest_bits)) < 0x7F800000;
   return BlockMax{hn::GetLane(hn::MaxOfLanes(d, best)), finite};
 }
 
@@ -112,32 +116,51 @@ HWY_INLINE float ExponentiateScores(D d, float* HWY_RESTRICT scores, size_t coun
   return hn::GetLane(hn::SumOfLanes(d, total));
 }
 
-// Folds `count` >= 1 scaled scores of one block (only visible keys) into the
-// row's state: raises the maximum, rescales the sum, and overwrites the scores
-// with their unnormalised probabilities. Returns the factor exp(m_old - m_new)
-// that the row's output accumulator must be rescaled by before this block's
-// P V is added, and false in *usable when the row is (or just became)
-// non-finite: its probabilities are then not written and must not be used.
+// Folds one block of scaled scores (only visible keys) into the states of
+// `rows` query rows: row r's counts[r] scores start at tile + r * row_stride.
+// Per row it raises the maximum, rescales the sum and overwrites the scores
+// with their unnormalised probabilities; rescale[r] gets the factor
+// exp(m_old - m_new) that the row's output accumulator must be rescaled by
+// before this block's P V is added, and usable[r] is false when the row saw
+// no key here or is (or just became) non-finite: its probabilities are then
+// not written and must not be used.
+//
+// Three passes over the rows, not one row after another: every row's maximum
+// first, then every rescale, then every row's exponentials. A row's maximum
+// ends in a horizontal reduction and its rescale in a scalar exponential,
+// chains of dependent instructions that the next row's passes do not depend
+// on; row after row, each chain stalled the exponential pass behind it, in
+// the passes' order it overlaps with the next row's work. Each row gets the
+// same operations as alone, so the results are the same bits.
 template <class D>
-HWY_INLINE float OnlineSoftmaxStep(D d, float* HWY_RESTRICT scores, size_t count, RowState* state,
-                                   bool* usable) {
-  *usable = false;
-  if (state->non_finite) return 1.0f;
-  const BlockMax block = MaxOfScores(d, scores, count);
-  if (!block.finite) {
-    state->non_finite = true;
-    return 1.0f;
+HWY_INLINE void OnlineSoftmaxRows(D d, float* HWY_RESTRICT tile, size_t row_stride, size_t rows,
+                                  const size_t* counts, RowState* states, float* rescale,
+                                  bool* usable) {
+  for (size_t r = 0; r < rows; ++r) {
+    rescale[r] = 1.0f;
+    usable[r] = false;
+    if (counts[r] == 0 || states[r].non_finite) continue;
+    const BlockMax block = MaxOfScores(d, tile + r * row_stride, counts[r]);
+    if (!block.finite) {
+      states[r].non_finite = true;
+      continue;
+    }
+    usable[r] = true;
+    rescale[r] = block.max;  // the block's maximum until the next pass
   }
-  float rescale = 1.0f;
-  if (block.max > state->max) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float block_max = rescale[r];
+    rescale[r] = 1.0f;
+    if (!usable[r] || !(block_max > states[r].max)) continue;
     // Both finite: the difference is negative, or -inf, never NaN.
-    rescale = hn::GetLane(ExpNonPositive(d, hn::Set(d, state->max - block.max)));
-    state->max = block.max;
-    state->sum *= rescale;
+    rescale[r] = hn::GetLane(ExpNonPositive(d, hn::Set(d, states[r].max - block_max)));
+    states[r].max = block_max;
+    states[r].sum *= rescale[r];
   }
-  state->sum += ExponentiateScores(d, scores, count, state->max);
-  *usable = true;
-  return rescale;
+  for (size_t r = 0; r < rows; ++r) {
+    if (!usable[r]) continue;
+    states[r].sum += ExponentiateScores(d, tile + r * row_stride, counts[r], states[r].max);
+  }
 }
 
 // The factor that turns the accumulated output row into the result: 1 / sum,

@@ -59,8 +59,10 @@ HWY_INLINE void WeightedValuesStrip(D d, const WeightedValuesArgsOf<TV>& a, size
     constexpr size_t kCell = decltype(cell)::value;
     constexpr size_t kRow = CellRow<kCols>(kCell);
     float* out = a.out + kRow * a.ld_out + column + CellCol<kCols>(kCell) * lanes;
-    const auto sum =
-        hn::MulAdd(LoadGridOperand<kPartial>(d, out, width), hn::Set(d, a.rescale[kRow]), acc);
+    const float factor = a.rescale[kRow];
+    const auto sum = factor == 0.0f ? acc
+                                    : hn::MulAdd(LoadGridOperand<kPartial>(d, out, width),
+                                                 hn::Set(d, factor), acc);
     if (kPartial) {
       StoreTail(d, sum, out, width);
     } else {
@@ -92,7 +94,10 @@ HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgsOf<TV>& a, size_
 }
 
 // out[r][0, d_v) = out[r] * rescale[r] + sum_{j in [first_key, end_key)}
-// probs[r][j] * values[j][0, d_v), for r < rows <= kGridRows.
+// probs[r][j] * values[j][0, d_v), for r < rows <= kGridRows. rescale[r] = 0
+// writes the sum without reading out[r] (0 * out is 0 for any finite out,
+// and out need not hold anything yet): a row's first block starts it, so no
+// pass zeroes the output beforehand.
 template <class D, class TV>
 HWY_INLINE void AccumulateWeightedValues(D d, const WeightedValuesArgsOf<TV>& a, size_t rows,
                                          size_t d_v) {

@@ -109,14 +109,13 @@ HWY_INLINE void AttendRecord(D d, const ea_kv_cache& cache, const DecodeShape& s
   RowState* states = static_cast<RowState*>(cache.row_states) +
                      static_cast<size_t>(query) * static_cast<size_t>(cache.config.n_heads) +
                      static_cast<size_t>(head);
+  size_t counts[kGridRows];
+  for (size_t r = 0; r < rows; ++r) counts[r] = end - first;
   float rescale[kGridRows];
   bool usable[kGridRows];
+  OnlineSoftmaxRows(d, tile + first, kScoreTileKeys, rows, counts, states, rescale, usable);
   bool all_usable = true;
-  for (size_t r = 0; r < rows; ++r) {
-    rescale[r] = OnlineSoftmaxStep(d, tile + r * kScoreTileKeys + first, end - first, &states[r],
-                                   &usable[r]);
-    all_usable = all_usable && usable[r];
-  }
+  for (size_t r = 0; r < rows; ++r) all_usable = all_usable && usable[r];
   if (record.value_scales != nullptr) {
     ScaleTileColumns(d, tile, rows, first, end, record.value_scales);
   }

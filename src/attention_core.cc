@@ -27,32 +27,19 @@ ea_status ValidateAttentionConfig(const ea_attention_config& c) {
   return status;
 }
 
-void CarveAttentionCore(const ea_attention_config& config, ea_arena* arena,
-                        ea_attention_plan* core) {
-  core->config = config;
-  core->scale = config.scale != 0.0f ? config.scale : 1.0f / sqrtf(static_cast<float>(config.d_k));
-  core->packed_keys =
-      CarveFloats(arena, static_cast<uint64_t>(config.d_k) *
-                             RoundUp(static_cast<uint64_t>(config.n_kv), kKeyBlock));
-  core->score_tile =
-      CarveFloats(arena, Workers(config.parallel.max_workers) * kScoreTileRows * kScoreTileKeys);
-  core->ready = EA_PLAN_READY;
+namespace {
+
+// Floats of one head's packed K^T panels.
+uint64_t PackedKeyFloats(const ea_attention_config& config) {
+  return static_cast<uint64_t>(config.d_k) * RoundUp(static_cast<uint64_t>(config.n_kv), kKeyBlock);
 }
 
-Extent CoreCarve(const ea_attention_plan& core) {
-  return Extent{core.packed_keys,
-                static_cast<size_t>(AttentionArenaBytes(core.config.n_kv, core.config.d_k,
-                                                        core.config.parallel.max_workers))};
-}
+constexpr size_t kTileFloats = static_cast<size_t>(kScoreTileRows) * kScoreTileKeys;
 
-Extent PlanCarveEndingWith(const ea_attention_plan& core, uint64_t total_bytes) {
-  const Extent own = CoreCarve(core);
-  const uint8_t* end = static_cast<const uint8_t*>(own.begin) + own.bytes;
-  return Extent{end - total_bytes, static_cast<size_t>(total_bytes)};
-}
-
-ea_status RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n_kv,
-                           int32_t n_valid_keys, const CoreOperands& operands) {
+// The run's arguments, but for the worker's score tile; keys packed into
+// `packed_keys` unless there are few query rows.
+AttentionArgs ArgsOf(const ea_attention_plan& core, int32_t n_q, int32_t n_kv, int32_t n_valid_keys,
+                     const CoreOperands& operands, float* packed_keys) {
   AttentionArgs args;
   args.q = operands.q;
   args.k = operands.k;
@@ -71,21 +58,104 @@ ea_status RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n
   args.n_valid_keys = n_valid_keys;
   args.causal = core.config.mask == EA_MASK_CAUSAL;
   args.scale = core.scale;
-  args.packed_keys = core.packed_keys;
+  args.packed_keys = packed_keys;
   args.score_tile = nullptr;  // each task's worker has its own
   args.keys_packed = n_q > kFewQueryRows;
-  if (args.keys_packed) PackTransposedPanels(args.k, args.ld_k, n_kv, args.d_k, args.packed_keys);
+  return args;
+}
 
-  const int32_t blocks = (n_q + kQueryBlockRows - 1) / kQueryBlockRows;
-  const size_t tile_floats = static_cast<size_t>(kScoreTileRows) * kScoreTileKeys;
-  const bool ok = RunTasks(core.config.parallel, blocks, [&](int32_t task_index, int32_t worker) {
-    const int32_t block = QueryBlockOfTask(task_index, blocks, args.causal);
-    AttentionArgs task = args;
-    task.score_tile = core.score_tile + static_cast<size_t>(worker) * tile_floats;
-    const int32_t first = block * kQueryBlockRows;
-    AttentionQueryBlockF32(task, first,
-                           n_q - first < kQueryBlockRows ? n_q - first : kQueryBlockRows);
+void PackKeys(const AttentionArgs& args) {
+  if (args.keys_packed)
+    PackTransposedPanels(args.k, args.ld_k, args.n_kv, args.d_k, args.packed_keys);
+}
+
+int32_t QueryBlocks(int32_t n_q) { return (n_q + kQueryBlockRows - 1) / kQueryBlockRows; }
+
+// Query block task `task` of `blocks` (QueryBlockOfTask) on `worker`'s tile.
+void RunQueryBlockTask(const AttentionArgs& args, const ea_attention_plan& core, int32_t task,
+                       int32_t blocks, int32_t worker) {
+  const int32_t block = QueryBlockOfTask(task, blocks, args.causal);
+  AttentionArgs task_args = args;
+  task_args.score_tile = core.score_tile + static_cast<size_t>(worker) * kTileFloats;
+  const int32_t first = block * kQueryBlockRows;
+  AttentionQueryBlockF32(task_args, first,
+                         args.n_q - first < kQueryBlockRows ? args.n_q - first : kQueryBlockRows);
+}
+
+CoreOperands OperandsOfHead(const CoreOperands& head0, const HeadStrides& strides, size_t head) {
+  CoreOperands operands = head0;
+  operands.q += head * strides.q;
+  operands.k += head * strides.k;
+  operands.v += head * strides.v;
+  operands.out += head * strides.out;
+  if (operands.weights != nullptr) operands.weights += head * strides.weights;
+  return operands;
+}
+
+}  // namespace
+
+void CarveAttentionCore(const ea_attention_config& config, ea_arena* arena, ea_attention_plan* core,
+                        int32_t packed_heads) {
+  core->config = config;
+  core->scale = config.scale != 0.0f ? config.scale : 1.0f / sqrtf(static_cast<float>(config.d_k));
+  core->packed_keys = CarveFloats(
+      arena, static_cast<uint64_t>(packed_heads > 1 ? packed_heads : 1) * PackedKeyFloats(config));
+  core->score_tile =
+      CarveFloats(arena, Workers(config.parallel.max_workers) * kScoreTileRows * kScoreTileKeys);
+  core->ready = EA_PLAN_READY;
+}
+
+Extent CoreCarve(const ea_attention_plan& core, int32_t packed_heads) {
+  return Extent{core.packed_keys, static_cast<size_t>(AttentionArenaBytes(
+                                      core.config.n_kv, core.config.d_k,
+                                      core.config.parallel.max_workers, packed_heads))};
+}
+
+Extent PlanCarveEndingWith(const ea_attention_plan& core, uint64_t total_bytes,
+                           int32_t packed_heads) {
+  const Extent own = CoreCarve(core, packed_heads);
+  const uint8_t* end = static_cast<const uint8_t*>(own.begin) + own.bytes;
+  return Extent{end - total_bytes, static_cast<size_t>(total_bytes)};
+}
+
+ea_status RunAttentionCore(const ea_attention_plan& core, int32_t n_q, int32_t n_kv,
+                           int32_t n_valid_keys, const CoreOperands& operands) {
+  const AttentionArgs args = ArgsOf(core, n_q, n_kv, n_valid_keys, operands, core.packed_keys);
+  PackKeys(args);
+  const int32_t blocks = QueryBlocks(n_q);
+  const bool ok = RunTasks(core.config.parallel, blocks, [&](int32_t task, int32_t worker) {
+    RunQueryBlockTask(args, core, task, blocks, worker);
   });
+  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
+}
+
+ea_status RunAttentionHeads(const ea_attention_plan& core, int32_t packed_heads, int32_t heads,
+                            int32_t n_q, int32_t n_kv, int32_t n_valid_keys,
+                            const CoreOperands& head0, const HeadStrides& strides) {
+  if (packed_heads < heads) {
+    bool ok = true;
+    for (int32_t h = 0; h < heads; ++h) {
+      const CoreOperands operands = OperandsOfHead(head0, strides, static_cast<size_t>(h));
+      ok = RunAttentionCore(core, n_q, n_kv, n_valid_keys, operands) == EA_OK && ok;
+    }
+    return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
+  }
+  const size_t head_keys = static_cast<size_t>(PackedKeyFloats(core.config));
+  const auto args_of_head = [&](int32_t h) {
+    return ArgsOf(core, n_q, n_kv, n_valid_keys,
+                  OperandsOfHead(head0, strides, static_cast<size_t>(h)),
+                  core.packed_keys + static_cast<size_t>(h) * head_keys);
+  };
+  bool ok = RunTasks(core.config.parallel, heads,
+                     [&](int32_t h, int32_t /* worker */) { PackKeys(args_of_head(h)); });
+  // Task t: the (t / heads)-th block task of head t % heads, so that every
+  // head's largest blocks come first (QueryBlockOfTask).
+  const int32_t blocks = QueryBlocks(n_q);
+  ok = RunTasks(core.config.parallel, heads * blocks,
+                [&](int32_t task, int32_t worker) {
+                  RunQueryBlockTask(args_of_head(task % heads), core, task / heads, blocks, worker);
+                }) &&
+       ok;
   return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 

@@ -111,7 +111,8 @@ ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
                                                          c.d_model, c.weights_layout, arena);
   plan->qkv = edgeattn::CarveFloats(arena, 3 * elements);
   plan->heads_concat = edgeattn::CarveFloats(arena, elements);
-  edgeattn::CarveAttentionCore(edgeattn::CoreConfig(c), arena, &plan->core);
+  edgeattn::CarveAttentionCore(edgeattn::CoreConfig(c), arena, &plan->core,
+                               edgeattn::MhaPackedHeads(c.heads, c.parallel.max_workers));
   plan->ready = EA_PLAN_READY;
   return EA_OK;
 }
@@ -132,7 +133,9 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
     status = edgeattn::CheckModelRunMemory(
         {x, FloatBytes(n * e)}, {y, FloatBytes(n * e)},
         {attn_weights, attn_weights != nullptr ? FloatBytes(c.heads * n * n) : 0}, kept.extents,
-        edgeattn::kKeptCount, edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c)));
+        edgeattn::kKeptCount,
+        edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c),
+                                      edgeattn::MhaPackedHeads(c.heads, c.parallel.max_workers)));
   }
   if (status != EA_OK) return status;
 
@@ -146,22 +149,14 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
       edgeattn::LinearF32Tasks(c.parallel, input, e, n_tokens, c.d_model, plan->packed_in_proj,
                                w.in_proj_bias, 3 * c.d_model, plan->qkv, ld_qkv);
   const size_t d_k = e / static_cast<size_t>(c.heads);
+  const edgeattn::CoreOperands head0{plan->qkv,         ld_qkv, plan->qkv + e,      ld_qkv,
+                                     plan->qkv + 2 * e, ld_qkv, plan->heads_concat, e,
+                                     attn_weights};
   const size_t head_weights = static_cast<size_t>(n_tokens) * static_cast<size_t>(n_tokens);
-  for (size_t h = 0; h < static_cast<size_t>(c.heads); ++h) {
-    const edgeattn::CoreOperands operands{
-        plan->qkv + h * d_k,
-        ld_qkv,
-        plan->qkv + e + h * d_k,
-        ld_qkv,
-        plan->qkv + 2 * e + h * d_k,
-        ld_qkv,
-        plan->heads_concat + h * d_k,
-        e,
-        attn_weights != nullptr ? attn_weights + h * head_weights : nullptr};
-    ok = edgeattn::RunAttentionCore(plan->core, n_tokens, n_tokens, n_valid_keys, operands) ==
-             EA_OK &&
-         ok;
-  }
+  ok = edgeattn::RunAttentionHeads(
+           plan->core, edgeattn::MhaPackedHeads(c.heads, c.parallel.max_workers), c.heads, n_tokens,
+           n_tokens, n_valid_keys, head0, {d_k, d_k, d_k, d_k, head_weights}) == EA_OK &&
+       ok;
   ok = edgeattn::LinearF32Tasks(c.parallel, plan->heads_concat, e, n_tokens, c.d_model,
                                 plan->packed_out_proj, w.out_proj_bias, c.d_model, y, e) &&
        ok;

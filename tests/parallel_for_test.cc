@@ -1,6 +1,7 @@
 // The parallel-for hook (ea_parallel_for): any worker count and any schedule
 // (a stalled worker's included) give the single-threaded result bit for bit,
-// on every target; the arena grows by one score tile per extra worker; bad
+// on every target; the arena grows by one score tile per extra worker (and an
+// MHA plan by the packed keys of its other heads); bad
 // hooks are refused.
 #include <gtest/gtest.h>
 #include <stdint.h>
@@ -146,6 +147,9 @@ TEST_P(ParallelFor, MhaAndSelfAttentionAreBitIdenticalForAnyWorkers) {
   const MhaModel mha(d_model, heads, true, 5);
   const SelfAttentionModel self(d_model, 24, 40, true, 6);
   const std::vector<float> x = RandomTensor(static_cast<size_t>(n) * d_model, 7);
+  // Several workers run the query blocks of all four heads as one batch
+  // (MhaPackedHeads): the weights output of every head must match as well.
+  std::vector<float> mha_weights;
   const auto run_mha = [&](const ea_parallel_for& parallel) {
     const ea_mha_config config{EA_DTYPE_F32,   n,
                                d_model,        heads,
@@ -156,7 +160,8 @@ TEST_P(ParallelFor, MhaAndSelfAttentionAreBitIdenticalForAnyWorkers) {
     PlannedMha planned = PlanMha(config, mha.Weights());
     EXPECT_EQ(planned.status, EA_OK);
     std::vector<float> y(x.size());
-    EXPECT_EQ(ea_mha_run(&planned.plan, x.data(), n, n - 3, y.data(), nullptr), EA_OK);
+    mha_weights.assign(static_cast<size_t>(heads) * n * n, -1.0f);
+    EXPECT_EQ(ea_mha_run(&planned.plan, x.data(), n, n - 3, y.data(), mha_weights.data()), EA_OK);
     return y;
   };
   const auto run_self = [&](const ea_parallel_for& parallel) {
@@ -180,11 +185,16 @@ TEST_P(ParallelFor, MhaAndSelfAttentionAreBitIdenticalForAnyWorkers) {
     return y;
   };
   const std::vector<float> mha_one = run_mha(ea_parallel_for{});
+  const std::vector<float> mha_weights_one = mha_weights;
   const std::vector<float> self_one = run_self(ea_parallel_for{});
   for (int32_t workers : {2, 3}) {
     ThreadedPool pool{workers};
     EXPECT_TRUE(SameBits(mha_one, run_mha(HookOf(&pool)))) << workers << " workers";
+    EXPECT_TRUE(SameBits(mha_weights_one, mha_weights)) << workers << " workers";
     EXPECT_TRUE(SameBits(self_one, run_self(HookOf(&pool)))) << workers << " workers";
+    ScrambledPool scrambled{workers};
+    EXPECT_TRUE(SameBits(mha_one, run_mha(HookOf(&scrambled)))) << workers << " scrambled";
+    EXPECT_TRUE(SameBits(mha_weights_one, mha_weights)) << workers << " scrambled";
   }
   for (const bool absent : {false, true}) {
     StalledWorkerPool stalled{2, absent};
@@ -273,6 +283,12 @@ TEST(ParallelForArena, EachExtraWorkerAddsOneScoreTile) {
                                                     EA_WEIGHTS_PACKED, 4));
   EXPECT_EQ(mha, edgeattn::MhaArenaBytes(40, 16, 2, edgeattn::PositionStorage::kNone,
                                          EA_WEIGHTS_PACKED, 4));
+  // An MHA plan for several workers also packs the keys of every head at once:
+  // 3 more score tiles, and the second head's panels (8 features x 64 keys).
+  const uint64_t head_panels = 8 * 64 * sizeof(float);
+  EXPECT_EQ(mha, edgeattn::MhaArenaBytes(40, 16, 2, edgeattn::PositionStorage::kNone,
+                                         EA_WEIGHTS_PACKED, 1) +
+                     3 * tile + head_panels);
 }
 
 TEST(ParallelForArena, BadHooksAreRefused) {

@@ -56,12 +56,21 @@ constexpr uint64_t Workers(int32_t max_workers) {
   return max_workers > 1 ? static_cast<uint64_t>(max_workers) : 1;
 }
 
-// Attention core: K^T packed in panels of kKeyBlock keys, plus one score tile
-// per worker.
-constexpr uint64_t AttentionArenaBytes(int32_t n_kv, int32_t d_k, int32_t max_workers = 1) {
-  return FloatRegionBytes(static_cast<uint64_t>(d_k) *
+// Attention core: K^T packed in panels of kKeyBlock keys, once for each of
+// `packed_heads` heads (at least one), plus one score tile per worker.
+constexpr uint64_t AttentionArenaBytes(int32_t n_kv, int32_t d_k, int32_t max_workers = 1,
+                                       int32_t packed_heads = 1) {
+  return FloatRegionBytes(static_cast<uint64_t>(packed_heads > 1 ? packed_heads : 1) *
+                          static_cast<uint64_t>(d_k) *
                           RoundUp(static_cast<uint64_t>(n_kv), kKeyBlock)) +
          FloatRegionBytes(Workers(max_workers) * kScoreTileRows * kScoreTileKeys);
+}
+
+// Heads whose keys a float MHA run packs at once: every head when more than
+// one worker shares the run (the query blocks of all heads are then one batch
+// of tasks, so no worker waits for the others at a head's end), else one.
+constexpr int32_t MhaPackedHeads(int32_t heads, int32_t max_workers) {
+  return max_workers > 1 && heads > 1 ? heads : 1;
 }
 
 // Where a plan's position table lives.
@@ -114,7 +123,8 @@ constexpr uint64_t SelfAttentionArenaBytes(int32_t n, int32_t d_model, int32_t d
 }
 
 // Positions, packed in_proj and out_proj, Q|K|V side by side, the heads'
-// concatenation, then the attention core (one head at a time).
+// concatenation, then the attention core (every head's packed keys at once
+// when several workers share a run: MhaPackedHeads).
 constexpr uint64_t MhaArenaBytes(int32_t n, int32_t d_model, int32_t heads,
                                  PositionStorage positions, ea_weights_layout weights,
                                  int32_t max_workers = 1) {
@@ -123,7 +133,8 @@ constexpr uint64_t MhaArenaBytes(int32_t n, int32_t d_model, int32_t heads,
          PackedWeightBytes(3 * int64_t{d_model}, d_model, weights) +
          PackedWeightBytes(d_model, d_model, weights) + FloatRegionBytes(3 * elements) +
          FloatRegionBytes(elements) +
-         AttentionArenaBytes(n, HeadWidthOrZero(d_model, heads), max_workers);
+         AttentionArenaBytes(n, HeadWidthOrZero(d_model, heads), max_workers,
+                             MhaPackedHeads(heads, max_workers));
 }
 
 // Bytes of one arena region holding `bytes` bytes.

@@ -25,6 +25,7 @@
 
 #include "benchmark_names.h"
 #include "busy_process.h"
+#include "cpu_identity.h"
 #include "cross_check.h"
 #include "decode_stream.h"
 #include "decode_stream_check.h"
@@ -401,6 +402,11 @@ int main(int argc, char** argv) {
   const int omp_threads = LimitOpenMpToOneThread();
   Eigen::setNbThreads(1);
 
+  const CpuIdentity cpu = ReadCpuIdentity();
+  printf("CPU: %s, family %d, model %d, \"%s\"%s%s%s%s\n", cpu.vendor.c_str(), cpu.family,
+         cpu.model, cpu.model_name.c_str(), cpu.core.empty() ? "" : " = ", cpu.core.c_str(),
+         cpu.pipes.empty() ? "" : "; ", cpu.pipes.c_str());
+
   TargetPeaks peaks;
   peaks.best =
       MeasureFmaPeak(kPeakSecondsPerTrial, timing.peak_trials, FmaProbeTarget::kDispatched);
@@ -474,6 +480,12 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext(
       "timing", std::to_string(timing.repetitions) + " repetitions of at least " +
                     Formatted("%.1f", timing.min_seconds) + " s, real time; rows hold the median");
+  benchmark::AddCustomContext("cpu_vendor", cpu.vendor);
+  benchmark::AddCustomContext("cpu_family", std::to_string(cpu.family));
+  benchmark::AddCustomContext("cpu_model", std::to_string(cpu.model));
+  benchmark::AddCustomContext("cpu_model_name", cpu.model_name);
+  benchmark::AddCustomContext("cpu_core", cpu.core.empty() ? "unknown" : cpu.core);
+  benchmark::AddCustomContext("cpu_vector_pipes", cpu.pipes.empty() ? "unknown" : cpu.pipes);
   benchmark::AddCustomContext("fma_peak_gflops", Formatted("%.3f", peaks.best.gflops));
   benchmark::AddCustomContext("fma_peak_probe", ProbeDescription(peaks.best));
   benchmark::AddCustomContext("fma_peak_avx2_gflops", Formatted("%.3f", peaks.avx2.gflops));

@@ -164,9 +164,15 @@ def caption(results):
     context = results.context
     source = os.path.relpath(results.path, REPO)
     noisy = results.min_cpu_share < 0.9
+    core = context.get("cpu_core", "unknown")
+    machine = (
+        f"{core if core != 'unknown' else context.get('cpu_model_name', 'an unnamed CPU')} "
+        f"({context.get('cpu_vendor', '?')} family {context.get('cpu_family', '?')} model "
+        f"{context.get('cpu_model', '?')}; vector pipes: {context.get('cpu_vector_pipes', 'unknown')})"
+    )
     return (
         f"`{source}` ({context.get('suite', '?')} suite, {context.get('date', '?')[:10]}, "
-        f"`make bench-report`): one core, float32, medians of "
+        f"`make bench-report`) on {machine}: one core, float32, medians of "
         f"{context.get('timing', '?').split(' of ')[0]}. FMA peaks of that run: "
         f"{float(context.get('fma_peak_gflops', 'nan')):.1f} GFLOP/s "
         f"({context.get('edgeattn_simd_target', '?')}), "

@@ -70,8 +70,8 @@ HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
   const V f = hn::Sub(t, hn::Sub(biased, hn::Set(d, kRoundingBias)));  // both exact
   const V p = Polynomial5(d, f, kPowerOfTwoOnHalfUnit);
   // n + 127 is the exponent field of 2^n, 0 for n = -127 (so the product is 0).
-  const hn::RebindToSigned<D> di;
-  return hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(di, biased))));
+  const hn::RebindToUnsigned<D> du;
+  return hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(hn::BitCast(du, biased))));
 }
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL

@@ -29,12 +29,7 @@ ea_status ValidateAttentionConfig(const ea_attention_config& c) {
 
 namespace {
 
-// Floats of one head's packed K^T panels.
-uint64_t PackedKeyFloats(const ea_attention_config& config) {
-  return static_cast<uint64_t>(config.d_k) * RoundUp(static_cast<uint64_t>(config.n_kv), kKeyBlock);
-}
-
-constexpr size_t kTileFloats = static_cast<size_t>(kScoreTileRows) * kScoreTileKeys;
+constexpr size_t kTileFloats = static_cast<size_t>(ScoreTilesFloats(1));
 
 // The run's arguments, but for the worker's score tile; keys packed into
 // `packed_keys` unless there are few query rows.
@@ -98,10 +93,8 @@ void CarveAttentionCore(const ea_attention_config& config, ea_arena* arena, ea_a
                         int32_t packed_heads) {
   core->config = config;
   core->scale = config.scale != 0.0f ? config.scale : 1.0f / sqrtf(static_cast<float>(config.d_k));
-  core->packed_keys = CarveFloats(
-      arena, static_cast<uint64_t>(packed_heads > 1 ? packed_heads : 1) * PackedKeyFloats(config));
-  core->score_tile =
-      CarveFloats(arena, Workers(config.parallel.max_workers) * kScoreTileRows * kScoreTileKeys);
+  core->packed_keys = CarveFloats(arena, PackedKeysFloats(config.n_kv, config.d_k, packed_heads));
+  core->score_tile = CarveFloats(arena, ScoreTilesFloats(config.parallel.max_workers));
   core->ready = EA_PLAN_READY;
 }
 
@@ -140,7 +133,7 @@ ea_status RunAttentionHeads(const ea_attention_plan& core, int32_t packed_heads,
     }
     return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
   }
-  const size_t head_keys = static_cast<size_t>(PackedKeyFloats(core.config));
+  const size_t head_keys = static_cast<size_t>(PackedKeysFloats(core.config.n_kv, core.config.d_k));
   const auto args_of_head = [&](int32_t h) {
     return ArgsOf(core, n_q, n_kv, n_valid_keys,
                   OperandsOfHead(head0, strides, static_cast<size_t>(h)),

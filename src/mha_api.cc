@@ -64,6 +64,11 @@ Kept KeptExtents(const ea_mha_config& c, const ea_mha_weights& w, const float* t
   return kept;
 }
 
+// Heads whose packed keys the plan's attention core holds (MhaPackedHeads).
+int32_t PackedHeads(const ea_mha_config& c) {
+  return MhaPackedHeads(c.heads, c.parallel.max_workers);
+}
+
 }  // namespace
 }  // namespace edgeattn
 
@@ -112,7 +117,7 @@ ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
   plan->qkv = edgeattn::CarveFloats(arena, 3 * elements);
   plan->heads_concat = edgeattn::CarveFloats(arena, elements);
   edgeattn::CarveAttentionCore(edgeattn::CoreConfig(c), arena, &plan->core,
-                               edgeattn::MhaPackedHeads(c.heads, c.parallel.max_workers));
+                               edgeattn::PackedHeads(c));
   plan->ready = EA_PLAN_READY;
   return EA_OK;
 }
@@ -135,7 +140,7 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
         {attn_weights, attn_weights != nullptr ? FloatBytes(c.heads * n * n) : 0}, kept.extents,
         edgeattn::kKeptCount,
         edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c),
-                                      edgeattn::MhaPackedHeads(c.heads, c.parallel.max_workers)));
+                                      edgeattn::PackedHeads(c)));
   }
   if (status != EA_OK) return status;
 
@@ -153,9 +158,9 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
                                      plan->qkv + 2 * e, ld_qkv, plan->heads_concat, e,
                                      attn_weights};
   const size_t head_weights = static_cast<size_t>(n_tokens) * static_cast<size_t>(n_tokens);
-  ok = edgeattn::RunAttentionHeads(
-           plan->core, edgeattn::MhaPackedHeads(c.heads, c.parallel.max_workers), c.heads, n_tokens,
-           n_tokens, n_valid_keys, head0, {d_k, d_k, d_k, d_k, head_weights}) == EA_OK &&
+  ok = edgeattn::RunAttentionHeads(plan->core, edgeattn::PackedHeads(c), c.heads, n_tokens,
+                                   n_tokens, n_valid_keys, head0,
+                                   {d_k, d_k, d_k, d_k, head_weights}) == EA_OK &&
        ok;
   ok = edgeattn::LinearF32Tasks(c.parallel, plan->heads_concat, e, n_tokens, c.d_model,
                                 plan->packed_out_proj, w.out_proj_bias, c.d_model, y, e) &&

@@ -29,6 +29,7 @@
 
 #include <hwy/highway.h>
 
+#include "edgeattn/arena_sizes.hpp"
 #include "exp_f32-inl.h"
 #include "vector_tail-inl.h"
 
@@ -131,7 +132,7 @@ HWY_INLINE float ExponentiateScores(D d, float* HWY_RESTRICT scores, size_t coun
 // exp(m_old - m_new) that the row's output accumulator must be rescaled by
 // before this block's P V is added, and usable[r] is false when the row saw
 // no key here or is (or just became) non-finite: its probabilities are then
-// not written and must not be used.
+// not written and must not be used. rows <= kScoreTileRows (the tile's rows).
 //
 // Three passes over the rows, not one row after another: every row's maximum
 // first, then every rescale, then every row's exponentials. A row's maximum
@@ -144,8 +145,8 @@ template <class D>
 HWY_INLINE void OnlineSoftmaxRows(D d, float* HWY_RESTRICT tile, size_t row_stride, size_t rows,
                                   const size_t* counts, RowState* states, float* rescale,
                                   bool* usable) {
+  float block_max[kScoreTileRows];
   for (size_t r = 0; r < rows; ++r) {
-    rescale[r] = 1.0f;
     usable[r] = false;
     if (counts[r] == 0 || states[r].non_finite) continue;
     const BlockMax block = MaxOfScores(d, tile + r * row_stride, counts[r]);
@@ -154,15 +155,14 @@ HWY_INLINE void OnlineSoftmaxRows(D d, float* HWY_RESTRICT tile, size_t row_stri
       continue;
     }
     usable[r] = true;
-    rescale[r] = block.max;  // the block's maximum until the next pass
+    block_max[r] = block.max;
   }
   for (size_t r = 0; r < rows; ++r) {
-    const float block_max = rescale[r];
     rescale[r] = 1.0f;
-    if (!usable[r] || !(block_max > states[r].max)) continue;
+    if (!usable[r] || !(block_max[r] > states[r].max)) continue;
     // Both finite: the difference is negative, or -inf, never NaN.
-    rescale[r] = hn::GetLane(ExpNonPositive(d, hn::Set(d, states[r].max - block_max)));
-    states[r].max = block_max;
+    rescale[r] = hn::GetLane(ExpNonPositive(d, hn::Set(d, states[r].max - block_max[r])));
+    states[r].max = block_max[r];
     states[r].sum *= rescale[r];
   }
   for (size_t r = 0; r < rows; ++r) {

@@ -56,14 +56,23 @@ constexpr uint64_t Workers(int32_t max_workers) {
   return max_workers > 1 ? static_cast<uint64_t>(max_workers) : 1;
 }
 
-// Attention core: K^T packed in panels of kKeyBlock keys, once for each of
-// `packed_heads` heads (at least one), plus one score tile per worker.
+// Floats of K^T packed in panels of kKeyBlock keys, for `packed_heads` heads
+// (at least one).
+constexpr uint64_t PackedKeysFloats(int32_t n_kv, int32_t d_k, int32_t packed_heads = 1) {
+  return static_cast<uint64_t>(packed_heads > 1 ? packed_heads : 1) * static_cast<uint64_t>(d_k) *
+         RoundUp(static_cast<uint64_t>(n_kv), kKeyBlock);
+}
+
+// Floats of the score tiles: one per worker.
+constexpr uint64_t ScoreTilesFloats(int32_t max_workers) {
+  return Workers(max_workers) * kScoreTileRows * kScoreTileKeys;
+}
+
+// Attention core: the packed keys, then the score tiles.
 constexpr uint64_t AttentionArenaBytes(int32_t n_kv, int32_t d_k, int32_t max_workers = 1,
                                        int32_t packed_heads = 1) {
-  return FloatRegionBytes(static_cast<uint64_t>(packed_heads > 1 ? packed_heads : 1) *
-                          static_cast<uint64_t>(d_k) *
-                          RoundUp(static_cast<uint64_t>(n_kv), kKeyBlock)) +
-         FloatRegionBytes(Workers(max_workers) * kScoreTileRows * kScoreTileKeys);
+  return FloatRegionBytes(PackedKeysFloats(n_kv, d_k, packed_heads)) +
+         FloatRegionBytes(ScoreTilesFloats(max_workers));
 }
 
 // Heads whose keys a float MHA run packs at once: every head when more than

@@ -155,22 +155,47 @@ inline __mmask64 FirstBytes(int32_t count) {
   return count >= 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
 }
 
+// The largest and the smallest of 64 signed bytes.
+struct ByteRange {
+  int32_t max, min;
+};
+EA_VNNI_TARGET inline ByteRange RangeOfBytes(__m512i max_bytes, __m512i min_bytes) {
+  const __m256i hi =
+      _mm256_max_epi8(_mm512_castsi512_si256(max_bytes), _mm512_extracti64x4_epi64(max_bytes, 1));
+  const __m256i lo =
+      _mm256_min_epi8(_mm512_castsi512_si256(min_bytes), _mm512_extracti64x4_epi64(min_bytes, 1));
+  __m128i h = _mm_max_epi8(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
+  __m128i l = _mm_min_epi8(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1));
+  h = _mm_max_epi8(h, _mm_bsrli_si128(h, 8));
+  l = _mm_min_epi8(l, _mm_bsrli_si128(l, 8));
+  h = _mm_max_epi8(h, _mm_bsrli_si128(h, 4));
+  l = _mm_min_epi8(l, _mm_bsrli_si128(l, 4));
+  h = _mm_max_epi8(h, _mm_bsrli_si128(h, 2));
+  l = _mm_min_epi8(l, _mm_bsrli_si128(l, 2));
+  h = _mm_max_epi8(h, _mm_bsrli_si128(h, 1));
+  l = _mm_min_epi8(l, _mm_bsrli_si128(l, 1));
+  return {static_cast<int8_t>(_mm_cvtsi128_si32(h)), static_cast<int8_t>(_mm_cvtsi128_si32(l))};
+}
+
 // SoftmaxS8Row (softmax_s8.cc) 64 entries at a time, in place on `row`, plus
 // the probabilities + 128 as uint8 into p_row (the next dot product's left
 // operand); returns their sum. count >= 1. Every per-entry value depends only
 // on d = max - x in [0, 255]: the sum's terms come from the plan's byte
-// planes, and the outputs from a 256-byte table built for the row.
+// planes, and the outputs from a 256-byte table built for the row, over the
+// differences the row has (d <= max - min) only.
 EA_VNNI_TARGET inline uint32_t SoftmaxS8Row(const SoftmaxS8Table& table, int8_t* row, int32_t count,
                                             uint8_t* p_row) {
   __m512i max_bytes = _mm512_set1_epi8(-128);
+  __m512i min_bytes = _mm512_set1_epi8(127);
   for (int32_t j = 0; j < count; j += 64) {
-    max_bytes = _mm512_max_epi8(
-        max_bytes, _mm512_mask_loadu_epi8(_mm512_set1_epi8(-128), FirstBytes(count - j), row + j));
+    const __mmask64 lanes = FirstBytes(count - j);
+    max_bytes =
+        _mm512_max_epi8(max_bytes, _mm512_mask_loadu_epi8(_mm512_set1_epi8(-128), lanes, row + j));
+    min_bytes =
+        _mm512_min_epi8(min_bytes, _mm512_mask_loadu_epi8(_mm512_set1_epi8(127), lanes, row + j));
   }
-  alignas(64) int8_t bytes[64];
-  _mm512_store_si512(bytes, max_bytes);
-  int32_t max = -128;
-  for (const int8_t b : bytes) max = b > max ? b : max;
+  const ByteRange range = RangeOfBytes(max_bytes, min_bytes);
+  const int32_t max = range.max;
   const __m512i vmax = _mm512_set1_epi8(static_cast<int8_t>(max));
   const ByteTable planes[3] = {LoadByteTable(table.sum_term_bytes[0]),
                                LoadByteTable(table.sum_term_bytes[1]),
@@ -199,9 +224,13 @@ EA_VNNI_TARGET inline uint32_t SoftmaxS8Row(const SoftmaxS8Table& table, int8_t*
   const __m512i scale =
       _mm512_set1_epi32(Reciprocal(static_cast<int32_t>(sum), 12, &bits_over_unit));
   const int exponent = bits_over_unit + 31 - 8;
-  // The row's output table: p + 128 for every d, probability 1 clamped to 255.
+  // The row's output table: p + 128 for every d the row has, probability 1
+  // clamped to 255; entries past max - min are never looked up for a lane
+  // that is kept (zeroed, so that no lane reads an unset byte).
   alignas(64) uint8_t outputs[256];
-  for (int d = 0; d < 256; d += 16) {
+  for (int d = 0; d < 256; d += 64) _mm512_store_si512(outputs + d, _mm512_setzero_si512());
+  const int32_t largest_d = max - range.min;
+  for (int d = 0; d <= largest_d; d += 16) {
     const __m512i e = _mm512_loadu_si512(table.exp_q31 + d);
     const __m512i p_plus_128 = _mm512_min_epi32(
         DivideByPowerOfTwo(DoublingHighMul(scale, e), exponent), _mm512_set1_epi32(255));

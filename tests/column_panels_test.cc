@@ -1,0 +1,128 @@
+// The packed layouts of the dot-product kernels' right-hand operand
+// (src/fixed_point/s8_panels.h, s16_panels.h) against a plain reading of the
+// layout: panel p, group g, column c, depth k holds B[16 p + c][G g + k], or
+// 0 past B. Shapes cut panels and groups at every remainder, row strides
+// wider than the rows, and depths past 1024 bytes, where the int8 column
+// sums flush their 16-bit lanes; columns of all -128 and all 127 are the
+// sums' extremes. The packing code is the same on every target.
+#include <gtest/gtest.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vector>
+
+#include "fixed_point/s16_panels.h"
+#include "fixed_point/s8_panels.h"
+#include "reference/random_tensor.h"
+
+namespace edgeattn_test {
+namespace {
+
+// The value the layout puts at panel slot (p, g, c, k), from B[col][t].
+template <typename T, class Element>
+std::vector<T> ReferenceLayout(int32_t n_cols, int32_t depth, int32_t group, Element element) {
+  constexpr int32_t kColumns = 16;
+  const int32_t panels = (n_cols + kColumns - 1) / kColumns;
+  const int32_t groups = (depth + group - 1) / group;
+  std::vector<T> out;
+  for (int32_t p = 0; p < panels; ++p) {
+    for (int32_t g = 0; g < groups; ++g) {
+      for (int32_t c = 0; c < kColumns; ++c) {
+        for (int32_t k = 0; k < group; ++k) {
+          const int32_t col = p * kColumns + c, t = g * group + k;
+          out.push_back(col < n_cols && t < depth ? static_cast<T>(element(col, t)) : T{0});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// B [rows, row_length] with stride ld: random bytes, row 0 all -128 and row 1
+// all 127 (where there are rows enough).
+std::vector<int8_t> Bytes(int32_t rows, size_t ld, RandomStream* random) {
+  std::vector<int8_t> b(static_cast<size_t>(rows) * ld);
+  for (int8_t& x : b) x = static_cast<int8_t>(static_cast<int32_t>(random->Uniform() * 256) - 128);
+  for (size_t j = 0; j < ld; ++j) {
+    b[j] = -128;
+    if (rows > 1) b[ld + j] = 127;
+  }
+  return b;
+}
+
+const int32_t kColumnCounts[] = {1, 2, 15, 16, 17, 33};
+const int32_t kDepths[] = {1, 3, 4, 5, 7, 8, 9, 63, 64, 1024, 1031, 2100};
+
+TEST(ColumnPanels, S8PanelsAndColumnSums) {
+  RandomStream random(77);
+  for (const int32_t n_cols : kColumnCounts) {
+    for (const int32_t depth : kDepths) {
+      const size_t ld = static_cast<size_t>(depth) + 3;
+      const std::vector<int8_t> b = Bytes(n_cols, ld, &random);
+      std::vector<int8_t> panels(edgeattn::S8PanelBytes(n_cols, depth), 0x55);
+      std::vector<int32_t> sums(static_cast<size_t>(n_cols), 0x55);
+      edgeattn::PackS8Panels(b.data(), ld, n_cols, depth, panels.data(), sums.data());
+      const auto element = [&](int32_t c, int32_t t) { return b[c * ld + t]; };
+      ASSERT_EQ(panels, ReferenceLayout<int8_t>(n_cols, depth, 4, element))
+          << n_cols << " columns, depth " << depth;
+      for (int32_t c = 0; c < n_cols; ++c) {
+        int64_t sum = 0;
+        for (int32_t t = 0; t < depth; ++t) sum += element(c, t);
+        ASSERT_EQ(sums[static_cast<size_t>(c)], sum) << "column " << c << ", depth " << depth;
+      }
+    }
+  }
+}
+
+TEST(ColumnPanels, S8PanelsOfTheTranspose) {
+  RandomStream random(78);
+  for (const int32_t n_cols : kColumnCounts) {
+    for (const int32_t depth : kDepths) {
+      const size_t ld = static_cast<size_t>(n_cols) + 5;
+      const std::vector<int8_t> b = Bytes(depth, ld, &random);
+      std::vector<int8_t> panels(edgeattn::S8PanelBytes(n_cols, depth), 0x55);
+      edgeattn::PackS8PanelsTransposed(b.data(), ld, n_cols, depth, panels.data());
+      const auto element = [&](int32_t c, int32_t t) { return b[t * ld + c]; };
+      ASSERT_EQ(panels, ReferenceLayout<int8_t>(n_cols, depth, 4, element))
+          << n_cols << " columns, depth " << depth;
+    }
+  }
+}
+
+TEST(ColumnPanels, S16PairsFromEveryRowLayout) {
+  RandomStream random(79);
+  for (const int32_t n_cols : kColumnCounts) {
+    for (const int32_t depth : kDepths) {
+      const size_t ld = static_cast<size_t>(depth > n_cols ? depth : n_cols) + 1;
+      const int32_t rows = depth > n_cols ? depth : n_cols;
+      const std::vector<int8_t> bytes = Bytes(rows, ld, &random);
+      std::vector<int16_t> wide(bytes.size());
+      for (size_t i = 0; i < bytes.size(); ++i) wide[i] = static_cast<int16_t>(bytes[i] * 251);
+      const size_t values = edgeattn::S16PanelValues(n_cols, depth);
+
+      std::vector<int16_t> panels(values, 0x5555);
+      edgeattn::PackS16Panels(wide.data(), ld, n_cols, depth, panels.data());
+      ASSERT_EQ(panels,
+                ReferenceLayout<int16_t>(n_cols, depth, 2,
+                                         [&](int32_t c, int32_t t) { return wide[c * ld + t]; }))
+          << n_cols << " columns, depth " << depth;
+
+      std::vector<int16_t> from_bytes(values, 0x5555);
+      edgeattn::PackS16PanelsFromS8(bytes.data(), ld, n_cols, depth, from_bytes.data());
+      ASSERT_EQ(from_bytes,
+                ReferenceLayout<int16_t>(n_cols, depth, 2,
+                                         [&](int32_t c, int32_t t) { return bytes[c * ld + t]; }))
+          << n_cols << " columns, depth " << depth;
+
+      std::vector<int16_t> transposed(values, 0x5555);
+      edgeattn::PackS16PanelsTransposed(wide.data(), ld, n_cols, depth, transposed.data());
+      ASSERT_EQ(transposed,
+                ReferenceLayout<int16_t>(n_cols, depth, 2,
+                                         [&](int32_t c, int32_t t) { return wide[t * ld + c]; }))
+          << n_cols << " columns, depth " << depth;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgeattn_test

@@ -56,10 +56,10 @@ TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
                                            std::vector<int>(shift.begin(), shift.end())};
       const std::vector<int8_t> want = tflite_ref::FullyConnectedPerChannel(
           ref, x.data(), rows, n_in, w.data(), bias.data(), n_out);
-      std::vector<int8_t> panels(edgeattn::S8PanelBytes(n_out, n_in) + 64);
+      std::vector<uint8_t> panels(edgeattn::S8PanelBytes(n_out, n_in) + 64);
       std::vector<int32_t> sums((n_out + 15) / 16 * 16);
-      edgeattn::PackS8Panels(w.data(), static_cast<size_t>(n_in), n_out, n_in, panels.data(),
-                             sums.data());
+      edgeattn::PackS8PanelsPlus128(w.data(), static_cast<size_t>(n_in), n_out, n_in, panels.data(),
+                                    sums.data());
       for (const bool packed : {false, true}) {
         std::vector<int8_t> y(static_cast<size_t>(rows) * n_out, 0x55);
         edgeattn::LinearQArgs<int8_t> args{x.data(),
@@ -183,12 +183,12 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
           edgeattn::SoftmaxS8Table table;
           edgeattn::BuildSoftmaxS8Table(softmax.input_multiplier, softmax.input_left_shift,
                                         softmax.diff_min, &table);
-          std::vector<int8_t> k_panels(edgeattn::S8PanelBytes(n, d_k) + 64);
+          std::vector<uint8_t> k_panels(edgeattn::S8PanelBytes(n, d_k) + 64);
           std::vector<int8_t> v_panels(edgeattn::S8PanelBytes(d_k, n) + 64);
           std::vector<int32_t> k_terms((n + 15) / 16 * 16);
-          edgeattn::PackS8Panels(k.data(), d_k, n, d_k, k_panels.data(), k_terms.data());
+          edgeattn::PackS8PanelsPlus128(k.data(), d_k, n, d_k, k_panels.data(), k_terms.data());
           for (int32_t& term : k_terms) {
-            term = static_cast<int32_t>(static_cast<uint32_t>(-zero_point - 128) *
+            term = static_cast<int32_t>(static_cast<uint32_t>(-zero_point) *
                                         static_cast<uint32_t>(term));
           }
           edgeattn::PackS8PanelsTransposed(v.data(), d_k, d_k, n, v_panels.data());

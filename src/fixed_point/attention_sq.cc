@@ -40,20 +40,26 @@ HWY_INLINE FourRows<T> RowsFrom(const T* first, size_t ld, int32_t available) {
 }
 
 #if HWY_TARGET == HWY_AVX3_DL
-// The packed projection: x (signed, read as x + 128) against W's panels,
-//   bias + sum w (x + x_offset) = bias + sum (x + 128) w + (x_offset - 128) sum w.
+// The packed projection: W's panels hold w + 128 (vpdpbusd's unsigned
+// operand), x is the signed one, so
+//   bias + sum w (x + x_offset) = sum (w + 128) x - 128 sum x + x_offset sum w + bias,
+// modulo 2^32: a term per row and a term per column beside the tile.
 EA_VNNI_TARGET void LinearS8Packed(const LinearQArgs<int8_t>& a) {
   const int32_t* bias = static_cast<const int32_t*>(a.bias);
   constexpr int32_t kTile = vnni::kTileColumns;
   alignas(64) int32_t tile[vnni::kTileRows * kTile];
   const size_t panel_bytes = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.n_in), 4)) * 16;
-  const uint32_t x_offset = static_cast<uint32_t>(a.input_offset - 128);
+  const uint32_t x_offset = static_cast<uint32_t>(a.input_offset);
   for (int32_t r0 = 0; r0 < a.rows; r0 += vnni::kTileRows) {
     const int32_t m = a.rows - r0 < vnni::kTileRows ? a.rows - r0 : vnni::kTileRows;
-    const uint8_t* x = reinterpret_cast<const uint8_t*>(a.x + static_cast<size_t>(r0) * a.ld_x);
+    const int8_t* x = a.x + static_cast<size_t>(r0) * a.ld_x;
+    uint32_t row_term[vnni::kTileRows];
+    for (int32_t i = 0; i < m; ++i) {
+      row_term[i] = 0u - 128u * vnni::SumOfRow(x + static_cast<size_t>(i) * a.ld_x, a.n_in);
+    }
     for (int32_t c0 = 0; c0 < a.n_out; c0 += kTile) {
       const int32_t width = a.n_out - c0 < kTile ? a.n_out - c0 : kTile;
-      vnni::AnyTile<true>(m, (width + 15) / 16, x, a.ld_x, a.n_in,
+      vnni::AnyTile<true>(m, (width + 15) / 16, reinterpret_cast<const uint8_t*>(x), a.ld_x, a.n_in,
                           a.w_panels + static_cast<size_t>(c0 / 16) * panel_bytes, panel_bytes,
                           tile, kTile);
       for (int32_t c = c0; c < c0 + width; c += 16) {
@@ -65,8 +71,9 @@ EA_VNNI_TARGET void LinearS8Packed(const LinearQArgs<int8_t>& a) {
         const __m512i multiplier = _mm512_maskz_loadu_epi32(lanes, a.multiplier + c);
         const __m512i shift = _mm512_maskz_loadu_epi32(lanes, a.shift + c);
         for (int32_t i = 0; i < m; ++i) {
-          const __m512i total =
-              _mm512_add_epi32(_mm512_loadu_si512(tile + i * kTile + (c - c0)), term);
+          const __m512i total = _mm512_add_epi32(
+              _mm512_add_epi32(_mm512_loadu_si512(tile + i * kTile + (c - c0)), term),
+              _mm512_set1_epi32(static_cast<int32_t>(row_term[i])));
           _mm_mask_storeu_epi8(
               a.y + static_cast<size_t>(r0 + i) * a.ld_y + c, lanes,
               vnni::RequantizeToS8PerLane(total, multiplier, shift, a.output_offset));
@@ -334,13 +341,13 @@ HWY_INLINE void ScoresToProbsS8(const AttentionQArgs<int8_t>& a, int32_t r, int8
 #if HWY_TARGET == HWY_AVX3_DL
 bool UsesS8PanelsTarget() { return true; }
 
-// The packed path: micro blocks of 6 query rows. Each dot product is
-// sum (a + a_offset)(b + b_offset) with a stored as a ^ 0x80 = a + 128
-// (uint8, what vpdpbusd multiplies), so
-//   sum (a' + (a_offset - 128)) (b + b_offset) = sum a'b + b_offset sum a'
-//     + (a_offset - 128) sum b + depth (a_offset - 128) b_offset,
+// The packed path: micro blocks of 6 query rows. Q K^T runs with K's panels
+// holding k + 128 (vpdpbusd's unsigned operand) and q as the signed one:
+//   sum (q + q_offset)(k + k_offset) = sum q (k + 128) + (k_offset - 128) sum q
+//     + q_offset sum k + depth q_offset k_offset,
 // all modulo 2^32 like TFLite's int32 accumulator. P V reads a' = p + 128
-// directly (the probabilities' offset), which is 0 for masked keys.
+// (uint8) against V's int8 panels, which is 0 for masked keys:
+//   sum (p + 128)(v + v_offset) = sum a' v + v_offset sum a'.
 EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t first_row,
                                        int32_t rows, void* scratch) {
   const QuantScratchLayout layout = QuantScratch(a.n_kv);
@@ -352,7 +359,7 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
   const size_t ld_p = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.n_kv), 4));
   const size_t k_panel_bytes = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.d_k), 4)) * 16;
   const size_t v_panel_bytes = ld_p * 16;
-  const uint32_t q_offset = static_cast<uint32_t>(a.q_offset - 128);
+  const uint32_t q_offset = static_cast<uint32_t>(a.q_offset);
   const uint32_t k_offset = static_cast<uint32_t>(a.k_offset);
   constexpr int32_t kTile = vnni::kTileColumns;
   for (int32_t r0 = first_row; r0 < first_row + rows; r0 += vnni::kTileRows) {
@@ -360,10 +367,8 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
         first_row + rows - r0 < vnni::kTileRows ? first_row + rows - r0 : vnni::kTileRows;
     uint32_t row_term[vnni::kTileRows];
     for (int32_t i = 0; i < m; ++i) {
-      const int8_t* q = a.q + static_cast<size_t>(r0 + i) * a.ld_q;
-      uint32_t sum = 0;  // of q + 128
-      for (int32_t t = 0; t < a.d_k; ++t) sum += static_cast<uint32_t>(q[t] + 128);
-      row_term[i] = k_offset * sum + static_cast<uint32_t>(a.d_k) * q_offset * k_offset;
+      const uint32_t sum = vnni::SumOfRow(a.q + static_cast<size_t>(r0 + i) * a.ld_q, a.d_k);
+      row_term[i] = (k_offset - 128u) * sum + static_cast<uint32_t>(a.d_k) * q_offset * k_offset;
     }
     const uint8_t* q_rows =
         reinterpret_cast<const uint8_t*>(a.q + static_cast<size_t>(r0) * a.ld_q);
@@ -408,7 +413,8 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
       const int32_t width = a.d_v - t0 < kTile ? a.d_v - t0 : kTile;
       if (most_visible > 0) {
         vnni::AnyTile<false>(m, (width + 15) / 16, p_rows, ld_p, static_cast<int32_t>(p_width),
-                             a.v_panels + static_cast<size_t>(t0 / 16) * v_panel_bytes,
+                             reinterpret_cast<const uint8_t*>(a.v_panels) +
+                                 static_cast<size_t>(t0 / 16) * v_panel_bytes,
                              v_panel_bytes, tile, kTile);
       }
       for (int32_t i = 0; i < m; ++i) {

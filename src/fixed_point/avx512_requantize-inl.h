@@ -204,6 +204,9 @@ EA_VNNI_TARGET inline uint32_t SoftmaxS8Row(const SoftmaxS8Table& table, int8_t*
   for (int32_t j = 0; j < count; j += 64) {
     const __mmask64 lanes = FirstBytes(count - j);
     const __m512i d = _mm512_sub_epi8(vmax, _mm512_maskz_loadu_epi8(lanes, row + j));
+    // Unrolled, so that the tables and sums stay in registers (GCC's -O2
+    // kept them in memory).
+#pragma GCC unroll 3
     for (int plane = 0; plane < 3; ++plane) {
       const __m512i term = _mm512_maskz_mov_epi8(lanes, Lookup(planes[plane], d));
       plane_sums[plane] =

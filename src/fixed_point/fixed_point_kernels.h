@@ -32,8 +32,9 @@ struct LinearQArgs {
   int32_t output_offset;
   T* y;
   size_t ld_y;
-  // int8 with UsesS8Panels(): W packed (s8_panels.h) and its column sums.
-  const int8_t* w_panels;
+  // int8 with UsesS8Panels(): W + 128 packed (PackS8PanelsPlus128) and W's
+  // column sums.
+  const uint8_t* w_panels;
   const int32_t* w_column_sums;
   // int16 with UsesS8Panels(): W widened to int16 pairs (s16_panels.h).
   const int16_t* w_pairs;
@@ -79,10 +80,10 @@ struct AttentionQArgs {
   int32_t out_multiplier;
   int32_t out_shift;
   int32_t out_zero_point;
-  // int8 with UsesS8Panels(): K and V packed for the dot-product
-  // instructions (s8_panels.h), and per key (q_offset - 128) * sum_t k[j][t]
-  // (16-key padded); NULL otherwise.
-  const int8_t* k_panels;
+  // int8 with UsesS8Panels(): K + 128 and V packed for the dot-product
+  // instructions (PackS8PanelsPlus128, PackS8PanelsTransposed), and per key
+  // q_offset * sum_t k[j][t] (16-key padded); NULL otherwise.
+  const uint8_t* k_panels;
   const int32_t* k_column_sums;
   const int8_t* v_panels;
   // int16 with UsesS8Panels(): K and V packed in pairs (s16_panels.h); NULL

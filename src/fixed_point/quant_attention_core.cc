@@ -27,16 +27,16 @@ void TransposeV(const int16_t* v, size_t ld, int32_t rows, int32_t cols, int16_t
 }
 
 // int8 on a target with dot-product instructions: K and V packed once per
-// call for the packed kernel, K's per-key term (q_offset - 128) * sum_t k
+// call for the packed kernel (K as k + 128), K's per-key term q_offset * sum_t k
 // beside them (attention_sq.cc).
 bool PackKeysAndValues(AttentionQArgs<int8_t>* a, const int8_t* v, size_t ld_v,
                        const ea_quant_core& memory) {
   if (memory.k_panels == nullptr || !UsesS8Panels()) return false;
-  int8_t* k_panels = static_cast<int8_t*>(memory.k_panels);
+  uint8_t* k_panels = static_cast<uint8_t*>(memory.k_panels);
   int8_t* v_panels = static_cast<int8_t*>(memory.v_panels);
   int32_t* k_terms = S8PanelColumnSums(k_panels, memory.max_keys, a->d_k);
-  PackS8Panels(a->k, a->ld_k, a->n_kv, a->d_k, k_panels, k_terms);
-  const uint32_t q_offset = static_cast<uint32_t>(a->q_offset - 128);
+  PackS8PanelsPlus128(a->k, a->ld_k, a->n_kv, a->d_k, k_panels, k_terms);
+  const uint32_t q_offset = static_cast<uint32_t>(a->q_offset);
   for (int32_t j = 0; j < a->n_kv; ++j) {
     k_terms[j] = static_cast<int32_t>(q_offset * static_cast<uint32_t>(k_terms[j]));
   }

@@ -140,9 +140,9 @@ const void* CarveWeightPanels(ea_arena* arena, ea_dtype dtype, const int8_t* w, 
     PackS16PanelsFromS8(w, static_cast<size_t>(n_in), n_out, n_in, static_cast<int16_t*>(region));
     return region;
   }
-  int8_t* panels = static_cast<int8_t*>(region);
-  PackS8Panels(w, static_cast<size_t>(n_in), n_out, n_in, panels,
-               S8PanelColumnSums(panels, n_out, n_in));
+  uint8_t* panels = static_cast<uint8_t*>(region);
+  PackS8PanelsPlus128(w, static_cast<size_t>(n_in), n_out, n_in, panels,
+                      S8PanelColumnSums(panels, n_out, n_in));
   return panels;
 }
 

@@ -75,7 +75,7 @@ LinearQArgs<T> ProjectionArgs(const T* x, int32_t rows, int32_t n_in, const int8
                       nullptr};
   if (panels != nullptr && UsesS8Panels()) {
     if (sizeof(T) == 1) {
-      args.w_panels = static_cast<const int8_t*>(panels);
+      args.w_panels = static_cast<const uint8_t*>(panels);
       args.w_column_sums = S8PanelColumnSumsOf(panels, n_out, n_in);
     } else {
       args.w_pairs = static_cast<const int16_t*>(panels);

@@ -43,6 +43,19 @@ void PackS8Panels(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth, int
   }
 }
 
+void PackS8PanelsPlus128(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth, uint8_t* panels,
+                         int32_t* column_sums) {
+  int8_t* signed_panels = reinterpret_cast<int8_t*>(panels);
+  PackS8Panels(b, ld, n_cols, depth, signed_panels, column_sums);
+  const size_t bytes = S8PanelBytes(n_cols, depth);  // a whole number of 64-byte groups
+  for (size_t i = 0; i < bytes; i += 8) {
+    uint64_t word;
+    memcpy(&word, panels + i, sizeof word);
+    word ^= 0x8080808080808080u;
+    memcpy(panels + i, &word, sizeof word);
+  }
+}
+
 void PackS8PanelsTransposed(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth,
                             int8_t* panels) {
   PackColumnPanels<kS8PanelColumns, kS8GroupDepth>(b, 1, ld, n_cols, depth, panels);

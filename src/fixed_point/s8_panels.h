@@ -44,6 +44,11 @@ inline const int32_t* S8PanelColumnSumsOf(const void* region, int32_t n_cols, in
 void PackS8Panels(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth, int8_t* panels,
                   int32_t* column_sums);
 
+// The same, but the panels hold B[c][t] + 128 as uint8 (B[c][t] ^ 0x80): the
+// unsigned operand of VNNI's vpdpbusd, so that signed int8 rows of A can be
+// its signed operand, broadcast from memory, with no flip per broadcast.
+void PackS8PanelsPlus128(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth, uint8_t* panels,
+                         int32_t* column_sums);
 // Packs B[c][t] = b[t * ld + c] (the transpose: V, whose columns are
 // features and whose depth is keys).
 void PackS8PanelsTransposed(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth,

@@ -1,5 +1,5 @@
-// The AVX512-VNNI micro-tile of the int8 kernels: up to 6 rows of A (uint8)
-// against up to 64 packed columns of B (int8, s8_panels.h), vpdpbusd into
+// The AVX512-VNNI micro-tile of the int8 kernels: up to 6 rows of A against
+// up to 64 packed columns of B (s8_panels.h), vpdpbusd into
 // 6 x 4 vectors of int32. Highway 1.0.3 has no int8 dot-product op and its
 // AVX3_DL target string lacks avx512vnni, so this is the intrinsic in a
 // function of its own with the ISA named; only the AVX3_DL target (whose CPUs
@@ -25,17 +25,22 @@ inline constexpr int kTileRows = 6;
 inline constexpr int kTileVectors = 4;  // 64 columns
 inline constexpr int kTileColumns = kTileVectors * kS8PanelColumns;
 
-// c[r * ld_c + j] = sum_t a'[r][t] * B[first_column + j][t] for r < kRows,
-// j < 16 * kVectors, t < depth, where a' = a[r * ld_a + t] as uint8, or
-// a ^ 0x80 = a + 128 for signed int8 rows (kSignedA). B's panels start at
-// `panels` (the one holding first_column), panel_bytes apart; its zero
-// padding makes the depth tail exact, and A is never read past depth.
-// One group of 4 depth bytes: acc[r][v] += quads[r] (flipped) . B group.
-template <int kRows, int kVectors>
-EA_VNNI_TARGET __attribute__((always_inline)) inline void Step(const int8_t* group,
+// c[r * ld_c + j] = sum_t a[r * ld_a + t] * B'[first_column + j][t] for
+// r < kRows, j < 16 * kVectors, t < depth. vpdpbusd multiplies unsigned bytes
+// by signed ones, so the operands go in one of two ways:
+// - kSignedA: A's rows are int8 and the panels (PackS8PanelsPlus128) hold
+//   B' = B + 128 as uint8; A is the signed operand, broadcast from memory
+//   with no instruction of its own (a flip of A per broadcast took an
+//   instruction per 4 dot products from the vector pipes).
+// - otherwise A's rows are uint8 and the panels hold B as int8.
+// B's panels start at `panels` (the one holding first_column), panel_bytes
+// apart; A is never read past depth, its last group padded with zeros, so B's
+// padding never counts.
+// One group of 4 depth bytes: acc[r][v] += quads[r] . B group.
+template <int kRows, int kVectors, bool kSignedA>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void Step(const uint8_t* group,
                                                                size_t panel_bytes,
                                                                const uint8_t* const* quads,
-                                                               __m512i flip,
                                                                __m512i (&acc)[kRows][kVectors]) {
   __m512i b[kVectors];
 #pragma GCC unroll 8
@@ -44,14 +49,17 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void Step(const int8_t* gro
   for (int r = 0; r < kRows; ++r) {
     int32_t quad;
     __builtin_memcpy(&quad, quads[r], sizeof quad);
-    const __m512i broadcast = _mm512_xor_si512(_mm512_set1_epi32(quad), flip);
+    const __m512i broadcast = _mm512_set1_epi32(quad);
 #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], broadcast, b[v]);
+    for (int v = 0; v < kVectors; ++v) {
+      acc[r][v] = kSignedA ? _mm512_dpbusd_epi32(acc[r][v], b[v], broadcast)
+                           : _mm512_dpbusd_epi32(acc[r][v], broadcast, b[v]);
+    }
   }
 }
 
 template <int kRows, int kVectors, bool kSignedA>
-EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, const int8_t* panels,
+EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, const uint8_t* panels,
                                 size_t panel_bytes, int32_t* c, size_t ld_c) {
   __m512i acc[kRows][kVectors];
 #pragma GCC unroll 8
@@ -59,15 +67,14 @@ EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, co
 #pragma GCC unroll 8
     for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_si512();
   }
-  const __m512i flip = _mm512_set1_epi32(kSignedA ? static_cast<int32_t>(0x80808080u) : 0);
   const int32_t full_groups = depth / 4;
   const uint8_t* quads[kRows];
   for (int32_t g = 0; g < full_groups; ++g) {
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) quads[r] = a + r * ld_a + static_cast<size_t>(g) * 4;
-    Step<kRows, kVectors>(panels + static_cast<size_t>(g) * 64, panel_bytes, quads, flip, acc);
+    Step<kRows, kVectors, kSignedA>(panels + static_cast<size_t>(g) * 64, panel_bytes, quads, acc);
   }
-  if (depth % 4 != 0) {  // the last group's bytes past depth meet B's zero padding
+  if (depth % 4 != 0) {  // the last group's bytes past depth are zeros
     uint8_t tail[kRows][4] = {};
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) {
@@ -76,8 +83,8 @@ EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, co
       }
       quads[r] = tail[r];
     }
-    Step<kRows, kVectors>(panels + static_cast<size_t>(full_groups) * 64, panel_bytes, quads, flip,
-                          acc);
+    Step<kRows, kVectors, kSignedA>(panels + static_cast<size_t>(full_groups) * 64, panel_bytes,
+                                    quads, acc);
   }
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
@@ -90,7 +97,7 @@ EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, co
 
 template <int kRows, bool kSignedA>
 EA_VNNI_TARGET inline void TileRows(int vectors, const uint8_t* a, size_t ld_a, int32_t depth,
-                                    const int8_t* panels, size_t panel_bytes, int32_t* c,
+                                    const uint8_t* panels, size_t panel_bytes, int32_t* c,
                                     size_t ld_c) {
   switch (vectors) {
     case 1:
@@ -104,10 +111,24 @@ EA_VNNI_TARGET inline void TileRows(int vectors, const uint8_t* a, size_t ld_a, 
   }
 }
 
+// sum_t row[t] for t < n, modulo 2^32: the zero-point term of a signed row
+// of A. vpsadbw adds the bytes + 128 (masked lanes 0), less 128 n.
+EA_VNNI_TARGET inline uint32_t SumOfRow(const int8_t* row, int32_t n) {
+  __m512i sums = _mm512_setzero_si512();
+  for (int32_t t = 0; t < n; t += 64) {
+    const __mmask64 lanes = n - t >= 64 ? ~__mmask64{0} : (__mmask64{1} << (n - t)) - 1;
+    const __m512i plus_128 =
+        _mm512_xor_si512(_mm512_maskz_loadu_epi8(lanes, row + t), _mm512_set1_epi8(-128));
+    sums = _mm512_add_epi64(
+        sums, _mm512_sad_epu8(_mm512_maskz_mov_epi8(lanes, plus_128), _mm512_setzero_si512()));
+  }
+  return static_cast<uint32_t>(_mm512_reduce_add_epi64(sums)) - 128u * static_cast<uint32_t>(n);
+}
+
 // rows in [1, 6], vectors in [1, 4].
 template <bool kSignedA>
 EA_VNNI_TARGET inline void AnyTile(int rows, int vectors, const uint8_t* a, size_t ld_a,
-                                   int32_t depth, const int8_t* panels, size_t panel_bytes,
+                                   int32_t depth, const uint8_t* panels, size_t panel_bytes,
                                    int32_t* c, size_t ld_c) {
   switch (rows) {
     case 1:

@@ -1,7 +1,7 @@
 // The packed layouts of the dot-product kernels' right-hand operand
-// (src/fixed_point/s8_panels.h, s16_panels.h) against a plain reading of the
-// layout: panel p, group g, column c, depth k holds B[16 p + c][G g + k], or
-// 0 past B. Shapes cut panels and groups at every remainder, row strides
+// (src/fixed_point/s8_panels.h, s16_panels.h; the int8 one also + 128, as
+// VNNI reads it) against a plain reading of the layout: panel p, group g, column c, depth k holds
+// B[16 p + c][G g + k], or 0 past B. Shapes cut panels and groups at every remainder, row strides
 // wider than the rows, and depths past 1024 bytes, where the int8 column
 // sums flush their 16-bit lanes; columns of all -128 and all 127 are the
 // sums' extremes. The packing code is the same on every target.
@@ -70,6 +70,15 @@ TEST(ColumnPanels, S8PanelsAndColumnSums) {
         for (int32_t t = 0; t < depth; ++t) sum += element(c, t);
         ASSERT_EQ(sums[static_cast<size_t>(c)], sum) << "column " << c << ", depth " << depth;
       }
+      // The VNNI form: every byte + 128 as uint8, the same sums.
+      std::vector<uint8_t> plus_128(panels.size(), 0x55);
+      std::vector<int32_t> sums_again(sums.size(), 0x55);
+      edgeattn::PackS8PanelsPlus128(b.data(), ld, n_cols, depth, plus_128.data(),
+                                    sums_again.data());
+      for (size_t i = 0; i < panels.size(); ++i) {
+        ASSERT_EQ(plus_128[i], static_cast<uint8_t>(panels[i] + 128)) << "byte " << i;
+      }
+      ASSERT_EQ(sums_again, sums);
     }
   }
 }

@@ -361,6 +361,10 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
   const size_t v_panel_bytes = ld_p * 16;
   const uint32_t q_offset = static_cast<uint32_t>(a.q_offset);
   const uint32_t k_offset = static_cast<uint32_t>(a.k_offset);
+  const vnni::S8Requantizer score_requantizer =
+      vnni::MakeS8Requantizer(a.score_multiplier, a.score_shift, a.score_zero_point);
+  const vnni::S8Requantizer out_requantizer =
+      vnni::MakeS8Requantizer(a.out_multiplier, a.out_shift, a.out_zero_point);
   constexpr int32_t kTile = vnni::kTileColumns;
   for (int32_t r0 = first_row; r0 < first_row + rows; r0 += vnni::kTileRows) {
     const int32_t m =
@@ -387,9 +391,8 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
           const __m512i total = _mm512_add_epi32(
               _mm512_add_epi32(_mm512_loadu_si512(tile + i * kTile + (j - j0)), term),
               _mm512_loadu_si512(a.k_column_sums + j));
-          _mm_mask_storeu_epi8(
-              row + j, vnni::FirstLanes(limit - j),
-              vnni::RequantizeToS8(total, a.score_multiplier, a.score_shift, a.score_zero_point));
+          _mm_mask_storeu_epi8(row + j, vnni::FirstLanes(limit - j),
+                               vnni::Requantize(total, score_requantizer));
         }
       }
     }
@@ -424,8 +427,7 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
           const __m512i dot = most_visible > 0 ? _mm512_loadu_si512(tile + i * kTile + (t - t0))
                                                : _mm512_setzero_si512();
           _mm_mask_storeu_epi8(out + t, vnni::FirstLanes(t0 + width - t),
-                               vnni::RequantizeToS8(_mm512_add_epi32(dot, term), a.out_multiplier,
-                                                    a.out_shift, a.out_zero_point));
+                               vnni::Requantize(_mm512_add_epi32(dot, term), out_requantizer));
         }
       }
     }
@@ -544,6 +546,10 @@ void AttendRowsS8Mve(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
   int8_t* const buffers = static_cast<int8_t*>(scratch);
   const uint32_t q_offset = static_cast<uint32_t>(a.q_offset);
   const uint32_t k_offset = static_cast<uint32_t>(a.k_offset);
+  const vnni::S8Requantizer score_requantizer =
+      vnni::MakeS8Requantizer(a.score_multiplier, a.score_shift, a.score_zero_point);
+  const vnni::S8Requantizer out_requantizer =
+      vnni::MakeS8Requantizer(a.out_multiplier, a.out_shift, a.out_zero_point);
   const uint32_t v_offset = static_cast<uint32_t>(a.v_offset);
   const uint32_t score_constant = static_cast<uint32_t>(a.d_k) * q_offset * k_offset;
   for (int32_t r = first_row; r < first_row + rows; r += 4) {

@@ -1,0 +1,116 @@
+// The AVX512-VNNI int8 requantisation (src/fixed_point/avx512_requantize-inl.h,
+// vnni::Requantize), whose single-shift form folds TFLite's two roundings
+// into one 64-bit shift for shifts in [-22, -1]: against the reference's
+// MultiplyByQuantizedMultiplier plus zero point, saturated to int8, at every
+// shift TFLite allows, at multipliers that make both roundings meet exact
+// ties (powers of two), at the int32 extremes and around -2^30, where the
+// first rounding's sign changes. Compiled here in Highway's AVX3_DL pass, as
+// attention_sq.cc compiles it; other targets have no such function (the test
+// says so and skips).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "vnni_requantize_test.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#if HWY_TARGET == HWY_AVX3_DL
+#include "fixed_point/avx512_requantize-inl.h"
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace edgeattn_test {
+namespace HWY_NAMESPACE {
+
+// out[i] = requantised x[i] for i < 16; false where the target has no such
+// function.
+#if HWY_TARGET == HWY_AVX3_DL
+EA_VNNI_TARGET bool RequantizeS8OnTarget(const int32_t* x, int32_t multiplier, int32_t shift,
+                                         int32_t zero_point, int8_t* out) {
+  const edgeattn::vnni::S8Requantizer q =
+      edgeattn::vnni::MakeS8Requantizer(multiplier, shift, zero_point);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                   edgeattn::vnni::Requantize(_mm512_loadu_si512(x), q));
+  return true;
+}
+#else
+bool RequantizeS8OnTarget(const int32_t*, int32_t, int32_t, int32_t, int8_t*) { return false; }
+#endif
+
+}  // namespace HWY_NAMESPACE
+}  // namespace edgeattn_test
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <gtest/gtest.h>
+#include <stdint.h>
+
+#include <cmath>
+#include <vector>
+
+#include "dispatch.h"
+#include "fixed_point/fixed_point_kernels.h"
+#include "reference/random_tensor.h"
+#include "reference/tflite_chain_reference.h"
+
+namespace edgeattn_test {
+
+EA_EXPORT(RequantizeS8OnTarget);
+
+namespace {
+
+int32_t Saturated(double x) {
+  return x >= 2147483647.0 ? INT32_MAX : x <= -2147483648.0 ? INT32_MIN : static_cast<int32_t>(x);
+}
+
+// Accumulators for one multiplier and shift: the int32 extremes, small values,
+// the neighbourhood of x m = -2^30, and values whose result lands in and just
+// past the int8 range (with their neighbours, where the ties are).
+std::vector<int32_t> Accumulators(int32_t multiplier, int32_t shift, RandomStream* random) {
+  std::vector<int32_t> x = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, 0, 1, -1, 2, -2};
+  if (multiplier > 0) {
+    const double unit = std::ldexp(1.0, 31 - shift) / multiplier;  // x giving result 1
+    const int32_t at_sign_change = Saturated(-std::ldexp(1.0, 30) / multiplier);
+    for (int32_t d = -2; d <= 2; ++d)
+      x.push_back(Saturated(at_sign_change + static_cast<double>(d)));
+    for (int i = 0; i < 200; ++i) {
+      const double target = std::floor(random->Uniform() * 600.0) / 2.0 - 150.0;  // halves too
+      const int32_t center = Saturated(std::round(target * unit));
+      for (int32_t d = -1; d <= 1; ++d) x.push_back(Saturated(static_cast<double>(center) + d));
+    }
+  }
+  for (int i = 0; i < 64; ++i) {
+    x.push_back(Saturated((random->Uniform() * 2.0 - 1.0) * 2147483648.0));
+  }
+  while (x.size() % 16 != 0) x.push_back(0);
+  return x;
+}
+
+TEST(VnniRequantize, MatchesTfliteAtEveryShift) {
+  if (!edgeattn::UsesS8Panels()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  RandomStream random(2023);
+  const int32_t multipliers[] = {0, 1, 1 << 29, 1 << 30, 1518500250, 1200000000, INT32_MAX};
+  for (int32_t shift = -31; shift <= 7; ++shift) {
+    for (const int32_t multiplier : multipliers) {
+      const std::vector<int32_t> x = Accumulators(multiplier, shift, &random);
+      for (const int32_t zero_point : {-128, -1, 0, 5, 127}) {
+        for (size_t i = 0; i < x.size(); i += 16) {
+          int8_t got[16];
+          ASSERT_TRUE(
+              EA_DISPATCH(RequantizeS8OnTarget)(x.data() + i, multiplier, shift, zero_point, got));
+          for (size_t lane = 0; lane < 16; ++lane) {
+            const int64_t want = static_cast<int64_t>(tflite_ref::MultiplyByQuantizedMultiplier(
+                                     x[i + lane], multiplier, shift)) +
+                                 zero_point;
+            const int64_t clamped = want < -128 ? -128 : want > 127 ? 127 : want;
+            ASSERT_EQ(got[lane], clamped) << "x " << x[i + lane] << " multiplier " << multiplier
+                                          << " shift " << shift << " zero point " << zero_point;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgeattn_test
+#endif  // HWY_ONCE

@@ -546,10 +546,6 @@ void AttendRowsS8Mve(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
   int8_t* const buffers = static_cast<int8_t*>(scratch);
   const uint32_t q_offset = static_cast<uint32_t>(a.q_offset);
   const uint32_t k_offset = static_cast<uint32_t>(a.k_offset);
-  const vnni::S8Requantizer score_requantizer =
-      vnni::MakeS8Requantizer(a.score_multiplier, a.score_shift, a.score_zero_point);
-  const vnni::S8Requantizer out_requantizer =
-      vnni::MakeS8Requantizer(a.out_multiplier, a.out_shift, a.out_zero_point);
   const uint32_t v_offset = static_cast<uint32_t>(a.v_offset);
   const uint32_t score_constant = static_cast<uint32_t>(a.d_k) * q_offset * k_offset;
   for (int32_t r = first_row; r < first_row + rows; r += 4) {

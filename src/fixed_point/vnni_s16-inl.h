@@ -51,6 +51,11 @@ inline int32_t PairAt(const int16_t* values, int32_t pair, int32_t count) {
 // accumulator chains hide vpdpwssd's latency and share each broadcast.
 inline constexpr int32_t kS16BlocksPerPass = 4;
 
+// acc += the pairwise products of the int16 lanes of a and b (vpdpwssd), in
+// place. GCC 12 routes the intrinsic's accumulators in the score loop
+// through second registers (two moves per vpdpwssd); the asm ties them.
+#define EA_ADD_PAIR_PRODUCTS(acc, a, b) __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
+
 // Adds 256 * high + low (int32 lanes) into the int64 lanes of 16 columns.
 EA_VNNI_TARGET __attribute__((always_inline)) inline void AddSplit(__m512i high, __m512i low,
                                                                    __m512i* sum_lo8,
@@ -119,18 +124,18 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void ScoreBlocksS16(
       const __m512i qh = _mm512_set1_epi32(chunk->high[i]);
       const __m512i ql = _mm512_set1_epi32(chunk->low[i]);
       const __m512i k0 = _mm512_loadu_si512(k);
-      h0 = _mm512_dpwssd_epi32(h0, qh, k0);
-      l0 = _mm512_dpwssd_epi32(l0, ql, k0);
+      EA_ADD_PAIR_PRODUCTS(h0, qh, k0);
+      EA_ADD_PAIR_PRODUCTS(l0, ql, k0);
       if (kBlocks == 4) {
         const __m512i k1 = _mm512_loadu_si512(k + panel_values);
         const __m512i k2 = _mm512_loadu_si512(k + 2 * panel_values);
         const __m512i k3 = _mm512_loadu_si512(k + 3 * panel_values);
-        h1 = _mm512_dpwssd_epi32(h1, qh, k1);
-        l1 = _mm512_dpwssd_epi32(l1, ql, k1);
-        h2 = _mm512_dpwssd_epi32(h2, qh, k2);
-        l2 = _mm512_dpwssd_epi32(l2, ql, k2);
-        h3 = _mm512_dpwssd_epi32(h3, qh, k3);
-        l3 = _mm512_dpwssd_epi32(l3, ql, k3);
+        EA_ADD_PAIR_PRODUCTS(h1, qh, k1);
+        EA_ADD_PAIR_PRODUCTS(l1, ql, k1);
+        EA_ADD_PAIR_PRODUCTS(h2, qh, k2);
+        EA_ADD_PAIR_PRODUCTS(l2, ql, k2);
+        EA_ADD_PAIR_PRODUCTS(h3, qh, k3);
+        EA_ADD_PAIR_PRODUCTS(l3, ql, k3);
       }
     }
     const __m512i high[4] = {h0, h1, h2, h3}, low[4] = {l0, l1, l2, l3};
@@ -232,18 +237,45 @@ EA_VNNI_TARGET inline int32_t SoftmaxRowS16(int32_t multiplier, int32_t left_shi
   return _mm512_reduce_add_epi32(prob_sum);
 }
 
-// One broadcast pair times kBlocks panels (panel_values apart).
-template <int kBlocks>
-EA_VNNI_TARGET __attribute__((always_inline)) inline void PairTimesPanels(const int16_t* v,
-                                                                          size_t panel_values,
-                                                                          __m512i pp, __m512i* x0,
-                                                                          __m512i* x1, __m512i* x2,
-                                                                          __m512i* x3) {
-  *x0 = _mm512_dpwssd_epi32(*x0, pp, _mm512_loadu_si512(v));
-  if (kBlocks == 4) {
-    *x1 = _mm512_dpwssd_epi32(*x1, pp, _mm512_loadu_si512(v + panel_values));
-    *x2 = _mm512_dpwssd_epi32(*x2, pp, _mm512_loadu_si512(v + 2 * panel_values));
-    *x3 = _mm512_dpwssd_epi32(*x3, pp, _mm512_loadu_si512(v + 3 * panel_values));
+// One broadcast pair pp times kBlocks panels from v (panel_values apart)
+// into the named accumulators x0..x3 (a macro, so that they stay registers).
+#define EA_PAIR_TIMES_PANELS(kBlocks, v, panel_values, pp, x0, x1, x2, x3)        \
+  do {                                                                            \
+    EA_ADD_PAIR_PRODUCTS(x0, pp, _mm512_loadu_si512(v));                          \
+    if (kBlocks == 4) {                                                           \
+      EA_ADD_PAIR_PRODUCTS(x1, pp, _mm512_loadu_si512((v) + (panel_values)));     \
+      EA_ADD_PAIR_PRODUCTS(x2, pp, _mm512_loadu_si512((v) + 2 * (panel_values))); \
+      EA_ADD_PAIR_PRODUCTS(x3, pp, _mm512_loadu_si512((v) + 3 * (panel_values))); \
+    }                                                                             \
+  } while (false)
+
+// Adds pairs [begin, end) of x (n_x values) times kBlocks pair panels from
+// first (panel_values apart) into the int64 sums of each block's 16 columns.
+// The caller keeps end - begin small enough for int32 lanes. Two
+// accumulators per block (even and odd pairs) hide vpdpwssd's latency.
+template <int kBlocks>  // 1 or 4
+EA_VNNI_TARGET __attribute__((always_inline)) inline void AddPairsTimesPanels(
+    const int16_t* x, int32_t n_x, int32_t begin, int32_t end, const int16_t* first,
+    size_t panel_values, __m512i* sum_lo8, __m512i* sum_hi8) {
+  __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+  __m512i b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+  int32_t p = begin;
+  for (; p + 2 <= end; p += 2) {
+    const int16_t* w = first + 32 * static_cast<size_t>(p);
+    const __m512i xa = _mm512_set1_epi32(PairAt(x, p, n_x));
+    const __m512i xb = _mm512_set1_epi32(PairAt(x, p + 1, n_x));
+    EA_PAIR_TIMES_PANELS(kBlocks, w, panel_values, xa, a0, a1, a2, a3);
+    EA_PAIR_TIMES_PANELS(kBlocks, w + 32, panel_values, xb, b0, b1, b2, b3);
+  }
+  if (p < end) {
+    const int16_t* w = first + 32 * static_cast<size_t>(p);
+    const __m512i xa = _mm512_set1_epi32(PairAt(x, p, n_x));
+    EA_PAIR_TIMES_PANELS(kBlocks, w, panel_values, xa, a0, a1, a2, a3);
+  }
+  const __m512i acc[4] = {_mm512_add_epi32(a0, b0), _mm512_add_epi32(a1, b1),
+                          _mm512_add_epi32(a2, b2), _mm512_add_epi32(a3, b3)};
+  for (int b = 0; b < kBlocks; ++b) {
+    AddSplit(_mm512_setzero_si512(), acc[b], &sum_lo8[b], &sum_hi8[b]);
   }
 }
 
@@ -257,25 +289,7 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void ContextBlocksS16(
   __m512i sum_lo8[kBlocks], sum_hi8[kBlocks];
   for (int b = 0; b < kBlocks; ++b) sum_lo8[b] = sum_hi8[b] = _mm512_setzero_si512();
   if (whole) {
-    // Two accumulators per block (even and odd pairs) hide vpdpwssd's latency.
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-    __m512i b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-    int32_t p = 0;
-    for (; p + 2 <= pairs; p += 2) {
-      PairTimesPanels<kBlocks>(first + 32 * static_cast<size_t>(p), panel_values,
-                               _mm512_set1_epi32(PairAt(probs, p, n_keys)), &a0, &a1, &a2, &a3);
-      PairTimesPanels<kBlocks>(first + 32 * static_cast<size_t>(p + 1), panel_values,
-                               _mm512_set1_epi32(PairAt(probs, p + 1, n_keys)), &b0, &b1, &b2, &b3);
-    }
-    if (p < pairs) {
-      PairTimesPanels<kBlocks>(first + 32 * static_cast<size_t>(p), panel_values,
-                               _mm512_set1_epi32(PairAt(probs, p, n_keys)), &a0, &a1, &a2, &a3);
-    }
-    const __m512i acc[4] = {_mm512_add_epi32(a0, b0), _mm512_add_epi32(a1, b1),
-                            _mm512_add_epi32(a2, b2), _mm512_add_epi32(a3, b3)};
-    for (int b = 0; b < kBlocks; ++b) {
-      AddSplit(_mm512_setzero_si512(), acc[b], &sum_lo8[b], &sum_hi8[b]);
-    }
+    AddPairsTimesPanels<kBlocks>(probs, n_keys, 0, pairs, first, panel_values, sum_lo8, sum_hi8);
   } else {
     for (int32_t p0 = 0; p0 < pairs; p0 += kS16PairsPerFlush) {
       const int32_t end = pairs - p0 < kS16PairsPerFlush ? pairs : p0 + kS16PairsPerFlush;
@@ -354,15 +368,7 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void LinearBlocksS16(
   for (int b = 0; b < kBlocks; ++b) sum_lo8[b] = sum_hi8[b] = _mm512_setzero_si512();
   for (int32_t p0 = 0; p0 < pairs; p0 += kS16PairsPerFlush) {
     const int32_t end = pairs - p0 < kS16PairsPerFlush ? pairs : p0 + kS16PairsPerFlush;
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-    for (int32_t p = p0; p < end; ++p) {
-      PairTimesPanels<kBlocks>(first + 32 * static_cast<size_t>(p), panel_values,
-                               _mm512_set1_epi32(PairAt(x, p, n_in)), &a0, &a1, &a2, &a3);
-    }
-    const __m512i acc[4] = {a0, a1, a2, a3};
-    for (int b = 0; b < kBlocks; ++b) {
-      AddSplit(_mm512_setzero_si512(), acc[b], &sum_lo8[b], &sum_hi8[b]);
-    }
+    AddPairsTimesPanels<kBlocks>(x, n_in, p0, end, first, panel_values, sum_lo8, sum_hi8);
   }
   for (int b = 0; b < kBlocks; ++b) {
     const int32_t c = c0 + b * kS16PanelColumns;

@@ -55,16 +55,19 @@
 #                   Softmax: vnni::SoftmaxS8Row
 #                   (avx512_requantize-inl.h), 64 scores per vector; the
 #                   projection's per-channel requantisation loop.
-#      Arm NEON     DotS8x4NeonSdot (arm_dot_product-inl.h; on when GCC
-#      +dotprod     defines __ARM_FEATURE_DOTPROD, as -mcpu=cortex-a76 and
+#      Arm NEON     DotS8x4RawNeonSdot and DotS8x4NeonSdot
+#      +dotprod     (arm_dot_product-inl.h; on when GCC defines
+#                   __ARM_FEATURE_DOTPROD, as -mcpu=cortex-a76 and
 #                   -mcpu=cortex-a55 do, like toolchains/aarch64-dotprod.mk's
 #                   -march=armv8.2-a+dotprod): one A row against 4 B rows, 16
-#                   bytes per step; 4 of its 9 SDOTs are A.B products, the
-#                   others sum A and B against a vector of ones for the zero
-#                   points (8 SDOTs in the projections, whose weights have no
-#                   offset); "A.B" in the table: dot instructions whose two
-#                   sources both change in the loop.
-#      Arm SVE      DotS8x4SveSdot, the same with predicated SVE SDOT.
+#                   bytes per step. The raw loop (Q K^T and x W^T of calls
+#                   with several rows, the zero-point sums hoisted out) has 4
+#                   SDOTs, all A.B products; DotS8x4 (P V, one-row calls)
+#                   has 9, of which 5 sum A and B against a vector of ones;
+#                   "A.B" in the table: dot instructions whose two sources
+#                   both change in the loop.
+#      Arm SVE      DotS8x4RawSveSdot and DotS8x4SveSdot, the same with
+#                   predicated SVE SDOT.
 #      Softmax on Arm: SoftmaxS8Row (softmax_s8.cc), scalar table lookups.
 #    The M55's int8 kernels are hand-written Helium loops (bench/README.md
 #    covers them), so the M55 has no int8 rows.
@@ -165,6 +168,7 @@ SOURCES="attention_f32 linear_f32"
 
 # shellcheck disable=SC2086  # LIB_FLAGS and the core flags are word lists
 compile() {  # compiler flags source object; one retry: the sources may be mid-edit
+  rm -f "$4"  # never analyse an object left by an earlier run
   if ! $1 $LIB_FLAGS $2 -c "src/$3.cc" -o "$4" 2>"$4.log"; then
     echo "compile of src/$3.cc ($2) failed, retrying in 60 s:" >&2
     tail -n 5 "$4.log" >&2
@@ -184,6 +188,10 @@ echo "$CONFIGS" | while IFS='|' read -r name cxx objdump dumpopts flags _ _ _ in
   done
   wait
   for s in $SOURCES $int8; do
+    if [ ! -f "$OUT/$name/${s##*/}.o" ]; then
+      echo "arm_mca: src/$s.cc does not compile for $name (see $OUT/$name/${s##*/}.o.log)" >&2
+      exit 1
+    fi
     # shellcheck disable=SC2086  # dumpopts is a word list
     "$objdump" -dlC --inlines --no-show-raw-insn $dumpopts "$OUT/$name/${s##*/}.o" \
       >"$OUT/$name/${s##*/}.lis"
@@ -774,16 +782,18 @@ print()
 # --- int8: the dot-product loops, the softmax passes, the requantisation loops --
 TILE = re.compile(r'vnni::Tile<(\d+), (\d+), (true|false)>|4TileILi(\d+)ELi(\d+)ELb([01])E')
 ARM_DOT = re.compile(r'DotS8x4(NeonSdot|SveSdot)?(?:\(|E)')
+ARM_RAW_DOT = re.compile(r'DotS8x4Raw(NeonSdot|SveSdot)?(?:\(|E)')
 INT8_LABELS = {
     'dot_signed': 'int8 dot Q K^T, x W^T (B + 128)', 'dot_unsigned': 'int8 dot P V (A = p + 128)',
-    'dot': 'int8 dot DotS8x4 (Q K^T, P V, x W^T)',
+    'dot_raw': 'int8 dot DotS8x4Raw (Q K^T, x W^T; offset sums hoisted)',
+    'dot': 'int8 dot DotS8x4 (P V; one-row calls)',
     'sm_max': 'int8 softmax: row max', 'sm_sum': 'int8 softmax: sum of exp',
     'sm_out': 'int8 softmax: probabilities', 'rq_linear': 'requantize x W^T (per channel)',
     'rq_attention': 'requantize scores / P V',
 }
-INT8_ORDER = ['dot_signed', 'dot_unsigned', 'dot', 'sm_max', 'sm_sum', 'sm_out', 'rq_linear',
+INT8_ORDER = ['dot_signed', 'dot_unsigned', 'dot_raw', 'dot', 'sm_max', 'sm_sum', 'sm_out', 'rq_linear',
               'rq_attention']
-INT8_GRIDS = {'x86': ['dot_signed', 'dot_unsigned'], 'arm': ['dot']}
+INT8_GRIDS = {'x86': ['dot_signed', 'dot_unsigned'], 'arm': ['dot_raw', 'dot']}
 
 
 def vector_bytes(body, arch, lanes):
@@ -824,6 +834,8 @@ def int8_role(fname, body, arch):
             g = m.groups()
             r, v, signed = (g[0], g[1], g[2] == 'true') if g[0] else (g[3], g[4], g[5] == '1')
             return ('dot_signed' if signed else 'dot_unsigned'), '%s x %s' % (r, v)
+        if ARM_RAW_DOT.search(chains):
+            return 'dot_raw', '1 x 4'
         if ARM_DOT.search(chains):
             return 'dot', '1 x 4'
         return None

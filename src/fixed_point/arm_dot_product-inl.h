@@ -11,6 +11,10 @@
 // with sum a and sum b as SDOTs against a vector of ones. TFLite's int32
 // accumulator wraps modulo 2^32 and so does every term here (uint32), so the
 // result is TFLite's integer whatever the order or the lane width.
+// Those sums take 5 of the 9 SDOTs of a step. Where one row's sums serve
+// many dot products (K's rows for every query row, W's rows for every input
+// row), callers hoist them: the raw dot (4 SDOTs per step, DotS8x4Raw*) and
+// the row sums (SumS8*) are separate.
 #if defined(EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_
 #undef EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_
@@ -86,6 +90,46 @@ HWY_INLINE size_t DotS8x4NeonSdot(const int8_t* HWY_RESTRICT a, int32_t a_offset
   out[3] = WithOffsets(lanes(sum_ab3), a_sum, lanes(sum_b3), i, a_offset, b_offset);
   return i;
 }
+
+// sum_i a_i b_r,i mod 2^32 over the 16-byte steps, no offsets: 4 SDOTs per
+// step, two steps per iteration into two sets of accumulators (SDOT's
+// latency, the loop's overhead). Returns the elements done; the rest is the
+// caller's scalar tail.
+HWY_INLINE size_t DotS8x4RawNeonSdot(const int8_t* HWY_RESTRICT a, const int8_t* const b[4],
+                                     size_t n, uint32_t out[4]) {
+  int32x4_t even[4], odd[4];
+  for (int r = 0; r < 4; ++r) even[r] = odd[r] = vdupq_n_s32(0);
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const int8x16_t va = vld1q_s8(a + i), vb = vld1q_s8(a + i + 16);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {
+      even[r] = vdotq_s32(even[r], va, vld1q_s8(b[r] + i));
+      odd[r] = vdotq_s32(odd[r], vb, vld1q_s8(b[r] + i + 16));
+    }
+  }
+  if (i + 16 <= n) {
+    const int8x16_t va = vld1q_s8(a + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) even[r] = vdotq_s32(even[r], va, vld1q_s8(b[r] + i));
+    i += 16;
+  }
+  for (int r = 0; r < 4; ++r) {
+    out[r] = vaddvq_u32(vreinterpretq_u32_s32(vaddq_s32(even[r], odd[r])));
+  }
+  return i;
+}
+
+// sum_i a_i mod 2^32 over the 16-byte steps (into *sum); returns the
+// elements done.
+HWY_INLINE size_t SumS8NeonSdot(const int8_t* HWY_RESTRICT a, size_t n, uint32_t* sum) {
+  const int8x16_t ones = vdupq_n_s8(1);
+  int32x4_t lanes = vdupq_n_s32(0);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) lanes = vdotq_s32(lanes, vld1q_s8(a + i), ones);
+  *sum = vaddvq_u32(vreinterpretq_u32_s32(lanes));
+  return i;
+}
 #endif
 
 #if EDGEATTN_SVE_DOT
@@ -124,6 +168,48 @@ HWY_INLINE void DotS8x4SveSdot(const int8_t* HWY_RESTRICT a, int32_t a_offset,
   out[1] = WithOffsets(lanes(sum_ab1), a_sum, lanes(sum_b1), n, a_offset, b_offset);
   out[2] = WithOffsets(lanes(sum_ab2), a_sum, lanes(sum_b2), n, a_offset, b_offset);
   out[3] = WithOffsets(lanes(sum_ab3), a_sum, lanes(sum_b3), n, a_offset, b_offset);
+}
+
+// sum_i a_i b_r,i mod 2^32, no offsets: 4 SDOTs per vector of bytes, two
+// vectors per iteration into two sets of accumulators (SDOT's latency), the
+// last ones predicated (inactive lanes load as 0). SVE types cannot form
+// arrays, hence the named accumulators.
+HWY_INLINE void DotS8x4RawSveSdot(const int8_t* HWY_RESTRICT a, const int8_t* const b[4], size_t n,
+                                  uint32_t out[4]) {
+  const size_t bytes = svcntb();
+  svint32_t e0 = svdup_n_s32(0), e1 = e0, e2 = e0, e3 = e0;
+  svint32_t o0 = e0, o1 = e0, o2 = e0, o3 = e0;
+  for (size_t i = 0; i < n; i += 2 * bytes) {
+    const svbool_t first = svwhilelt_b8_u64(i, n), second = svwhilelt_b8_u64(i + bytes, n);
+    const svint8_t va = svld1_s8(first, a + i), vb = svld1_s8(second, a + i + bytes);
+    e0 = svdot_s32(e0, va, svld1_s8(first, b[0] + i));
+    e1 = svdot_s32(e1, va, svld1_s8(first, b[1] + i));
+    e2 = svdot_s32(e2, va, svld1_s8(first, b[2] + i));
+    e3 = svdot_s32(e3, va, svld1_s8(first, b[3] + i));
+    o0 = svdot_s32(o0, vb, svld1_s8(second, b[0] + i + bytes));
+    o1 = svdot_s32(o1, vb, svld1_s8(second, b[1] + i + bytes));
+    o2 = svdot_s32(o2, vb, svld1_s8(second, b[2] + i + bytes));
+    o3 = svdot_s32(o3, vb, svld1_s8(second, b[3] + i + bytes));
+  }
+  const auto lanes = [](svint32_t even, svint32_t odd) {
+    const svbool_t all = svptrue_b32();
+    return static_cast<uint32_t>(
+        svaddv_u32(all, svreinterpret_u32_s32(svadd_s32_x(all, even, odd))));
+  };
+  out[0] = lanes(e0, o0);
+  out[1] = lanes(e1, o1);
+  out[2] = lanes(e2, o2);
+  out[3] = lanes(e3, o3);
+}
+
+// sum_i a_i mod 2^32.
+HWY_INLINE uint32_t SumS8SveSdot(const int8_t* HWY_RESTRICT a, size_t n) {
+  const svint8_t ones = svdup_n_s8(1);
+  svint32_t lanes = svdup_n_s32(0);
+  for (size_t i = 0; i < n; i += svcntb()) {
+    lanes = svdot_s32(lanes, svld1_s8(svwhilelt_b8_u64(i, n), a + i), ones);
+  }
+  return static_cast<uint32_t>(svaddv_u32(svptrue_b32(), svreinterpret_u32_s32(lanes)));
 }
 
 // b's values as int16 lanes: int16 as they are, int8 sign-extended as they load.

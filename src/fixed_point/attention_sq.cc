@@ -280,6 +280,30 @@ void LinearS8Target(const LinearQArgs<int8_t>& a) {
 #endif
   const int32_t* bias = static_cast<const int32_t*>(a.bias);
   const size_t n_in = static_cast<size_t>(a.n_in);
+  if (kHoistS8OffsetSums && a.rows > 1) {
+    // Channels outer, rows inner: sum (x + x_offset) w = sum x w + x_offset
+    // sum w, each channel's sum w once for all rows.
+    const uint32_t x_offset = static_cast<uint32_t>(a.input_offset);
+    for (int32_t c = 0; c < a.n_out; c += 4) {
+      const FourRows<int8_t> w = RowsFrom(a.w + static_cast<size_t>(c) * n_in, n_in, a.n_out - c);
+      uint32_t channel_term[4];
+      for (int32_t i = 0; i < 4; ++i) {
+        channel_term[i] =
+            x_offset * SumS8(w.row[i], n_in) +
+            (bias != nullptr && c + i < a.n_out ? static_cast<uint32_t>(bias[c + i]) : 0u);
+      }
+      for (int32_t r = 0; r < a.rows; ++r) {
+        uint32_t acc[4];
+        DotS8x4Raw(a.x + static_cast<size_t>(r) * a.ld_x, w, n_in, acc);
+        int8_t* y = a.y + static_cast<size_t>(r) * a.ld_y;
+        for (int32_t i = 0; i < 4 && c + i < a.n_out; ++i) {
+          y[c + i] = OutputS8(acc[i] + channel_term[i], a.multiplier[c + i], a.shift[c + i],
+                              a.output_offset);
+        }
+      }
+    }
+    return;
+  }
   for (int32_t r = 0; r < a.rows; ++r) {
     const int8_t* x = a.x + static_cast<size_t>(r) * a.ld_x;
     int8_t* y = a.y + static_cast<size_t>(r) * a.ld_y;
@@ -597,15 +621,38 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
 #endif
   int8_t* row_buffer = static_cast<int8_t*>(scratch);  // [n_kv] scores, then probabilities
   const size_t d_k = static_cast<size_t>(a.d_k);
+  // Where hoisting pays (kHoistS8OffsetSums) and several rows share them,
+  // q_offset sum k of each key visible to a row of the call, once, in the
+  // scratch's probability rows (which this path does not use; they hold
+  // at least 6 n_kv bytes): sum (q + q_offset)(k + k_offset) = sum q k +
+  // k_offset sum q + q_offset sum k + d_k q_offset k_offset.
+  const bool hoist = kHoistS8OffsetSums && rows > 1;
+  uint32_t* const key_terms =
+      reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(scratch) + QuantScratch(a.n_kv).probs);
+  const uint32_t q_offset = static_cast<uint32_t>(a.q_offset);
+  const uint32_t k_offset = static_cast<uint32_t>(a.k_offset);
+  if (hoist) {
+    for (int32_t j = 0; j < VisibleKeys(a, first_row + rows - 1); ++j) {
+      key_terms[j] = q_offset * SumS8(a.k + static_cast<size_t>(j) * a.ld_k, d_k);
+    }
+  }
   for (int32_t r = first_row; r < first_row + rows; ++r) {
     const int8_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
     const int32_t visible = VisibleKeys(a, r);
+    const uint32_t row_term =
+        hoist ? k_offset * SumS8(q, d_k) + static_cast<uint32_t>(d_k) * q_offset * k_offset : 0u;
     for (int32_t j = 0; j < visible; j += 4) {
       uint32_t acc[4];
-      DotS8x4(q, a.q_offset, RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, visible - j),
-              a.k_offset, d_k, acc);
+      const FourRows<int8_t> keys =
+          RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, visible - j);
+      if (hoist) {
+        DotS8x4Raw(q, keys, d_k, acc);
+      } else {
+        DotS8x4(q, a.q_offset, keys, a.k_offset, d_k, acc);
+      }
       for (int32_t i = 0; i < 4 && j + i < visible; ++i) {
-        row_buffer[j + i] = OutputS8(acc[i], a.score_multiplier, a.score_shift, a.score_zero_point);
+        const uint32_t score = hoist ? acc[i] + row_term + key_terms[j + i] : acc[i];
+        row_buffer[j + i] = OutputS8(score, a.score_multiplier, a.score_shift, a.score_zero_point);
       }
     }
     ScoresToProbsS8(a, r, row_buffer, visible);

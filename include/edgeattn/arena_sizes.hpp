@@ -154,8 +154,10 @@ constexpr uint64_t FixedPointBytes(ea_dtype dtype) { return dtype == EA_DTYPE_IN
 
 // Per-worker scratch of a fixed-point attention head, as byte offsets. int8:
 // 6 rows of scores and 6 rows of probabilities + 128 (padded to 4 keys; the
-// packed dot-product path), of which the row path uses the first row. int16:
-// one row of scores and one of exponentials.
+// packed dot-product path). The row path uses the first score row; on Arm's
+// SDOT targets, for calls with several rows, also the second (row pairs),
+// the rest of the score rows for V's column sums and the probability rows
+// for K's row sums. int16: one row of scores and one of exponentials.
 struct QuantScratchLayout {
   uint64_t scores, probs, bytes;
 };

@@ -13,8 +13,8 @@
 // result is TFLite's integer whatever the order or the lane width.
 // Those sums take 5 of the 9 SDOTs of a step. Where one row's sums serve
 // many dot products (K's rows for every query row, W's rows for every input
-// row), callers hoist them: the raw dot (4 SDOTs per step, DotS8x4Raw*) and
-// the row sums (SumS8*) are separate.
+// row), callers hoist them: the raw dot (4 SDOTs per step, DotS8x4Raw*; two
+// rows at once, DotS8x2x4Raw*) and the row sums (SumS8*) are separate.
 #if defined(EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_
 #undef EDGEATTN_SRC_FIXED_POINT_ARM_DOT_PRODUCT_INL_H_
@@ -120,6 +120,33 @@ HWY_INLINE size_t DotS8x4RawNeonSdot(const int8_t* HWY_RESTRICT a, const int8_t*
   return i;
 }
 
+// DotS8x4RawNeonSdot for two rows a0, a1 against the same four rows of b:
+// 8 SDOTs per 16-byte step from 6 loads (one row: 4 from 5), so that each
+// load of b serves both rows and the loop is bound by the SDOT pipes, not
+// the load ports. Eight accumulators cover SDOT's latency on one step per
+// iteration. Returns the elements done; the rest is the caller's tail.
+HWY_INLINE size_t DotS8x2x4RawNeonSdot(const int8_t* HWY_RESTRICT a0, const int8_t* HWY_RESTRICT a1,
+                                       const int8_t* const b[4], size_t n, uint32_t out0[4],
+                                       uint32_t out1[4]) {
+  int32x4_t sum0[4], sum1[4];
+  for (int r = 0; r < 4; ++r) sum0[r] = sum1[r] = vdupq_n_s32(0);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const int8x16_t x0 = vld1q_s8(a0 + i), x1 = vld1q_s8(a1 + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {
+      const int8x16_t vb = vld1q_s8(b[r] + i);
+      sum0[r] = vdotq_s32(sum0[r], x0, vb);
+      sum1[r] = vdotq_s32(sum1[r], x1, vb);
+    }
+  }
+  for (int r = 0; r < 4; ++r) {
+    out0[r] = vaddvq_u32(vreinterpretq_u32_s32(sum0[r]));
+    out1[r] = vaddvq_u32(vreinterpretq_u32_s32(sum1[r]));
+  }
+  return i;
+}
+
 // sum_i a_i mod 2^32 over the 16-byte steps (into *sum); returns the
 // elements done.
 HWY_INLINE size_t SumS8NeonSdot(const int8_t* HWY_RESTRICT a, size_t n, uint32_t* sum) {
@@ -133,6 +160,12 @@ HWY_INLINE size_t SumS8NeonSdot(const int8_t* HWY_RESTRICT a, size_t n, uint32_t
 #endif
 
 #if EDGEATTN_SVE_DOT
+// The sum of v's lanes modulo 2^32: the unsigned add across lanes wraps like
+// the lanes themselves.
+HWY_INLINE uint32_t WrappedLaneSum(svint32_t v) {
+  return static_cast<uint32_t>(svaddv_u32(svptrue_b32(), svreinterpret_u32_s32(v)));
+}
+
 // One vector of bytes per step, the last one predicated (inactive lanes load
 // as 0 and add nothing), so there is no scalar tail.
 HWY_INLINE void DotS8x4SveSdot(const int8_t* HWY_RESTRICT a, int32_t a_offset,
@@ -159,15 +192,15 @@ HWY_INLINE void DotS8x4SveSdot(const int8_t* HWY_RESTRICT a, int32_t a_offset,
     sum_b2 = svdot_s32(sum_b2, b2, ones);
     sum_b3 = svdot_s32(sum_b3, b3, ones);
   }
-  // The unsigned add across lanes wraps modulo 2^32 like the lanes.
-  const auto lanes = [](svint32_t v) {
-    return static_cast<uint32_t>(svaddv_u32(svptrue_b32(), svreinterpret_u32_s32(v)));
-  };
-  const uint32_t a_sum = lanes(sum_a);
-  out[0] = WithOffsets(lanes(sum_ab0), a_sum, lanes(sum_b0), n, a_offset, b_offset);
-  out[1] = WithOffsets(lanes(sum_ab1), a_sum, lanes(sum_b1), n, a_offset, b_offset);
-  out[2] = WithOffsets(lanes(sum_ab2), a_sum, lanes(sum_b2), n, a_offset, b_offset);
-  out[3] = WithOffsets(lanes(sum_ab3), a_sum, lanes(sum_b3), n, a_offset, b_offset);
+  const uint32_t a_sum = WrappedLaneSum(sum_a);
+  out[0] =
+      WithOffsets(WrappedLaneSum(sum_ab0), a_sum, WrappedLaneSum(sum_b0), n, a_offset, b_offset);
+  out[1] =
+      WithOffsets(WrappedLaneSum(sum_ab1), a_sum, WrappedLaneSum(sum_b1), n, a_offset, b_offset);
+  out[2] =
+      WithOffsets(WrappedLaneSum(sum_ab2), a_sum, WrappedLaneSum(sum_b2), n, a_offset, b_offset);
+  out[3] =
+      WithOffsets(WrappedLaneSum(sum_ab3), a_sum, WrappedLaneSum(sum_b3), n, a_offset, b_offset);
 }
 
 // sum_i a_i b_r,i mod 2^32, no offsets: 4 SDOTs per vector of bytes, two
@@ -202,6 +235,38 @@ HWY_INLINE void DotS8x4RawSveSdot(const int8_t* HWY_RESTRICT a, const int8_t* co
   out[3] = lanes(e3, o3);
 }
 
+// DotS8x4RawSveSdot for two rows a0, a1 against the same four rows of b:
+// 8 SDOTs per vector of bytes from 6 loads, each load of b serving both
+// rows; eight accumulators cover SDOT's latency.
+HWY_INLINE void DotS8x2x4RawSveSdot(const int8_t* HWY_RESTRICT a0, const int8_t* HWY_RESTRICT a1,
+                                    const int8_t* const b[4], size_t n, uint32_t out0[4],
+                                    uint32_t out1[4]) {
+  svint32_t s00 = svdup_n_s32(0), s01 = s00, s02 = s00, s03 = s00;
+  svint32_t s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+  for (size_t i = 0; i < n; i += svcntb()) {
+    const svbool_t active = svwhilelt_b8_u64(i, n);
+    const svint8_t x0 = svld1_s8(active, a0 + i), x1 = svld1_s8(active, a1 + i);
+    const svint8_t b0 = svld1_s8(active, b[0] + i), b1 = svld1_s8(active, b[1] + i);
+    const svint8_t b2 = svld1_s8(active, b[2] + i), b3 = svld1_s8(active, b[3] + i);
+    s00 = svdot_s32(s00, x0, b0);
+    s10 = svdot_s32(s10, x1, b0);
+    s01 = svdot_s32(s01, x0, b1);
+    s11 = svdot_s32(s11, x1, b1);
+    s02 = svdot_s32(s02, x0, b2);
+    s12 = svdot_s32(s12, x1, b2);
+    s03 = svdot_s32(s03, x0, b3);
+    s13 = svdot_s32(s13, x1, b3);
+  }
+  out0[0] = WrappedLaneSum(s00);
+  out0[1] = WrappedLaneSum(s01);
+  out0[2] = WrappedLaneSum(s02);
+  out0[3] = WrappedLaneSum(s03);
+  out1[0] = WrappedLaneSum(s10);
+  out1[1] = WrappedLaneSum(s11);
+  out1[2] = WrappedLaneSum(s12);
+  out1[3] = WrappedLaneSum(s13);
+}
+
 // sum_i a_i mod 2^32.
 HWY_INLINE uint32_t SumS8SveSdot(const int8_t* HWY_RESTRICT a, size_t n) {
   const svint8_t ones = svdup_n_s8(1);
@@ -209,7 +274,7 @@ HWY_INLINE uint32_t SumS8SveSdot(const int8_t* HWY_RESTRICT a, size_t n) {
   for (size_t i = 0; i < n; i += svcntb()) {
     lanes = svdot_s32(lanes, svld1_s8(svwhilelt_b8_u64(i, n), a + i), ones);
   }
-  return static_cast<uint32_t>(svaddv_u32(svptrue_b32(), svreinterpret_u32_s32(lanes)));
+  return WrappedLaneSum(lanes);
 }
 
 // b's values as int16 lanes: int16 as they are, int8 sign-extended as they load.

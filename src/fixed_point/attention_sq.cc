@@ -292,13 +292,22 @@ void LinearS8Target(const LinearQArgs<int8_t>& a) {
             x_offset * SumS8(w.row[i], n_in) +
             (bias != nullptr && c + i < a.n_out ? static_cast<uint32_t>(bias[c + i]) : 0u);
       }
-      for (int32_t r = 0; r < a.rows; ++r) {
-        uint32_t acc[4];
-        DotS8x4Raw(a.x + static_cast<size_t>(r) * a.ld_x, w, n_in, acc);
-        int8_t* y = a.y + static_cast<size_t>(r) * a.ld_y;
-        for (int32_t i = 0; i < 4 && c + i < a.n_out; ++i) {
-          y[c + i] = OutputS8(acc[i] + channel_term[i], a.multiplier[c + i], a.shift[c + i],
-                              a.output_offset);
+      // Rows in pairs: each load of W serves two rows.
+      for (int32_t r = 0; r < a.rows; r += 2) {
+        const int8_t* x = a.x + static_cast<size_t>(r) * a.ld_x;
+        const int32_t pair_rows = a.rows - r < 2 ? a.rows - r : 2;
+        uint32_t acc[2][4];
+        if (pair_rows == 2) {
+          DotS8x2x4Raw(x, x + a.ld_x, w, n_in, acc[0], acc[1]);
+        } else {
+          DotS8x4Raw(x, w, n_in, acc[0]);
+        }
+        for (int32_t k = 0; k < pair_rows; ++k) {
+          int8_t* y = a.y + static_cast<size_t>(r + k) * a.ld_y;
+          for (int32_t i = 0; i < 4 && c + i < a.n_out; ++i) {
+            y[c + i] = OutputS8(acc[k][i] + channel_term[i], a.multiplier[c + i], a.shift[c + i],
+                                a.output_offset);
+          }
         }
       }
     }
@@ -636,12 +645,21 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
       key_terms[j] = q_offset * SumS8(a.k + static_cast<size_t>(j) * a.ld_k, d_k);
     }
   }
-  for (int32_t r = first_row; r < first_row + rows; ++r) {
-    const int8_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
-    const int32_t visible = VisibleKeys(a, r);
-    const uint32_t row_term =
-        hoist ? k_offset * SumS8(q, d_k) + static_cast<uint32_t>(d_k) * q_offset * k_offset : 0u;
-    for (int32_t j = 0; j < visible; j += 4) {
+  const auto row_term_of = [&](const int8_t* q) {
+    return hoist ? k_offset * SumS8(q, d_k) + static_cast<uint32_t>(d_k) * q_offset * k_offset : 0u;
+  };
+  // acc[i]: the dot product of a row with key j + i (raw where hoisted).
+  const auto store_scores = [&](const uint32_t acc[4], uint32_t row_term, int32_t j,
+                                int32_t visible, int8_t* scores) {
+    for (int32_t i = 0; i < 4 && j + i < visible; ++i) {
+      const uint32_t score = hoist ? acc[i] + row_term + key_terms[j + i] : acc[i];
+      scores[j + i] = OutputS8(score, a.score_multiplier, a.score_shift, a.score_zero_point);
+    }
+  };
+  // Scores of query row q for keys [first_key, visible).
+  const auto score_keys = [&](const int8_t* q, uint32_t row_term, int32_t first_key,
+                              int32_t visible, int8_t* scores) {
+    for (int32_t j = first_key; j < visible; j += 4) {
       uint32_t acc[4];
       const FourRows<int8_t> keys =
           RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, visible - j);
@@ -650,17 +668,16 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
       } else {
         DotS8x4(q, a.q_offset, keys, a.k_offset, d_k, acc);
       }
-      for (int32_t i = 0; i < 4 && j + i < visible; ++i) {
-        const uint32_t score = hoist ? acc[i] + row_term + key_terms[j + i] : acc[i];
-        row_buffer[j + i] = OutputS8(score, a.score_multiplier, a.score_shift, a.score_zero_point);
-      }
+      store_scores(acc, row_term, j, visible, scores);
     }
-    ScoresToProbsS8(a, r, row_buffer, visible);
+  };
+  // P V of row r from its probabilities in `row`.
+  const auto output_row = [&](int32_t r, int32_t visible, const int8_t* row) {
     int8_t* out = a.out + static_cast<size_t>(r) * a.ld_out;
     for (int32_t t = 0; t < a.d_v; t += 4) {
       uint32_t acc[4] = {0, 0, 0, 0};
       if (visible > 0) {
-        DotS8x4(row_buffer, 128,
+        DotS8x4(row, 128,
                 RowsFrom(a.v_transposed + static_cast<size_t>(t) * a.ld_vt, a.ld_vt, a.d_v - t),
                 a.v_offset, static_cast<size_t>(visible), acc);
       }
@@ -668,6 +685,96 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
         out[t + i] = OutputS8(acc[i], a.out_multiplier, a.out_shift, a.out_zero_point);
       }
     }
+  };
+  // P V of row pairs hoists its offsets too, where the scratch's free score
+  // rows hold a sum per column of V: sum (p + 128)(v + v_offset) = sum p v +
+  // v_offset sum p + 128 sum v + visible 128 v_offset (WithOffsets). The
+  // column sums run over the keys the pair's first row sees and grow with
+  // them (rows come in order, so their visible keys never shrink).
+  const size_t n_kv = static_cast<size_t>(a.n_kv);
+  const size_t value_sums_at = static_cast<size_t>(RoundUp(2 * n_kv, 4));
+  const bool hoist_values = hoist && 4 * static_cast<size_t>(a.d_v) <= 6 * n_kv - value_sums_at;
+  uint32_t* const value_sums =
+      reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(scratch) + value_sums_at);
+  int32_t summed_keys = 0;  // value_sums cover keys [0, summed_keys)
+  if (hoist_values) {
+    for (int32_t t = 0; t < a.d_v; ++t) value_sums[t] = 0;
+  }
+  const auto sum_values_to = [&](int32_t visible) {
+    if (visible <= summed_keys) return;
+    for (int32_t t = 0; t < a.d_v; ++t) {
+      value_sums[t] += SumS8(a.v_transposed + static_cast<size_t>(t) * a.ld_vt + summed_keys,
+                             static_cast<size_t>(visible - summed_keys));
+    }
+    summed_keys = visible;
+  };
+  // Rows r and r + 1 (visible0 <= visible1 keys): both rows' keys
+  // [0, visible0) through DotS8x2x4Raw, the second row's others with
+  // DotS8x4 (offsets included).
+  const auto output_pair = [&](int32_t r, const int8_t* p0, int32_t visible0, const int8_t* p1,
+                               int32_t visible1) {
+    sum_values_to(visible0);
+    const size_t shared = static_cast<size_t>(visible0);
+    const uint32_t p_sum0 = SumS8(p0, shared), p_sum1 = SumS8(p1, shared);
+    int8_t* out0 = a.out + static_cast<size_t>(r) * a.ld_out;
+    int8_t* out1 = out0 + a.ld_out;
+    for (int32_t t = 0; t < a.d_v; t += 4) {
+      const FourRows<int8_t> columns =
+          RowsFrom(a.v_transposed + static_cast<size_t>(t) * a.ld_vt, a.ld_vt, a.d_v - t);
+      uint32_t acc0[4], acc1[4], rest[4] = {0, 0, 0, 0};
+      DotS8x2x4Raw(p0, p1, columns, shared, acc0, acc1);
+      if (visible1 > visible0) {
+        FourRows<int8_t> later = columns;
+        for (const int8_t*& column : later.row) column += shared;
+        DotS8x4(p1 + shared, 128, later, a.v_offset, static_cast<size_t>(visible1) - shared, rest);
+      }
+      for (int32_t i = 0; i < 4 && t + i < a.d_v; ++i) {
+        const uint32_t v_sum = value_sums[t + i];
+        out0[t + i] = OutputS8(WithOffsets(acc0[i], p_sum0, v_sum, shared, 128, a.v_offset),
+                               a.out_multiplier, a.out_shift, a.out_zero_point);
+        out1[t + i] =
+            OutputS8(WithOffsets(acc1[i], p_sum1, v_sum, shared, 128, a.v_offset) + rest[i],
+                     a.out_multiplier, a.out_shift, a.out_zero_point);
+      }
+    }
+  };
+  int32_t r = first_row;
+  if (hoist) {
+    // Query rows in pairs: the groups of four keys both rows see go through
+    // DotS8x2x4Raw (each key load serves two rows), the rest row by row. The
+    // second row's scores use the scratch's second score row.
+    int8_t* const pair_buffer = row_buffer + a.n_kv;
+    for (; r + 1 < first_row + rows; r += 2) {
+      const int8_t* q0 = a.q + static_cast<size_t>(r) * a.ld_q;
+      const int8_t* q1 = q0 + a.ld_q;
+      const int32_t visible0 = VisibleKeys(a, r), visible1 = VisibleKeys(a, r + 1);
+      const uint32_t term0 = row_term_of(q0), term1 = row_term_of(q1);
+      const int32_t shared = (visible0 < visible1 ? visible0 : visible1) / 4 * 4;
+      for (int32_t j = 0; j < shared; j += 4) {
+        uint32_t acc0[4], acc1[4];
+        DotS8x2x4Raw(q0, q1, RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, 4), d_k, acc0,
+                     acc1);
+        store_scores(acc0, term0, j, visible0, row_buffer);
+        store_scores(acc1, term1, j, visible1, pair_buffer);
+      }
+      score_keys(q0, term0, shared, visible0, row_buffer);
+      score_keys(q1, term1, shared, visible1, pair_buffer);
+      ScoresToProbsS8(a, r, row_buffer, visible0);
+      ScoresToProbsS8(a, r + 1, pair_buffer, visible1);
+      if (hoist_values) {
+        output_pair(r, row_buffer, visible0, pair_buffer, visible1);
+      } else {
+        output_row(r, visible0, row_buffer);
+        output_row(r + 1, visible1, pair_buffer);
+      }
+    }
+  }
+  for (; r < first_row + rows; ++r) {
+    const int8_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
+    const int32_t visible = VisibleKeys(a, r);
+    score_keys(q, row_term_of(q), 0, visible, row_buffer);
+    ScoresToProbsS8(a, r, row_buffer, visible);
+    output_row(r, visible, row_buffer);
   }
 }
 

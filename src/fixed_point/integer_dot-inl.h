@@ -214,6 +214,22 @@ HWY_INLINE void DotS8x4Raw(const int8_t* HWY_RESTRICT a, FourRows<int8_t> b, siz
 #endif
 }
 
+// DotS8x4Raw of two rows a0 and a1 against the same four rows of b
+// (out0, out1): on the SDOT targets each load of b serves both rows.
+HWY_INLINE void DotS8x2x4Raw(const int8_t* HWY_RESTRICT a0, const int8_t* HWY_RESTRICT a1,
+                             FourRows<int8_t> b, size_t n, uint32_t out0[4], uint32_t out1[4]) {
+#if EDGEATTN_SVE_DOT
+  DotS8x2x4RawSveSdot(a0, a1, b.row, n, out0, out1);
+#elif EDGEATTN_NEON_SDOT
+  const size_t done = DotS8x2x4RawNeonSdot(a0, a1, b.row, n, out0, out1);
+  DotS8x4Tail(a0, 0, b, 0, done, n, out0);
+  DotS8x4Tail(a1, 0, b, 0, done, n, out1);
+#else
+  DotS8x4Raw(a0, b, n, out0);
+  DotS8x4Raw(a1, b, n, out1);
+#endif
+}
+
 // sum_i a[i] mod 2^32.
 HWY_INLINE uint32_t SumS8(const int8_t* HWY_RESTRICT a, size_t n) {
 #if EDGEATTN_SVE_DOT

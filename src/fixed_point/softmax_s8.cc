@@ -55,11 +55,23 @@ void SoftmaxS8Row(const SoftmaxS8Table& table, const int8_t* scores, size_t coun
   const int32_t scale =
       Reciprocal(static_cast<int32_t>(sum), kAccumulatorIntegerBits, &bits_over_unit);
   const int exponent = bits_over_unit + 31 - 8;
-  for (size_t j = 0; j < count; ++j) {
-    const int32_t e = table.exp_q31[max - scores[j]];
-    const int32_t p = RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(scale, e), exponent) - 128;
-    probs[j] = static_cast<int8_t>(p > 127 ? 127 : p);
+  const auto probability = [&](int32_t d) {
+    const int32_t p =
+        RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(scale, table.exp_q31[d]), exponent) -
+        128;
+    return static_cast<int8_t>(p > 127 ? 127 : p);
+  };
+  // A probability depends on the row only through d = max - score, one of
+  // 256 values: a longer row requantises each d once and looks its scores up.
+  constexpr size_t kDifferences = 256;
+  if (count > kDifferences) {
+    int8_t by_difference[kDifferences];
+    for (size_t d = 0; d < kDifferences; ++d)
+      by_difference[d] = probability(static_cast<int32_t>(d));
+    for (size_t j = 0; j < count; ++j) probs[j] = by_difference[max - scores[j]];
+    return;
   }
+  for (size_t j = 0; j < count; ++j) probs[j] = probability(max - scores[j]);
 }
 
 }  // namespace edgeattn

@@ -6,7 +6,8 @@
 // values 0, -1, ..., -255, and the beta scaling is a plan constant: so the
 // plan builds the 256 exponentials once (integer arithmetic, the reference's
 // exact steps) and a row costs a max, a sum of table entries, one reciprocal
-// and one requantisation per entry. Entries below diff_min are 0 in the table:
+// and one requantisation per entry (rows over 256 entries: per difference, 256
+// in all, then a lookup per entry). Entries below diff_min are 0 in the table:
 // the reference skips them in the sum and outputs -128, and so does a 0.
 //
 // Where TFLite aborts (a row's sum of exponentials S reaching 512, e.g. 512 or

@@ -55,18 +55,23 @@
 #                   Softmax: vnni::SoftmaxS8Row
 #                   (avx512_requantize-inl.h), 64 scores per vector; the
 #                   projection's per-channel requantisation loop.
-#      Arm NEON     DotS8x4RawNeonSdot and DotS8x4NeonSdot
-#      +dotprod     (arm_dot_product-inl.h; on when GCC defines
-#                   __ARM_FEATURE_DOTPROD, as -mcpu=cortex-a76 and
+#      Arm NEON     DotS8x2x4RawNeonSdot, DotS8x4RawNeonSdot and
+#      +dotprod     DotS8x4NeonSdot (arm_dot_product-inl.h; on when GCC
+#                   defines __ARM_FEATURE_DOTPROD, as -mcpu=cortex-a76 and
 #                   -mcpu=cortex-a55 do, like toolchains/aarch64-dotprod.mk's
-#                   -march=armv8.2-a+dotprod): one A row against 4 B rows, 16
-#                   bytes per step. The raw loop (Q K^T and x W^T of calls
-#                   with several rows, the zero-point sums hoisted out) has 4
-#                   SDOTs, all A.B products; DotS8x4 (P V, one-row calls)
+#                   -march=armv8.2-a+dotprod): one or two A rows against 4 B
+#                   rows, 16 bytes per step. The raw loops (Q K^T and x W^T
+#                   of calls with several rows, the zero-point sums hoisted
+#                   out) have 8 SDOTs from 6 loads (two rows: pairs of query
+#                   or input rows) or 4 from 5 (one row: the last row of an
+#                   odd count, keys only one row of a causal pair sees), all
+#                   A.B products (P V of row pairs too, its offsets hoisted
+#                   the same way); DotS8x4 (P V of single rows)
 #                   has 9, of which 5 sum A and B against a vector of ones;
 #                   "A.B" in the table: dot instructions whose two sources
 #                   both change in the loop.
-#      Arm SVE      DotS8x4RawSveSdot and DotS8x4SveSdot, the same with
+#      Arm SVE      DotS8x2x4RawSveSdot, DotS8x4RawSveSdot and
+#                   DotS8x4SveSdot, the same with
 #                   predicated SVE SDOT.
 #      Softmax on Arm: SoftmaxS8Row (softmax_s8.cc), scalar table lookups.
 #    The M55's int8 kernels are hand-written Helium loops (bench/README.md
@@ -783,17 +788,19 @@ print()
 TILE = re.compile(r'vnni::Tile<(\d+), (\d+), (true|false)>|4TileILi(\d+)ELi(\d+)ELb([01])E')
 ARM_DOT = re.compile(r'DotS8x4(NeonSdot|SveSdot)?(?:\(|E)')
 ARM_RAW_DOT = re.compile(r'DotS8x4Raw(NeonSdot|SveSdot)?(?:\(|E)')
+ARM_PAIR_DOT = re.compile(r'DotS8x2x4Raw(NeonSdot|SveSdot)?(?:\(|E)')
 INT8_LABELS = {
     'dot_signed': 'int8 dot Q K^T, x W^T (B + 128)', 'dot_unsigned': 'int8 dot P V (A = p + 128)',
-    'dot_raw': 'int8 dot DotS8x4Raw (Q K^T, x W^T; offset sums hoisted)',
-    'dot': 'int8 dot DotS8x4 (P V; one-row calls)',
+    'dot_pair': 'int8 dot DotS8x2x4Raw (Q K^T, P V, x W^T; row pairs, offset sums hoisted)',
+    'dot_raw': 'int8 dot DotS8x4Raw (Q K^T, x W^T; single rows, offset sums hoisted)',
+    'dot': 'int8 dot DotS8x4 (P V of single rows, causal pairs\' last keys; offsets in the loop)',
     'sm_max': 'int8 softmax: row max', 'sm_sum': 'int8 softmax: sum of exp',
     'sm_out': 'int8 softmax: probabilities', 'rq_linear': 'requantize x W^T (per channel)',
     'rq_attention': 'requantize scores / P V',
 }
-INT8_ORDER = ['dot_signed', 'dot_unsigned', 'dot_raw', 'dot', 'sm_max', 'sm_sum', 'sm_out', 'rq_linear',
+INT8_ORDER = ['dot_signed', 'dot_unsigned', 'dot_pair', 'dot_raw', 'dot', 'sm_max', 'sm_sum', 'sm_out', 'rq_linear',
               'rq_attention']
-INT8_GRIDS = {'x86': ['dot_signed', 'dot_unsigned'], 'arm': ['dot_raw', 'dot']}
+INT8_GRIDS = {'x86': ['dot_signed', 'dot_unsigned'], 'arm': ['dot_pair', 'dot_raw', 'dot']}
 
 
 def vector_bytes(body, arch, lanes):
@@ -834,6 +841,8 @@ def int8_role(fname, body, arch):
             g = m.groups()
             r, v, signed = (g[0], g[1], g[2] == 'true') if g[0] else (g[3], g[4], g[5] == '1')
             return ('dot_signed' if signed else 'dot_unsigned'), '%s x %s' % (r, v)
+        if ARM_PAIR_DOT.search(chains):
+            return 'dot_pair', '2 x 4'
         if ARM_RAW_DOT.search(chains):
             return 'dot_raw', '1 x 4'
         if ARM_DOT.search(chains):
@@ -985,7 +994,8 @@ print('int8 kernels (same builds, plus `src/fixed_point/attention_sq.cc`, and on
       '`src/fixed_point/softmax_s8.cc`). The dot-product instructions (vpdpbusd, sdot, udot) '
       'take the FMAs\' place: each adds 4 byte products per 32-bit lane. "A.B" counts those whose '
       'two sources both change in the loop; the others multiply by a constant vector (sums '
-      'for the zero points). The grid is R x V vectors (x86) or 1 A row x 4 B rows (Arm).')
+      'for the zero points). The grid is R x V vectors (x86) or 1 or 2 A rows x 4 B rows '
+      '(Arm).')
 print()
 print('| ' + ' | '.join(header8) + ' |')
 print('|' + '---|' * len(header8))

@@ -16,6 +16,27 @@ namespace {
 constexpr int kAccumulatorIntegerBits = 12;
 constexpr int64_t kAbortSum = int64_t{1} << 28;
 
+// The int8 output (zero point -128) of exponential e with the row's scale.
+inline int8_t Probability(int32_t scale, int32_t e, int exponent) {
+  const int32_t p = RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(scale, e), exponent) - 128;
+  return static_cast<int8_t>(p > 127 ? 127 : p);
+}
+
+// A probability depends on the row only through d = max - score, one of
+// kDifferences values: a longer row requantises each d once and looks its
+// scores up. Out of line, so that shorter rows (Cortex-M's) keep their frame.
+constexpr size_t kDifferences = 256;
+__attribute__((noinline)) void ProbabilitiesByDifference(const int32_t* exp_q31, int32_t scale,
+                                                         int exponent, int32_t max,
+                                                         const int8_t* scores, size_t count,
+                                                         int8_t* probs) {
+  int8_t by_difference[kDifferences];
+  for (size_t d = 0; d < kDifferences; ++d) {
+    by_difference[d] = Probability(scale, exp_q31[d], exponent);
+  }
+  for (size_t j = 0; j < count; ++j) probs[j] = by_difference[max - scores[j]];
+}
+
 }  // namespace
 
 void BuildSoftmaxS8Table(int32_t input_multiplier, int32_t input_left_shift, int32_t diff_min,
@@ -55,23 +76,13 @@ void SoftmaxS8Row(const SoftmaxS8Table& table, const int8_t* scores, size_t coun
   const int32_t scale =
       Reciprocal(static_cast<int32_t>(sum), kAccumulatorIntegerBits, &bits_over_unit);
   const int exponent = bits_over_unit + 31 - 8;
-  const auto probability = [&](int32_t d) {
-    const int32_t p =
-        RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(scale, table.exp_q31[d]), exponent) -
-        128;
-    return static_cast<int8_t>(p > 127 ? 127 : p);
-  };
-  // A probability depends on the row only through d = max - score, one of
-  // 256 values: a longer row requantises each d once and looks its scores up.
-  constexpr size_t kDifferences = 256;
   if (count > kDifferences) {
-    int8_t by_difference[kDifferences];
-    for (size_t d = 0; d < kDifferences; ++d)
-      by_difference[d] = probability(static_cast<int32_t>(d));
-    for (size_t j = 0; j < count; ++j) probs[j] = by_difference[max - scores[j]];
+    ProbabilitiesByDifference(table.exp_q31, scale, exponent, max, scores, count, probs);
     return;
   }
-  for (size_t j = 0; j < count; ++j) probs[j] = probability(max - scores[j]);
+  for (size_t j = 0; j < count; ++j) {
+    probs[j] = Probability(scale, table.exp_q31[max - scores[j]], exponent);
+  }
 }
 
 }  // namespace edgeattn

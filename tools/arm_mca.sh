@@ -848,7 +848,7 @@ def int8_role(fname, body, arch):
         if ARM_DOT.search(chains):
             return 'dot', '1 x 4'
         return None
-    if 'SoftmaxS8Row' in whole:
+    if 'SoftmaxS8Row' in whole or 'ProbabilitiesByDifference' in whole:
         loads = sum(1 for x in body if is_load(x, arch))
         stores = sum(1 for x in body if is_store(x, arch))
         if arch == 'x86':

@@ -152,18 +152,42 @@ constexpr uint64_t ByteRegionBytes(uint64_t bytes) { return RoundUp(bytes, kRegi
 // Bytes of one activation of a fixed-point dtype (int8 or int16).
 constexpr uint64_t FixedPointBytes(ea_dtype dtype) { return dtype == EA_DTYPE_INT16 ? 2 : 1; }
 
+// Whether fixed-point plans carve the packed panels of the AVX512-VNNI
+// kernels: on x86, where a dispatched build may run them; other CPUs have no
+// kernel that reads them, so their plans are smaller by that much. User code
+// sees the value the library was built with as long as both are compiled for
+// the same CPU family.
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
+inline constexpr bool kFixedPointPanels = true;
+#else
+inline constexpr bool kFixedPointPanels = false;
+#endif
+
+// Query rows the int16 AVX512-VNNI kernel handles at once (each K and V load
+// serves all of them), and the int16 values of each of their scratch rows.
+inline constexpr int32_t kS16PackedRowGroup = 4;
+constexpr uint64_t S16PackedScratchRowValues(int32_t n_kv) {
+  return RoundUp(static_cast<uint64_t>(n_kv), 32);
+}
+
 // Per-worker scratch of a fixed-point attention head, as byte offsets. int8:
 // 6 rows of scores and 6 rows of probabilities + 128 (padded to 4 keys; the
 // packed dot-product path). The row path uses the first score row; on Arm's
 // SDOT targets, for calls with several rows, also the second (row pairs),
 // the rest of the score rows for V's column sums and the probability rows
-// for K's row sums. int16: one row of scores and one of exponentials.
+// for K's row sums. int16: one row of scores and one of exponentials; with
+// kFixedPointPanels (x86) kS16PackedRowGroup rows of scores and one of
+// exponentials, each S16PackedScratchRowValues long.
 struct QuantScratchLayout {
   uint64_t scores, probs, bytes;
 };
 constexpr QuantScratchLayout QuantScratch(int32_t n_kv, ea_dtype dtype = EA_DTYPE_INT8) {
   const uint64_t n = static_cast<uint64_t>(n_kv);
-  if (dtype == EA_DTYPE_INT16) return {0, 0, ByteRegionBytes(4 * n)};
+  if (dtype == EA_DTYPE_INT16) {
+    const uint64_t rows =
+        kFixedPointPanels ? (kS16PackedRowGroup + 1) * S16PackedScratchRowValues(n_kv) : 2 * n;
+    return {0, 0, ByteRegionBytes(rows * sizeof(int16_t))};
+  }
   const uint64_t probs = ByteRegionBytes(6 * n);
   return {0, probs, probs + ByteRegionBytes(6 * RoundUp(n, 4))};
 }
@@ -182,17 +206,6 @@ constexpr uint64_t S16PanelRegionBytes(int32_t n_cols, int32_t depth) {
   return ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) *
                          RoundUp(static_cast<uint64_t>(depth), 2) * sizeof(int16_t));
 }
-
-// Whether fixed-point plans carve the packed panels of the AVX512-VNNI
-// kernels: on x86, where a dispatched build may run them; other CPUs have no
-// kernel that reads them, so their plans are smaller by that much. User code
-// sees the value the library was built with as long as both are compiled for
-// the same CPU family.
-#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
-inline constexpr bool kFixedPointPanels = true;
-#else
-inline constexpr bool kFixedPointPanels = false;
-#endif
 
 // One weight matrix W [n_out, n_in] packed for the dot-product instructions
 // at plan time: int8 groups, or (int16 activations) W widened to int16 pairs.

@@ -332,7 +332,18 @@ void LinearS16Target(const LinearQArgs<int16_t>& a) {
   const int64_t* bias = static_cast<const int64_t*>(a.bias);
 #if HWY_TARGET == HWY_AVX3_DL
   if (a.w_pairs != nullptr) {
-    for (int32_t r = 0; r < a.rows; ++r) {
+    constexpr int32_t kGroup = vnni::kS16RowsPerPass;
+    int32_t r = 0;
+    for (; r + kGroup <= a.rows; r += kGroup) {
+      const int16_t* x[kGroup];
+      int16_t* y[kGroup];
+      for (int32_t i = 0; i < kGroup; ++i) {
+        x[i] = a.x + static_cast<size_t>(r + i) * a.ld_x;
+        y[i] = a.y + static_cast<size_t>(r + i) * a.ld_y;
+      }
+      vnni::LinearRowsS16(x, a.n_in, a.w_pairs, bias, a.multiplier, a.shift, a.n_out, y);
+    }
+    for (; r < a.rows; ++r) {
       vnni::LinearRowS16(a.x + static_cast<size_t>(r) * a.ld_x, a.n_in, a.w_pairs, bias,
                          a.multiplier, a.shift, a.n_out, a.y + static_cast<size_t>(r) * a.ld_y);
     }
@@ -467,36 +478,84 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
   }
 }
 
-// The packed int16 row (vnni_s16-inl.h): scores, softmax, P V per query row.
+// The packed int16 rows (vnni_s16-inl.h): groups of kS16PackedRowGroup query
+// rows share each K and V load; each row then has its own softmax. A group
+// scores up to its last visible key and its P V runs that far too, with each
+// row's probabilities zero past its own visible keys (the same sums). Rows
+// outside whole groups, d_k over 128 and rows whose probabilities sum to
+// 2^16 or more (see vnni_s16-inl.h) take the one-row kernels. Scratch
+// (QuantScratch): the group's score rows, S16PackedScratchRowValues apart,
+// then the exponentials.
 EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_t first_row,
                                         int32_t rows, void* scratch) {
-  int16_t* row_buffer = static_cast<int16_t*>(scratch);  // [n_kv] scores, then probabilities
-  int16_t* exp_scratch = row_buffer + a.n_kv;            // [n_kv]
+  constexpr int32_t kGroup = kS16PackedRowGroup;
+  static_assert(kGroup == vnni::kS16RowsPerPass, "the scratch holds one kernel pass of rows");
+  const size_t stride = static_cast<size_t>(S16PackedScratchRowValues(a.n_kv));
+  int16_t* const first_buffer = static_cast<int16_t*>(scratch);
+  int16_t* buffers[kGroup];
+  for (int32_t i = 0; i < kGroup; ++i) buffers[i] = first_buffer + i * stride;
+  int16_t* exp_scratch = first_buffer + kGroup * stride;
   const vnni::Requantize64Params score_requantize =
       vnni::MakeRequantize64(a.score_multiplier, a.score_shift);
   const vnni::Requantize64Params out_requantize =
       vnni::MakeRequantize64(a.out_multiplier, a.out_shift);
   const size_t v_panel_values = static_cast<size_t>((a.n_kv + 1) / 2) * 32;
-  for (int32_t r = first_row; r < first_row + rows; ++r) {
-    const int32_t visible = VisibleKeys(a, r);
-    vnni::ScoreRowS16(a.q + static_cast<size_t>(r) * a.ld_q, a.d_k, a.k_pairs, visible,
-                      score_requantize, row_buffer);
-    KeepScores(a, r, row_buffer, visible);
+  // Softmax of a row in place; returns its probabilities' sum.
+  const auto softmax = [&](int32_t r, int16_t* row, int32_t visible) {
+    KeepScores(a, r, row, visible);
     int32_t prob_sum = 0;
     if (visible > 0) {
 #if defined(EDGEATTN_SINGLE_ROUNDING)  // the vector requantisation rounds twice
-      SoftmaxS16Row(a.softmax_multiplier, a.softmax_left_shift, row_buffer,
-                    static_cast<size_t>(visible), exp_scratch, row_buffer);
-      for (int32_t j = 0; j < visible; ++j) prob_sum += row_buffer[j];
+      SoftmaxS16Row(a.softmax_multiplier, a.softmax_left_shift, row, static_cast<size_t>(visible),
+                    exp_scratch, row);
+      for (int32_t j = 0; j < visible; ++j) prob_sum += row[j];
 #else
-      prob_sum = vnni::SoftmaxRowS16(a.softmax_multiplier, a.softmax_left_shift, row_buffer,
-                                     visible, exp_scratch);
+      prob_sum = vnni::SoftmaxRowS16(a.softmax_multiplier, a.softmax_left_shift, row, visible,
+                                     exp_scratch);
 #endif
     }
-    KeepProbsS16(a, r, row_buffer, visible);
-    vnni::ContextRowS16(row_buffer, visible, prob_sum, a.v_pairs, v_panel_values, a.d_v,
+    KeepProbsS16(a, r, row, visible);
+    return prob_sum;
+  };
+  const auto one_row = [&](int32_t r) {
+    const int32_t visible = VisibleKeys(a, r);
+    vnni::ScoreRowS16(a.q + static_cast<size_t>(r) * a.ld_q, a.d_k, a.k_pairs, visible,
+                      score_requantize, buffers[0]);
+    const int32_t prob_sum = softmax(r, buffers[0], visible);
+    vnni::ContextRowS16(buffers[0], visible, prob_sum, a.v_pairs, v_panel_values, a.d_v,
                         out_requantize, a.out + static_cast<size_t>(r) * a.ld_out);
+  };
+  const bool grouped = a.d_k <= 2 * vnni::kS16PairsPerFlush;
+  int32_t r = first_row;
+  for (; grouped && r + kGroup <= first_row + rows; r += kGroup) {
+    const int16_t* q[kGroup];
+    int16_t* out[kGroup];
+    int32_t visible[kGroup], prob_sum[kGroup];
+    int32_t most = 0;
+    for (int32_t i = 0; i < kGroup; ++i) {
+      q[i] = a.q + static_cast<size_t>(r + i) * a.ld_q;
+      out[i] = a.out + static_cast<size_t>(r + i) * a.ld_out;
+      visible[i] = VisibleKeys(a, r + i);
+      most = visible[i] > most ? visible[i] : most;
+    }
+    vnni::ScoreRowsS16(q, a.d_k, a.k_pairs, most, score_requantize, buffers);
+    bool whole = true;
+    for (int32_t i = 0; i < kGroup; ++i) {
+      prob_sum[i] = softmax(r + i, buffers[i], visible[i]);
+      whole = whole && prob_sum[i] < (1 << 16);
+      // Zero past the row's keys up to the group's last pair.
+      for (int32_t j = visible[i]; j < most + (most & 1); ++j) buffers[i][j] = 0;
+    }
+    if (whole) {
+      vnni::ContextRowsS16(buffers, most, a.v_pairs, v_panel_values, a.d_v, out_requantize, out);
+      continue;
+    }
+    for (int32_t i = 0; i < kGroup; ++i) {
+      vnni::ContextRowS16(buffers[i], visible[i], prob_sum[i], a.v_pairs, v_panel_values, a.d_v,
+                          out_requantize, out[i]);
+    }
   }
+  for (; r < first_row + rows; ++r) one_row(r);
 }
 #else
 bool UsesS8PanelsTarget() { return false; }

@@ -1,14 +1,19 @@
-// The AVX512-VNNI int16 attention row (AVX3_DL only, beside vnni_tile-inl.h):
-// scores, softmax and P V of one query row, 16 keys or 16 output columns per
-// 512-bit vector, with vpdpwssd (32 int16 products per instruction) on the
-// pair panels of s16_panels.h. Same integers as the scalar row kernels:
+// The AVX512-VNNI int16 attention rows and FULLY_CONNECTED rows (AVX3_DL
+// only, beside vnni_tile-inl.h): 16 keys or 16 output columns per 512-bit
+// vector, with vpdpwssd (32 int16 products per instruction) on the pair
+// panels of s16_panels.h, four query or input rows per pass where the caller
+// has them (each K, V or W load then serves four rows: one row at a time
+// streamed all of K and V from L2 per row and ran at 0.3-0.5 vpdpwssd per
+// cycle on Zen 4), one row otherwise. Same integers as the scalar row kernels:
 // - scores q . k: q is split as 256 * high + low, so every pair of products
 //   with K is below 2^24 in magnitude; the int32 lanes take 64 pairs (< 2^30)
 //   before they are added into int64 ones, then TFLite's 64-bit
 //   requantisation (avx512_requantize-inl.h);
-// - softmax: the scaled differences, the exp table's interpolation through a
-//   32-bit gather (entries i and i + 1 at once), the sum in int32 as TFLite;
-//   the reciprocal is the scalar code's (softmax_s16.h);
+// - softmax: the scaled differences, then the exp table's interpolation in
+//   32 int16 lanes, its entries picked from the table's eight 64-entry
+//   windows with vpermt2w (a 32-bit gather per 16 lanes took most of the
+//   softmax's time); the sum in int32 as TFLite; the reciprocal is the scalar
+//   code's (softmax_s16.h);
 // - P V: probabilities are >= 0, so |sum_j p_j v_j| <= (sum_j p_j) * 2^15 and
 //   every partial sum of a lane is as small: a row whose probabilities sum
 //   below 2^16 accumulates whole in int32 exactly; any other row splits p into
@@ -75,6 +80,35 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreS16(__m512i lo8, 
   const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(Requantize64ToS16(lo8, p)),
                                                Requantize64ToS16(hi8, p), 1);
   _mm256_mask_storeu_epi16(out, static_cast<__mmask16>(FirstLanes(count)), both);
+}
+
+// Every accumulator of a kRows x kBlocks grid set to zero.
+template <int kRows, int kBlocks>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void SetZero(__m512i (&grid)[kRows][kBlocks]) {
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) grid[r][b] = _mm512_setzero_si512();
+  }
+}
+
+// Columns [c0, c0 + 16 kBlocks) of kRows rows from the grid's int32 sums
+// 256 * high + low, requantised to out[r][c0, n).
+template <int kRows, int kBlocks>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreGridS16(
+    const __m512i (&high)[kRows][kBlocks], const __m512i (&low)[kRows][kBlocks], int32_t c0,
+    int32_t n, const Requantize64Params& requantize, int16_t* const* out) {
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) {
+      const int32_t c = c0 + b * kS16PanelColumns;
+      __m512i sum_lo8 = _mm512_setzero_si512(), sum_hi8 = sum_lo8;
+      AddSplit(high[r][b], low[r][b], &sum_lo8, &sum_hi8);
+      StoreS16(sum_lo8, sum_hi8, requantize, out[r] + c,
+               n - c < kS16PanelColumns ? n - c : kS16PanelColumns);
+    }
+  }
 }
 
 // A query row's pairs split as q = 256 * high + low (high = q >> 8 in
@@ -170,6 +204,62 @@ EA_VNNI_TARGET inline void ScoreRowS16(const int16_t* q, int32_t d_k, const int1
   }
 }
 
+// Query rows the row-group kernels below handle in one pass. One row at a
+// time streams all of K (and V) from L2 per row and ran at 0.3-0.5 vpdpwssd
+// per cycle (Zen 4); with four rows each K or V load serves four.
+inline constexpr int32_t kS16RowsPerPass = 4;
+
+// Scores of kRows query rows (split[r] holds all of row r's pairs, d_k <=
+// 128) against kBlocks blocks of 16 keys from j0 on (n_keys in all), to
+// scores[r][j0, ...). The same sums as ScoreBlocksS16.
+template <int kRows, int kBlocks>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void ScoreRowsBlocksS16(
+    const SplitPairs* split, int32_t pairs, const int16_t* k_pairs, int32_t j0, int32_t n_keys,
+    const Requantize64Params& requantize, int16_t* const* scores) {
+  const size_t panel_values = static_cast<size_t>(pairs) * 32;
+  const int16_t* k = k_pairs + static_cast<size_t>(j0 / kS16PanelColumns) * panel_values;
+  __m512i high[kRows][kBlocks], low[kRows][kBlocks];
+  SetZero(high);
+  SetZero(low);
+  for (int32_t i = 0; i < pairs; ++i, k += 32) {
+    __m512i keys[kBlocks];
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) keys[b] = _mm512_loadu_si512(k + b * panel_values);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      const __m512i qh = _mm512_set1_epi32(split[r].high[i]);
+      const __m512i ql = _mm512_set1_epi32(split[r].low[i]);
+#pragma GCC unroll 4
+      for (int b = 0; b < kBlocks; ++b) {
+        EA_ADD_PAIR_PRODUCTS(high[r][b], qh, keys[b]);
+        EA_ADD_PAIR_PRODUCTS(low[r][b], ql, keys[b]);
+      }
+    }
+  }
+  StoreGridS16(high, low, j0, n_keys, requantize, scores);
+}
+
+// scores[r][j] for r < kS16RowsPerPass, j < n_keys: query rows q[r] (d_k <=
+// 128 values each) against K's pair panels.
+EA_VNNI_TARGET inline void ScoreRowsS16(const int16_t* const* q, int32_t d_k,
+                                        const int16_t* k_pairs, int32_t n_keys,
+                                        const Requantize64Params& requantize,
+                                        int16_t* const* scores) {
+  const int32_t pairs = (d_k + 1) / 2;
+  SplitPairs split[kS16RowsPerPass];
+  for (int32_t r = 0; r < kS16RowsPerPass; ++r) SplitQueryPairs(q[r], d_k, 0, pairs, &split[r]);
+  constexpr int32_t kBlocks = 2;  // 16 accumulators, 2 key vectors, 2 broadcasts
+  constexpr int32_t kPass = kBlocks * kS16PanelColumns;
+  int32_t j = 0;
+  for (; j + kPass <= n_keys; j += kPass) {
+    ScoreRowsBlocksS16<kS16RowsPerPass, kBlocks>(split, pairs, k_pairs, j, n_keys, requantize,
+                                                 scores);
+  }
+  for (; j < n_keys; j += kS16PanelColumns) {
+    ScoreRowsBlocksS16<kS16RowsPerPass, 1>(split, pairs, k_pairs, j, n_keys, requantize, scores);
+  }
+}
+
 // 16 int16 entries of row from j on (count of them) as int32 lanes; the others
 // are `fill`.
 EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i LoadS16AsS32(const int16_t* row,
@@ -177,6 +267,63 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i LoadS16AsS32(const 
                                                                           int16_t fill) {
   return _mm512_cvtepi16_epi32(_mm256_mask_loadu_epi16(
       _mm256_set1_epi16(fill), static_cast<__mmask16>(FirstLanes(count)), row));
+}
+
+// clamp(requantised (x - row_max) + 32767) to int16, as 16 int16 lanes:
+// the scaled difference lies in [INT32_MIN, 0] (the multiplier is below
+// 2^31), so the add cannot wrap and only the lower end binds.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m256i CentredDifference(__m512i x,
+                                                                               __m512i row_max,
+                                                                               int32_t multiplier,
+                                                                               int32_t left_shift) {
+  const __m512i diff = _mm512_sub_epi32(x, row_max);
+  // diff <= 0, so the saturating diff * 2^left_shift can only saturate
+  // below, to INT32_MIN, which clamping diff first at -2^(31 - left_shift)
+  // gives as well: one max instead of two compares and two blends.
+  const __m512i scaled =
+      left_shift > 0 && left_shift < 31
+          ? DoublingHighMul(
+                _mm512_sll_epi32(
+                    _mm512_max_epi32(diff, _mm512_set1_epi32(-(int32_t{1} << (31 - left_shift)))),
+                    _mm_cvtsi32_si128(left_shift)),
+                _mm512_set1_epi32(multiplier))
+          : RequantizeLanes(diff, multiplier, left_shift);
+  return _mm512_cvtepi32_epi16(_mm512_max_epi32(_mm512_add_epi32(scaled, _mm512_set1_epi32(32767)),
+                                                _mm512_set1_epi32(-32768)));
+}
+
+// Which of the eight 64-entry windows of a 512-entry table each 16-bit
+// index in [0, 511] falls in, as its bits 6, 7 and 8.
+struct ExpTableWindow {
+  __mmask32 bit6, bit7, bit8;
+};
+EA_VNNI_TARGET __attribute__((always_inline)) inline ExpTableWindow WindowOf(__m512i index) {
+  return {_mm512_test_epi16_mask(index, _mm512_set1_epi16(64)),
+          _mm512_test_epi16_mask(index, _mm512_set1_epi16(128)),
+          _mm512_test_epi16_mask(index, _mm512_set1_epi16(256))};
+}
+
+// table[index] for 32 16-bit indices in [0, 511] without a gather (a
+// 32-lane gather of 16-bit entries took most of the softmax's time on
+// Zen 4): vpermt2w picks from each 64-entry window by the index's low six
+// bits, then the window bits choose among the eight picks.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i LookUpExpTable(
+    const int16_t* table, __m512i index, const ExpTableWindow& window) {
+  __m512i picks[8];
+#pragma GCC unroll 8
+  for (int w = 0; w < 8; ++w) {
+    picks[w] = _mm512_permutex2var_epi16(_mm512_loadu_si512(table + 64 * w), index,
+                                         _mm512_loadu_si512(table + 64 * w + 32));
+  }
+#pragma GCC unroll 4
+  for (int w = 0; w < 4; ++w) {
+    picks[w] = _mm512_mask_blend_epi16(window.bit6, picks[2 * w], picks[2 * w + 1]);
+  }
+#pragma GCC unroll 2
+  for (int w = 0; w < 2; ++w) {
+    picks[w] = _mm512_mask_blend_epi16(window.bit7, picks[2 * w], picks[2 * w + 1]);
+  }
+  return _mm512_mask_blend_epi16(window.bit8, picks[0], picks[1]);
 }
 
 // SoftmaxS16Row (softmax_s16.cc) in place on row[0, count), count >= 1, with
@@ -188,36 +335,34 @@ EA_VNNI_TARGET inline int32_t SoftmaxRowS16(int32_t multiplier, int32_t left_shi
     max = _mm512_max_epi32(max, LoadS16AsS32(row + j, count - j, INT16_MIN));
   }
   const __m512i row_max = _mm512_set1_epi32(_mm512_reduce_max_epi32(max));
-  const __m512i low_7 = _mm512_set1_epi32(0x7F);
   __m512i sum = _mm512_setzero_si512();
-  for (int32_t j = 0; j < count; j += 16) {
-    const int32_t n = count - j < 16 ? count - j : 16;
-    const __mmask16 valid = static_cast<__mmask16>(FirstLanes(n));
-    const __m512i diff = _mm512_sub_epi32(LoadS16AsS32(row + j, n, 0), row_max);
-    const __m512i scaled = RequantizeLanes(diff, multiplier, left_shift);
-    // clamp(scaled + 32767) to int16; scaled lies in [INT32_MIN, 0] (the
-    // multiplier is below 2^31), so the add cannot wrap and only the lower
-    // end binds.
-    const __m512i centred = _mm512_max_epi32(_mm512_add_epi32(scaled, _mm512_set1_epi32(32767)),
-                                             _mm512_set1_epi32(-32768));
-    // InterpolateTable: index 256 + (centred >> 7) in [0, 511], entries index
-    // and index + 1 as one 32-bit gather.
-    const __m512i index = _mm512_add_epi32(_mm512_srai_epi32(centred, 7), _mm512_set1_epi32(256));
-    const __m512i entries =
-        _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), valid, index, kSoftmaxS16ExpTable, 2);
-    const __m512i base = _mm512_srai_epi32(_mm512_slli_epi32(entries, 16), 16);
-    const __m512i next = _mm512_srai_epi32(entries, 16);
-    const __m512i slope =
-        _mm512_srai_epi32(_mm512_slli_epi32(_mm512_sub_epi32(next, base), 16), 16);
-    const __m512i step = _mm512_srai_epi32(
-        _mm512_add_epi32(_mm512_mullo_epi32(slope, _mm512_and_si512(centred, low_7)),
-                         _mm512_set1_epi32(64)),
-        7);
-    // static_cast<int16_t> of the sum: its low 16 bits, sign-extended.
+  for (int32_t j = 0; j < count; j += 32) {
+    const int32_t n = count - j < 32 ? count - j : 32;
+    const __mmask32 valid = n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+    const __m512i scores = _mm512_mask_loadu_epi16(_mm512_set1_epi16(INT16_MIN), valid, row + j);
+    const __m512i centred = _mm512_inserti64x4(
+        _mm512_castsi256_si512(
+            CentredDifference(_mm512_cvtepi16_epi32(_mm512_castsi512_si256(scores)), row_max,
+                              multiplier, left_shift)),
+        CentredDifference(_mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(scores, 1)), row_max,
+                          multiplier, left_shift),
+        1);
+    // InterpolateTable: index 256 + (centred >> 7) in [0, 511], entries
+    // index and index + 1, in 16-bit lanes throughout.
+    const __m512i index = _mm512_add_epi16(_mm512_srai_epi16(centred, 7), _mm512_set1_epi16(256));
+    const ExpTableWindow window = WindowOf(index);
+    const __m512i base = LookUpExpTable(kSoftmaxS16ExpTable, index, window);
+    const __m512i next = LookUpExpTable(kSoftmaxS16ExpTable + 1, index, window);
+    // (slope * low7 + 64) >> 7 = round(slope * (low7 << 8) / 2^15), which is
+    // what vpmulhrsw computes (low7 << 8 < 2^15); the int16 adds wrap as the
+    // scalar code's static_cast<int16_t>.
+    const __m512i low7_high =
+        _mm512_slli_epi16(_mm512_and_si512(centred, _mm512_set1_epi16(0x7F)), 8);
     const __m512i value =
-        _mm512_srai_epi32(_mm512_slli_epi32(_mm512_add_epi32(base, step), 16), 16);
-    _mm256_mask_storeu_epi16(exp_scratch + j, valid, _mm512_cvtepi32_epi16(value));
-    sum = _mm512_mask_add_epi32(sum, valid, sum, value);
+        _mm512_add_epi16(base, _mm512_mulhrs_epi16(_mm512_sub_epi16(next, base), low7_high));
+    _mm512_mask_storeu_epi16(exp_scratch + j, valid, value);
+    sum = _mm512_add_epi32(
+        sum, _mm512_madd_epi16(_mm512_maskz_mov_epi16(valid, value), _mm512_set1_epi16(1)));
   }
   const SoftmaxS16Normalizer normalizer = NormalizerOf(_mm512_reduce_add_epi32(sum));
   const __m512i reciprocal = _mm512_set1_epi32(normalizer.reciprocal);
@@ -333,6 +478,65 @@ EA_VNNI_TARGET inline void ContextRowS16(const int16_t* probs, int32_t n_keys, i
   }
 }
 
+// acc[r][b] += pairs [begin, end) of x[r] (n_x values each) times kBlocks
+// pair panels from first (panel_values apart): each panel load serves every
+// row. The caller keeps end - begin small enough for int32 lanes.
+template <int kRows, int kBlocks>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void AddRowPairsTimesPanels(
+    const int16_t* const* x, int32_t n_x, int32_t begin, int32_t end, const int16_t* first,
+    size_t panel_values, __m512i (&acc)[kRows][kBlocks]) {
+  for (int32_t p = begin; p < end; ++p) {
+    const int16_t* panel = first + 32 * static_cast<size_t>(p);
+    __m512i columns[kBlocks];
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) columns[b] = _mm512_loadu_si512(panel + b * panel_values);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      const __m512i xp = _mm512_set1_epi32(PairAt(x[r], p, n_x));
+#pragma GCC unroll 4
+      for (int b = 0; b < kBlocks; ++b) EA_ADD_PAIR_PRODUCTS(acc[r][b], xp, columns[b]);
+    }
+  }
+}
+
+// Outputs of kRows rows, kBlocks blocks of 16 columns from t0 on (d_v in
+// all): probs[r] (pairs pairs, zero past the row's keys, every row's
+// probabilities summing below 2^16 so that int32 lanes hold the sums, as in
+// ContextBlocksS16's whole case) against V's pair panels.
+template <int kRows, int kBlocks>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void ContextRowsBlocksS16(
+    const int16_t* const* probs, int32_t pairs, const int16_t* v_pairs, size_t panel_values,
+    int32_t t0, int32_t d_v, const Requantize64Params& requantize, int16_t* const* out) {
+  const int16_t* v = v_pairs + static_cast<size_t>(t0 / kS16PanelColumns) * panel_values;
+  __m512i acc[kRows][kBlocks];
+  SetZero(acc);
+  // Every row is zero past its keys, so its pairs are whole (n_x even).
+  AddRowPairsTimesPanels<kRows, kBlocks>(probs, 2 * pairs, 0, pairs, v, panel_values, acc);
+  __m512i none[kRows][kBlocks];
+  SetZero(none);
+  StoreGridS16(none, acc, t0, d_v, requantize, out);
+}
+
+// out[r][t] for r < kS16RowsPerPass, t < d_v: probs[r] (n_keys values each,
+// zero past the row's visible keys and at n_keys when n_keys is odd, each
+// row summing below 2^16) against V's pair panels.
+EA_VNNI_TARGET inline void ContextRowsS16(const int16_t* const* probs, int32_t n_keys,
+                                          const int16_t* v_pairs, size_t panel_values, int32_t d_v,
+                                          const Requantize64Params& requantize,
+                                          int16_t* const* out) {
+  const int32_t pairs = (n_keys + 1) / 2;
+  constexpr int32_t kPass = kS16BlocksPerPass * kS16PanelColumns;
+  int32_t t = 0;
+  for (; t + kPass <= d_v; t += kPass) {
+    ContextRowsBlocksS16<kS16RowsPerPass, kS16BlocksPerPass>(probs, pairs, v_pairs, panel_values, t,
+                                                             d_v, requantize, out);
+  }
+  for (; t < d_v; t += kS16PanelColumns) {
+    ContextRowsBlocksS16<kS16RowsPerPass, 1>(probs, pairs, v_pairs, panel_values, t, d_v,
+                                             requantize, out);
+  }
+}
+
 // Requantize64 to int16 of 8 int64 lanes with a multiplier and shift per
 // lane: channels [0, count) of the arrays (the other lanes are ignored).
 EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize64ToS16PerLane(
@@ -354,6 +558,25 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize64ToS16Pe
       _mm512_srav_epi64(_mm512_add_epi64(_mm512_mullo_epi64(x, reduced), round), total));
 }
 
+// Channels [c, c + 16) of an int16 FULLY_CONNECTED row from their int64
+// sums (two halves of 8): bias, each channel's requantisation, y[c, n_out).
+EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreLinearS16(
+    __m512i lo8, __m512i hi8, const int64_t* bias, const int32_t* multiplier, const int32_t* shift,
+    int32_t c, int32_t n_out, int16_t* y) {
+  const int32_t count = n_out - c < kS16PanelColumns ? n_out - c : kS16PanelColumns;
+  if (bias != nullptr) {  // checked to lie within +-2^47 at plan time
+    const __mmask8 lo_valid = static_cast<__mmask8>(count >= 8 ? 0xFF : (1u << count) - 1);
+    const __mmask8 hi_valid =
+        static_cast<__mmask8>(count >= 16 ? 0xFF : (count > 8 ? (1u << (count - 8)) - 1 : 0u));
+    lo8 = _mm512_add_epi64(lo8, _mm512_maskz_loadu_epi64(lo_valid, bias + c));
+    hi8 = _mm512_add_epi64(hi8, _mm512_maskz_loadu_epi64(hi_valid, bias + c + 8));
+  }
+  const __m256i both = _mm256_inserti128_si256(
+      _mm256_castsi128_si256(Requantize64ToS16PerLane(lo8, multiplier + c, shift + c, count)),
+      Requantize64ToS16PerLane(hi8, multiplier + c + 8, shift + c + 8, count - 8), 1);
+  _mm256_mask_storeu_epi16(y + c, static_cast<__mmask16>(FirstLanes(count)), both);
+}
+
 // Channels [c0, c0 + 16 * kBlocks) of one int16 FULLY_CONNECTED row: x
 // (n_in values) against W's pair panels (W int8 widened to int16, so each
 // pair of products is below 2^23 and 64 pairs fit int32 lanes).
@@ -371,20 +594,8 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void LinearBlocksS16(
     AddPairsTimesPanels<kBlocks>(x, n_in, p0, end, first, panel_values, sum_lo8, sum_hi8);
   }
   for (int b = 0; b < kBlocks; ++b) {
-    const int32_t c = c0 + b * kS16PanelColumns;
-    const int32_t count = n_out - c < kS16PanelColumns ? n_out - c : kS16PanelColumns;
-    __m512i lo8 = sum_lo8[b], hi8 = sum_hi8[b];
-    if (bias != nullptr) {  // checked to lie within +-2^47 at plan time
-      const __mmask8 lo_valid = static_cast<__mmask8>(count >= 8 ? 0xFF : (1u << count) - 1);
-      const __mmask8 hi_valid =
-          static_cast<__mmask8>(count >= 16 ? 0xFF : (count > 8 ? (1u << (count - 8)) - 1 : 0u));
-      lo8 = _mm512_add_epi64(lo8, _mm512_maskz_loadu_epi64(lo_valid, bias + c));
-      hi8 = _mm512_add_epi64(hi8, _mm512_maskz_loadu_epi64(hi_valid, bias + c + 8));
-    }
-    const __m256i both = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(Requantize64ToS16PerLane(lo8, multiplier + c, shift + c, count)),
-        Requantize64ToS16PerLane(hi8, multiplier + c + 8, shift + c + 8, count - 8), 1);
-    _mm256_mask_storeu_epi16(y + c, static_cast<__mmask16>(FirstLanes(count)), both);
+    StoreLinearS16(sum_lo8[b], sum_hi8[b], bias, multiplier, shift, c0 + b * kS16PanelColumns,
+                   n_out, y);
   }
 }
 
@@ -399,6 +610,63 @@ EA_VNNI_TARGET inline void LinearRowS16(const int16_t* x, int32_t n_in, const in
   }
   for (; c < n_out; c += kS16PanelColumns) {
     LinearBlocksS16<1>(x, n_in, w_pairs, bias, multiplier, shift, c, n_out, y);
+  }
+}
+
+// Pairs of an int16 FULLY_CONNECTED row an int32 lane may take: W is int8
+// widened, so a pair of products is at most 2^23 in magnitude and 255 pairs
+// stay below 2^31.
+inline constexpr int32_t kS16WeightPairsPerFlush = 255;
+
+// Channels [c0, c0 + 16 * kBlocks) of kRows rows x[r] (n_in values each) of
+// one int16 FULLY_CONNECTED, to y[r]: each weight load serves every row.
+template <int kRows, int kBlocks>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void LinearRowsBlocksS16(
+    const int16_t* const* x, int32_t n_in, const int16_t* w_pairs, const int64_t* bias,
+    const int32_t* multiplier, const int32_t* shift, int32_t c0, int32_t n_out, int16_t* const* y) {
+  const int32_t pairs = (n_in + 1) / 2;
+  const size_t panel_values = static_cast<size_t>(pairs) * 32;
+  const int16_t* first = w_pairs + static_cast<size_t>(c0 / kS16PanelColumns) * panel_values;
+  __m512i sum_lo8[kRows][kBlocks], sum_hi8[kRows][kBlocks];
+  SetZero(sum_lo8);
+  SetZero(sum_hi8);
+  for (int32_t p0 = 0; p0 < pairs; p0 += kS16WeightPairsPerFlush) {
+    const int32_t end = pairs - p0 < kS16WeightPairsPerFlush ? pairs : p0 + kS16WeightPairsPerFlush;
+    __m512i acc[kRows][kBlocks];
+    SetZero(acc);
+    AddRowPairsTimesPanels<kRows, kBlocks>(x, n_in, p0, end, first, panel_values, acc);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+      for (int b = 0; b < kBlocks; ++b) {
+        AddSplit(_mm512_setzero_si512(), acc[r][b], &sum_lo8[r][b], &sum_hi8[r][b]);
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) {
+      StoreLinearS16(sum_lo8[r][b], sum_hi8[r][b], bias, multiplier, shift,
+                     c0 + b * kS16PanelColumns, n_out, y[r]);
+    }
+  }
+}
+
+// y[r][c] for r < kS16RowsPerPass, c < n_out: that many rows of TFLite's
+// int16 FULLY_CONNECTED per channel at once.
+EA_VNNI_TARGET inline void LinearRowsS16(const int16_t* const* x, int32_t n_in,
+                                         const int16_t* w_pairs, const int64_t* bias,
+                                         const int32_t* multiplier, const int32_t* shift,
+                                         int32_t n_out, int16_t* const* y) {
+  constexpr int32_t kPass = kS16BlocksPerPass * kS16PanelColumns;
+  int32_t c = 0;
+  for (; c + kPass <= n_out; c += kPass) {
+    LinearRowsBlocksS16<kS16RowsPerPass, kS16BlocksPerPass>(x, n_in, w_pairs, bias, multiplier,
+                                                            shift, c, n_out, y);
+  }
+  for (; c < n_out; c += kS16PanelColumns) {
+    LinearRowsBlocksS16<kS16RowsPerPass, 1>(x, n_in, w_pairs, bias, multiplier, shift, c, n_out, y);
   }
 }
 

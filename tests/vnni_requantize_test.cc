@@ -32,8 +32,21 @@ EA_VNNI_TARGET bool RequantizeS8OnTarget(const int32_t* x, int32_t multiplier, i
                    edgeattn::vnni::Requantize(_mm512_loadu_si512(x), q));
   return true;
 }
+// The same with a multiplier and shift per lane (S8LaneRequantizer).
+EA_VNNI_TARGET bool RequantizeS8PerLaneOnTarget(const int32_t* x, const int32_t* multiplier,
+                                                const int32_t* shift, int32_t zero_point,
+                                                int8_t* out) {
+  const edgeattn::vnni::S8LaneRequantizer q =
+      edgeattn::vnni::MakeS8LaneRequantizer(multiplier, shift, 16, zero_point);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                   edgeattn::vnni::Requantize(_mm512_loadu_si512(x), q));
+  return true;
+}
 #else
 bool RequantizeS8OnTarget(const int32_t*, int32_t, int32_t, int32_t, int8_t*) { return false; }
+bool RequantizeS8PerLaneOnTarget(const int32_t*, const int32_t*, const int32_t*, int32_t, int8_t*) {
+  return false;
+}
 #endif
 
 }  // namespace HWY_NAMESPACE
@@ -55,6 +68,7 @@ HWY_AFTER_NAMESPACE();
 namespace edgeattn_test {
 
 EA_EXPORT(RequantizeS8OnTarget);
+EA_EXPORT(RequantizeS8PerLaneOnTarget);
 
 namespace {
 
@@ -104,6 +118,45 @@ TEST(VnniRequantize, MatchesTfliteAtEveryShift) {
             const int64_t clamped = want < -128 ? -128 : want > 127 ? 127 : want;
             ASSERT_EQ(got[lane], clamped) << "x " << x[i + lane] << " multiplier " << multiplier
                                           << " shift " << shift << " zero point " << zero_point;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Per-lane multipliers and shifts: even lanes carry the accumulators' own
+// (multiplier, shift), odd lanes another multiplier and a shift drawn from
+// the whole range, so that blocks whose shifts all lie in [-22, -1] take the
+// single rounding and the others the fallback, lane by lane as the reference.
+TEST(VnniRequantize, PerLaneMatchesTfliteAtEveryShift) {
+  if (!edgeattn::UsesS8Panels()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  RandomStream random(2024);
+  const int32_t multipliers[] = {0, 1, 1 << 29, 1 << 30, 1518500250, 1200000000, INT32_MAX};
+  const int kMultipliers = static_cast<int>(sizeof multipliers / sizeof multipliers[0]);
+  for (int32_t shift = -31; shift <= 7; ++shift) {
+    for (int m = 0; m < kMultipliers; ++m) {
+      const std::vector<int32_t> x = Accumulators(multipliers[m], shift, &random);
+      int32_t lane_multiplier[16], lane_shift[16];
+      for (int lane = 0; lane < 16; ++lane) {
+        const bool own = lane % 2 == 0;
+        lane_multiplier[lane] = own ? multipliers[m] : multipliers[(m + lane) % kMultipliers];
+        const int32_t drawn = -22 + static_cast<int32_t>(random.Uniform() * 22.0);  // [-22, -1]
+        lane_shift[lane] = own ? shift : (shift >= -22 && shift <= -1 ? drawn : shift + 1);
+      }
+      for (const int32_t zero_point : {-128, 0, 127}) {
+        for (size_t i = 0; i < x.size(); i += 16) {
+          int8_t got[16];
+          ASSERT_TRUE(EA_DISPATCH(RequantizeS8PerLaneOnTarget)(x.data() + i, lane_multiplier,
+                                                               lane_shift, zero_point, got));
+          for (size_t lane = 0; lane < 16; ++lane) {
+            const int64_t want = static_cast<int64_t>(tflite_ref::MultiplyByQuantizedMultiplier(
+                                     x[i + lane], lane_multiplier[lane], lane_shift[lane])) +
+                                 zero_point;
+            const int64_t clamped = want < -128 ? -128 : want > 127 ? 127 : want;
+            ASSERT_EQ(got[lane], clamped)
+                << "x " << x[i + lane] << " multiplier " << lane_multiplier[lane] << " shift "
+                << lane_shift[lane] << " zero point " << zero_point;
           }
         }
       }

@@ -68,15 +68,14 @@ EA_VNNI_TARGET void LinearS8Packed(const LinearQArgs<int8_t>& a) {
         __m512i term = _mm512_mullo_epi32(sums, _mm512_set1_epi32(static_cast<int32_t>(x_offset)));
         if (bias != nullptr)
           term = _mm512_add_epi32(term, _mm512_maskz_loadu_epi32(lanes, bias + c));
-        const __m512i multiplier = _mm512_maskz_loadu_epi32(lanes, a.multiplier + c);
-        const __m512i shift = _mm512_maskz_loadu_epi32(lanes, a.shift + c);
+        const vnni::S8LaneRequantizer requantizer = vnni::MakeS8LaneRequantizer(
+            a.multiplier + c, a.shift + c, c0 + width - c, a.output_offset);
         for (int32_t i = 0; i < m; ++i) {
           const __m512i total = _mm512_add_epi32(
               _mm512_add_epi32(_mm512_loadu_si512(tile + i * kTile + (c - c0)), term),
               _mm512_set1_epi32(static_cast<int32_t>(row_term[i])));
-          _mm_mask_storeu_epi8(
-              a.y + static_cast<size_t>(r0 + i) * a.ld_y + c, lanes,
-              vnni::RequantizeToS8PerLane(total, multiplier, shift, a.output_offset));
+          _mm_mask_storeu_epi8(a.y + static_cast<size_t>(r0 + i) * a.ld_y + c, lanes,
+                               vnni::Requantize(total, requantizer));
         }
       }
     }

@@ -184,6 +184,67 @@ inline __mmask16 FirstLanes(int32_t count) {
   return static_cast<__mmask16>(count >= 16 ? 0xFFFF : (1u << count) - 1);
 }
 
+// S8Requantizer's single rounding with a multiplier and shift per lane (a
+// projection's channels), for 16 channels whose shifts all lie in [-22, -1]
+// and whose multipliers are >= 0; any other block takes
+// RequantizeToS8PerLane. The per-lane constants are made once per block of
+// channels and serve every row: 14 instructions per 16 lanes instead of 27.
+struct S8LaneRequantizer {
+  bool single_shift;
+  __m512i multiplier, shift;  // as loaded, for the fallback
+  int32_t zero_point;
+  __m512i odd_multiplier, even_bias, odd_bias, even_shift, odd_shift;
+};
+
+EA_VNNI_TARGET __attribute__((always_inline)) inline S8LaneRequantizer MakeS8LaneRequantizer(
+    const int32_t* multiplier, const int32_t* shift, int32_t count, int32_t zero_point) {
+  S8LaneRequantizer q;
+  const __mmask16 lanes = FirstLanes(count);
+  // Lanes past count get multiplier 0 and shift -1: valid, and never stored.
+  q.multiplier = _mm512_maskz_loadu_epi32(lanes, multiplier);
+  q.shift = _mm512_mask_loadu_epi32(_mm512_set1_epi32(-1), lanes, shift);
+  q.zero_point = zero_point;
+  const __mmask16 in_range = _mm512_cmple_epi32_mask(q.shift, _mm512_set1_epi32(-1)) &
+                             _mm512_cmpge_epi32_mask(q.shift, _mm512_set1_epi32(-22)) &
+                             _mm512_cmpge_epi32_mask(q.multiplier, _mm512_setzero_si512());
+  q.single_shift = in_range == 0xFFFF;
+  // e = -shift of the even and odd int32 lanes, as int64 lanes; the bias
+  // 2^30 + 2^(30+e) + zero_point 2^(31+e) = 2^30 + (1 + 2 zero_point) 2^(30+e).
+  const __m512i e = _mm512_sub_epi32(_mm512_setzero_si512(), q.shift);
+  const __m512i even_e = _mm512_srai_epi64(_mm512_slli_epi64(e, 32), 32);
+  const __m512i odd_e = _mm512_srai_epi64(e, 32);
+  const __m512i odd_one_plus = _mm512_set1_epi64(1 + 2 * static_cast<int64_t>(zero_point));
+  const __m512i quarter = _mm512_set1_epi64(int64_t{1} << 30);
+  q.odd_multiplier = _mm512_srli_epi64(q.multiplier, 32);
+  q.even_bias = _mm512_add_epi64(
+      quarter, _mm512_sllv_epi64(odd_one_plus, _mm512_add_epi64(even_e, _mm512_set1_epi64(30))));
+  q.odd_bias = _mm512_add_epi64(
+      quarter, _mm512_sllv_epi64(odd_one_plus, _mm512_add_epi64(odd_e, _mm512_set1_epi64(30))));
+  q.even_shift = _mm512_add_epi64(even_e, _mm512_set1_epi64(31));
+  q.odd_shift = _mm512_add_epi64(odd_e, _mm512_set1_epi64(31));
+  return q;
+}
+
+// RoundProducts with a bias and shift per lane.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RoundProductsPerLane(__m512i product,
+                                                                                  __m512i bias,
+                                                                                  __m512i shift) {
+  __m512i t = _mm512_add_epi64(product, bias);
+  t = _mm512_mask_sub_epi64(
+      t, _mm512_cmplt_epi64_mask(product, _mm512_set1_epi64(-(int64_t{1} << 30))), t,
+      _mm512_set1_epi64(int64_t{1} << 31));
+  return _mm512_cvtsepi64_epi8(_mm512_srav_epi64(t, shift));
+}
+
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize(
+    __m512i x, const S8LaneRequantizer& q) {
+  if (!q.single_shift) return RequantizeToS8PerLane(x, q.multiplier, q.shift, q.zero_point);
+  const __m512i even = _mm512_mul_epi32(x, q.multiplier);
+  const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), q.odd_multiplier);
+  return _mm_unpacklo_epi8(RoundProductsPerLane(even, q.even_bias, q.even_shift),
+                           RoundProductsPerLane(odd, q.odd_bias, q.odd_shift));
+}
+
 // A 256-entry byte table in four registers, and its lookup for 64 indices:
 // vpermi2b picks from 128 entries by the index's low 7 bits, bit 7 picks the half.
 struct ByteTable {

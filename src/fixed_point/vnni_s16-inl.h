@@ -537,44 +537,62 @@ EA_VNNI_TARGET inline void ContextRowsS16(const int16_t* const* probs, int32_t n
   }
 }
 
-// Requantize64 to int16 of 8 int64 lanes with a multiplier and shift per
-// lane: channels [0, count) of the arrays (the other lanes are ignored).
-EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize64ToS16PerLane(
-    __m512i x, const int32_t* multiplier, const int32_t* shift, int32_t count) {
-  const __mmask8 valid =
-      count >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>(count > 0 ? (1u << count) - 1 : 0u);
-  const __m512i m = _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(valid, multiplier));
-  const __m512i total = _mm512_sub_epi64(
-      _mm512_set1_epi64(15), _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(valid, shift)));
-  const __mmask8 cut = _mm512_cmplt_epi64_mask(m, _mm512_set1_epi64(0x7FFF0000));
-  const __m512i reduced =
-      _mm512_mask_mov_epi64(_mm512_set1_epi64(0x7FFF), cut,
-                            _mm512_srai_epi64(_mm512_add_epi64(m, _mm512_set1_epi64(1 << 15)), 16));
-  const __m512i round =
-      _mm512_sllv_epi64(_mm512_set1_epi64(1), _mm512_sub_epi64(total, _mm512_set1_epi64(1)));
-  x = _mm512_max_epi64(_mm512_min_epi64(x, _mm512_set1_epi64(kRequantize64Limit - 1)),
-                       _mm512_set1_epi64(-kRequantize64Limit));
-  return _mm512_cvtsepi64_epi16(
-      _mm512_srav_epi64(_mm512_add_epi64(_mm512_mullo_epi64(x, reduced), round), total));
+// What the epilogue of 16 channels [c, c + 16) of an int16 FULLY_CONNECTED
+// needs per lane, made once per block of channels and used for every row:
+// the int64 bias (zero without one), and Requantize64's reduced multiplier,
+// rounding term and total shift, for the two halves of 8 channels. Lanes past
+// n_out are zero and never stored.
+struct ChannelsS16 {
+  int32_t c, count;
+  __m512i bias[2], reduced[2], round[2], total[2];
+};
+EA_VNNI_TARGET __attribute__((always_inline)) inline ChannelsS16 MakeChannelsS16(
+    const int64_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t c,
+    int32_t n_out) {
+  ChannelsS16 ch;
+  ch.c = c;
+  ch.count = n_out - c < kS16PanelColumns ? n_out - c : kS16PanelColumns;
+  for (int half = 0; half < 2; ++half) {
+    const int32_t n = ch.count - 8 * half;
+    const __mmask8 valid =
+        n >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>(n > 0 ? (1u << n) - 1 : 0u);
+    const int32_t first = c + 8 * half;
+    // checked to lie within +-2^47 at plan time
+    ch.bias[half] =
+        bias != nullptr ? _mm512_maskz_loadu_epi64(valid, bias + first) : _mm512_setzero_si512();
+    const __m512i m = _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(valid, multiplier + first));
+    ch.total[half] =
+        _mm512_sub_epi64(_mm512_set1_epi64(15),
+                         _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(valid, shift + first)));
+    const __mmask8 cut = _mm512_cmplt_epi64_mask(m, _mm512_set1_epi64(0x7FFF0000));
+    ch.reduced[half] = _mm512_mask_mov_epi64(
+        _mm512_set1_epi64(0x7FFF), cut,
+        _mm512_srai_epi64(_mm512_add_epi64(m, _mm512_set1_epi64(1 << 15)), 16));
+    ch.round[half] = _mm512_sllv_epi64(_mm512_set1_epi64(1),
+                                       _mm512_sub_epi64(ch.total[half], _mm512_set1_epi64(1)));
+  }
+  return ch;
 }
 
-// Channels [c, c + 16) of an int16 FULLY_CONNECTED row from their int64
-// sums (two halves of 8): bias, each channel's requantisation, y[c, n_out).
-EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreLinearS16(
-    __m512i lo8, __m512i hi8, const int64_t* bias, const int32_t* multiplier, const int32_t* shift,
-    int32_t c, int32_t n_out, int16_t* y) {
-  const int32_t count = n_out - c < kS16PanelColumns ? n_out - c : kS16PanelColumns;
-  if (bias != nullptr) {  // checked to lie within +-2^47 at plan time
-    const __mmask8 lo_valid = static_cast<__mmask8>(count >= 8 ? 0xFF : (1u << count) - 1);
-    const __mmask8 hi_valid =
-        static_cast<__mmask8>(count >= 16 ? 0xFF : (count > 8 ? (1u << (count - 8)) - 1 : 0u));
-    lo8 = _mm512_add_epi64(lo8, _mm512_maskz_loadu_epi64(lo_valid, bias + c));
-    hi8 = _mm512_add_epi64(hi8, _mm512_maskz_loadu_epi64(hi_valid, bias + c + 8));
-  }
-  const __m256i both = _mm256_inserti128_si256(
-      _mm256_castsi128_si256(Requantize64ToS16PerLane(lo8, multiplier + c, shift + c, count)),
-      Requantize64ToS16PerLane(hi8, multiplier + c + 8, shift + c + 8, count - 8), 1);
-  _mm256_mask_storeu_epi16(y + c, static_cast<__mmask16>(FirstLanes(count)), both);
+// Requantize64 to int16 of one half of 8 channels' int64 sums plus bias.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize64ToS16PerLane(
+    __m512i x, const ChannelsS16& ch, int half) {
+  x = _mm512_add_epi64(x, ch.bias[half]);
+  x = _mm512_max_epi64(_mm512_min_epi64(x, _mm512_set1_epi64(kRequantize64Limit - 1)),
+                       _mm512_set1_epi64(-kRequantize64Limit));
+  return _mm512_cvtsepi64_epi16(_mm512_srav_epi64(
+      _mm512_add_epi64(_mm512_mullo_epi64(x, ch.reduced[half]), ch.round[half]), ch.total[half]));
+}
+
+// The channels' outputs of one row from their int64 sums (two halves of 8),
+// to y[c, n_out).
+EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreLinearS16(__m512i lo8, __m512i hi8,
+                                                                         const ChannelsS16& ch,
+                                                                         int16_t* y) {
+  const __m256i both =
+      _mm256_inserti128_si256(_mm256_castsi128_si256(Requantize64ToS16PerLane(lo8, ch, 0)),
+                              Requantize64ToS16PerLane(hi8, ch, 1), 1);
+  _mm256_mask_storeu_epi16(y + ch.c, static_cast<__mmask16>(FirstLanes(ch.count)), both);
 }
 
 // Channels [c0, c0 + 16 * kBlocks) of one int16 FULLY_CONNECTED row: x
@@ -594,8 +612,8 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void LinearBlocksS16(
     AddPairsTimesPanels<kBlocks>(x, n_in, p0, end, first, panel_values, sum_lo8, sum_hi8);
   }
   for (int b = 0; b < kBlocks; ++b) {
-    StoreLinearS16(sum_lo8[b], sum_hi8[b], bias, multiplier, shift, c0 + b * kS16PanelColumns,
-                   n_out, y);
+    StoreLinearS16(sum_lo8[b], sum_hi8[b],
+                   MakeChannelsS16(bias, multiplier, shift, c0 + b * kS16PanelColumns, n_out), y);
   }
 }
 
@@ -644,12 +662,11 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void LinearRowsBlocksS16(
     }
   }
 #pragma GCC unroll 4
-  for (int r = 0; r < kRows; ++r) {
+  for (int b = 0; b < kBlocks; ++b) {
+    const ChannelsS16 ch =
+        MakeChannelsS16(bias, multiplier, shift, c0 + b * kS16PanelColumns, n_out);
 #pragma GCC unroll 4
-    for (int b = 0; b < kBlocks; ++b) {
-      StoreLinearS16(sum_lo8[r][b], sum_hi8[r][b], bias, multiplier, shift,
-                     c0 + b * kS16PanelColumns, n_out, y[r]);
-    }
+    for (int r = 0; r < kRows; ++r) StoreLinearS16(sum_lo8[r][b], sum_hi8[r][b], ch, y[r]);
   }
 }
 

@@ -340,11 +340,12 @@ void LinearS16Target(const LinearQArgs<int16_t>& a) {
         x[i] = a.x + static_cast<size_t>(r + i) * a.ld_x;
         y[i] = a.y + static_cast<size_t>(r + i) * a.ld_y;
       }
-      vnni::LinearRowsS16(x, a.n_in, a.w_pairs, bias, a.multiplier, a.shift, a.n_out, y);
+      vnni::LinearRowsS16<kGroup>(x, a.n_in, a.w_pairs, bias, a.multiplier, a.shift, a.n_out, y);
     }
     for (; r < a.rows; ++r) {
-      vnni::LinearRowS16(a.x + static_cast<size_t>(r) * a.ld_x, a.n_in, a.w_pairs, bias,
-                         a.multiplier, a.shift, a.n_out, a.y + static_cast<size_t>(r) * a.ld_y);
+      const int16_t* x = a.x + static_cast<size_t>(r) * a.ld_x;
+      int16_t* y = a.y + static_cast<size_t>(r) * a.ld_y;
+      vnni::LinearRowsS16<1>(&x, a.n_in, a.w_pairs, bias, a.multiplier, a.shift, a.n_out, &y);
     }
     return;
   }

@@ -382,45 +382,24 @@ EA_VNNI_TARGET inline int32_t SoftmaxRowS16(int32_t multiplier, int32_t left_shi
   return _mm512_reduce_add_epi32(prob_sum);
 }
 
-// One broadcast pair pp times kBlocks panels from v (panel_values apart)
-// into the named accumulators x0..x3 (a macro, so that they stay registers).
-#define EA_PAIR_TIMES_PANELS(kBlocks, v, panel_values, pp, x0, x1, x2, x3)        \
-  do {                                                                            \
-    EA_ADD_PAIR_PRODUCTS(x0, pp, _mm512_loadu_si512(v));                          \
-    if (kBlocks == 4) {                                                           \
-      EA_ADD_PAIR_PRODUCTS(x1, pp, _mm512_loadu_si512((v) + (panel_values)));     \
-      EA_ADD_PAIR_PRODUCTS(x2, pp, _mm512_loadu_si512((v) + 2 * (panel_values))); \
-      EA_ADD_PAIR_PRODUCTS(x3, pp, _mm512_loadu_si512((v) + 3 * (panel_values))); \
-    }                                                                             \
-  } while (false)
-
-// Adds pairs [begin, end) of x (n_x values) times kBlocks pair panels from
-// first (panel_values apart) into the int64 sums of each block's 16 columns.
-// The caller keeps end - begin small enough for int32 lanes. Two
-// accumulators per block (even and odd pairs) hide vpdpwssd's latency.
-template <int kBlocks>  // 1 or 4
-EA_VNNI_TARGET __attribute__((always_inline)) inline void AddPairsTimesPanels(
-    const int16_t* x, int32_t n_x, int32_t begin, int32_t end, const int16_t* first,
-    size_t panel_values, __m512i* sum_lo8, __m512i* sum_hi8) {
-  __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-  __m512i b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-  int32_t p = begin;
-  for (; p + 2 <= end; p += 2) {
-    const int16_t* w = first + 32 * static_cast<size_t>(p);
-    const __m512i xa = _mm512_set1_epi32(PairAt(x, p, n_x));
-    const __m512i xb = _mm512_set1_epi32(PairAt(x, p + 1, n_x));
-    EA_PAIR_TIMES_PANELS(kBlocks, w, panel_values, xa, a0, a1, a2, a3);
-    EA_PAIR_TIMES_PANELS(kBlocks, w + 32, panel_values, xb, b0, b1, b2, b3);
-  }
-  if (p < end) {
-    const int16_t* w = first + 32 * static_cast<size_t>(p);
-    const __m512i xa = _mm512_set1_epi32(PairAt(x, p, n_x));
-    EA_PAIR_TIMES_PANELS(kBlocks, w, panel_values, xa, a0, a1, a2, a3);
-  }
-  const __m512i acc[4] = {_mm512_add_epi32(a0, b0), _mm512_add_epi32(a1, b1),
-                          _mm512_add_epi32(a2, b2), _mm512_add_epi32(a3, b3)};
-  for (int b = 0; b < kBlocks; ++b) {
-    AddSplit(_mm512_setzero_si512(), acc[b], &sum_lo8[b], &sum_hi8[b]);
+// acc[r][b] += pairs [begin, end) of x[r] (n_x values each) times kBlocks
+// pair panels from first (panel_values apart): each panel load serves every
+// row. The caller keeps end - begin small enough for int32 lanes.
+template <int kRows, int kBlocks>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void AddRowPairsTimesPanels(
+    const int16_t* const* x, int32_t n_x, int32_t begin, int32_t end, const int16_t* first,
+    size_t panel_values, __m512i (&acc)[kRows][kBlocks]) {
+  for (int32_t p = begin; p < end; ++p) {
+    const int16_t* panel = first + 32 * static_cast<size_t>(p);
+    __m512i columns[kBlocks];
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) columns[b] = _mm512_loadu_si512(panel + b * panel_values);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      const __m512i xp = _mm512_set1_epi32(PairAt(x[r], p, n_x));
+#pragma GCC unroll 4
+      for (int b = 0; b < kBlocks; ++b) EA_ADD_PAIR_PRODUCTS(acc[r][b], xp, columns[b]);
+    }
   }
 }
 
@@ -434,7 +413,11 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void ContextBlocksS16(
   __m512i sum_lo8[kBlocks], sum_hi8[kBlocks];
   for (int b = 0; b < kBlocks; ++b) sum_lo8[b] = sum_hi8[b] = _mm512_setzero_si512();
   if (whole) {
-    AddPairsTimesPanels<kBlocks>(probs, n_keys, 0, pairs, first, panel_values, sum_lo8, sum_hi8);
+    __m512i acc[1][kBlocks];
+    SetZero(acc);
+    AddRowPairsTimesPanels<1, kBlocks>(&probs, n_keys, 0, pairs, first, panel_values, acc);
+    for (int b = 0; b < kBlocks; ++b)
+      AddSplit(_mm512_setzero_si512(), acc[0][b], &sum_lo8[b], &sum_hi8[b]);
   } else {
     for (int32_t p0 = 0; p0 < pairs; p0 += kS16PairsPerFlush) {
       const int32_t end = pairs - p0 < kS16PairsPerFlush ? pairs : p0 + kS16PairsPerFlush;
@@ -475,27 +458,6 @@ EA_VNNI_TARGET inline void ContextRowS16(const int16_t* probs, int32_t n_keys, i
   }
   for (; t < d_v; t += kS16PanelColumns) {
     ContextBlocksS16<1>(probs, n_keys, whole, v_pairs, panel_values, t, d_v, requantize, out);
-  }
-}
-
-// acc[r][b] += pairs [begin, end) of x[r] (n_x values each) times kBlocks
-// pair panels from first (panel_values apart): each panel load serves every
-// row. The caller keeps end - begin small enough for int32 lanes.
-template <int kRows, int kBlocks>
-EA_VNNI_TARGET __attribute__((always_inline)) inline void AddRowPairsTimesPanels(
-    const int16_t* const* x, int32_t n_x, int32_t begin, int32_t end, const int16_t* first,
-    size_t panel_values, __m512i (&acc)[kRows][kBlocks]) {
-  for (int32_t p = begin; p < end; ++p) {
-    const int16_t* panel = first + 32 * static_cast<size_t>(p);
-    __m512i columns[kBlocks];
-#pragma GCC unroll 4
-    for (int b = 0; b < kBlocks; ++b) columns[b] = _mm512_loadu_si512(panel + b * panel_values);
-#pragma GCC unroll 4
-    for (int r = 0; r < kRows; ++r) {
-      const __m512i xp = _mm512_set1_epi32(PairAt(x[r], p, n_x));
-#pragma GCC unroll 4
-      for (int b = 0; b < kBlocks; ++b) EA_ADD_PAIR_PRODUCTS(acc[r][b], xp, columns[b]);
-    }
   }
 }
 
@@ -595,42 +557,6 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreLinearS16(__m512i
   _mm256_mask_storeu_epi16(y + ch.c, static_cast<__mmask16>(FirstLanes(ch.count)), both);
 }
 
-// Channels [c0, c0 + 16 * kBlocks) of one int16 FULLY_CONNECTED row: x
-// (n_in values) against W's pair panels (W int8 widened to int16, so each
-// pair of products is below 2^23 and 64 pairs fit int32 lanes).
-template <int kBlocks>  // 1 or 4
-EA_VNNI_TARGET __attribute__((always_inline)) inline void LinearBlocksS16(
-    const int16_t* x, int32_t n_in, const int16_t* w_pairs, const int64_t* bias,
-    const int32_t* multiplier, const int32_t* shift, int32_t c0, int32_t n_out, int16_t* y) {
-  const int32_t pairs = (n_in + 1) / 2;
-  const size_t panel_values = static_cast<size_t>(pairs) * 32;
-  const int16_t* first = w_pairs + static_cast<size_t>(c0 / kS16PanelColumns) * panel_values;
-  __m512i sum_lo8[4], sum_hi8[4];
-  for (int b = 0; b < kBlocks; ++b) sum_lo8[b] = sum_hi8[b] = _mm512_setzero_si512();
-  for (int32_t p0 = 0; p0 < pairs; p0 += kS16PairsPerFlush) {
-    const int32_t end = pairs - p0 < kS16PairsPerFlush ? pairs : p0 + kS16PairsPerFlush;
-    AddPairsTimesPanels<kBlocks>(x, n_in, p0, end, first, panel_values, sum_lo8, sum_hi8);
-  }
-  for (int b = 0; b < kBlocks; ++b) {
-    StoreLinearS16(sum_lo8[b], sum_hi8[b],
-                   MakeChannelsS16(bias, multiplier, shift, c0 + b * kS16PanelColumns, n_out), y);
-  }
-}
-
-// y[c] for c < n_out: one row of TFLite's int16 FULLY_CONNECTED per channel.
-EA_VNNI_TARGET inline void LinearRowS16(const int16_t* x, int32_t n_in, const int16_t* w_pairs,
-                                        const int64_t* bias, const int32_t* multiplier,
-                                        const int32_t* shift, int32_t n_out, int16_t* y) {
-  constexpr int32_t kPass = kS16BlocksPerPass * kS16PanelColumns;
-  int32_t c = 0;
-  for (; c + kPass <= n_out; c += kPass) {
-    LinearBlocksS16<kS16BlocksPerPass>(x, n_in, w_pairs, bias, multiplier, shift, c, n_out, y);
-  }
-  for (; c < n_out; c += kS16PanelColumns) {
-    LinearBlocksS16<1>(x, n_in, w_pairs, bias, multiplier, shift, c, n_out, y);
-  }
-}
-
 // Pairs of an int16 FULLY_CONNECTED row an int32 lane may take: W is int8
 // widened, so a pair of products is at most 2^23 in magnitude and 255 pairs
 // stay below 2^31.
@@ -670,8 +596,9 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void LinearRowsBlocksS16(
   }
 }
 
-// y[r][c] for r < kS16RowsPerPass, c < n_out: that many rows of TFLite's
-// int16 FULLY_CONNECTED per channel at once.
+// y[r][c] for r < kRows, c < n_out: kRows rows (kS16RowsPerPass, or 1 for
+// the rest) of TFLite's int16 FULLY_CONNECTED per channel at once.
+template <int kRows>
 EA_VNNI_TARGET inline void LinearRowsS16(const int16_t* const* x, int32_t n_in,
                                          const int16_t* w_pairs, const int64_t* bias,
                                          const int32_t* multiplier, const int32_t* shift,
@@ -679,11 +606,11 @@ EA_VNNI_TARGET inline void LinearRowsS16(const int16_t* const* x, int32_t n_in,
   constexpr int32_t kPass = kS16BlocksPerPass * kS16PanelColumns;
   int32_t c = 0;
   for (; c + kPass <= n_out; c += kPass) {
-    LinearRowsBlocksS16<kS16RowsPerPass, kS16BlocksPerPass>(x, n_in, w_pairs, bias, multiplier,
-                                                            shift, c, n_out, y);
+    LinearRowsBlocksS16<kRows, kS16BlocksPerPass>(x, n_in, w_pairs, bias, multiplier, shift, c,
+                                                  n_out, y);
   }
   for (; c < n_out; c += kS16PanelColumns) {
-    LinearRowsBlocksS16<kS16RowsPerPass, 1>(x, n_in, w_pairs, bias, multiplier, shift, c, n_out, y);
+    LinearRowsBlocksS16<kRows, 1>(x, n_in, w_pairs, bias, multiplier, shift, c, n_out, y);
   }
 }
 

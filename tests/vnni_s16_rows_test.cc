@@ -99,7 +99,7 @@ TEST(VnniS16Rows, SoftmaxRowAtEveryShift) {
   for (int shift = -31; shift <= 30; ++shift) {
     for (const int32_t multiplier : multipliers) {
       for (const int span : {0, 300, 65535}) {
-        for (const int len : {1, 32, 37, 100}) {
+        for (const int len : {1, 4, 5, 32, 37, 64, 65, 100, 200}) {
           std::vector<int16_t> scores(len);
           for (int16_t& x : scores) x = static_cast<int16_t>(Draw(&random, -32768, -32768 + span));
           scores[len / 2] = static_cast<int16_t>(-32768 + span);

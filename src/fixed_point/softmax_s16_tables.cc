@@ -11,7 +11,7 @@
 namespace edgeattn {
 
 // clang-format off
-const int16_t kSoftmaxS16ExpTable[kSoftmaxS16TableSize] = {
+constexpr int16_t kSoftmaxS16ExpTable[kSoftmaxS16TableSize] = {
   2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
   2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
   2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3,
@@ -104,5 +104,24 @@ const int16_t kSoftmaxS16ReciprocalTable[kSoftmaxS16TableSize] = {
 };
 
 // clang-format on
+
+namespace {
+
+constexpr SoftmaxS16ExpBytePlanes SplitExpTable() {
+  SoftmaxS16ExpBytePlanes planes{};
+  for (int i = 0; i < kSoftmaxS16ExpBytePlaneSize; ++i) {
+    const auto base = static_cast<uint16_t>(kSoftmaxS16ExpTable[i]);
+    const auto next = static_cast<uint16_t>(kSoftmaxS16ExpTable[i + 1]);
+    planes.base_low[i] = static_cast<uint8_t>(base & 0xFF);
+    planes.base_high[i] = static_cast<uint8_t>(base >> 8);
+    planes.next_low[i] = static_cast<uint8_t>(next & 0xFF);
+    planes.next_high[i] = static_cast<uint8_t>(next >> 8);
+  }
+  return planes;
+}
+
+}  // namespace
+
+constexpr SoftmaxS16ExpBytePlanes kSoftmaxS16ExpBytePlanes = SplitExpTable();
 
 }  // namespace edgeattn

@@ -10,10 +10,10 @@
 //   before they are added into int64 ones, then TFLite's 64-bit
 //   requantisation (avx512_requantize-inl.h);
 // - softmax: the scaled differences, then the exp table's interpolation in
-//   32 int16 lanes, its entries picked from the table's eight 64-entry
-//   windows with vpermt2w (a 32-bit gather per 16 lanes took most of the
-//   softmax's time); the sum in int32 as TFLite; the reciprocal is the scalar
-//   code's (softmax_s16.h);
+//   int16 lanes, its entries picked from byte planes of the table with
+//   vpermt2b (a 32-bit gather per 16 lanes took most of the softmax's time);
+//   the sum in int32 as TFLite; the reciprocal is the scalar code's
+//   (softmax_s16.h), the normalisation in 16-bit lanes where the sum allows;
 // - P V: probabilities are >= 0, so |sum_j p_j v_j| <= (sum_j p_j) * 2^15 and
 //   every partial sum of a lane is as small: a row whose probabilities sum
 //   below 2^16 accumulates whole in int32 exactly; any other row splits p into
@@ -50,6 +50,11 @@ inline int32_t PairAt(const int16_t* values, int32_t pair, int32_t count) {
     return both;
   }
   return static_cast<int32_t>(static_cast<uint16_t>(values[first]));
+}
+
+// The first `count` of 32 lanes (all for count >= 32, none for count <= 0).
+inline __mmask32 FirstLanes32(int32_t count) {
+  return count >= 32 ? ~__mmask32{0} : count <= 0 ? 0 : (__mmask32{1} << count) - 1;
 }
 
 // Key or column blocks one pass over the pairs handles: independent
@@ -125,9 +130,7 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void SplitQueryPairs(const 
                                                                           SplitPairs* split) {
   const int32_t values = 2 * count < d_k - 2 * p0 ? 2 * count : d_k - 2 * p0;
   for (int32_t i = 0; i < 2 * count; i += 32) {
-    const int32_t n = values - i < 32 ? (values - i > 0 ? values - i : 0) : 32;
-    const __m512i v =
-        _mm512_maskz_loadu_epi16(n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1, q + 2 * p0 + i);
+    const __m512i v = _mm512_maskz_loadu_epi16(FirstLanes32(values - i), q + 2 * p0 + i);
     _mm512_store_si512(split->high + i / 2, _mm512_srai_epi16(v, 8));
     _mm512_store_si512(split->low + i / 2, _mm512_and_si512(v, _mm512_set1_epi16(255)));
   }
@@ -292,90 +295,150 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m256i CentredDifference(_
                                                 _mm512_set1_epi32(-32768)));
 }
 
-// Which of the eight 64-entry windows of a 512-entry table each 16-bit
-// index in [0, 511] falls in, as its bits 6, 7 and 8.
-struct ExpTableWindow {
-  __mmask32 bit6, bit7, bit8;
-};
-EA_VNNI_TARGET __attribute__((always_inline)) inline ExpTableWindow WindowOf(__m512i index) {
-  return {_mm512_test_epi16_mask(index, _mm512_set1_epi16(64)),
-          _mm512_test_epi16_mask(index, _mm512_set1_epi16(128)),
-          _mm512_test_epi16_mask(index, _mm512_set1_epi16(256))};
-}
-
-// table[index] for 32 16-bit indices in [0, 511] without a gather (a
-// 32-lane gather of 16-bit entries took most of the softmax's time on
-// Zen 4): vpermt2w picks from each 64-entry window by the index's low six
-// bits, then the window bits choose among the eight picks.
-EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i LookUpExpTable(
-    const int16_t* table, __m512i index, const ExpTableWindow& window) {
-  __m512i picks[8];
-#pragma GCC unroll 8
-  for (int w = 0; w < 8; ++w) {
-    picks[w] = _mm512_permutex2var_epi16(_mm512_loadu_si512(table + 64 * w), index,
-                                         _mm512_loadu_si512(table + 64 * w + 32));
-  }
+// One byte plane of the exp table (kSoftmaxS16ExpBytePlanes) at 64 indices
+// in [0, 511]: vpermt2b picks from each 128-byte window by the index's low
+// seven bits (`low8`, whose bit 7 is the index's), then the index's bits 7
+// (`bit7`) and 8 (clear where `below_256`) choose among the four picks.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i LookUpBytePlane(const uint8_t* plane,
+                                                                             __m512i low8,
+                                                                             __mmask64 bit7,
+                                                                             __mmask64 below_256) {
+  __m512i picks[4];
 #pragma GCC unroll 4
   for (int w = 0; w < 4; ++w) {
-    picks[w] = _mm512_mask_blend_epi16(window.bit6, picks[2 * w], picks[2 * w + 1]);
+    picks[w] = _mm512_permutex2var_epi8(_mm512_load_si512(plane + 128 * w), low8,
+                                        _mm512_load_si512(plane + 128 * w + 64));
   }
+  const __m512i low_half = _mm512_mask_blend_epi8(bit7, picks[0], picks[1]);
+  const __m512i high_half = _mm512_mask_blend_epi8(bit7, picks[2], picks[3]);
+  return _mm512_mask_blend_epi8(below_256, high_half, low_half);
+}
+
+// The exp table's entries index and index + 1 of 64 values, index = 256 +
+// (centred >> 7) in [0, 511] as InterpolateTable's, values 32 h + i in lane
+// i of centred[h], base[h] and next[h]. Byte planes halve the permutes of a
+// 16-bit lookup (eight vpermt2w and seven blends per 32 entries), which,
+// with the copies of the tables they overwrite, were most of the softmax's
+// instructions.
+struct ExpTableEntries {
+  __m512i base[2], next[2];
+};
+EA_VNNI_TARGET __attribute__((always_inline)) inline ExpTableEntries LookUpExpTable(
+    const __m512i (&centred)[2]) {
+  // The index's bits 0-7 are centred's bits 7-14, the high bytes of
+  // centred << 1; its bit 8 is clear where centred < 0.
+  alignas(64) static constexpr uint8_t kHighBytes[64] = {
+      1,  3,  5,   7,   9,   11,  13,  15,  17,  19,  21,  23,  25,  27,  29,  31,
+      33, 35, 37,  39,  41,  43,  45,  47,  49,  51,  53,  55,  57,  59,  61,  63,
+      65, 67, 69,  71,  73,  75,  77,  79,  81,  83,  85,  87,  89,  91,  93,  95,
+      97, 99, 101, 103, 105, 107, 109, 111, 113, 115, 117, 119, 121, 123, 125, 127};
+  const __m512i low8 =
+      _mm512_permutex2var_epi8(_mm512_slli_epi16(centred[0], 1), _mm512_load_si512(kHighBytes),
+                               _mm512_slli_epi16(centred[1], 1));
+  const __mmask64 bit7 = _mm512_movepi8_mask(low8);
+  const __mmask64 below_256 =
+      _mm512_kunpackd(_mm512_movepi16_mask(centred[1]), _mm512_movepi16_mask(centred[0]));
+  const SoftmaxS16ExpBytePlanes& planes = kSoftmaxS16ExpBytePlanes;
+  const __m512i base_low = LookUpBytePlane(planes.base_low, low8, bit7, below_256);
+  const __m512i base_high = LookUpBytePlane(planes.base_high, low8, bit7, below_256);
+  const __m512i next_low = LookUpBytePlane(planes.next_low, low8, bit7, below_256);
+  const __m512i next_high = LookUpBytePlane(planes.next_high, low8, bit7, below_256);
+  // Lane i of half h: low byte 32 h + i, high byte 64 + 32 h + i.
+  alignas(64) static constexpr uint8_t kInterleave[2][64] = {
+      {0,  64, 1,  65, 2,  66, 3,  67, 4,  68, 5,  69, 6,  70, 7,  71, 8,  72, 9,  73, 10, 74,
+       11, 75, 12, 76, 13, 77, 14, 78, 15, 79, 16, 80, 17, 81, 18, 82, 19, 83, 20, 84, 21, 85,
+       22, 86, 23, 87, 24, 88, 25, 89, 26, 90, 27, 91, 28, 92, 29, 93, 30, 94, 31, 95},
+      {32, 96,  33, 97,  34, 98,  35, 99,  36, 100, 37, 101, 38, 102, 39, 103,
+       40, 104, 41, 105, 42, 106, 43, 107, 44, 108, 45, 109, 46, 110, 47, 111,
+       48, 112, 49, 113, 50, 114, 51, 115, 52, 116, 53, 117, 54, 118, 55, 119,
+       56, 120, 57, 121, 58, 122, 59, 123, 60, 124, 61, 125, 62, 126, 63, 127}};
+  ExpTableEntries entries;
 #pragma GCC unroll 2
-  for (int w = 0; w < 2; ++w) {
-    picks[w] = _mm512_mask_blend_epi16(window.bit7, picks[2 * w], picks[2 * w + 1]);
+  for (int h = 0; h < 2; ++h) {
+    const __m512i order = _mm512_load_si512(kInterleave[h]);
+    entries.base[h] = _mm512_permutex2var_epi8(base_low, order, base_high);
+    entries.next[h] = _mm512_permutex2var_epi8(next_low, order, next_high);
   }
-  return _mm512_mask_blend_epi16(window.bit8, picks[0], picks[1]);
+  return entries;
 }
 
 // SoftmaxS16Row (softmax_s16.cc) in place on row[0, count), count >= 1, with
 // exp_scratch[0, count) for the exponentials. Returns the probabilities' sum.
 EA_VNNI_TARGET inline int32_t SoftmaxRowS16(int32_t multiplier, int32_t left_shift, int16_t* row,
                                             int32_t count, int16_t* exp_scratch) {
-  __m512i max = _mm512_set1_epi32(INT16_MIN);
-  for (int32_t j = 0; j < count; j += 16) {
-    max = _mm512_max_epi32(max, LoadS16AsS32(row + j, count - j, INT16_MIN));
-  }
-  const __m512i row_max = _mm512_set1_epi32(_mm512_reduce_max_epi32(max));
-  __m512i sum = _mm512_setzero_si512();
+  __m512i max16 = _mm512_set1_epi16(INT16_MIN);
   for (int32_t j = 0; j < count; j += 32) {
-    const int32_t n = count - j < 32 ? count - j : 32;
-    const __mmask32 valid = n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
-    const __m512i scores = _mm512_mask_loadu_epi16(_mm512_set1_epi16(INT16_MIN), valid, row + j);
-    const __m512i centred = _mm512_inserti64x4(
-        _mm512_castsi256_si512(
-            CentredDifference(_mm512_cvtepi16_epi32(_mm512_castsi512_si256(scores)), row_max,
-                              multiplier, left_shift)),
-        CentredDifference(_mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(scores, 1)), row_max,
-                          multiplier, left_shift),
-        1);
-    // InterpolateTable: index 256 + (centred >> 7) in [0, 511], entries
-    // index and index + 1, in 16-bit lanes throughout.
-    const __m512i index = _mm512_add_epi16(_mm512_srai_epi16(centred, 7), _mm512_set1_epi16(256));
-    const ExpTableWindow window = WindowOf(index);
-    const __m512i base = LookUpExpTable(kSoftmaxS16ExpTable, index, window);
-    const __m512i next = LookUpExpTable(kSoftmaxS16ExpTable + 1, index, window);
-    // (slope * low7 + 64) >> 7 = round(slope * (low7 << 8) / 2^15), which is
-    // what vpmulhrsw computes (low7 << 8 < 2^15); the int16 adds wrap as the
-    // scalar code's static_cast<int16_t>.
-    const __m512i low7_high =
-        _mm512_slli_epi16(_mm512_and_si512(centred, _mm512_set1_epi16(0x7F)), 8);
-    const __m512i value =
-        _mm512_add_epi16(base, _mm512_mulhrs_epi16(_mm512_sub_epi16(next, base), low7_high));
-    _mm512_mask_storeu_epi16(exp_scratch + j, valid, value);
-    sum = _mm512_add_epi32(
-        sum, _mm512_madd_epi16(_mm512_maskz_mov_epi16(valid, value), _mm512_set1_epi16(1)));
+    max16 =
+        _mm512_max_epi16(max16, _mm512_mask_loadu_epi16(max16, FirstLanes32(count - j), row + j));
+  }
+  const __m512i row_max = _mm512_set1_epi32(_mm512_reduce_max_epi32(
+      _mm512_max_epi32(_mm512_cvtepi16_epi32(_mm512_castsi512_si256(max16)),
+                       _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(max16, 1)))));
+  __m512i sum = _mm512_setzero_si512();
+  for (int32_t j = 0; j < count; j += 64) {
+    const __mmask32 valid[2] = {FirstLanes32(count - j), FirstLanes32(count - j - 32)};
+    __m512i centred[2];
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const __m512i scores =
+          _mm512_mask_loadu_epi16(_mm512_set1_epi16(INT16_MIN), valid[h], row + j + 32 * h);
+      centred[h] = _mm512_inserti64x4(
+          _mm512_castsi256_si512(
+              CentredDifference(_mm512_cvtepi16_epi32(_mm512_castsi512_si256(scores)), row_max,
+                                multiplier, left_shift)),
+          CentredDifference(_mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(scores, 1)), row_max,
+                            multiplier, left_shift),
+          1);
+    }
+    const ExpTableEntries entries = LookUpExpTable(centred);
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      // InterpolateTable: (slope * low7 + 64) >> 7 = round(slope * (low7 <<
+      // 8) / 2^15), which is what vpmulhrsw computes (low7 << 8 < 2^15); the
+      // int16 adds wrap as the scalar code's static_cast<int16_t>.
+      const __m512i low7_high =
+          _mm512_slli_epi16(_mm512_and_si512(centred[h], _mm512_set1_epi16(0x7F)), 8);
+      const __m512i value = _mm512_add_epi16(
+          entries.base[h],
+          _mm512_mulhrs_epi16(_mm512_sub_epi16(entries.next[h], entries.base[h]), low7_high));
+      _mm512_mask_storeu_epi16(exp_scratch + j + 32 * h, valid[h], value);
+      sum = _mm512_add_epi32(
+          sum, _mm512_madd_epi16(_mm512_maskz_mov_epi16(valid[h], value), _mm512_set1_epi16(1)));
+    }
   }
   const SoftmaxS16Normalizer normalizer = NormalizerOf(_mm512_reduce_add_epi32(sum));
+  __m512i prob_sum = _mm512_setzero_si512();
+  if (normalizer.right_shift >= 17) {
+    // (e * r + 2^(s - 1)) >> s with e * r = 2^16 H + L, L < 2^16, s >= 17:
+    // (2^16 (H + 2^(s - 17)) + L) >> s = (H + 2^(s - 17)) >> (s - 16), as L
+    // only adds a fraction below 1 to an integer. H = vpmulhuw(e, r) < 2^14
+    // (both below 2^15), so 16-bit lanes hold every step and p < 2^13 needs
+    // no clamp.
+    const __m512i reciprocal = _mm512_set1_epi16(static_cast<int16_t>(normalizer.reciprocal));
+    const __m512i round =
+        _mm512_set1_epi16(static_cast<int16_t>(1 << (normalizer.right_shift - 17)));
+    const __m128i shift = _mm_cvtsi32_si128(normalizer.right_shift - 16);
+    for (int32_t j = 0; j < count; j += 32) {
+      const __mmask32 valid = FirstLanes32(count - j);
+      const __m512i e = _mm512_maskz_loadu_epi16(valid, exp_scratch + j);
+      const __m512i p =
+          _mm512_srl_epi16(_mm512_add_epi16(_mm512_mulhi_epu16(e, reciprocal), round), shift);
+      _mm512_mask_storeu_epi16(row + j, valid, p);
+      prob_sum = _mm512_add_epi32(prob_sum, _mm512_madd_epi16(p, _mm512_set1_epi16(1)));
+    }
+    return _mm512_reduce_add_epi32(prob_sum);
+  }
   const __m512i reciprocal = _mm512_set1_epi32(normalizer.reciprocal);
   const __m512i round = _mm512_set1_epi32(int32_t{1} << (normalizer.right_shift - 1));
   const __m128i shift = _mm_cvtsi32_si128(normalizer.right_shift);
-  __m512i prob_sum = _mm512_setzero_si512();
   for (int32_t j = 0; j < count; j += 16) {
     const int32_t n = count - j < 16 ? count - j : 16;
     const __mmask16 valid = static_cast<__mmask16>(FirstLanes(n));
-    // |exp * reciprocal| < 2^30 and round <= 2^29: int32 holds the sum.
+    // exp and reciprocal lie in [0, 32767], so 0 <= exp * reciprocal < 2^30
+    // and round <= 2^29: int32 holds the sum and p >= 0.
     const __m512i e = LoadS16AsS32(exp_scratch + j, n, 0);
     __m512i p = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(e, reciprocal), round), shift);
-    p = _mm512_min_epi32(_mm512_max_epi32(p, _mm512_setzero_si512()), _mm512_set1_epi32(32767));
+    p = _mm512_min_epi32(p, _mm512_set1_epi32(32767));
     _mm256_mask_storeu_epi16(row + j, valid, _mm512_cvtepi32_epi16(p));
     prob_sum = _mm512_mask_add_epi32(prob_sum, valid, prob_sum, p);
   }

@@ -163,69 +163,100 @@ TEST(VnniS16Rows, PackedRowsMatchTheReferenceOps) {
   if (!edgeattn::UsesS8Panels()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
   RandomStream random(6262);
   const int n_q = 47;
+  // Values whose products push q . k to the estimate's bound (d_k = 128,
+  // all 32767: |q . k - 2^16 sum (q >> 8)(k >> 8)| is 99.6 % of 2^31) or
+  // far past int32 (all -32768: 2^37), or whose high byte is -1 or 0.
+  const int16_t extremes[] = {32767, -32768, -32513, 255, -1, 0x7F00};
   for (const int n_kv : {47, 64, 3}) {
-    for (const int d_k : {20, 64, 130}) {
+    for (const int d_k : {20, 64, 128, 130}) {
       for (const bool causal : {false, true}) {
-        const int d_v = d_k == 130 ? 83 : d_k;
-        std::vector<int16_t> q(static_cast<size_t>(n_q) * d_k), k(static_cast<size_t>(n_kv) * d_k),
-            v(static_cast<size_t>(n_kv) * d_v), v_t(v.size());
-        for (int16_t& x : q) x = static_cast<int16_t>(Draw(&random, -32768, 32767));
-        for (int16_t& x : k) x = static_cast<int16_t>(Draw(&random, -32768, 32767));
-        for (int16_t& x : v) x = static_cast<int16_t>(Draw(&random, -32768, 32767));
-        for (int j = 0; j < n_kv; ++j) {
-          for (int t = 0; t < d_v; ++t) {
-            v_t[static_cast<size_t>(t) * n_kv + j] = v[static_cast<size_t>(j) * d_v + t];
+        for (const bool extreme : {false, true}) {
+          const int d_v = d_k == 130 ? 83 : d_k;
+          std::vector<int16_t> q(static_cast<size_t>(n_q) * d_k),
+              k(static_cast<size_t>(n_kv) * d_k), v(static_cast<size_t>(n_kv) * d_v), v_t(v.size());
+          for (int16_t& x : q) x = static_cast<int16_t>(Draw(&random, -32768, 32767));
+          for (int16_t& x : k) x = static_cast<int16_t>(Draw(&random, -32768, 32767));
+          if (extreme) {
+            // Whole rows of one extreme value for some rows, mixed for others.
+            for (int i = 0; i < n_q; ++i) {
+              for (int t = 0; t < d_k; ++t) {
+                q[static_cast<size_t>(i) * d_k + t] =
+                    extremes[i % 3 == 0 ? (i / 3) % 6 : Draw(&random, 0, 5)];
+              }
+            }
+            for (int j = 0; j < n_kv; ++j) {
+              for (int t = 0; t < d_k; ++t) {
+                k[static_cast<size_t>(j) * d_k + t] =
+                    extremes[j % 2 == 0 ? (j / 2) % 6 : Draw(&random, 0, 5)];
+              }
+            }
           }
-        }
-        const tflite_ref::BatchMatMulParams scores_params{0, 0, 0, 1518500250, -21};
-        const std::vector<int16_t> scores =
-            tflite_ref::BatchMatMul(scores_params, q.data(), n_q, d_k, k.data(), n_kv);
-        const tflite_ref::SoftmaxInt16Params softmax =
-            tflite_ref::PrepareSoftmaxInt16(0.25f, 0.01f, ExpLut(), ReciprocalLut());
-        std::vector<int16_t> probs(static_cast<size_t>(n_q) * n_kv, 0);
-        for (int i = 0; i < n_q; ++i) {
-          const int visible = causal ? (i + 1 + n_kv - n_q < 0 ? 0 : i + 1 + n_kv - n_q) : n_kv;
-          const int row_keys = visible > n_kv ? n_kv : visible;
-          if (row_keys == 0) continue;
-          tflite_ref::SoftmaxInt16Row(softmax, scores.data() + static_cast<size_t>(i) * n_kv,
-                                      row_keys, probs.data() + static_cast<size_t>(i) * n_kv);
-        }
-        const tflite_ref::BatchMatMulParams context_params{0, 0, 0, 1200000000, -14};
-        const std::vector<int16_t> want =
-            tflite_ref::BatchMatMul(context_params, probs.data(), n_q, n_kv, v_t.data(), d_v);
+          for (int16_t& x : v) x = static_cast<int16_t>(Draw(&random, -32768, 32767));
+          for (int j = 0; j < n_kv; ++j) {
+            for (int t = 0; t < d_v; ++t) {
+              v_t[static_cast<size_t>(t) * n_kv + j] = v[static_cast<size_t>(j) * d_v + t];
+            }
+          }
+          // Extreme sums reach 2^37: a shift that keeps them below saturation,
+          // where an error of 2^32 shows.
+          const tflite_ref::BatchMatMulParams scores_params{0, 0, 0, 1518500250,
+                                                            extreme ? -28 : -21};
+          const std::vector<int16_t> scores =
+              tflite_ref::BatchMatMul(scores_params, q.data(), n_q, d_k, k.data(), n_kv);
+          const tflite_ref::SoftmaxInt16Params softmax =
+              tflite_ref::PrepareSoftmaxInt16(0.25f, 0.01f, ExpLut(), ReciprocalLut());
+          std::vector<int16_t> probs(static_cast<size_t>(n_q) * n_kv, 0);
+          for (int i = 0; i < n_q; ++i) {
+            const int visible = causal ? (i + 1 + n_kv - n_q < 0 ? 0 : i + 1 + n_kv - n_q) : n_kv;
+            const int row_keys = visible > n_kv ? n_kv : visible;
+            if (row_keys == 0) continue;
+            tflite_ref::SoftmaxInt16Row(softmax, scores.data() + static_cast<size_t>(i) * n_kv,
+                                        row_keys, probs.data() + static_cast<size_t>(i) * n_kv);
+          }
+          const tflite_ref::BatchMatMulParams context_params{0, 0, 0, 1200000000, -14};
+          const std::vector<int16_t> want =
+              tflite_ref::BatchMatMul(context_params, probs.data(), n_q, n_kv, v_t.data(), d_v);
 
-        std::vector<int16_t> k_pairs(edgeattn::S16PanelValues(n_kv, d_k));
-        std::vector<int16_t> v_pairs(edgeattn::S16PanelValues(d_v, n_kv));
-        edgeattn::PackS16Panels(k.data(), static_cast<size_t>(d_k), n_kv, d_k, k_pairs.data());
-        edgeattn::PackS16PanelsTransposed(v.data(), static_cast<size_t>(d_v), d_v, n_kv,
-                                          v_pairs.data());
-        std::vector<int16_t> out(static_cast<size_t>(n_q) * d_v, 0x5555), got_probs(probs.size());
-        edgeattn::AttentionQArgs<int16_t> a{};
-        a.q = q.data();
-        a.ld_q = d_k;
-        a.k_pairs = k_pairs.data();
-        a.v_pairs = v_pairs.data();
-        a.out = out.data();
-        a.ld_out = d_v;
-        a.probs = got_probs.data();
-        a.ld_probs = n_kv;
-        a.n_q = n_q;
-        a.n_kv = n_kv;
-        a.d_k = d_k;
-        a.d_v = d_v;
-        a.causal = causal;
-        a.score_multiplier = scores_params.output_multiplier;
-        a.score_shift = scores_params.output_shift;
-        a.softmax_multiplier = softmax.input_multiplier;
-        a.softmax_left_shift = softmax.input_left_shift;
-        a.out_multiplier = context_params.output_multiplier;
-        a.out_shift = context_params.output_shift;
-        std::vector<uint8_t> scratch(edgeattn::QuantScratch(n_kv, EA_DTYPE_INT16).bytes, 0xA5);
-        edgeattn::AttendRowsS16(a, 0, n_q, scratch.data());
-        const std::string where = "n_kv " + std::to_string(n_kv) + " d_k " + std::to_string(d_k) +
-                                  " causal " + std::to_string(causal);
-        ASSERT_EQ(got_probs, probs) << where;
-        ASSERT_EQ(out, want) << where;
+          std::vector<int16_t> k_pairs(edgeattn::S16PanelValues(n_kv, d_k));
+          std::vector<int16_t> v_pairs(edgeattn::S16PanelValues(d_v, n_kv));
+          edgeattn::PackS16Panels(k.data(), static_cast<size_t>(d_k), n_kv, d_k, k_pairs.data());
+          std::vector<uint8_t> k_high_bytes(static_cast<size_t>(n_kv + 15) / 16 * 16 *
+                                            static_cast<size_t>(d_k + 3) / 4 * 4);
+          edgeattn::PackS16HighBytesPlus128(k.data(), static_cast<size_t>(d_k), n_kv, d_k,
+                                            k_high_bytes.data());
+          edgeattn::PackS16PanelsTransposed(v.data(), static_cast<size_t>(d_v), d_v, n_kv,
+                                            v_pairs.data());
+          std::vector<int16_t> out(static_cast<size_t>(n_q) * d_v, 0x5555), got_probs(probs.size());
+          edgeattn::AttentionQArgs<int16_t> a{};
+          a.q = q.data();
+          a.ld_q = d_k;
+          a.k_pairs = k_pairs.data();
+          // As PackKeysAndValues: the row groups where d_k allows.
+          a.k_high_bytes = d_k <= edgeattn::kS16HighByteMaxDepth ? k_high_bytes.data() : nullptr;
+          a.v_pairs = v_pairs.data();
+          a.out = out.data();
+          a.ld_out = d_v;
+          a.probs = got_probs.data();
+          a.ld_probs = n_kv;
+          a.n_q = n_q;
+          a.n_kv = n_kv;
+          a.d_k = d_k;
+          a.d_v = d_v;
+          a.causal = causal;
+          a.score_multiplier = scores_params.output_multiplier;
+          a.score_shift = scores_params.output_shift;
+          a.softmax_multiplier = softmax.input_multiplier;
+          a.softmax_left_shift = softmax.input_left_shift;
+          a.out_multiplier = context_params.output_multiplier;
+          a.out_shift = context_params.output_shift;
+          std::vector<uint8_t> scratch(edgeattn::QuantScratch(n_kv, EA_DTYPE_INT16).bytes, 0xA5);
+          edgeattn::AttendRowsS16(a, 0, n_q, scratch.data());
+          const std::string where = "n_kv " + std::to_string(n_kv) + " d_k " + std::to_string(d_k) +
+                                    " causal " + std::to_string(causal) + " extreme " +
+                                    std::to_string(extreme);
+          ASSERT_EQ(got_probs, probs) << where;
+          ASSERT_EQ(out, want) << where;
+        }
       }
     }
   }

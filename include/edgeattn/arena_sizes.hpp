@@ -207,6 +207,14 @@ constexpr uint64_t S16PanelRegionBytes(int32_t n_cols, int32_t depth) {
                          RoundUp(static_cast<uint64_t>(depth), 2) * sizeof(int16_t));
 }
 
+// K [n_kv, d_k] for the int16 dot-product kernels: its pairs, then its high
+// bytes (k >> 8, plus 128) in the 4-byte groups of S8PanelRegionBytes
+// without column sums (src/fixed_point/s16_panels.h).
+constexpr uint64_t S16KeyPanelRegionBytes(int32_t n_kv, int32_t d_k) {
+  return S16PanelRegionBytes(n_kv, d_k) + ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_kv), 16) *
+                                                          RoundUp(static_cast<uint64_t>(d_k), 4));
+}
+
 // One weight matrix W [n_out, n_in] packed for the dot-product instructions
 // at plan time: int8 groups, or (int16 activations) W widened to int16 pairs.
 constexpr uint64_t WeightPanelRegionBytes(int32_t n_out, int32_t n_in, ea_dtype dtype) {
@@ -221,14 +229,15 @@ inline constexpr uint64_t kSoftmaxS8TableBytes = 2 * 256 * sizeof(int32_t) + 3 *
 
 // One fixed-point attention core (src/fixed_point/quant_attention_core.h):
 // the softmax table, K and V packed for the dot-product instructions (int8:
-// 4-byte groups; int16: pairs; x86 only, kFixedPointPanels),
+// 4-byte groups; int16: pairs, and K's high bytes; x86 only,
+// kFixedPointPanels),
 // V^T for the row kernels, and per worker its QuantScratch.
 constexpr uint64_t QuantCoreArenaBytes(int32_t n_kv, int32_t d_k, int32_t d_v, ea_dtype dtype,
                                        int32_t max_workers = 1) {
   const uint64_t panels = !kFixedPointPanels ? 0
                           : dtype == EA_DTYPE_INT8
                               ? S8PanelRegionBytes(n_kv, d_k) + S8PanelRegionBytes(d_v, n_kv)
-                              : S16PanelRegionBytes(n_kv, d_k) + S16PanelRegionBytes(d_v, n_kv);
+                              : S16KeyPanelRegionBytes(n_kv, d_k) + S16PanelRegionBytes(d_v, n_kv);
   return ByteRegionBytes(kSoftmaxS8TableBytes) + panels +
          ByteRegionBytes(static_cast<uint64_t>(d_v) * static_cast<uint64_t>(n_kv) *
                          FixedPointBytes(dtype)) +

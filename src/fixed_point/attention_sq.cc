@@ -525,7 +525,7 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
     vnni::ContextRowS16(buffers[0], visible, prob_sum, a.v_pairs, v_panel_values, a.d_v,
                         out_requantize, a.out + static_cast<size_t>(r) * a.ld_out);
   };
-  const bool grouped = a.d_k <= 2 * vnni::kS16PairsPerFlush;
+  const bool grouped = a.k_high_bytes != nullptr;
   int32_t r = first_row;
   for (; grouped && r + kGroup <= first_row + rows; r += kGroup) {
     const int16_t* q[kGroup];
@@ -538,7 +538,7 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
       visible[i] = VisibleKeys(a, r + i);
       most = visible[i] > most ? visible[i] : most;
     }
-    vnni::ScoreRowsS16(q, a.d_k, a.k_pairs, most, score_requantize, buffers);
+    vnni::ScoreRowsS16(q, a.d_k, a.k_pairs, a.k_high_bytes, most, score_requantize, buffers);
     bool whole = true;
     for (int32_t i = 0; i < kGroup; ++i) {
       prob_sum[i] = softmax(r + i, buffers[i], visible[i]);

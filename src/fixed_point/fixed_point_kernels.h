@@ -86,10 +86,12 @@ struct AttentionQArgs {
   const uint8_t* k_panels;
   const int32_t* k_column_sums;
   const int8_t* v_panels;
-  // int16 with UsesS8Panels(): K and V packed in pairs (s16_panels.h); NULL
-  // otherwise.
+  // int16 with UsesS8Panels(): K and V packed in pairs (s16_panels.h), and
+  // where d_k <= kS16HighByteMaxDepth K's high bytes plus 128
+  // (PackS16HighBytesPlus128); NULL otherwise.
   const int16_t* k_pairs;
   const int16_t* v_pairs;
+  const uint8_t* k_high_bytes;
 };
 
 // True when the active target's int8 kernels read K, V and weights packed in

@@ -46,13 +46,18 @@ bool PackKeysAndValues(AttentionQArgs<int8_t>* a, const int8_t* v, size_t ld_v,
   a->v_panels = v_panels;
   return true;
 }
-// int16 likewise: K and V in pairs.
+// int16 likewise: K and V in pairs, and K's high bytes where d_k allows.
 bool PackKeysAndValues(AttentionQArgs<int16_t>* a, const int16_t* v, size_t ld_v,
                        const ea_quant_core& memory) {
   if (memory.k_panels == nullptr || !UsesS8Panels()) return false;
   int16_t* k_pairs = static_cast<int16_t*>(memory.k_panels);
   int16_t* v_pairs = static_cast<int16_t*>(memory.v_panels);
   PackS16Panels(a->k, a->ld_k, a->n_kv, a->d_k, k_pairs);
+  if (a->d_k <= kS16HighByteMaxDepth) {
+    uint8_t* k_high_bytes = S16KeyHighBytes(memory.k_panels, memory.max_keys, a->d_k);
+    PackS16HighBytesPlus128(a->k, a->ld_k, a->n_kv, a->d_k, k_high_bytes);
+    a->k_high_bytes = k_high_bytes;
+  }
   PackS16PanelsTransposed(v, ld_v, a->d_v, a->n_kv, v_pairs);
   a->k_pairs = k_pairs;
   a->v_pairs = v_pairs;
@@ -101,7 +106,7 @@ ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, 
     m.k_panels = CarveBytes(arena, S8PanelRegionBytes(max_keys, d_k));
     m.v_panels = CarveBytes(arena, S8PanelRegionBytes(d_v, max_keys));
   } else {
-    m.k_panels = CarveBytes(arena, S16PanelRegionBytes(max_keys, d_k));
+    m.k_panels = CarveBytes(arena, S16KeyPanelRegionBytes(max_keys, d_k));
     m.v_panels = CarveBytes(arena, S16PanelRegionBytes(d_v, max_keys));
   }
   m.v_transposed = CarveBytes(

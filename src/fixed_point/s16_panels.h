@@ -36,6 +36,18 @@ void PackS16Panels(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth, i
 void PackS16PanelsFromS8(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth,
                          int16_t* panels);
 
+// K's high bytes for the row-group score kernel (vnni_s16-inl.h): k >> 8
+// plus 128 (the unsigned operand of vpdpbusd) in s8_panels.h's layout of
+// 16 keys x 4-byte groups. With them q . k costs one vpdpwssd per pair (the
+// sum modulo 2^32) and one vpdpbusd per 4 values (an estimate within 2^31
+// while d_k <= kS16HighByteMaxDepth) instead of two vpdpwssd per pair.
+inline constexpr int32_t kS16HighByteMaxDepth = 128;
+// Where they start in a S16KeyPanelRegionBytes(n_kv, d_k) region.
+uint8_t* S16KeyHighBytes(void* region, int32_t n_kv, int32_t d_k);
+// Packs (b[c * ld + t] >> 8) + 128 for c < n_cols, t < depth (128 in the
+// padding).
+void PackS16HighBytesPlus128(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth,
+                             uint8_t* panels);
 // Packs B[c][t] = b[t * ld + c] (V: columns are features, depth keys).
 void PackS16PanelsTransposed(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth,
                              int16_t* panels);

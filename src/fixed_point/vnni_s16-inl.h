@@ -5,10 +5,13 @@
 // has them (each K, V or W load then serves four rows: one row at a time
 // streamed all of K and V from L2 per row and ran at 0.3-0.5 vpdpwssd per
 // cycle on Zen 4), one row otherwise. Same integers as the scalar row kernels:
-// - scores q . k: q is split as 256 * high + low, so every pair of products
-//   with K is below 2^24 in magnitude; the int32 lanes take 64 pairs (< 2^30)
-//   before they are added into int64 ones, then TFLite's 64-bit
-//   requantisation (avx512_requantize-inl.h);
+// - scores q . k in int64, then TFLite's 64-bit requantisation
+//   (avx512_requantize-inl.h). Row groups (d_k <= 128): the whole pairs'
+//   sum modulo 2^32 (vpdpwssd wraps) and an estimate from the high bytes of
+//   q and k (vpdpbusd, four products a lane) within 2^31 of the sum, which
+//   together give it exactly; one row: q is split as 256 * high + low, so
+//   every pair of products with K is below 2^24 in magnitude, and the int32
+//   lanes take 64 pairs (< 2^30) before they are added into int64 ones;
 // - softmax: the scaled differences, then the exp table's interpolation in
 //   int16 lanes, its entries picked from byte planes of the table with
 //   vpermt2b (a 32-bit gather per 16 lanes took most of the softmax's time);
@@ -78,6 +81,15 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void AddSplit(__m512i high,
   *sum_hi8 = _mm512_add_epi64(*sum_hi8, _mm512_add_epi64(_mm512_slli_epi64(high_hi8, 8), low_hi8));
 }
 
+// AddSplit for StoreGridS16 below.
+struct AddSplitSums {
+  EA_VNNI_TARGET __attribute__((always_inline)) void operator()(__m512i high, __m512i low,
+                                                                __m512i* sum_lo8,
+                                                                __m512i* sum_hi8) const {
+    AddSplit(high, low, sum_lo8, sum_hi8);
+  }
+};
+
 // 16 requantised int16 values from two int64 halves, stored to out[0, count).
 EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreS16(__m512i lo8, __m512i hi8,
                                                                    const Requantize64Params& p,
@@ -97,19 +109,21 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void SetZero(__m512i (&grid
   }
 }
 
-// Columns [c0, c0 + 16 kBlocks) of kRows rows from the grid's int32 sums
-// 256 * high + low, requantised to out[r][c0, n).
-template <int kRows, int kBlocks>
+// Columns [c0, c0 + 16 kBlocks) of kRows rows, whose int64 sums
+// AddSums{}(first[r][b], second[r][b], &sum_lo8, &sum_hi8) adds from the
+// two grids, requantised to out[r][c0, n).
+template <int kRows, int kBlocks, typename AddSums>
 EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreGridS16(
-    const __m512i (&high)[kRows][kBlocks], const __m512i (&low)[kRows][kBlocks], int32_t c0,
-    int32_t n, const Requantize64Params& requantize, int16_t* const* out) {
+    const __m512i (&first)[kRows][kBlocks], const __m512i (&second)[kRows][kBlocks],
+    const AddSums& add_sums, int32_t c0, int32_t n, const Requantize64Params& requantize,
+    int16_t* const* out) {
 #pragma GCC unroll 4
   for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 4
     for (int b = 0; b < kBlocks; ++b) {
       const int32_t c = c0 + b * kS16PanelColumns;
       __m512i sum_lo8 = _mm512_setzero_si512(), sum_hi8 = sum_lo8;
-      AddSplit(high[r][b], low[r][b], &sum_lo8, &sum_hi8);
+      add_sums(first[r][b], second[r][b], &sum_lo8, &sum_hi8);
       StoreS16(sum_lo8, sum_hi8, requantize, out[r] + c,
                n - c < kS16PanelColumns ? n - c : kS16PanelColumns);
     }
@@ -212,54 +226,149 @@ EA_VNNI_TARGET inline void ScoreRowS16(const int16_t* q, int32_t d_k, const int1
 // per cycle (Zen 4); with four rows each K or V load serves four.
 inline constexpr int32_t kS16RowsPerPass = 4;
 
-// Scores of kRows query rows (split[r] holds all of row r's pairs, d_k <=
-// 128) against kBlocks blocks of 16 keys from j0 on (n_keys in all), to
-// scores[r][j0, ...). The same sums as ScoreBlocksS16.
+// A query row of the row-group score kernel (d_k <= kS16HighByteMaxDepth):
+// its pairs whole, zero past d_k (the int32 broadcasts of vpdpwssd), its
+// high bytes q >> 8 (four at a time the broadcasts of vpdpbusd against K's
+// high-byte panels, which hold k >> 8 plus 128), and 128 sum_t (q[t] >> 8),
+// the term those 128s add.
+struct QueryWithHighBytes {
+  alignas(64) int16_t values[2 * kS16PairsPerFlush];
+  alignas(64) int8_t high_bytes[2 * kS16PairsPerFlush];
+  int32_t high_offset;
+};
+EA_VNNI_TARGET __attribute__((always_inline)) inline void PrepareQueryRow(const int16_t* q,
+                                                                          int32_t d_k,
+                                                                          QueryWithHighBytes* row) {
+  int32_t high_sum = 0;
+  for (int32_t t = 0; t < 2 * kS16PairsPerFlush; ++t) {
+    const int16_t value = t < d_k ? q[t] : 0;
+    row->values[t] = value;
+    row->high_bytes[t] = static_cast<int8_t>(value >> 8);
+    high_sum += value >> 8;
+  }
+  row->high_offset = 128 * high_sum;
+}
+
+// Four consecutive int8 (or two int16) of `values` from byte `offset` on, as
+// one int32 to broadcast.
+inline int32_t WordAt(const void* values, size_t offset) {
+  int32_t word;
+  memcpy(&word, static_cast<const uint8_t*>(values) + offset, sizeof word);
+  return word;
+}
+
+// acc += the products of the unsigned bytes of a with the signed bytes of b,
+// four to a lane (vpdpbusd), in place (see EA_ADD_PAIR_PRODUCTS).
+#define EA_ADD_BYTE_PRODUCTS(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
+
+// The exact int64 sum S of q . k for 8 + 8 lanes from its int32 residue
+// `wrapped` (S mod 2^32, the whole pairs' vpdpwssd, which wraps) and
+// `estimate` = sum_t (q[t] >> 8)(k[t] >> 8): S - 2^16 estimate is the sum of
+// 2^8 ((q >> 8)(k & 255) + (q & 255)(k >> 8)) + (q & 255)(k & 255) over d_k
+// <= 128 terms, each of magnitude below 2^24 - 2^8, so |S - 2^16 estimate| <
+// 2^31 and S = wrapped + 2^32 round((2^16 estimate - wrapped) / 2^32).
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i ExactFromEstimate(__m256i wrapped,
+                                                                               __m256i estimate) {
+  const __m512i residue = _mm512_cvtepi32_epi64(wrapped);
+  const __m512i distance = _mm512_add_epi64(
+      _mm512_sub_epi64(_mm512_slli_epi64(_mm512_cvtepi32_epi64(estimate), 16), residue),
+      _mm512_set1_epi64(int64_t{1} << 31));
+  // floor(distance / 2^32) * 2^32: the low 32 bits cleared.
+  return _mm512_add_epi64(residue,
+                          _mm512_and_si512(distance, _mm512_set1_epi64(~int64_t{0xFFFFFFFF})));
+}
+struct AddWrappedWithEstimate {
+  EA_VNNI_TARGET __attribute__((always_inline)) void operator()(__m512i wrapped, __m512i estimate,
+                                                                __m512i* sum_lo8,
+                                                                __m512i* sum_hi8) const {
+    *sum_lo8 = _mm512_add_epi64(*sum_lo8, ExactFromEstimate(_mm512_castsi512_si256(wrapped),
+                                                            _mm512_castsi512_si256(estimate)));
+    *sum_hi8 =
+        _mm512_add_epi64(*sum_hi8, ExactFromEstimate(_mm512_extracti64x4_epi64(wrapped, 1),
+                                                     _mm512_extracti64x4_epi64(estimate, 1)));
+  }
+};
+
+// wrapped[r][b] += pair i of rows[r] times pair i of kBlocks K panels from
+// k (panel_values apart), modulo 2^32.
+template <int kRows, int kBlocks>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void AddWholePair(
+    const QueryWithHighBytes* rows, int32_t i, const int16_t* k, size_t panel_values,
+    __m512i (&wrapped)[kRows][kBlocks]) {
+  __m512i keys[kBlocks];
+#pragma GCC unroll 4
+  for (int b = 0; b < kBlocks; ++b) keys[b] = _mm512_loadu_si512(k + 32 * i + b * panel_values);
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+    const __m512i qp = _mm512_set1_epi32(WordAt(rows[r].values, 4 * static_cast<size_t>(i)));
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) EA_ADD_PAIR_PRODUCTS(wrapped[r][b], qp, keys[b]);
+  }
+}
+
+// Scores of kRows query rows against kBlocks blocks of 16 keys from j0 on
+// (n_keys in all), to scores[r][j0, ...): the whole pairs with vpdpwssd
+// (S mod 2^32) and the high bytes with vpdpbusd, four products a lane (the
+// estimate), 3 instructions per 4 values and key where splitting q into
+// two bytes took 4.
 template <int kRows, int kBlocks>
 EA_VNNI_TARGET __attribute__((always_inline)) inline void ScoreRowsBlocksS16(
-    const SplitPairs* split, int32_t pairs, const int16_t* k_pairs, int32_t j0, int32_t n_keys,
-    const Requantize64Params& requantize, int16_t* const* scores) {
+    const QueryWithHighBytes* rows, int32_t pairs, const int16_t* k_pairs,
+    const uint8_t* k_high_bytes, int32_t j0, int32_t n_keys, const Requantize64Params& requantize,
+    int16_t* const* scores) {
+  const int32_t groups = (pairs + 1) / 2;
   const size_t panel_values = static_cast<size_t>(pairs) * 32;
-  const int16_t* k = k_pairs + static_cast<size_t>(j0 / kS16PanelColumns) * panel_values;
-  __m512i high[kRows][kBlocks], low[kRows][kBlocks];
-  SetZero(high);
-  SetZero(low);
-  for (int32_t i = 0; i < pairs; ++i, k += 32) {
+  const size_t high_panel_bytes = static_cast<size_t>(groups) * 64;
+  const size_t block = static_cast<size_t>(j0 / kS16PanelColumns);
+  const int16_t* k = k_pairs + block * panel_values;
+  const uint8_t* k_high = k_high_bytes + block * high_panel_bytes;
+  __m512i wrapped[kRows][kBlocks], estimate[kRows][kBlocks];
+  SetZero(wrapped);
+  SetZero(estimate);
+  for (int32_t g = 0; g < groups; ++g) {
+    AddWholePair(rows, 2 * g, k, panel_values, wrapped);
+    if (2 * g + 1 < pairs) AddWholePair(rows, 2 * g + 1, k, panel_values, wrapped);
     __m512i keys[kBlocks];
 #pragma GCC unroll 4
-    for (int b = 0; b < kBlocks; ++b) keys[b] = _mm512_loadu_si512(k + b * panel_values);
+    for (int b = 0; b < kBlocks; ++b) {
+      keys[b] = _mm512_loadu_si512(k_high + 64 * static_cast<size_t>(g) + b * high_panel_bytes);
+    }
 #pragma GCC unroll 4
     for (int r = 0; r < kRows; ++r) {
-      const __m512i qh = _mm512_set1_epi32(split[r].high[i]);
-      const __m512i ql = _mm512_set1_epi32(split[r].low[i]);
+      const __m512i qh = _mm512_set1_epi32(WordAt(rows[r].high_bytes, 4 * static_cast<size_t>(g)));
 #pragma GCC unroll 4
-      for (int b = 0; b < kBlocks; ++b) {
-        EA_ADD_PAIR_PRODUCTS(high[r][b], qh, keys[b]);
-        EA_ADD_PAIR_PRODUCTS(low[r][b], ql, keys[b]);
-      }
+      for (int b = 0; b < kBlocks; ++b) EA_ADD_BYTE_PRODUCTS(estimate[r][b], keys[b], qh);
     }
   }
-  StoreGridS16(high, low, j0, n_keys, requantize, scores);
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+    const __m512i offset = _mm512_set1_epi32(rows[r].high_offset);
+#pragma GCC unroll 4
+    for (int b = 0; b < kBlocks; ++b) estimate[r][b] = _mm512_sub_epi32(estimate[r][b], offset);
+  }
+  StoreGridS16(wrapped, estimate, AddWrappedWithEstimate{}, j0, n_keys, requantize, scores);
 }
 
 // scores[r][j] for r < kS16RowsPerPass, j < n_keys: query rows q[r] (d_k <=
-// 128 values each) against K's pair panels.
+// kS16HighByteMaxDepth values each) against K's pair panels and high-byte
+// panels.
 EA_VNNI_TARGET inline void ScoreRowsS16(const int16_t* const* q, int32_t d_k,
-                                        const int16_t* k_pairs, int32_t n_keys,
-                                        const Requantize64Params& requantize,
+                                        const int16_t* k_pairs, const uint8_t* k_high_bytes,
+                                        int32_t n_keys, const Requantize64Params& requantize,
                                         int16_t* const* scores) {
   const int32_t pairs = (d_k + 1) / 2;
-  SplitPairs split[kS16RowsPerPass];
-  for (int32_t r = 0; r < kS16RowsPerPass; ++r) SplitQueryPairs(q[r], d_k, 0, pairs, &split[r]);
+  QueryWithHighBytes rows[kS16RowsPerPass];
+  for (int32_t r = 0; r < kS16RowsPerPass; ++r) PrepareQueryRow(q[r], d_k, &rows[r]);
   constexpr int32_t kBlocks = 2;  // 16 accumulators, 2 key vectors, 2 broadcasts
   constexpr int32_t kPass = kBlocks * kS16PanelColumns;
   int32_t j = 0;
   for (; j + kPass <= n_keys; j += kPass) {
-    ScoreRowsBlocksS16<kS16RowsPerPass, kBlocks>(split, pairs, k_pairs, j, n_keys, requantize,
-                                                 scores);
+    ScoreRowsBlocksS16<kS16RowsPerPass, kBlocks>(rows, pairs, k_pairs, k_high_bytes, j, n_keys,
+                                                 requantize, scores);
   }
   for (; j < n_keys; j += kS16PanelColumns) {
-    ScoreRowsBlocksS16<kS16RowsPerPass, 1>(split, pairs, k_pairs, j, n_keys, requantize, scores);
+    ScoreRowsBlocksS16<kS16RowsPerPass, 1>(rows, pairs, k_pairs, k_high_bytes, j, n_keys,
+                                           requantize, scores);
   }
 }
 
@@ -539,7 +648,7 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void ContextRowsBlocksS16(
   AddRowPairsTimesPanels<kRows, kBlocks>(probs, 2 * pairs, 0, pairs, v, panel_values, acc);
   __m512i none[kRows][kBlocks];
   SetZero(none);
-  StoreGridS16(none, acc, t0, d_v, requantize, out);
+  StoreGridS16(none, acc, AddSplitSums{}, t0, d_v, requantize, out);
 }
 
 // out[r][t] for r < kS16RowsPerPass, t < d_v: probs[r] (n_keys values each,

@@ -16,6 +16,7 @@
 #include "fixed_point/s8_panels.h"
 #include "fixed_point/softmax_s16.h"
 #include "reference/random_tensor.h"
+#include "reference/s16_attention_args.h"
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
 
@@ -304,7 +305,8 @@ TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
             tflite_ref::BatchMatMul(context_params, probs.data(), n, n, v_t, d_k);
 
         std::vector<int16_t> out(size, 0x5555), got_probs(probs.size());
-        edgeattn::AttentionQArgs<int16_t> a{};
+        edgeattn::AttentionQArgs<int16_t> a =
+            S16HeadArgs(scores_params, softmax, context_params, n, n, d_k, d_k, causal);
         a.q = q;
         a.ld_q = d_k;
         a.k = k;
@@ -315,17 +317,6 @@ TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
         a.ld_out = d_k;
         a.probs = got_probs.data();
         a.ld_probs = n;
-        a.n_q = n;
-        a.n_kv = n;
-        a.d_k = d_k;
-        a.d_v = d_k;
-        a.causal = causal;
-        a.score_multiplier = scores_params.output_multiplier;
-        a.score_shift = scores_params.output_shift;
-        a.softmax_multiplier = softmax.input_multiplier;
-        a.softmax_left_shift = softmax.input_left_shift;
-        a.out_multiplier = context_params.output_multiplier;
-        a.out_shift = context_params.output_shift;
         std::vector<uint8_t> scratch(edgeattn::QuantScratch(n, EA_DTYPE_INT16).bytes + 64);
         edgeattn::AttendRowsS16(a, 0, n, scratch.data());
         ASSERT_EQ(got_probs, probs)

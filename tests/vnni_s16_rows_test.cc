@@ -71,6 +71,7 @@ HWY_AFTER_NAMESPACE();
 #include "fixed_point/fixed_point_kernels.h"
 #include "fixed_point/s16_panels.h"
 #include "reference/random_tensor.h"
+#include "reference/s16_attention_args.h"
 #include "reference/tflite_chain_reference.h"
 
 namespace edgeattn_test {
@@ -227,7 +228,8 @@ TEST(VnniS16Rows, PackedRowsMatchTheReferenceOps) {
           edgeattn::PackS16PanelsTransposed(v.data(), static_cast<size_t>(d_v), d_v, n_kv,
                                             v_pairs.data());
           std::vector<int16_t> out(static_cast<size_t>(n_q) * d_v, 0x5555), got_probs(probs.size());
-          edgeattn::AttentionQArgs<int16_t> a{};
+          edgeattn::AttentionQArgs<int16_t> a =
+              S16HeadArgs(scores_params, softmax, context_params, n_q, n_kv, d_k, d_v, causal);
           a.q = q.data();
           a.ld_q = d_k;
           a.k_pairs = k_pairs.data();
@@ -238,17 +240,6 @@ TEST(VnniS16Rows, PackedRowsMatchTheReferenceOps) {
           a.ld_out = d_v;
           a.probs = got_probs.data();
           a.ld_probs = n_kv;
-          a.n_q = n_q;
-          a.n_kv = n_kv;
-          a.d_k = d_k;
-          a.d_v = d_v;
-          a.causal = causal;
-          a.score_multiplier = scores_params.output_multiplier;
-          a.score_shift = scores_params.output_shift;
-          a.softmax_multiplier = softmax.input_multiplier;
-          a.softmax_left_shift = softmax.input_left_shift;
-          a.out_multiplier = context_params.output_multiplier;
-          a.out_shift = context_params.output_shift;
           std::vector<uint8_t> scratch(edgeattn::QuantScratch(n_kv, EA_DTYPE_INT16).bytes, 0xA5);
           edgeattn::AttendRowsS16(a, 0, n_q, scratch.data());
           const std::string where = "n_kv " + std::to_string(n_kv) + " d_k " + std::to_string(d_k) +

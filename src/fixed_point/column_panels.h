@@ -18,13 +18,22 @@
 
 namespace edgeattn {
 
-// B[c][t] = b[c * column_stride + t * depth_stride] for c < n_cols,
-// t < depth, converted to T.
-template <int32_t kColumns, int32_t kGroup, typename T, typename S>
+// The plain conversion of a packed element.
+template <typename T>
+struct CastTo {
+  template <typename S>
+  T operator()(S value) const {
+    return static_cast<T>(value);
+  }
+};
+
+// B[c][t] = convert(b[c * column_stride + t * depth_stride]) for c < n_cols,
+// t < depth (zero past them).
+template <int32_t kColumns, int32_t kGroup, typename T, typename S, typename Convert = CastTo<T>>
 void PackColumnPanels(const S* b, size_t column_stride, size_t depth_stride, int32_t n_cols,
-                      int32_t depth, T* panels) {
+                      int32_t depth, T* panels, Convert convert = Convert{}) {
   const auto element = [&](int32_t c, int32_t t) {
-    return static_cast<T>(
+    return convert(
         b[static_cast<size_t>(c) * column_stride + static_cast<size_t>(t) * depth_stride]);
   };
   const int32_t groups = (depth + kGroup - 1) / kGroup;
@@ -36,7 +45,8 @@ void PackColumnPanels(const S* b, size_t column_stride, size_t depth_stride, int
     for (int32_t g = 0; g < groups; ++g, out += kColumns * kGroup) {
       const int32_t t0 = g * kGroup;
       if (full_panel && t0 + kGroup <= depth) {
-        if (std::is_same<T, S>::value && depth_stride == 1) {
+        if (std::is_same<T, S>::value && std::is_same<Convert, CastTo<T>>::value &&
+            depth_stride == 1) {
 #pragma GCC unroll 16
           for (int32_t c = 0; c < kColumns; ++c) {
             memcpy(out + c * kGroup, b + static_cast<size_t>(c0 + c) * column_stride + t0,

@@ -20,21 +20,9 @@ uint8_t* S16KeyHighBytes(void* region, int32_t n_kv, int32_t d_k) {
 
 void PackS16HighBytesPlus128(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth,
                              uint8_t* panels) {
-  const int32_t groups = (depth + kS8GroupDepth - 1) / kS8GroupDepth;
-  const int32_t n_panels = (n_cols + kS8PanelColumns - 1) / kS8PanelColumns;
-  uint8_t* out = panels;
-  for (int32_t p = 0; p < n_panels; ++p) {
-    for (int32_t g = 0; g < groups; ++g, out += kS8PanelColumns * kS8GroupDepth) {
-      for (int32_t c = 0; c < kS8PanelColumns; ++c) {
-        const int32_t column = p * kS8PanelColumns + c;
-        for (int32_t i = 0; i < kS8GroupDepth; ++i) {
-          const int32_t t = g * kS8GroupDepth + i;
-          const int32_t value = column < n_cols && t < depth ? b[column * ld + t] : 0;
-          out[c * kS8GroupDepth + i] = static_cast<uint8_t>((value >> 8) + 128);
-        }
-      }
-    }
-  }
+  PackColumnPanels<kS8PanelColumns, kS8GroupDepth>(
+      b, ld, 1, n_cols, depth, panels,
+      [](int16_t value) { return static_cast<uint8_t>((value >> 8) + 128); });
 }
 
 void PackS16PanelsTransposed(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth,

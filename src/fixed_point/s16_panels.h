@@ -44,8 +44,8 @@ void PackS16PanelsFromS8(const int8_t* b, size_t ld, int32_t n_cols, int32_t dep
 inline constexpr int32_t kS16HighByteMaxDepth = 128;
 // Where they start in a S16KeyPanelRegionBytes(n_kv, d_k) region.
 uint8_t* S16KeyHighBytes(void* region, int32_t n_kv, int32_t d_k);
-// Packs (b[c * ld + t] >> 8) + 128 for c < n_cols, t < depth (128 in the
-// padding).
+// Packs (b[c * ld + t] >> 8) + 128 for c < n_cols, t < depth (0 in the
+// padding, where q's high bytes are 0).
 void PackS16HighBytesPlus128(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth,
                              uint8_t* panels);
 // Packs B[c][t] = b[t * ld + c] (V: columns are features, depth keys).

@@ -100,7 +100,7 @@ TEST(VnniS16Rows, SoftmaxRowAtEveryShift) {
   for (int shift = -31; shift <= 30; ++shift) {
     for (const int32_t multiplier : multipliers) {
       for (const int span : {0, 300, 65535}) {
-        for (const int len : {1, 4, 5, 32, 37, 64, 65, 100, 200}) {
+        for (const int len : {1, 4, 5, 32, 37, 64, 65, 100, 200, 1000}) {
           std::vector<int16_t> scores(len);
           for (int16_t& x : scores) x = static_cast<int16_t>(Draw(&random, -32768, -32768 + span));
           scores[len / 2] = static_cast<int16_t>(-32768 + span);
@@ -157,19 +157,21 @@ TEST(VnniS16Rows, ContextSplitPathForLargeProbabilitySums) {
 
 // One head through AttendRowsS16 on K and V packed in pairs (the path plans
 // take on this CPU): n_q = 47 is eleven groups of four and three single
-// rows; odd key counts leave the last pair half empty; d_k = 130 takes the
-// one-row score kernel. The scratch starts as garbage, as a reused arena's
-// would.
+// rows; odd key counts leave the last pair half empty; d_k = 22 and 127
+// leave K's last 4-value group part empty (127 also its last pair); d_k =
+// 130 takes the one-row score kernel. The scratch starts as garbage, as a
+// reused arena's would.
 TEST(VnniS16Rows, PackedRowsMatchTheReferenceOps) {
   if (!edgeattn::UsesS8Panels()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
   RandomStream random(6262);
   const int n_q = 47;
-  // Values whose products push q . k to the estimate's bound (d_k = 128,
-  // all 32767: |q . k - 2^16 sum (q >> 8)(k >> 8)| is 99.6 % of 2^31) or
-  // far past int32 (all -32768: 2^37), or whose high byte is -1 or 0.
+  // Values whose products push q . k to the estimate's bound (d_k = 128, all
+  // 32767 or all -32513: |q . k - 2^16 sum (q >> 8)(k >> 8)| is 99.2 % of
+  // 2^31, the most any input reaches) or far past int32 (all -32768: 2^37),
+  // or whose high byte is -1 or 0.
   const int16_t extremes[] = {32767, -32768, -32513, 255, -1, 0x7F00};
   for (const int n_kv : {47, 64, 3}) {
-    for (const int d_k : {20, 64, 128, 130}) {
+    for (const int d_k : {20, 22, 64, 127, 128, 130}) {
       for (const bool causal : {false, true}) {
         for (const bool extreme : {false, true}) {
           const int d_v = d_k == 130 ? 83 : d_k;
@@ -221,8 +223,8 @@ TEST(VnniS16Rows, PackedRowsMatchTheReferenceOps) {
           std::vector<int16_t> k_pairs(edgeattn::S16PanelValues(n_kv, d_k));
           std::vector<int16_t> v_pairs(edgeattn::S16PanelValues(d_v, n_kv));
           edgeattn::PackS16Panels(k.data(), static_cast<size_t>(d_k), n_kv, d_k, k_pairs.data());
-          std::vector<uint8_t> k_high_bytes(static_cast<size_t>(n_kv + 15) / 16 * 16 *
-                                            static_cast<size_t>(d_k + 3) / 4 * 4);
+          std::vector<uint8_t> k_high_bytes(static_cast<size_t>((n_kv + 15) / 16 * 16) *
+                                            static_cast<size_t>((d_k + 3) / 4 * 4));
           edgeattn::PackS16HighBytesPlus128(k.data(), static_cast<size_t>(d_k), n_kv, d_k,
                                             k_high_bytes.data());
           edgeattn::PackS16PanelsTransposed(v.data(), static_cast<size_t>(d_v), d_v, n_kv,

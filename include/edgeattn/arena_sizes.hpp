@@ -207,12 +207,18 @@ constexpr uint64_t S16PanelRegionBytes(int32_t n_cols, int32_t depth) {
                          RoundUp(static_cast<uint64_t>(depth), 2) * sizeof(int16_t));
 }
 
-// K [n_kv, d_k] for the int16 dot-product kernels: its pairs, then its high
-// bytes (k >> 8, plus 128) in the 4-byte groups of S8PanelRegionBytes
-// without column sums (src/fixed_point/s16_panels.h).
+// The deepest K whose high bytes the int16 row-group scores use: their
+// estimate stays within 2^31 of q . k up to here (src/fixed_point/s16_panels.h).
+inline constexpr int32_t kS16HighByteMaxDepth = 128;
+
+// K [n_kv, d_k] for the int16 dot-product kernels: its pairs, then, where
+// d_k <= kS16HighByteMaxDepth, its high bytes (k >> 8, plus 128) in the
+// 4-byte groups of S8PanelRegionBytes without column sums.
 constexpr uint64_t S16KeyPanelRegionBytes(int32_t n_kv, int32_t d_k) {
-  return S16PanelRegionBytes(n_kv, d_k) + ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_kv), 16) *
-                                                          RoundUp(static_cast<uint64_t>(d_k), 4));
+  return S16PanelRegionBytes(n_kv, d_k) +
+         (d_k <= kS16HighByteMaxDepth ? ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_kv), 16) *
+                                                        RoundUp(static_cast<uint64_t>(d_k), 4))
+                                      : 0);
 }
 
 // One weight matrix W [n_out, n_in] packed for the dot-product instructions

@@ -482,8 +482,10 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
 // rows share each K and V load; each row then has its own softmax. A group
 // scores up to its last visible key and its P V runs that far too, with each
 // row's probabilities zero past its own visible keys (the same sums). Rows
-// outside whole groups, d_k over 128 and rows whose probabilities sum to
-// 2^16 or more (see vnni_s16-inl.h) take the one-row kernels. Scratch
+// outside whole groups and every row when K's high bytes are not packed
+// (d_k over kS16HighByteMaxDepth) take the one-row kernels; a group whose
+// rows' probabilities sum to 2^16 or more takes the one-row P V (see
+// vnni_s16-inl.h). Scratch
 // (QuantScratch): the group's score rows, S16PackedScratchRowValues apart,
 // then the exponentials.
 EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_t first_row,
@@ -525,7 +527,9 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
     vnni::ContextRowS16(buffers[0], visible, prob_sum, a.v_pairs, v_panel_values, a.d_v,
                         out_requantize, a.out + static_cast<size_t>(r) * a.ld_out);
   };
-  const bool grouped = a.k_high_bytes != nullptr;
+  static_assert(kS16HighByteMaxDepth <= 2 * vnni::kS16PairsPerFlush,
+                "a row group's query rows hold kS16HighByteMaxDepth values");
+  const bool grouped = a.k_high_bytes != nullptr && a.d_k <= kS16HighByteMaxDepth;
   int32_t r = first_row;
   for (; grouped && r + kGroup <= first_row + rows; r += kGroup) {
     const int16_t* q[kGroup];

@@ -6,7 +6,8 @@
 // into 16 column accumulators.
 //
 // int16 x int16 pairs can reach 2^31 and their sums overflow int32: the
-// kernels split the other operand (vnni_s16-inl.h), B stays whole.
+// one-row kernels split the other operand, the row groups add an estimate
+// from K's high bytes (below); B's pairs stay whole (vnni_s16-inl.h).
 //
 // Scalar and target independent, as s8_panels.h.
 #ifndef EDGEATTN_SRC_FIXED_POINT_S16_PANELS_H_
@@ -14,6 +15,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "edgeattn/arena_sizes.hpp"
 
 namespace edgeattn {
 
@@ -40,9 +43,9 @@ void PackS16PanelsFromS8(const int8_t* b, size_t ld, int32_t n_cols, int32_t dep
 // plus 128 (the unsigned operand of vpdpbusd) in s8_panels.h's layout of
 // 16 keys x 4-byte groups. With them q . k costs one vpdpwssd per pair (the
 // sum modulo 2^32) and one vpdpbusd per 4 values (an estimate within 2^31
-// while d_k <= kS16HighByteMaxDepth) instead of two vpdpwssd per pair.
-inline constexpr int32_t kS16HighByteMaxDepth = 128;
-// Where they start in a S16KeyPanelRegionBytes(n_kv, d_k) region.
+// while d_k <= kS16HighByteMaxDepth, arena_sizes.hpp) instead of two
+// vpdpwssd per pair. Where they start in a S16KeyPanelRegionBytes(n_kv, d_k)
+// region (d_k <= kS16HighByteMaxDepth):
 uint8_t* S16KeyHighBytes(void* region, int32_t n_kv, int32_t d_k);
 // Packs (b[c * ld + t] >> 8) + 128 for c < n_cols, t < depth (0 in the
 // padding, where q's high bytes are 0).

@@ -359,7 +359,8 @@ EA_VNNI_TARGET inline void ScoreRowsS16(const int16_t* const* q, int32_t d_k,
   const int32_t pairs = (d_k + 1) / 2;
   QueryWithHighBytes rows[kS16RowsPerPass];
   for (int32_t r = 0; r < kS16RowsPerPass; ++r) PrepareQueryRow(q[r], d_k, &rows[r]);
-  constexpr int32_t kBlocks = 2;  // 16 accumulators, 2 key vectors, 2 broadcasts
+  // 16 accumulators; per 4 values of d_k, 6 key vectors and 3 broadcasts a row.
+  constexpr int32_t kBlocks = 2;
   constexpr int32_t kPass = kBlocks * kS16PanelColumns;
   int32_t j = 0;
   for (; j + kPass <= n_keys; j += kPass) {
@@ -425,9 +426,9 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i LookUpBytePlane(con
 
 // The exp table's entries index and index + 1 of 64 values, index = 256 +
 // (centred >> 7) in [0, 511] as InterpolateTable's, values 32 h + i in lane
-// i of centred[h], base[h] and next[h]. Byte planes halve the permutes of a
-// 16-bit lookup (eight vpermt2w and seven blends per 32 entries), which,
-// with the copies of the tables they overwrite, were most of the softmax's
+// i of centred[h], base[h] and next[h]. Per 64 entries, 21 permutes and 12
+// blends where a 16-bit lookup took 32 vpermt2w and 28 blends (plus a copy
+// of each table register a vpermt2w overwrites): most of the softmax's
 // instructions.
 struct ExpTableEntries {
   __m512i base[2], next[2];

@@ -219,6 +219,22 @@ TEST_P(QuantMhaRandom, EqualsTheIntegerReference) {
   }
 }
 
+// A plan made for more tokens than the run has: K and V's panels (on
+// AVX512-VNNI the int16 K's high bytes after pairs sized for the plan's
+// tokens) and the row scratch are carved for max_tokens and filled for n.
+TEST_P(QuantMhaRandom, RunsShorterThanThePlan) {
+  const RandomShape shapes[] = {{37, 32, 2, true, true}, {130, 64, 2, false, true}};
+  uint64_t seed = 7200;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const RandomShape& shape : shapes) {
+      QuantMhaCase c = RandomQuantMha(dtype, shape, seed++);
+      c.name += "_plan_for_" + std::to_string(c.n + 45);
+      c.plan_tokens = c.n + 45;
+      ExpectSameAsReference(c);
+    }
+  }
+}
+
 // The parallel-for splits into the same tasks for any worker count: three
 // workers in reverse order give the same integers.
 TEST_P(QuantMhaRandom, WorkersAndScheduleDoNotChangeTheIntegers) {

@@ -185,7 +185,7 @@ QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& param
 QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
     : scales_(c.scales), workers_(c.parallel_workers) {
   config.dtype = c.dtype;
-  config.max_tokens = c.n;
+  config.max_tokens = c.plan_tokens > 0 ? c.plan_tokens : c.n;
   config.d_model = c.d_model;
   config.heads = c.heads;
   config.mask = c.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;

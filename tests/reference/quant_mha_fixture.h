@@ -31,6 +31,7 @@ struct QuantMhaCase {
   std::vector<int8_t> in_proj, out_proj;     // [3E, E], [E, E]
   std::vector<int64_t> in_bias, out_bias;    // [3E], [E]
   int parallel_workers = 1;                  // > 1: a backwards test hook
+  int plan_tokens = 0;                       // the plan's max_tokens (0: n)
 
   // The chain as the library computed it.
   struct Result {

@@ -70,6 +70,7 @@ HWY_AFTER_NAMESPACE();
 #include "edgeattn/arena_sizes.hpp"
 #include "fixed_point/fixed_point_kernels.h"
 #include "fixed_point/s16_panels.h"
+#include "fixed_point/s8_panels.h"
 #include "reference/random_tensor.h"
 #include "reference/s16_attention_args.h"
 #include "reference/tflite_chain_reference.h"
@@ -223,8 +224,7 @@ TEST(VnniS16Rows, PackedRowsMatchTheReferenceOps) {
           std::vector<int16_t> k_pairs(edgeattn::S16PanelValues(n_kv, d_k));
           std::vector<int16_t> v_pairs(edgeattn::S16PanelValues(d_v, n_kv));
           edgeattn::PackS16Panels(k.data(), static_cast<size_t>(d_k), n_kv, d_k, k_pairs.data());
-          std::vector<uint8_t> k_high_bytes(static_cast<size_t>((n_kv + 15) / 16 * 16) *
-                                            static_cast<size_t>((d_k + 3) / 4 * 4));
+          std::vector<uint8_t> k_high_bytes(edgeattn::S8PanelBytes(n_kv, d_k));  // its layout
           edgeattn::PackS16HighBytesPlus128(k.data(), static_cast<size_t>(d_k), n_kv, d_k,
                                             k_high_bytes.data());
           edgeattn::PackS16PanelsTransposed(v.data(), static_cast<size_t>(d_v), d_v, n_kv,

@@ -25,12 +25,6 @@ namespace {
 
 class FixedPointKernels : public PerTargetTest {};
 
-int32_t Draw(RandomStream* random, int32_t lo, int32_t hi) {
-  return static_cast<int32_t>(
-      lo + static_cast<int64_t>(random->Uniform() *
-                                (static_cast<double>(hi) - static_cast<double>(lo) + 1.0)));
-}
-
 // Per-channel projections with extreme parameters, packed where the target
 // packs (the kernel picks the path from the arguments).
 TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {

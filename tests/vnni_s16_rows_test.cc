@@ -82,10 +82,6 @@ EA_EXPORT(ContextRowS16OnTarget);
 
 namespace {
 
-int32_t Draw(RandomStream* random, int32_t lo, int32_t hi) {
-  return static_cast<int32_t>(lo + random->Uniform() * (static_cast<double>(hi) - lo + 1.0));
-}
-
 const int16_t* ExpLut() { return static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data); }
 const int16_t* ReciprocalLut() {
   return static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data);

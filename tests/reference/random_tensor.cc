@@ -19,6 +19,12 @@ double RandomStream::Normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
+int32_t Draw(RandomStream* random, int32_t lo, int32_t hi) {
+  return static_cast<int32_t>(
+      lo + static_cast<int64_t>(random->Uniform() *
+                                (static_cast<double>(hi) - static_cast<double>(lo) + 1.0)));
+}
+
 std::vector<float> RandomTensor(size_t count, uint64_t seed, double stddev) {
   RandomStream stream(seed);
   std::vector<float> values(count);

@@ -20,6 +20,9 @@ class RandomStream {
   uint64_t state_;
 };
 
+// An integer uniform over [lo, hi].
+int32_t Draw(RandomStream* random, int32_t lo, int32_t hi);
+
 // count values ~ N(0, stddev^2).
 std::vector<float> RandomTensor(size_t count, uint64_t seed, double stddev = 1.0);
 

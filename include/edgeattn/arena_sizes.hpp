@@ -229,9 +229,10 @@ constexpr uint64_t WeightPanelRegionBytes(int32_t n_out, int32_t n_in, ea_dtype 
                                 : S16PanelRegionBytes(n_out, n_in);
 }
 
-// The int8 softmax's table: 256 exponentials, their sum terms, and those as
-// three byte planes.
-inline constexpr uint64_t kSoftmaxS8TableBytes = 2 * 256 * sizeof(int32_t) + 3 * 256;
+// The int8 softmax's table: 256 exponentials, their sum terms, those as
+// three byte planes, and the largest exponential from each block of 16 on.
+inline constexpr uint64_t kSoftmaxS8TableBytes =
+    2 * 256 * sizeof(int32_t) + 3 * 256 + 16 * sizeof(int32_t);
 
 // One fixed-point attention core (src/fixed_point/quant_attention_core.h):
 // the softmax table, K and V packed for the dot-product instructions (int8:

@@ -11,6 +11,7 @@
 
 #include "fixed_point/fixed_point_math.h"
 #include "fixed_point/requantize.h"
+#include "fixed_point/softmax_s16.h"  // kMaxFixedPointKeys
 #include "fixed_point/softmax_s8.h"
 #include "fixed_point/vnni_tile-inl.h"
 
@@ -290,12 +291,81 @@ EA_VNNI_TARGET inline ByteRange RangeOfBytes(__m512i max_bytes, __m512i min_byte
   return {static_cast<int8_t>(_mm_cvtsi128_si32(h)), static_cast<int8_t>(_mm_cvtsi128_si32(l))};
 }
 
+// A byte table's lookup for the lanes of `lanes` (the others 0). kLowHalf:
+// every kept index is below 128, or every entry from 128 on is 0; one
+// vpermt2b over the first 128 entries, with the lanes whose index has bit 7
+// set zeroed, is then the lookup.
+template <bool kLowHalf>
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i LookupLanes(const ByteTable& t,
+                                                                         __m512i index,
+                                                                         __mmask64 lanes) {
+  if (kLowHalf) {
+    return _mm512_maskz_permutex2var_epi8(lanes & ~_mm512_movepi8_mask(index), t.quarter[0], index,
+                                          t.quarter[1]);
+  }
+  return _mm512_maskz_mov_epi8(lanes, Lookup(t, index));
+}
+
+// 4-byte sums of 64 unsigned bytes, added into 16 int32 lanes (vpdpbusd by
+// ones: one instruction where vpsadbw needs an add).
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i AddBytes(__m512i sums, __m512i bytes) {
+  return _mm512_dpbusd_epi32(sums, bytes, _mm512_set1_epi8(1));
+}
+
+// A row's count is at most kMaxFixedPointKeys, so every int32 lane below
+// (at most 256 per entry) and every total fits.
+static_assert(int64_t{256} * kMaxFixedPointKeys < (int64_t{1} << 31), "int32 sums of a row");
+
+// The row's sum of exponentials (Q12.19, below 2^20 per entry) from the
+// plan's three byte planes of its terms, d = max - x per entry.
+template <bool kLowHalf>
+EA_VNNI_TARGET inline int64_t SumOfExponentials(const SoftmaxS8Table& table, const int8_t* row,
+                                                int32_t count, __m512i vmax) {
+  const ByteTable planes[3] = {LoadByteTable(table.sum_term_bytes[0]),
+                               LoadByteTable(table.sum_term_bytes[1]),
+                               LoadByteTable(table.sum_term_bytes[2])};
+  __m512i sums[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (int32_t j = 0; j < count; j += 64) {
+    const __mmask64 lanes = FirstBytes(count - j);
+    const __m512i d = _mm512_sub_epi8(vmax, _mm512_maskz_loadu_epi8(lanes, row + j));
+    // Unrolled, so that the tables and sums stay in registers (GCC's -O2
+    // kept them in memory).
+#pragma GCC unroll 3
+    for (int plane = 0; plane < 3; ++plane) {
+      sums[plane] = AddBytes(sums[plane], LookupLanes<kLowHalf>(planes[plane], d, lanes));
+    }
+  }
+  return _mm512_reduce_add_epi32(sums[0]) + 256 * int64_t{_mm512_reduce_add_epi32(sums[1])} +
+         65536 * int64_t{_mm512_reduce_add_epi32(sums[2])};
+}
+
+// The outputs from the row's table of p + 128 per d: into p_row as uint8
+// and into row as int8 (p + 128 - 256 = the int8 probability, by xor); returns
+// the sum of p + 128.
+template <bool kLowHalf>
+EA_VNNI_TARGET inline uint32_t WriteProbabilities(const ByteTable& outputs, int8_t* row,
+                                                  int32_t count, __m512i vmax, uint8_t* p_row) {
+  __m512i sums = _mm512_setzero_si512();
+  for (int32_t j = 0; j < count; j += 64) {
+    const __mmask64 lanes = FirstBytes(count - j);
+    const __m512i d = _mm512_sub_epi8(vmax, _mm512_maskz_loadu_epi8(lanes, row + j));
+    const __m512i p_plus_128 = LookupLanes<kLowHalf>(outputs, d, lanes);
+    sums = AddBytes(sums, p_plus_128);
+    _mm512_mask_storeu_epi8(p_row + j, lanes, p_plus_128);
+    _mm512_mask_storeu_epi8(row + j, lanes, _mm512_xor_si512(p_plus_128, _mm512_set1_epi8(-128)));
+  }
+  return static_cast<uint32_t>(_mm512_reduce_add_epi32(sums));
+}
+
 // SoftmaxS8Row (softmax_s8.cc) 64 entries at a time, in place on `row`, plus
 // the probabilities + 128 as uint8 into p_row (the next dot product's left
-// operand); returns their sum. count >= 1. Every per-entry value depends only
-// on d = max - x in [0, 255]: the sum's terms come from the plan's byte
-// planes, and the outputs from a 256-byte table built for the row, over the
-// differences the row has (d <= max - min) only.
+// operand); returns their sum. count in [1, kMaxFixedPointKeys]. Every
+// per-entry value depends only on d = max - x in [0, 255]: the sum's terms
+// come from the plan's byte planes, and the outputs from a 256-byte table
+// built for the row, over the differences the row has (d <= max - min) and
+// only up to the first block of 16 from which every output is probability 0.
+// Where no d of the row reaches 128, or every output from 128 on is 0, each
+// lookup is one permute instead of two and a blend.
 EA_VNNI_TARGET inline uint32_t SoftmaxS8Row(const SoftmaxS8Table& table, int8_t* row, int32_t count,
                                             uint8_t* p_row) {
   __m512i max_bytes = _mm512_set1_epi8(-128);
@@ -309,26 +379,10 @@ EA_VNNI_TARGET inline uint32_t SoftmaxS8Row(const SoftmaxS8Table& table, int8_t*
   }
   const ByteRange range = RangeOfBytes(max_bytes, min_bytes);
   const int32_t max = range.max;
+  const int32_t largest_d = max - range.min;
   const __m512i vmax = _mm512_set1_epi8(static_cast<int8_t>(max));
-  const ByteTable planes[3] = {LoadByteTable(table.sum_term_bytes[0]),
-                               LoadByteTable(table.sum_term_bytes[1]),
-                               LoadByteTable(table.sum_term_bytes[2])};
-  __m512i plane_sums[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-  for (int32_t j = 0; j < count; j += 64) {
-    const __mmask64 lanes = FirstBytes(count - j);
-    const __m512i d = _mm512_sub_epi8(vmax, _mm512_maskz_loadu_epi8(lanes, row + j));
-    // Unrolled, so that the tables and sums stay in registers (GCC's -O2
-    // kept them in memory).
-#pragma GCC unroll 3
-    for (int plane = 0; plane < 3; ++plane) {
-      const __m512i term = _mm512_maskz_mov_epi8(lanes, Lookup(planes[plane], d));
-      plane_sums[plane] =
-          _mm512_add_epi64(plane_sums[plane], _mm512_sad_epu8(term, _mm512_setzero_si512()));
-    }
-  }
-  const int64_t sum = _mm512_reduce_add_epi64(plane_sums[0]) +
-                      256 * _mm512_reduce_add_epi64(plane_sums[1]) +
-                      65536 * _mm512_reduce_add_epi64(plane_sums[2]);
+  const int64_t sum = largest_d < 128 ? SumOfExponentials<true>(table, row, count, vmax)
+                                      : SumOfExponentials<false>(table, row, count, vmax);
   if (sum >= int64_t{1} << 28) {  // past TFLite's abort limit: all 0 (softmax_s8.h)
     for (int32_t j = 0; j < count; ++j) {
       row[j] = -128;
@@ -337,32 +391,30 @@ EA_VNNI_TARGET inline uint32_t SoftmaxS8Row(const SoftmaxS8Table& table, int8_t*
     return 0;
   }
   int bits_over_unit = 0;
-  const __m512i scale =
-      _mm512_set1_epi32(Reciprocal(static_cast<int32_t>(sum), 12, &bits_over_unit));
+  const int32_t scale_q31 = Reciprocal(static_cast<int32_t>(sum), 12, &bits_over_unit);
+  const __m512i scale = _mm512_set1_epi32(scale_q31);
   const int exponent = bits_over_unit + 31 - 8;
   // The row's output table: p + 128 for every d the row has, probability 1
-  // clamped to 255; entries past max - min are never looked up for a lane
-  // that is kept (zeroed, so that no lane reads an unset byte).
+  // clamped to 255, up to the first block from which every p + 128 is 0;
+  // entries past that block or past max - min stay 0 (never looked up for a
+  // lane that is kept, or probability 0).
   alignas(64) uint8_t outputs[256];
   for (int d = 0; d < 256; d += 64) _mm512_store_si512(outputs + d, _mm512_setzero_si512());
-  const int32_t largest_d = max - range.min;
-  for (int d = 0; d <= largest_d; d += 16) {
-    const __m512i e = _mm512_loadu_si512(table.exp_q31 + d);
+  static_assert(kSoftmaxS8Block == 16, "one block of differences per vector");
+  int32_t end = 0;  // the table's entries from `end` on are 0
+  for (; end <= largest_d; end += 16) {
+    const int32_t largest_e = table.exp_max_from_block[end / kSoftmaxS8Block];
+    if (RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(scale_q31, largest_e), exponent) == 0) {
+      break;
+    }
+    const __m512i e = _mm512_loadu_si512(table.exp_q31 + end);
     const __m512i p_plus_128 = _mm512_min_epi32(
         DivideByPowerOfTwo(DoublingHighMul(scale, e), exponent), _mm512_set1_epi32(255));
-    _mm_store_si128(reinterpret_cast<__m128i*>(outputs + d), _mm512_cvtepi32_epi8(p_plus_128));
+    _mm_store_si128(reinterpret_cast<__m128i*>(outputs + end), _mm512_cvtepi32_epi8(p_plus_128));
   }
   const ByteTable output_table = LoadByteTable(outputs);
-  __m512i p_sum = _mm512_setzero_si512();
-  for (int32_t j = 0; j < count; j += 64) {
-    const __mmask64 lanes = FirstBytes(count - j);
-    const __m512i d = _mm512_sub_epi8(vmax, _mm512_maskz_loadu_epi8(lanes, row + j));
-    const __m512i p_plus_128 = _mm512_maskz_mov_epi8(lanes, Lookup(output_table, d));
-    p_sum = _mm512_add_epi64(p_sum, _mm512_sad_epu8(p_plus_128, _mm512_setzero_si512()));
-    _mm512_mask_storeu_epi8(p_row + j, lanes, p_plus_128);
-    _mm512_mask_storeu_epi8(row + j, lanes, _mm512_xor_si512(p_plus_128, _mm512_set1_epi8(-128)));
-  }
-  return static_cast<uint32_t>(_mm512_reduce_add_epi64(p_sum));
+  return end <= 128 ? WriteProbabilities<true>(output_table, row, count, vmax, p_row)
+                    : WriteProbabilities<false>(output_table, row, count, vmax, p_row);
 }
 
 }  // namespace vnni

@@ -23,17 +23,24 @@ inline int8_t Probability(int32_t scale, int32_t e, int exponent) {
 }
 
 // A probability depends on the row only through d = max - score, one of
-// kDifferences values: a longer row requantises each d once and looks its
-// scores up. Out of line, so that shorter rows (Cortex-M's) keep their frame.
+// kDifferences values: a longer row requantises each d once, up to the first
+// block from which every probability is 0, and looks its scores up. Out of
+// line, so that shorter rows (Cortex-M's) keep their frame.
 constexpr size_t kDifferences = 256;
-__attribute__((noinline)) void ProbabilitiesByDifference(const int32_t* exp_q31, int32_t scale,
+__attribute__((noinline)) void ProbabilitiesByDifference(const SoftmaxS8Table& table, int32_t scale,
                                                          int exponent, int32_t max,
                                                          const int8_t* scores, size_t count,
                                                          int8_t* probs) {
   int8_t by_difference[kDifferences];
-  for (size_t d = 0; d < kDifferences; ++d) {
-    by_difference[d] = Probability(scale, exp_q31[d], exponent);
+  size_t d = 0;
+  for (; d < kDifferences; ++d) {
+    if (d % kSoftmaxS8Block == 0 &&
+        Probability(scale, table.exp_max_from_block[d / kSoftmaxS8Block], exponent) == -128) {
+      break;
+    }
+    by_difference[d] = Probability(scale, table.exp_q31[d], exponent);
   }
+  for (; d < kDifferences; ++d) by_difference[d] = -128;
   for (size_t j = 0; j < count; ++j) probs[j] = by_difference[max - scores[j]];
 }
 
@@ -59,6 +66,11 @@ void BuildSoftmaxS8Table(int32_t input_multiplier, int32_t input_left_shift, int
       table->sum_term_bytes[plane][d] = static_cast<uint8_t>(table->sum_term[d] >> (8 * plane));
     }
   }
+  int32_t largest = 0;  // exp_q31 >= 0
+  for (int32_t d = 255; d >= 0; --d) {
+    largest = table->exp_q31[d] > largest ? table->exp_q31[d] : largest;
+    if (d % kSoftmaxS8Block == 0) table->exp_max_from_block[d / kSoftmaxS8Block] = largest;
+  }
 }
 
 void SoftmaxS8Row(const SoftmaxS8Table& table, const int8_t* scores, size_t count, int8_t* probs) {
@@ -77,7 +89,7 @@ void SoftmaxS8Row(const SoftmaxS8Table& table, const int8_t* scores, size_t coun
       Reciprocal(static_cast<int32_t>(sum), kAccumulatorIntegerBits, &bits_over_unit);
   const int exponent = bits_over_unit + 31 - 8;
   if (count > kDifferences) {
-    ProbabilitiesByDifference(table.exp_q31, scale, exponent, max, scores, count, probs);
+    ProbabilitiesByDifference(table, scale, exponent, max, scores, count, probs);
     return;
   }
   for (size_t j = 0; j < count; ++j) {

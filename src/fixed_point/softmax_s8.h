@@ -25,6 +25,9 @@
 
 namespace edgeattn {
 
+// The block of differences that SoftmaxS8Table::exp_max_from_block steps by.
+inline constexpr int32_t kSoftmaxS8Block = 16;
+
 // exp(beta * scale * -d) for d = 0..255 as Q0.31 (0 where -d < diff_min).
 struct SoftmaxS8Table {
   // The reference's per-entry exp, precomputed, and its Q12.19 share of the sum
@@ -32,6 +35,10 @@ struct SoftmaxS8Table {
   int32_t exp_q31[256];
   int32_t sum_term[256];
   uint8_t sum_term_bytes[3][256];
+  // The largest exp_q31 at or past each block of kSoftmaxS8Block differences:
+  // where its probability is already 0, so is every later one (a probability
+  // never falls as exp_q31 grows), and a row's per-difference table stops.
+  int32_t exp_max_from_block[256 / kSoftmaxS8Block];
 };
 
 // Builds the table from the softmax's TFLite parameters (already validated:

@@ -29,60 +29,63 @@ class FixedPointKernels : public PerTargetTest {};
 // packs (the kernel picks the path from the arguments).
 TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
   RandomStream random(4242);
-  // 300: past the 256 the Cortex-M4/M7 kernels widen on the stack (their
-  // fallback); rows and n_out odd for every blocking's remainders.
-  for (const int n_in : {1, 3, 4, 17, 64, 130, 300}) {
-    const int rows = 7, n_out = 37;
-    std::vector<int8_t> x(static_cast<size_t>(rows) * n_in), w(static_cast<size_t>(n_out) * n_in);
-    for (int8_t& v : x) v = static_cast<int8_t>(Draw(&random, -128, 127));
-    for (int8_t& v : w) v = static_cast<int8_t>(Draw(&random, -127, 127));
-    std::vector<int32_t> bias(n_out), multiplier(n_out), shift(n_out);
-    const int32_t multipliers[] = {0, 1, 1 << 30, 1518500250, INT32_MAX};
-    for (int c = 0; c < n_out; ++c) {
-      // Biases near the int32 ends make the accumulator wrap, as TFLite's does.
-      bias[c] =
-          c % 5 == 0 ? INT32_MAX - Draw(&random, 0, 1000) : Draw(&random, -(1 << 20), 1 << 20);
-      multiplier[c] = multipliers[c % 5];
-      shift[c] = -31 + (c * 61) / (n_out - 1);  // -31 .. 30
-    }
-    for (const int32_t zero_point : {-128, 0, 127}) {
-      const int32_t input_offset = -zero_point;
-      tflite_ref::FullyConnectedParams ref{input_offset, zero_point, multiplier,
-                                           std::vector<int>(shift.begin(), shift.end())};
-      const std::vector<int8_t> want = tflite_ref::FullyConnectedPerChannel(
-          ref, x.data(), rows, n_in, w.data(), bias.data(), n_out);
-      std::vector<uint8_t> panels(edgeattn::S8PanelBytes(n_out, n_in) + 64);
-      std::vector<int32_t> sums((n_out + 15) / 16 * 16);
-      edgeattn::PackS8PanelsPlus128(w.data(), static_cast<size_t>(n_in), n_out, n_in, panels.data(),
-                                    sums.data());
-      for (const bool packed : {false, true}) {
-        std::vector<int8_t> y(static_cast<size_t>(rows) * n_out, 0x55);
-        edgeattn::LinearQArgs<int8_t> args{x.data(),
-                                           static_cast<size_t>(n_in),
-                                           rows,
-                                           n_in,
-                                           input_offset,
-                                           w.data(),
-                                           bias.data(),
-                                           multiplier.data(),
-                                           shift.data(),
-                                           n_out,
-                                           zero_point,
-                                           y.data(),
-                                           static_cast<size_t>(n_out),
-                                           nullptr,
-                                           nullptr,
-                                           nullptr};
-        if (packed && edgeattn::UsesS8Panels()) {
-          args.w_panels = panels.data();
-          args.w_column_sums = sums.data();
+  // n_in 300: past the 256 the Cortex-M4/M7 kernels widen on the stack (their
+  // fallback); rows and n_out odd for every blocking's remainders; n_out 300:
+  // past the 256 columns the AVX-512 kernel prepares at a time.
+  for (const int n_in : {1, 3, 4, 17, 64, 130, 300})
+    for (const int n_out : {37, 300}) {
+      if (n_out == 300 && n_in != 17 && n_in != 64) continue;
+      const int rows = 7;
+      std::vector<int8_t> x(static_cast<size_t>(rows) * n_in), w(static_cast<size_t>(n_out) * n_in);
+      for (int8_t& v : x) v = static_cast<int8_t>(Draw(&random, -128, 127));
+      for (int8_t& v : w) v = static_cast<int8_t>(Draw(&random, -127, 127));
+      std::vector<int32_t> bias(n_out), multiplier(n_out), shift(n_out);
+      const int32_t multipliers[] = {0, 1, 1 << 30, 1518500250, INT32_MAX};
+      for (int c = 0; c < n_out; ++c) {
+        // Biases near the int32 ends make the accumulator wrap, as TFLite's does.
+        bias[c] =
+            c % 5 == 0 ? INT32_MAX - Draw(&random, 0, 1000) : Draw(&random, -(1 << 20), 1 << 20);
+        multiplier[c] = multipliers[c % 5];
+        shift[c] = -31 + (c * 61) / (n_out - 1);  // -31 .. 30
+      }
+      for (const int32_t zero_point : {-128, 0, 127}) {
+        const int32_t input_offset = -zero_point;
+        tflite_ref::FullyConnectedParams ref{input_offset, zero_point, multiplier,
+                                             std::vector<int>(shift.begin(), shift.end())};
+        const std::vector<int8_t> want = tflite_ref::FullyConnectedPerChannel(
+            ref, x.data(), rows, n_in, w.data(), bias.data(), n_out);
+        std::vector<uint8_t> panels(edgeattn::S8PanelBytes(n_out, n_in) + 64);
+        std::vector<int32_t> sums((n_out + 15) / 16 * 16);
+        edgeattn::PackS8PanelsPlus128(w.data(), static_cast<size_t>(n_in), n_out, n_in,
+                                      panels.data(), sums.data());
+        for (const bool packed : {false, true}) {
+          std::vector<int8_t> y(static_cast<size_t>(rows) * n_out, 0x55);
+          edgeattn::LinearQArgs<int8_t> args{x.data(),
+                                             static_cast<size_t>(n_in),
+                                             rows,
+                                             n_in,
+                                             input_offset,
+                                             w.data(),
+                                             bias.data(),
+                                             multiplier.data(),
+                                             shift.data(),
+                                             n_out,
+                                             zero_point,
+                                             y.data(),
+                                             static_cast<size_t>(n_out),
+                                             nullptr,
+                                             nullptr,
+                                             nullptr};
+          if (packed && edgeattn::UsesS8Panels()) {
+            args.w_panels = panels.data();
+            args.w_column_sums = sums.data();
+          }
+          edgeattn::LinearS8(args);
+          ASSERT_EQ(y, want) << "n_in " << n_in << " n_out " << n_out << " zero point "
+                             << zero_point << " packed " << packed;
         }
-        edgeattn::LinearS8(args);
-        ASSERT_EQ(y, want) << "n_in " << n_in << " zero point " << zero_point << " packed "
-                           << packed;
       }
     }
-  }
 }
 
 // int16 projections: int64 accumulators with biases up to TFLite's 2^47

@@ -43,39 +43,53 @@ HWY_INLINE FourRows<T> RowsFrom(const T* first, size_t ld, int32_t available) {
 // The packed projection: W's panels hold w + 128 (vpdpbusd's unsigned
 // operand), x is the signed one, so
 //   bias + sum w (x + x_offset) = sum (w + 128) x - 128 sum x + x_offset sum w + bias,
-// modulo 2^32: a term per row and a term per column beside the tile.
+// modulo 2^32: a term per row and a term per column, where the tile starts.
+// Columns go in chunks of kLinearS8Chunk, whose column terms and
+// requantizers are made once for all rows.
+inline constexpr int32_t kLinearS8Chunk = 256;
+
 EA_VNNI_TARGET void LinearS8Packed(const LinearQArgs<int8_t>& a) {
   const int32_t* bias = static_cast<const int32_t*>(a.bias);
   constexpr int32_t kTile = vnni::kTileColumns;
+  static_assert(kLinearS8Chunk % kTile == 0, "whole tiles per chunk");
   alignas(64) int32_t tile[vnni::kTileRows * kTile];
+  alignas(64) int32_t column_term[kLinearS8Chunk];
+  vnni::S8LaneRequantizer requantizers[kLinearS8Chunk / 16];
   const size_t panel_bytes = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.n_in), 4)) * 16;
-  const uint32_t x_offset = static_cast<uint32_t>(a.input_offset);
-  for (int32_t r0 = 0; r0 < a.rows; r0 += vnni::kTileRows) {
-    const int32_t m = a.rows - r0 < vnni::kTileRows ? a.rows - r0 : vnni::kTileRows;
-    const int8_t* x = a.x + static_cast<size_t>(r0) * a.ld_x;
-    uint32_t row_term[vnni::kTileRows];
-    for (int32_t i = 0; i < m; ++i) {
-      row_term[i] = 0u - 128u * vnni::SumOfRow(x + static_cast<size_t>(i) * a.ld_x, a.n_in);
+  const __m512i x_offset = _mm512_set1_epi32(a.input_offset);
+  for (int32_t chunk = 0; chunk < a.n_out; chunk += kLinearS8Chunk) {
+    const int32_t chunk_width = a.n_out - chunk < kLinearS8Chunk ? a.n_out - chunk : kLinearS8Chunk;
+    for (int32_t c = 0; c < chunk_width; c += 16) {
+      const __mmask16 lanes = vnni::FirstLanes(chunk_width - c);
+      __m512i term = _mm512_mullo_epi32(
+          _mm512_maskz_loadu_epi32(lanes, a.w_column_sums + chunk + c), x_offset);
+      if (bias != nullptr)
+        term = _mm512_add_epi32(term, _mm512_maskz_loadu_epi32(lanes, bias + chunk + c));
+      _mm512_store_si512(column_term + c, term);
+      requantizers[c / 16] = vnni::MakeS8LaneRequantizer(
+          a.multiplier + chunk + c, a.shift + chunk + c, chunk_width - c, a.output_offset);
     }
-    for (int32_t c0 = 0; c0 < a.n_out; c0 += kTile) {
-      const int32_t width = a.n_out - c0 < kTile ? a.n_out - c0 : kTile;
-      vnni::AnyTile<true>(m, (width + 15) / 16, reinterpret_cast<const uint8_t*>(x), a.ld_x, a.n_in,
-                          a.w_panels + static_cast<size_t>(c0 / 16) * panel_bytes, panel_bytes,
-                          tile, kTile);
-      for (int32_t c = c0; c < c0 + width; c += 16) {
-        const __mmask16 lanes = vnni::FirstLanes(c0 + width - c);
-        const __m512i sums = _mm512_maskz_loadu_epi32(lanes, a.w_column_sums + c);
-        __m512i term = _mm512_mullo_epi32(sums, _mm512_set1_epi32(static_cast<int32_t>(x_offset)));
-        if (bias != nullptr)
-          term = _mm512_add_epi32(term, _mm512_maskz_loadu_epi32(lanes, bias + c));
-        const vnni::S8LaneRequantizer requantizer = vnni::MakeS8LaneRequantizer(
-            a.multiplier + c, a.shift + c, c0 + width - c, a.output_offset);
-        for (int32_t i = 0; i < m; ++i) {
-          const __m512i total = _mm512_add_epi32(
-              _mm512_add_epi32(_mm512_loadu_si512(tile + i * kTile + (c - c0)), term),
-              _mm512_set1_epi32(static_cast<int32_t>(row_term[i])));
-          _mm_mask_storeu_epi8(a.y + static_cast<size_t>(r0 + i) * a.ld_y + c, lanes,
-                               vnni::Requantize(total, requantizer));
+    for (int32_t r0 = 0; r0 < a.rows; r0 += vnni::kTileRows) {
+      const int32_t m = a.rows - r0 < vnni::kTileRows ? a.rows - r0 : vnni::kTileRows;
+      const int8_t* x = a.x + static_cast<size_t>(r0) * a.ld_x;
+      int32_t row_term[vnni::kTileRows];
+      for (int32_t i = 0; i < m; ++i) {
+        row_term[i] = static_cast<int32_t>(
+            0u - 128u * vnni::SumOfRow(x + static_cast<size_t>(i) * a.ld_x, a.n_in));
+      }
+      for (int32_t c0 = 0; c0 < chunk_width; c0 += kTile) {
+        const int32_t width = chunk_width - c0 < kTile ? chunk_width - c0 : kTile;
+        vnni::AnyTile<true>(m, (width + 15) / 16, reinterpret_cast<const uint8_t*>(x), a.ld_x,
+                            a.n_in,
+                            a.w_panels + static_cast<size_t>((chunk + c0) / 16) * panel_bytes,
+                            panel_bytes, tile, kTile, {column_term + c0, row_term});
+        for (int32_t c = c0; c < c0 + width; c += 16) {
+          const __mmask16 lanes = vnni::FirstLanes(c0 + width - c);
+          for (int32_t i = 0; i < m; ++i) {
+            _mm_mask_storeu_epi8(a.y + static_cast<size_t>(r0 + i) * a.ld_y + chunk + c, lanes,
+                                 vnni::Requantize(_mm512_loadu_si512(tile + i * kTile + (c - c0)),
+                                                  requantizers[c / 16]));
+          }
         }
       }
     }
@@ -413,10 +427,11 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
   for (int32_t r0 = first_row; r0 < first_row + rows; r0 += vnni::kTileRows) {
     const int32_t m =
         first_row + rows - r0 < vnni::kTileRows ? first_row + rows - r0 : vnni::kTileRows;
-    uint32_t row_term[vnni::kTileRows];
+    int32_t row_term[vnni::kTileRows];
     for (int32_t i = 0; i < m; ++i) {
       const uint32_t sum = vnni::SumOfRow(a.q + static_cast<size_t>(r0 + i) * a.ld_q, a.d_k);
-      row_term[i] = (k_offset - 128u) * sum + static_cast<uint32_t>(a.d_k) * q_offset * k_offset;
+      row_term[i] = static_cast<int32_t>((k_offset - 128u) * sum +
+                                         static_cast<uint32_t>(a.d_k) * q_offset * k_offset);
     }
     const uint8_t* q_rows =
         reinterpret_cast<const uint8_t*>(a.q + static_cast<size_t>(r0) * a.ld_q);
@@ -425,18 +440,15 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
       const int32_t width = most_visible - j0 < kTile ? most_visible - j0 : kTile;
       vnni::AnyTile<true>(m, (width + 15) / 16, q_rows, a.ld_q, a.d_k,
                           a.k_panels + static_cast<size_t>(j0 / 16) * k_panel_bytes, k_panel_bytes,
-                          tile, kTile);
+                          tile, kTile, {a.k_column_sums + j0, row_term});
       for (int32_t i = 0; i < m; ++i) {
         const int32_t limit =
             VisibleKeys(a, r0 + i) < j0 + width ? VisibleKeys(a, r0 + i) : j0 + width;
         int8_t* row = scores + static_cast<size_t>(i) * ld_scores;
-        const __m512i term = _mm512_set1_epi32(static_cast<int32_t>(row_term[i]));
         for (int32_t j = j0; j < limit; j += 16) {
-          const __m512i total = _mm512_add_epi32(
-              _mm512_add_epi32(_mm512_loadu_si512(tile + i * kTile + (j - j0)), term),
-              _mm512_loadu_si512(a.k_column_sums + j));
-          _mm_mask_storeu_epi8(row + j, vnni::FirstLanes(limit - j),
-                               vnni::Requantize(total, score_requantizer));
+          _mm_mask_storeu_epi8(
+              row + j, vnni::FirstLanes(limit - j),
+              vnni::Requantize(_mm512_loadu_si512(tile + i * kTile + (j - j0)), score_requantizer));
         }
       }
     }

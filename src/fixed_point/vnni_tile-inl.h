@@ -36,6 +36,14 @@ inline constexpr int kTileColumns = kTileVectors * kS8PanelColumns;
 // B's panels start at `panels` (the one holding first_column), panel_bytes
 // apart; A is never read past depth, its last group padded with zeros, so B's
 // padding never counts.
+// The sums start from start.column[j] + start.row[r] modulo 2^32 (the
+// offset terms of the caller's sum, added once per tile instead of once per
+// element after it), or from 0 where start.column is null.
+struct TileStart {
+  const int32_t* column;  // 16 * kVectors values, or null
+  const int32_t* row;     // kRows values
+};
+
 // One group of 4 depth bytes: acc[r][v] += quads[r] . B group.
 template <int kRows, int kVectors, bool kSignedA>
 EA_VNNI_TARGET __attribute__((always_inline)) inline void Step(const uint8_t* group,
@@ -60,12 +68,24 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline void Step(const uint8_t* gr
 
 template <int kRows, int kVectors, bool kSignedA>
 EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, const uint8_t* panels,
-                                size_t panel_bytes, int32_t* c, size_t ld_c) {
+                                size_t panel_bytes, int32_t* c, size_t ld_c, TileStart start) {
   __m512i acc[kRows][kVectors];
+  if (start.column == nullptr) {
 #pragma GCC unroll 8
-  for (int r = 0; r < kRows; ++r) {
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_si512();
+      for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_si512();
+    }
+  } else {
+    __m512i column[kVectors];
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) column[v] = _mm512_loadu_si512(start.column + 16 * v);
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+      const __m512i row = _mm512_set1_epi32(start.row[r]);
+#pragma GCC unroll 8
+      for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_add_epi32(column[v], row);
+    }
   }
   const int32_t full_groups = depth / 4;
   const uint8_t* quads[kRows];
@@ -98,16 +118,16 @@ EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, co
 template <int kRows, bool kSignedA>
 EA_VNNI_TARGET inline void TileRows(int vectors, const uint8_t* a, size_t ld_a, int32_t depth,
                                     const uint8_t* panels, size_t panel_bytes, int32_t* c,
-                                    size_t ld_c) {
+                                    size_t ld_c, TileStart start) {
   switch (vectors) {
     case 1:
-      return Tile<kRows, 1, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return Tile<kRows, 1, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
     case 2:
-      return Tile<kRows, 2, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return Tile<kRows, 2, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
     case 3:
-      return Tile<kRows, 3, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return Tile<kRows, 3, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
     default:
-      return Tile<kRows, 4, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return Tile<kRows, 4, kSignedA>(a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
   }
 }
 
@@ -129,20 +149,20 @@ EA_VNNI_TARGET inline uint32_t SumOfRow(const int8_t* row, int32_t n) {
 template <bool kSignedA>
 EA_VNNI_TARGET inline void AnyTile(int rows, int vectors, const uint8_t* a, size_t ld_a,
                                    int32_t depth, const uint8_t* panels, size_t panel_bytes,
-                                   int32_t* c, size_t ld_c) {
+                                   int32_t* c, size_t ld_c, TileStart start = {nullptr, nullptr}) {
   switch (rows) {
     case 1:
-      return TileRows<1, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return TileRows<1, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
     case 2:
-      return TileRows<2, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return TileRows<2, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
     case 3:
-      return TileRows<3, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return TileRows<3, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
     case 4:
-      return TileRows<4, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return TileRows<4, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
     case 5:
-      return TileRows<5, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return TileRows<5, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
     default:
-      return TileRows<6, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c);
+      return TileRows<6, kSignedA>(vectors, a, ld_a, depth, panels, panel_bytes, c, ld_c, start);
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "fixed_point/fixed_point_kernels.h"
 #include "fixed_point/s16_panels.h"
 #include "fixed_point/s8_panels.h"
 #include "reference/random_tensor.h"
@@ -92,8 +93,17 @@ TEST(ColumnPanels, S8PanelsOfTheTranspose) {
       std::vector<int8_t> panels(edgeattn::S8PanelBytes(n_cols, depth), 0x55);
       edgeattn::PackS8PanelsTransposed(b.data(), ld, n_cols, depth, panels.data());
       const auto element = [&](int32_t c, int32_t t) { return b[t * ld + c]; };
-      ASSERT_EQ(panels, ReferenceLayout<int8_t>(n_cols, depth, 4, element))
-          << n_cols << " columns, depth " << depth;
+      const std::vector<int8_t> want = ReferenceLayout<int8_t>(n_cols, depth, 4, element);
+      ASSERT_EQ(panels, want) << n_cols << " columns, depth " << depth;
+      // The packed attention's own (a permute per group on AVX3_DL), reading
+      // no byte past B: its rows end at the vector's end.
+      std::vector<int8_t> tight(static_cast<size_t>(depth - 1) * ld + static_cast<size_t>(n_cols));
+      for (int32_t t = 0; t < depth; ++t) {
+        for (int32_t c = 0; c < n_cols; ++c) tight[static_cast<size_t>(t) * ld + c] = element(c, t);
+      }
+      std::vector<int8_t> dispatched(panels.size(), 0x55);
+      edgeattn::PackValuePanelsS8(tight.data(), ld, n_cols, depth, dispatched.data());
+      ASSERT_EQ(dispatched, want) << n_cols << " columns, depth " << depth;
     }
   }
 }

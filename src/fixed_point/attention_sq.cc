@@ -24,6 +24,7 @@
 #include "fixed_point/avx512_requantize-inl.h"
 #include "fixed_point/vnni_s16-inl.h"
 #include "fixed_point/vnni_tile-inl.h"
+#include "fixed_point/vnni_value_panels-inl.h"
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -399,6 +400,11 @@ HWY_INLINE void ScoresToProbsS8(const AttentionQArgs<int8_t>& a, int32_t r, int8
 #if HWY_TARGET == HWY_AVX3_DL
 bool UsesS8PanelsTarget() { return true; }
 
+EA_VNNI_TARGET void PackValuePanelsS8Target(const int8_t* v, size_t ld_v, int32_t d_v, int32_t n_kv,
+                                            int8_t* panels) {
+  vnni::PackS8PanelsTransposed(v, ld_v, d_v, n_kv, panels);
+}
+
 // The packed path: micro blocks of 6 query rows. Q K^T runs with K's panels
 // holding k + 128 (vpdpbusd's unsigned operand) and q as the signed one:
 //   sum (q + q_offset)(k + k_offset) = sum q (k + 128) + (k_offset - 128) sum q
@@ -575,6 +581,11 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
 }
 #else
 bool UsesS8PanelsTarget() { return false; }
+
+void PackValuePanelsS8Target(const int8_t* v, size_t ld_v, int32_t d_v, int32_t n_kv,
+                             int8_t* panels) {
+  PackS8PanelsTransposed(v, ld_v, d_v, n_kv, panels);
+}
 #endif
 
 #if HWY_TARGET == HWY_SCALAR && EDGEATTN_DSP_DOT_S8
@@ -908,8 +919,13 @@ EA_EXPORT(LinearS16Target);
 EA_EXPORT(AttendRowsS8Target);
 EA_EXPORT(AttendRowsS16Target);
 EA_EXPORT(UsesS8PanelsTarget);
+EA_EXPORT(PackValuePanelsS8Target);
 
 bool UsesS8Panels() { return EA_DISPATCH(UsesS8PanelsTarget)(); }
+
+void PackValuePanelsS8(const int8_t* v, size_t ld_v, int32_t d_v, int32_t n_kv, int8_t* panels) {
+  EA_DISPATCH(PackValuePanelsS8Target)(v, ld_v, d_v, n_kv, panels);
+}
 
 void LinearS8(const LinearQArgs<int8_t>& args) { EA_DISPATCH(LinearS8Target)(args); }
 void LinearS16(const LinearQArgs<int16_t>& args) { EA_DISPATCH(LinearS16Target)(args); }

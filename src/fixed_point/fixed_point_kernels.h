@@ -98,6 +98,10 @@ struct AttentionQArgs {
 // s8 panels (AVX512-VNNI); the others read them row-major.
 bool UsesS8Panels();
 
+// V [n_kv, d_v] (rows ld_v apart) packed as PackS8PanelsTransposed packs it
+// (s8_panels.h), on AVX3_DL with a permute per 64 bytes.
+void PackValuePanelsS8(const int8_t* v, size_t ld_v, int32_t d_v, int32_t n_kv, int8_t* panels);
+
 // Query rows [first_row, first_row + rows). scratch: the worker's
 // AttentionQScratchBytes.
 void AttendRowsS8(const AttentionQArgs<int8_t>& args, int32_t first_row, int32_t rows,

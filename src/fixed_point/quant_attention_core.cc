@@ -2,6 +2,7 @@
 
 #include "arena.h"
 #include "edgeattn/arena_sizes.hpp"
+#include "fixed_point/fixed_point_kernels.h"
 #include "fixed_point/s16_panels.h"
 #include "fixed_point/s8_panels.h"
 #include "fixed_point/softmax_s8.h"
@@ -40,7 +41,7 @@ bool PackKeysAndValues(AttentionQArgs<int8_t>* a, const int8_t* v, size_t ld_v,
   for (int32_t j = 0; j < a->n_kv; ++j) {
     k_terms[j] = static_cast<int32_t>(q_offset * static_cast<uint32_t>(k_terms[j]));
   }
-  PackS8PanelsTransposed(v, ld_v, a->d_v, a->n_kv, v_panels);
+  PackValuePanelsS8(v, ld_v, a->d_v, a->n_kv, v_panels);
   a->k_panels = k_panels;
   a->k_column_sums = k_terms;
   a->v_panels = v_panels;

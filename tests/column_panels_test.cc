@@ -51,6 +51,25 @@ std::vector<int8_t> Bytes(int32_t rows, size_t ld, RandomStream* random) {
   return b;
 }
 
+// B's elements, element(c, t) at c * column_stride + t * depth_stride, in a
+// buffer holding nothing else: every other byte up to 64 past B's last is
+// 0x3C, so that a packer reading outside B packs 0x3C where the layout has
+// B's element or a 0.
+template <class Element>
+std::vector<int8_t> OnlyB(int32_t n_cols, int32_t depth, size_t column_stride, size_t depth_stride,
+                          Element element) {
+  const size_t last = static_cast<size_t>(n_cols - 1) * column_stride +
+                      static_cast<size_t>(depth - 1) * depth_stride;
+  std::vector<int8_t> only(last + 1 + 64, 0x3C);
+  for (int32_t c = 0; c < n_cols; ++c) {
+    for (int32_t t = 0; t < depth; ++t) {
+      only[static_cast<size_t>(c) * column_stride + static_cast<size_t>(t) * depth_stride] =
+          element(c, t);
+    }
+  }
+  return only;
+}
+
 const int32_t kColumnCounts[] = {1, 2, 15, 16, 17, 33};
 const int32_t kDepths[] = {1, 3, 4, 5, 7, 8, 9, 63, 64, 1024, 1031, 2100};
 
@@ -80,6 +99,19 @@ TEST(ColumnPanels, S8PanelsAndColumnSums) {
         ASSERT_EQ(plus_128[i], static_cast<uint8_t>(panels[i] + 128)) << "byte " << i;
       }
       ASSERT_EQ(sums_again, sums);
+      // The packed attention's own (a gather per group on AVX3_DL), which
+      // reads B's bytes only and writes n_cols sums only.
+      const std::vector<int8_t> only = OnlyB(n_cols, depth, ld, 1, element);
+      std::vector<uint8_t> dispatched(panels.size(), 0x55);
+      std::vector<int32_t> dispatched_sums(sums.size() + 16, 0x55);
+      edgeattn::PackKeyPanelsS8(only.data(), ld, n_cols, depth, dispatched.data(),
+                                dispatched_sums.data());
+      ASSERT_EQ(dispatched, plus_128) << n_cols << " columns, depth " << depth;
+      for (size_t c = sums.size(); c < dispatched_sums.size(); ++c) {
+        ASSERT_EQ(dispatched_sums[c], 0x55) << "a sum past column " << n_cols;
+      }
+      dispatched_sums.resize(sums.size());
+      ASSERT_EQ(dispatched_sums, sums) << n_cols << " columns, depth " << depth;
     }
   }
 }
@@ -95,14 +127,11 @@ TEST(ColumnPanels, S8PanelsOfTheTranspose) {
       const auto element = [&](int32_t c, int32_t t) { return b[t * ld + c]; };
       const std::vector<int8_t> want = ReferenceLayout<int8_t>(n_cols, depth, 4, element);
       ASSERT_EQ(panels, want) << n_cols << " columns, depth " << depth;
-      // The packed attention's own (a permute per group on AVX3_DL), reading
-      // no byte past B: its rows end at the vector's end.
-      std::vector<int8_t> tight(static_cast<size_t>(depth - 1) * ld + static_cast<size_t>(n_cols));
-      for (int32_t t = 0; t < depth; ++t) {
-        for (int32_t c = 0; c < n_cols; ++c) tight[static_cast<size_t>(t) * ld + c] = element(c, t);
-      }
+      // The packed attention's own (a permute per group on AVX3_DL), which
+      // reads B's bytes only.
+      const std::vector<int8_t> only = OnlyB(n_cols, depth, 1, ld, element);
       std::vector<int8_t> dispatched(panels.size(), 0x55);
-      edgeattn::PackValuePanelsS8(tight.data(), ld, n_cols, depth, dispatched.data());
+      edgeattn::PackValuePanelsS8(only.data(), ld, n_cols, depth, dispatched.data());
       ASSERT_EQ(dispatched, want) << n_cols << " columns, depth " << depth;
     }
   }

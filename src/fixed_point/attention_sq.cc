@@ -22,9 +22,9 @@
 #include "fixed_point/softmax_s8.h"
 #if HWY_TARGET == HWY_AVX3_DL
 #include "fixed_point/avx512_requantize-inl.h"
+#include "fixed_point/vnni_kv_panels-inl.h"
 #include "fixed_point/vnni_s16-inl.h"
 #include "fixed_point/vnni_tile-inl.h"
-#include "fixed_point/vnni_value_panels-inl.h"
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -405,6 +405,12 @@ EA_VNNI_TARGET void PackValuePanelsS8Target(const int8_t* v, size_t ld_v, int32_
   vnni::PackS8PanelsTransposed(v, ld_v, d_v, n_kv, panels);
 }
 
+EA_VNNI_TARGET void PackKeyPanelsS8Target(const int8_t* k, size_t ld_k, int32_t n_kv, int32_t d_k,
+                                          uint8_t* panels, int32_t* sums) {
+  if (!vnni::GathersReach(ld_k, d_k)) return PackS8PanelsPlus128(k, ld_k, n_kv, d_k, panels, sums);
+  vnni::PackS8PanelsPlus128(k, ld_k, n_kv, d_k, panels, sums);
+}
+
 // The packed path: micro blocks of 6 query rows. Q K^T runs with K's panels
 // holding k + 128 (vpdpbusd's unsigned operand) and q as the signed one:
 //   sum (q + q_offset)(k + k_offset) = sum q (k + 128) + (k_offset - 128) sum q
@@ -585,6 +591,11 @@ bool UsesS8PanelsTarget() { return false; }
 void PackValuePanelsS8Target(const int8_t* v, size_t ld_v, int32_t d_v, int32_t n_kv,
                              int8_t* panels) {
   PackS8PanelsTransposed(v, ld_v, d_v, n_kv, panels);
+}
+
+void PackKeyPanelsS8Target(const int8_t* k, size_t ld_k, int32_t n_kv, int32_t d_k, uint8_t* panels,
+                           int32_t* sums) {
+  PackS8PanelsPlus128(k, ld_k, n_kv, d_k, panels, sums);
 }
 #endif
 
@@ -920,11 +931,17 @@ EA_EXPORT(AttendRowsS8Target);
 EA_EXPORT(AttendRowsS16Target);
 EA_EXPORT(UsesS8PanelsTarget);
 EA_EXPORT(PackValuePanelsS8Target);
+EA_EXPORT(PackKeyPanelsS8Target);
 
 bool UsesS8Panels() { return EA_DISPATCH(UsesS8PanelsTarget)(); }
 
 void PackValuePanelsS8(const int8_t* v, size_t ld_v, int32_t d_v, int32_t n_kv, int8_t* panels) {
   EA_DISPATCH(PackValuePanelsS8Target)(v, ld_v, d_v, n_kv, panels);
+}
+
+void PackKeyPanelsS8(const int8_t* k, size_t ld_k, int32_t n_kv, int32_t d_k, uint8_t* panels,
+                     int32_t* sums) {
+  EA_DISPATCH(PackKeyPanelsS8Target)(k, ld_k, n_kv, d_k, panels, sums);
 }
 
 void LinearS8(const LinearQArgs<int8_t>& args) { EA_DISPATCH(LinearS8Target)(args); }

@@ -98,8 +98,12 @@ struct AttentionQArgs {
 // s8 panels (AVX512-VNNI); the others read them row-major.
 bool UsesS8Panels();
 
-// V [n_kv, d_v] (rows ld_v apart) packed as PackS8PanelsTransposed packs it
-// (s8_panels.h), on AVX3_DL with a permute per 64 bytes.
+// K [n_kv, d_k] and V [n_kv, d_v] (rows ld_k, ld_v apart) packed as
+// PackS8PanelsPlus128 (with K's sums) and PackS8PanelsTransposed pack them
+// (s8_panels.h); on AVX3_DL a gather or a permute per 64 bytes
+// (vnni_kv_panels-inl.h).
+void PackKeyPanelsS8(const int8_t* k, size_t ld_k, int32_t n_kv, int32_t d_k, uint8_t* panels,
+                     int32_t* sums);
 void PackValuePanelsS8(const int8_t* v, size_t ld_v, int32_t d_v, int32_t n_kv, int8_t* panels);
 
 // Query rows [first_row, first_row + rows). scratch: the worker's

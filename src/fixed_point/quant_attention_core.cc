@@ -36,7 +36,7 @@ bool PackKeysAndValues(AttentionQArgs<int8_t>* a, const int8_t* v, size_t ld_v,
   uint8_t* k_panels = static_cast<uint8_t*>(memory.k_panels);
   int8_t* v_panels = static_cast<int8_t*>(memory.v_panels);
   int32_t* k_terms = S8PanelColumnSums(k_panels, memory.max_keys, a->d_k);
-  PackS8PanelsPlus128(a->k, a->ld_k, a->n_kv, a->d_k, k_panels, k_terms);
+  PackKeyPanelsS8(a->k, a->ld_k, a->n_kv, a->d_k, k_panels, k_terms);
   const uint32_t q_offset = static_cast<uint32_t>(a->q_offset);
   for (int32_t j = 0; j < a->n_kv; ++j) {
     k_terms[j] = static_cast<int32_t>(q_offset * static_cast<uint32_t>(k_terms[j]));

@@ -31,7 +31,7 @@ TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
   RandomStream random(4242);
   // n_in 300: past the 256 the Cortex-M4/M7 kernels widen on the stack (their
   // fallback); rows and n_out odd for every blocking's remainders; n_out 300:
-  // past the 256 columns the AVX-512 kernel prepares at a time.
+  // past the 128 columns the AVX-512 kernel prepares at a time.
   for (const int n_in : {1, 3, 4, 17, 64, 130, 300})
     for (const int n_out : {37, 300}) {
       if (n_out == 300 && n_in != 17 && n_in != 64) continue;

@@ -46,8 +46,9 @@ HWY_INLINE FourRows<T> RowsFrom(const T* first, size_t ld, int32_t available) {
 //   bias + sum w (x + x_offset) = sum (w + 128) x - 128 sum x + x_offset sum w + bias,
 // modulo 2^32: a term per row and a term per column, where the tile starts.
 // Columns go in chunks of kLinearS8Chunk, whose column terms and
-// requantizers are made once for all rows.
-inline constexpr int32_t kLinearS8Chunk = 256;
+// requantizers are made once for all rows (128: as fast as 256 here, and a
+// 7 KB stack frame instead of 12 KB).
+inline constexpr int32_t kLinearS8Chunk = 128;
 
 EA_VNNI_TARGET void LinearS8Packed(const LinearQArgs<int8_t>& a) {
   const int32_t* bias = static_cast<const int32_t*>(a.bias);

@@ -116,6 +116,30 @@ TEST(ColumnPanels, S8PanelsAndColumnSums) {
   }
 }
 
+// One column whose stride is too long for the gather's int32 indices
+// (16 rows apart would pass 2^31): the dispatched K packer takes the portable
+// loop, with the same layout and sums.
+TEST(ColumnPanels, S8KeyPanelsPastTheGathersReach) {
+  RandomStream random(80);
+  const size_t ld = size_t{1} << 27;
+  for (const int32_t depth : {3, 64, 130}) {
+    const std::vector<int8_t> row = Bytes(1, static_cast<size_t>(depth), &random);
+    const auto element = [&](int32_t, int32_t t) { return row[static_cast<size_t>(t)]; };
+    const std::vector<int8_t> only = OnlyB(1, depth, ld, 1, element);
+    std::vector<uint8_t> panels(edgeattn::S8PanelBytes(1, depth), 0x55);
+    std::vector<int32_t> sums(16, 0x55);
+    edgeattn::PackKeyPanelsS8(only.data(), ld, 1, depth, panels.data(), sums.data());
+    const std::vector<int8_t> want = ReferenceLayout<int8_t>(1, depth, 4, element);
+    int32_t want_sum = 0;
+    for (size_t i = 0; i < panels.size(); ++i) {
+      ASSERT_EQ(panels[i], static_cast<uint8_t>(want[i] + 128)) << "depth " << depth;
+    }
+    for (int32_t t = 0; t < depth; ++t) want_sum += element(0, t);
+    ASSERT_EQ(sums[0], want_sum) << "depth " << depth;
+    for (size_t c = 1; c < sums.size(); ++c) ASSERT_EQ(sums[c], 0x55) << "a sum past column 1";
+  }
+}
+
 TEST(ColumnPanels, S8PanelsOfTheTranspose) {
   RandomStream random(78);
   for (const int32_t n_cols : kColumnCounts) {

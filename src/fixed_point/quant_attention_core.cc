@@ -41,6 +41,9 @@ bool PackKeysAndValues(AttentionQArgs<int8_t>* a, const int8_t* v, size_t ld_v,
   for (int32_t j = 0; j < a->n_kv; ++j) {
     k_terms[j] = static_cast<int32_t>(q_offset * static_cast<uint32_t>(k_terms[j]));
   }
+  // The score tiles read whole vectors of terms (vnni::TileStart): the region
+  // holds RoundUp(max_keys, 16) of them; the ones past n_kv are set, unused.
+  for (int32_t j = a->n_kv; j % 16 != 0; ++j) k_terms[j] = 0;
   PackValuePanelsS8(v, ld_v, a->d_v, a->n_kv, v_panels);
   a->k_panels = k_panels;
   a->k_column_sums = k_terms;

@@ -25,6 +25,16 @@ inline constexpr int kTileRows = 6;
 inline constexpr int kTileVectors = 4;  // 64 columns
 inline constexpr int kTileColumns = kTileVectors * kS8PanelColumns;
 
+// Where a tile's sums start: start.column[j] + start.row[r] modulo 2^32 (the
+// offset terms of the caller's sum, added once per tile instead of once per
+// element after it), or 0 where column is null. column holds 16 * kVectors
+// values, whole vectors even past the last column (callers pad to 16: the
+// key sums' region, S8PanelRegionBytes, and LinearS8Packed's chunk terms).
+struct TileStart {
+  const int32_t* column;
+  const int32_t* row;  // kRows values
+};
+
 // c[r * ld_c + j] = sum_t a[r * ld_a + t] * B'[first_column + j][t] for
 // r < kRows, j < 16 * kVectors, t < depth. vpdpbusd multiplies unsigned bytes
 // by signed ones, so the operands go in one of two ways:
@@ -35,14 +45,7 @@ inline constexpr int kTileColumns = kTileVectors * kS8PanelColumns;
 // - otherwise A's rows are uint8 and the panels hold B as int8.
 // B's panels start at `panels` (the one holding first_column), panel_bytes
 // apart; A is never read past depth, its last group padded with zeros, so B's
-// padding never counts.
-// The sums start from start.column[j] + start.row[r] modulo 2^32 (the
-// offset terms of the caller's sum, added once per tile instead of once per
-// element after it), or from 0 where start.column is null.
-struct TileStart {
-  const int32_t* column;  // 16 * kVectors values, or null
-  const int32_t* row;     // kRows values
-};
+// padding never counts. The sums start from `start` (TileStart).
 
 // One group of 4 depth bytes: acc[r][v] += quads[r] . B group.
 template <int kRows, int kVectors, bool kSignedA>

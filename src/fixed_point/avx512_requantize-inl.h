@@ -403,10 +403,7 @@ EA_VNNI_TARGET inline uint32_t SoftmaxS8Row(const SoftmaxS8Table& table, int8_t*
   static_assert(kSoftmaxS8Block == 16, "one block of differences per vector");
   int32_t end = 0;  // the table's entries from `end` on are 0
   for (; end <= largest_d; end += 16) {
-    const int32_t largest_e = table.exp_max_from_block[end / kSoftmaxS8Block];
-    if (RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(scale_q31, largest_e), exponent) == 0) {
-      break;
-    }
+    if (ZeroFromBlock(table, end / kSoftmaxS8Block, scale_q31, exponent)) break;
     const __m512i e = _mm512_loadu_si512(table.exp_q31 + end);
     const __m512i p_plus_128 = _mm512_min_epi32(
         DivideByPowerOfTwo(DoublingHighMul(scale, e), exponent), _mm512_set1_epi32(255));

@@ -35,7 +35,7 @@ __attribute__((noinline)) void ProbabilitiesByDifference(const SoftmaxS8Table& t
   size_t d = 0;
   for (; d < kDifferences; ++d) {
     if (d % kSoftmaxS8Block == 0 &&
-        Probability(scale, table.exp_max_from_block[d / kSoftmaxS8Block], exponent) == -128) {
+        ZeroFromBlock(table, static_cast<int32_t>(d) / kSoftmaxS8Block, scale, exponent)) {
       break;
     }
     by_difference[d] = Probability(scale, table.exp_q31[d], exponent);

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fixed_point/requantize.h"
+
 namespace edgeattn {
 
 // The block of differences that SoftmaxS8Table::exp_max_from_block steps by.
@@ -40,6 +42,14 @@ struct SoftmaxS8Table {
   // never falls as exp_q31 grows), and a row's per-difference table stops.
   int32_t exp_max_from_block[256 / kSoftmaxS8Block];
 };
+
+// Whether every difference from block `block` on has probability 0 (output
+// -128) in a row whose reciprocal scale and exponent these are: the row's
+// per-difference outputs stop there (portable and AVX-512 rows alike).
+inline bool ZeroFromBlock(const SoftmaxS8Table& table, int32_t block, int32_t scale, int exponent) {
+  return RoundingDivideByPowerOfTwo(RoundingDoublingHighMul(scale, table.exp_max_from_block[block]),
+                                    exponent) == 0;
+}
 
 // Builds the table from the softmax's TFLite parameters (already validated:
 // left_shift in [0, 31], diff_min <= 0, (-diff_min) << left_shift <= 31 * 2^26).

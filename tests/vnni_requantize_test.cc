@@ -1,5 +1,7 @@
-// The AVX512-VNNI int8 requantisation (src/fixed_point/avx512_requantize-inl.h,
-// vnni::Requantize), whose single-shift form folds TFLite's two roundings
+// The AVX512-VNNI int8 requantisation of a tile row
+// (src/fixed_point/avx512_requantize-inl.h, vnni::StoreRequantizedRow: rows
+// of more than 48 lanes narrowed four blocks at once, shorter ones block by
+// block), whose single-shift form folds TFLite's two roundings
 // into one 64-bit shift for shifts in [-22, -1]: against the reference's
 // MultiplyByQuantizedMultiplier plus zero point, saturated to int8, at every
 // shift TFLite allows, at multipliers that make both roundings meet exact
@@ -21,30 +23,34 @@ HWY_BEFORE_NAMESPACE();
 namespace edgeattn_test {
 namespace HWY_NAMESPACE {
 
-// out[i] = requantised x[i] for i < 16; false where the target has no such
-// function.
+// out[j] = requantised x[j] for j < count, count in [1, 64]; false where the
+// target has no such function.
 #if HWY_TARGET == HWY_AVX3_DL
-EA_VNNI_TARGET bool RequantizeS8OnTarget(const int32_t* x, int32_t multiplier, int32_t shift,
-                                         int32_t zero_point, int8_t* out) {
+EA_VNNI_TARGET bool RequantizeS8OnTarget(const int32_t* x, int32_t count, int32_t multiplier,
+                                         int32_t shift, int32_t zero_point, int8_t* out) {
   const edgeattn::vnni::S8Requantizer q =
       edgeattn::vnni::MakeS8Requantizer(multiplier, shift, zero_point);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
-                   edgeattn::vnni::Requantize(_mm512_loadu_si512(x), q));
+  edgeattn::vnni::StoreRequantizedRow(x, count, &q, 0, out);
   return true;
 }
-// The same with a multiplier and shift per lane (S8LaneRequantizer).
-EA_VNNI_TARGET bool RequantizeS8PerLaneOnTarget(const int32_t* x, const int32_t* multiplier,
-                                                const int32_t* shift, int32_t zero_point,
-                                                int8_t* out) {
-  const edgeattn::vnni::S8LaneRequantizer q =
-      edgeattn::vnni::MakeS8LaneRequantizer(multiplier, shift, 16, zero_point);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
-                   edgeattn::vnni::Requantize(_mm512_loadu_si512(x), q));
+// The same with a multiplier and shift per lane (four S8LaneRequantizers).
+EA_VNNI_TARGET bool RequantizeS8PerLaneOnTarget(const int32_t* x, int32_t count,
+                                                const int32_t* multiplier, const int32_t* shift,
+                                                int32_t zero_point, int8_t* out) {
+  edgeattn::vnni::S8LaneRequantizer q[4];
+  for (int b = 0; b < 4; ++b) {
+    q[b] =
+        edgeattn::vnni::MakeS8LaneRequantizer(multiplier + 16 * b, shift + 16 * b, 16, zero_point);
+  }
+  edgeattn::vnni::StoreRequantizedRow(x, count, q, 1, out);
   return true;
 }
 #else
-bool RequantizeS8OnTarget(const int32_t*, int32_t, int32_t, int32_t, int8_t*) { return false; }
-bool RequantizeS8PerLaneOnTarget(const int32_t*, const int32_t*, const int32_t*, int32_t, int8_t*) {
+bool RequantizeS8OnTarget(const int32_t*, int32_t, int32_t, int32_t, int32_t, int8_t*) {
+  return false;
+}
+bool RequantizeS8PerLaneOnTarget(const int32_t*, int32_t, const int32_t*, const int32_t*, int32_t,
+                                 int8_t*) {
   return false;
 }
 #endif
@@ -57,6 +63,7 @@ HWY_AFTER_NAMESPACE();
 #include <gtest/gtest.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -71,6 +78,8 @@ EA_EXPORT(RequantizeS8OnTarget);
 EA_EXPORT(RequantizeS8PerLaneOnTarget);
 
 namespace {
+
+constexpr int32_t kRowLanes = 64;  // one tile row
 
 int32_t Saturated(double x) {
   return x >= 2147483647.0 ? INT32_MAX : x <= -2147483648.0 ? INT32_MIN : static_cast<int32_t>(x);
@@ -95,9 +104,17 @@ std::vector<int32_t> Accumulators(int32_t multiplier, int32_t shift, RandomStrea
   for (int i = 0; i < 64; ++i) {
     x.push_back(Saturated((random->Uniform() * 2.0 - 1.0) * 2147483648.0));
   }
-  while (x.size() % 16 != 0) x.push_back(0);
+  while (x.size() % kRowLanes != 0) x.push_back(0);
   return x;
 }
+
+// Each row of 64 accumulators goes through whole (64 lanes: the four-block
+// narrowing) and as a prefix of a drawn length (either path); the bytes past
+// the prefix must stay as they were.
+std::vector<int32_t> CountsToTry(RandomStream* random) {
+  return {kRowLanes, 1 + static_cast<int32_t>(random->Uniform() * (kRowLanes - 1))};
+}
+constexpr int8_t kUntouched = 0x5A;
 
 TEST(VnniRequantize, MatchesTfliteAtEveryShift) {
   if (!edgeattn::UsesS8Panels()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
@@ -107,17 +124,21 @@ TEST(VnniRequantize, MatchesTfliteAtEveryShift) {
     for (const int32_t multiplier : multipliers) {
       const std::vector<int32_t> x = Accumulators(multiplier, shift, &random);
       for (const int32_t zero_point : {-128, -1, 0, 5, 127}) {
-        for (size_t i = 0; i < x.size(); i += 16) {
-          int8_t got[16];
-          ASSERT_TRUE(
-              EA_DISPATCH(RequantizeS8OnTarget)(x.data() + i, multiplier, shift, zero_point, got));
-          for (size_t lane = 0; lane < 16; ++lane) {
-            const int64_t want = static_cast<int64_t>(tflite_ref::MultiplyByQuantizedMultiplier(
-                                     x[i + lane], multiplier, shift)) +
-                                 zero_point;
-            const int64_t clamped = want < -128 ? -128 : want > 127 ? 127 : want;
-            ASSERT_EQ(got[lane], clamped) << "x " << x[i + lane] << " multiplier " << multiplier
-                                          << " shift " << shift << " zero point " << zero_point;
+        for (size_t i = 0; i < x.size(); i += kRowLanes) {
+          for (const int32_t count : CountsToTry(&random)) {
+            int8_t got[kRowLanes];
+            std::fill(got, got + kRowLanes, kUntouched);
+            ASSERT_TRUE(EA_DISPATCH(RequantizeS8OnTarget)(x.data() + i, count, multiplier, shift,
+                                                          zero_point, got));
+            for (int32_t lane = 0; lane < kRowLanes; ++lane) {
+              const int64_t want = static_cast<int64_t>(tflite_ref::MultiplyByQuantizedMultiplier(
+                                       x[i + lane], multiplier, shift)) +
+                                   zero_point;
+              const int64_t clamped = want < -128 ? -128 : want > 127 ? 127 : want;
+              ASSERT_EQ(got[lane], lane < count ? clamped : kUntouched)
+                  << "x " << x[i + lane] << " multiplier " << multiplier << " shift " << shift
+                  << " zero point " << zero_point << " lane " << lane << " of " << count;
+            }
           }
         }
       }
@@ -137,26 +158,30 @@ TEST(VnniRequantize, PerLaneMatchesTfliteAtEveryShift) {
   for (int32_t shift = -31; shift <= 7; ++shift) {
     for (int m = 0; m < kMultipliers; ++m) {
       const std::vector<int32_t> x = Accumulators(multipliers[m], shift, &random);
-      int32_t lane_multiplier[16], lane_shift[16];
-      for (int lane = 0; lane < 16; ++lane) {
+      int32_t lane_multiplier[kRowLanes], lane_shift[kRowLanes];
+      for (int lane = 0; lane < kRowLanes; ++lane) {
         const bool own = lane % 2 == 0;
         lane_multiplier[lane] = own ? multipliers[m] : multipliers[(m + lane) % kMultipliers];
         const int32_t drawn = -22 + static_cast<int32_t>(random.Uniform() * 22.0);  // [-22, -1]
         lane_shift[lane] = own ? shift : (shift >= -22 && shift <= -1 ? drawn : shift + 1);
       }
       for (const int32_t zero_point : {-128, 0, 127}) {
-        for (size_t i = 0; i < x.size(); i += 16) {
-          int8_t got[16];
-          ASSERT_TRUE(EA_DISPATCH(RequantizeS8PerLaneOnTarget)(x.data() + i, lane_multiplier,
-                                                               lane_shift, zero_point, got));
-          for (size_t lane = 0; lane < 16; ++lane) {
-            const int64_t want = static_cast<int64_t>(tflite_ref::MultiplyByQuantizedMultiplier(
-                                     x[i + lane], lane_multiplier[lane], lane_shift[lane])) +
-                                 zero_point;
-            const int64_t clamped = want < -128 ? -128 : want > 127 ? 127 : want;
-            ASSERT_EQ(got[lane], clamped)
-                << "x " << x[i + lane] << " multiplier " << lane_multiplier[lane] << " shift "
-                << lane_shift[lane] << " zero point " << zero_point;
+        for (size_t i = 0; i < x.size(); i += kRowLanes) {
+          for (const int32_t count : CountsToTry(&random)) {
+            int8_t got[kRowLanes];
+            std::fill(got, got + kRowLanes, kUntouched);
+            ASSERT_TRUE(EA_DISPATCH(RequantizeS8PerLaneOnTarget)(
+                x.data() + i, count, lane_multiplier, lane_shift, zero_point, got));
+            for (int32_t lane = 0; lane < kRowLanes; ++lane) {
+              const int64_t want = static_cast<int64_t>(tflite_ref::MultiplyByQuantizedMultiplier(
+                                       x[i + lane], lane_multiplier[lane], lane_shift[lane])) +
+                                   zero_point;
+              const int64_t clamped = want < -128 ? -128 : want > 127 ? 127 : want;
+              ASSERT_EQ(got[lane], lane < count ? clamped : kUntouched)
+                  << "x " << x[i + lane] << " multiplier " << lane_multiplier[lane] << " shift "
+                  << lane_shift[lane] << " zero point " << zero_point << " lane " << lane << " of "
+                  << count;
+            }
           }
         }
       }

@@ -85,13 +85,9 @@ EA_VNNI_TARGET void LinearS8Packed(const LinearQArgs<int8_t>& a) {
                             a.n_in,
                             a.w_panels + static_cast<size_t>((chunk + c0) / 16) * panel_bytes,
                             panel_bytes, tile, kTile, {column_term + c0, row_term});
-        for (int32_t c = c0; c < c0 + width; c += 16) {
-          const __mmask16 lanes = vnni::FirstLanes(c0 + width - c);
-          for (int32_t i = 0; i < m; ++i) {
-            _mm_mask_storeu_epi8(a.y + static_cast<size_t>(r0 + i) * a.ld_y + chunk + c, lanes,
-                                 vnni::Requantize(_mm512_loadu_si512(tile + i * kTile + (c - c0)),
-                                                  requantizers[c / 16]));
-          }
+        for (int32_t i = 0; i < m; ++i) {
+          vnni::StoreRequantizedRow(tile + i * kTile, width, requantizers + c0 / 16, 1,
+                                    a.y + static_cast<size_t>(r0 + i) * a.ld_y + chunk + c0);
         }
       }
     }
@@ -457,11 +453,9 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
       for (int32_t i = 0; i < m; ++i) {
         const int32_t limit =
             VisibleKeys(a, r0 + i) < j0 + width ? VisibleKeys(a, r0 + i) : j0 + width;
-        int8_t* row = scores + static_cast<size_t>(i) * ld_scores;
-        for (int32_t j = j0; j < limit; j += 16) {
-          _mm_mask_storeu_epi8(
-              row + j, vnni::FirstLanes(limit - j),
-              vnni::Requantize(_mm512_loadu_si512(tile + i * kTile + (j - j0)), score_requantizer));
+        if (limit > j0) {
+          vnni::StoreRequantizedRow(tile + i * kTile, limit - j0, &score_requantizer, 0,
+                                    scores + static_cast<size_t>(i) * ld_scores + j0);
         }
       }
     }
@@ -480,24 +474,20 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
         for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row[j] : int8_t{-128};
       }
     }
-    const uint32_t v_offset = static_cast<uint32_t>(a.v_offset);
+    int32_t v_term[vnni::kTileRows];
+    for (int32_t i = 0; i < m; ++i) {
+      v_term[i] = static_cast<int32_t>(static_cast<uint32_t>(a.v_offset) * p_sums[i]);
+    }
     for (int32_t t0 = 0; t0 < a.d_v; t0 += kTile) {
       const int32_t width = a.d_v - t0 < kTile ? a.d_v - t0 : kTile;
-      if (most_visible > 0) {
-        vnni::AnyTile<false>(m, (width + 15) / 16, p_rows, ld_p, static_cast<int32_t>(p_width),
-                             reinterpret_cast<const uint8_t*>(a.v_panels) +
-                                 static_cast<size_t>(t0 / 16) * v_panel_bytes,
-                             v_panel_bytes, tile, kTile);
-      }
+      // Depth p_width is 0 where no row sees a key: the tile is then v_term.
+      vnni::AnyTile<false>(m, (width + 15) / 16, p_rows, ld_p, static_cast<int32_t>(p_width),
+                           reinterpret_cast<const uint8_t*>(a.v_panels) +
+                               static_cast<size_t>(t0 / 16) * v_panel_bytes,
+                           v_panel_bytes, tile, kTile, {nullptr, v_term});
       for (int32_t i = 0; i < m; ++i) {
-        int8_t* out = a.out + static_cast<size_t>(r0 + i) * a.ld_out;
-        const __m512i term = _mm512_set1_epi32(static_cast<int32_t>(v_offset * p_sums[i]));
-        for (int32_t t = t0; t < t0 + width; t += 16) {
-          const __m512i dot = most_visible > 0 ? _mm512_loadu_si512(tile + i * kTile + (t - t0))
-                                               : _mm512_setzero_si512();
-          _mm_mask_storeu_epi8(out + t, vnni::FirstLanes(t0 + width - t),
-                               vnni::Requantize(_mm512_add_epi32(dot, term), out_requantizer));
-        }
+        vnni::StoreRequantizedRow(tile + i * kTile, width, &out_requantizer, 0,
+                                  a.out + static_cast<size_t>(r0 + i) * a.ld_out + t0);
       }
     }
   }

@@ -66,20 +66,20 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i RequantizeLanes(__m
   return shift < 0 ? DivideByPowerOfTwo(y, -shift) : y;
 }
 
-// clamp(Requantize(x, multiplier, shift) + zero_point) to int8, 16 lanes.
-EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RequantizeToS8(__m512i x,
-                                                                            int32_t multiplier,
-                                                                            int32_t shift,
-                                                                            int32_t zero_point) {
+// Requantize(x, multiplier, shift) + zero_point, 16 lanes, as int32 lanes
+// whose saturation to int8 is the result (the Wide functions below are the
+// same: their callers narrow 16 or 64 lanes at once). Beyond +-2^24 the int8
+// result is saturated either way: clamped first so that adding the zero
+// point cannot wrap.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i RequantizeToS8Wide(
+    __m512i x, int32_t multiplier, int32_t shift, int32_t zero_point) {
   __m512i y = RequantizeLanes(x, multiplier, shift);
-  // Beyond +-2^24 the int8 result is saturated either way: clamp first so
-  // that adding the zero point cannot wrap.
   y = _mm512_max_epi32(_mm512_min_epi32(y, _mm512_set1_epi32(1 << 24)),
                        _mm512_set1_epi32(-(1 << 24)));
-  return _mm512_cvtsepi32_epi8(_mm512_add_epi32(y, _mm512_set1_epi32(zero_point)));
+  return _mm512_add_epi32(y, _mm512_set1_epi32(zero_point));
 }
 
-// RequantizeToS8 with the per-call constants made once. For shift in
+// RequantizeToS8Wide with the per-call constants made once. For shift in
 // [-22, -1] (scores and P V outputs in practice) TFLite's two roundings are
 // one: with p = x m in 64 bits, SRDHM is h = floor((p + 2^30) / 2^31) and
 // the rounding divide floor((h + 2^(e-1) - [h < 0]) / 2^e) for e = -shift,
@@ -91,7 +91,7 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RequantizeToS8(__m5
 // results are their int64 lanes' low halves, and the odd lanes', shifted by
 // e - 1 only, their high halves: one blend puts the 16 in order for one
 // VPMOVSDB, which saturates to int8 (two VPMOVSQB and an unpack before).
-// Other shifts take RequantizeToS8.
+// Other shifts take RequantizeToS8Wide.
 struct S8Requantizer {
   int32_t multiplier, shift, zero_point;
   bool single_shift;
@@ -127,19 +127,19 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i Biased(__m512i prod
 }
 
 // The 16 results of the even lanes (rounded in their low halves) and the odd
-// ones (in their high halves), in lane order, saturated to int8.
-EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i NarrowEvenOdd(__m512i even,
-                                                                           __m512i odd) {
-  return _mm512_cvtsepi32_epi8(_mm512_mask_blend_epi32(0xAAAA, even, odd));
+// ones (in their high halves), in lane order, as int32.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i MergeEvenOdd(__m512i even,
+                                                                          __m512i odd) {
+  return _mm512_mask_blend_epi32(0xAAAA, even, odd);
 }
 
-EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize(__m512i x,
-                                                                        const S8Requantizer& q) {
-  if (!q.single_shift) return RequantizeToS8(x, q.multiplier, q.shift, q.zero_point);
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i RequantizeWide(
+    __m512i x, const S8Requantizer& q) {
+  if (!q.single_shift) return RequantizeToS8Wide(x, q.multiplier, q.shift, q.zero_point);
   const __m512i even = _mm512_mul_epi32(x, q.wide_multiplier);
   const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), q.wide_multiplier);
-  return NarrowEvenOdd(_mm512_sra_epi64(Biased(even, q.bias), q.total_shift),
-                       _mm512_sra_epi64(Biased(odd, q.bias), q.odd_shift));
+  return MergeEvenOdd(_mm512_sra_epi64(Biased(even, q.bias), q.total_shift),
+                      _mm512_sra_epi64(Biased(odd, q.bias), q.odd_shift));
 }
 
 // Requantize64 (requantize.h) of 8 int64 lanes, saturated to int16: x
@@ -165,7 +165,7 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize64ToS16(
 }
 
 // The same with a multiplier and shift per lane (per-channel projections).
-EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RequantizeToS8PerLane(
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i RequantizeToS8PerLaneWide(
     __m512i x, __m512i multiplier, __m512i shift, int32_t zero_point) {
   const __m512i zero = _mm512_setzero_si512();
   const __m512i left = _mm512_max_epi32(shift, zero);
@@ -188,7 +188,7 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i RequantizeToS8PerLa
   rounded = _mm512_mask_add_epi32(rounded, up, rounded, _mm512_set1_epi32(1));
   rounded = _mm512_max_epi32(_mm512_min_epi32(rounded, _mm512_set1_epi32(1 << 24)),
                              _mm512_set1_epi32(-(1 << 24)));
-  return _mm512_cvtsepi32_epi8(_mm512_add_epi32(rounded, _mm512_set1_epi32(zero_point)));
+  return _mm512_add_epi32(rounded, _mm512_set1_epi32(zero_point));
 }
 
 // Bytes [0, count) of a 16-byte block, count in [0, 16].
@@ -196,10 +196,15 @@ inline __mmask16 FirstLanes(int32_t count) {
   return static_cast<__mmask16>(count >= 16 ? 0xFFFF : (1u << count) - 1);
 }
 
+// Lanes [0, count) of a 64-byte block.
+inline __mmask64 FirstBytes(int32_t count) {
+  return count >= 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
+}
+
 // S8Requantizer's single rounding with a multiplier and shift per lane (a
 // projection's channels), for 16 channels whose shifts all lie in [-22, -1]
 // and whose multipliers are >= 0; any other block takes
-// RequantizeToS8PerLane. The per-lane constants are made once per block of
+// RequantizeToS8PerLaneWide. The per-lane constants are made once per block of
 // channels and serve every row: 13 instructions per 16 lanes instead of 27.
 struct S8LaneRequantizer {
   bool single_shift;
@@ -237,13 +242,50 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline S8LaneRequantizer MakeS8Lan
   return q;
 }
 
-EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize(
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i RequantizeWide(
     __m512i x, const S8LaneRequantizer& q) {
-  if (!q.single_shift) return RequantizeToS8PerLane(x, q.multiplier, q.shift, q.zero_point);
+  if (!q.single_shift) return RequantizeToS8PerLaneWide(x, q.multiplier, q.shift, q.zero_point);
   const __m512i even = _mm512_mul_epi32(x, q.multiplier);
   const __m512i odd = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), q.odd_multiplier);
-  return NarrowEvenOdd(_mm512_srav_epi64(Biased(even, q.even_bias), q.even_shift),
-                       _mm512_srav_epi64(Biased(odd, q.odd_bias), q.odd_shift));
+  return MergeEvenOdd(_mm512_srav_epi64(Biased(even, q.even_bias), q.even_shift),
+                      _mm512_srav_epi64(Biased(odd, q.odd_bias), q.odd_shift));
+}
+
+// 64 int32 lanes (a, b, c, d in order) saturated to int8 in order: two
+// VPACKSSDW and a VPACKSSWB (saturating twice is saturating once) leave
+// 128-bit lane L holding 4 bytes each of a, b, c and d from lane L, and one
+// VPERMD puts those dwords in order. Four VPMOVSDB took two uops each on the
+// shuffle port (Intel's port 5) and twice the throughput cost on Zen 4.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i NarrowFourToS8(__m512i a, __m512i b,
+                                                                            __m512i c, __m512i d) {
+  const __m512i packed = _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d));
+  // Result dword 4 g + L (g: a, b, c, d) is packed dword 4 L + g.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  return _mm512_permutexvar_epi32(order, packed);
+}
+
+// out[j] = the int8 result of lanes[j] for j < count, count in
+// [1, 64]: one row of a tile, whose 16-lane block b takes requantizer
+// q[b * q_step] (q_step 0: one requantizer for the row). Rows of more than
+// 48 lanes narrow their four blocks at once.
+template <class Requantizer>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreRequantizedRow(
+    const int32_t* lanes, int32_t count, const Requantizer* q, size_t q_step, int8_t* out) {
+  if (count > 48) {
+    const __m512i bytes =
+        NarrowFourToS8(RequantizeWide(_mm512_loadu_si512(lanes), q[0]),
+                       RequantizeWide(_mm512_loadu_si512(lanes + 16), q[q_step]),
+                       RequantizeWide(_mm512_loadu_si512(lanes + 32), q[2 * q_step]),
+                       RequantizeWide(_mm512_loadu_si512(lanes + 48), q[3 * q_step]));
+    _mm512_mask_storeu_epi8(out, FirstBytes(count), bytes);
+    return;
+  }
+  for (int32_t j = 0; j < count; j += 16) {
+    _mm_mask_storeu_epi8(
+        out + j, FirstLanes(count - j),
+        _mm512_cvtsepi32_epi8(RequantizeWide(_mm512_loadu_si512(lanes + j),
+                                             q[static_cast<size_t>(j / 16) * q_step])));
+  }
 }
 
 // A 256-entry byte table in four registers, and its lookup for 64 indices:
@@ -262,11 +304,6 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i Lookup(const ByteTa
   const __m512i low = _mm512_permutex2var_epi8(t.quarter[0], index, t.quarter[1]);
   const __m512i high = _mm512_permutex2var_epi8(t.quarter[2], index, t.quarter[3]);
   return _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, high);
-}
-
-// Lanes [0, count) of a 64-byte block.
-inline __mmask64 FirstBytes(int32_t count) {
-  return count >= 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
 }
 
 // The largest and the smallest of 64 signed bytes.

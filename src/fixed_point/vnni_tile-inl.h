@@ -27,9 +27,10 @@ inline constexpr int kTileColumns = kTileVectors * kS8PanelColumns;
 
 // Where a tile's sums start: start.column[j] + start.row[r] modulo 2^32 (the
 // offset terms of the caller's sum, added once per tile instead of once per
-// element after it), or 0 where column is null. column holds 16 * kVectors
-// values, whole vectors even past the last column (callers pad to 16: the
-// key sums' region, S8PanelRegionBytes, and LinearS8Packed's chunk terms).
+// element after it), a null pointer's terms being 0. column holds
+// 16 * kVectors values, whole vectors even past the last column (callers pad
+// to 16: the key sums' region, S8PanelRegionBytes, and LinearS8Packed's
+// chunk terms).
 struct TileStart {
   const int32_t* column;
   const int32_t* row;  // kRows values
@@ -73,7 +74,7 @@ template <int kRows, int kVectors, bool kSignedA>
 EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, const uint8_t* panels,
                                 size_t panel_bytes, int32_t* c, size_t ld_c, TileStart start) {
   __m512i acc[kRows][kVectors];
-  if (start.column == nullptr) {
+  if (start.column == nullptr && start.row == nullptr) {
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
@@ -82,10 +83,13 @@ EA_VNNI_TARGET inline void Tile(const uint8_t* a, size_t ld_a, int32_t depth, co
   } else {
     __m512i column[kVectors];
 #pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) column[v] = _mm512_loadu_si512(start.column + 16 * v);
+    for (int v = 0; v < kVectors; ++v) {
+      column[v] = start.column != nullptr ? _mm512_loadu_si512(start.column + 16 * v)
+                                          : _mm512_setzero_si512();
+    }
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) {
-      const __m512i row = _mm512_set1_epi32(start.row[r]);
+      const __m512i row = _mm512_set1_epi32(start.row != nullptr ? start.row[r] : 0);
 #pragma GCC unroll 8
       for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_add_epi32(column[v], row);
     }

@@ -52,9 +52,13 @@
 #                   serves Q K^T and x W^T (A int8 as vpdpbusd's signed
 #                   operand, panels of B + 128 as its unsigned one),
 #                   <6, 4, false> P V (A = p + 128 unsigned, V signed).
-#                   Softmax: vnni::SoftmaxS8Row
-#                   (avx512_requantize-inl.h), 64 scores per vector; the
-#                   projection's per-channel requantisation loop.
+#                   Softmax: vnni::SoftmaxS8Row and SumOfExponentials
+#                   (avx512_requantize-inl.h), 64 scores per vector (a
+#                   loop whose vpdpbusd come from AddBytes is a softmax
+#                   sum, not a grid); the requantisation of a tile row
+#                   (vnni::StoreRequantizedRow, 64 outputs) where it is
+#                   a loop of its own (since 0.15.5 it is straight-line
+#                   code per row, so the notes say no loop was found).
 #      Arm NEON     DotS8x2x4RawNeonSdot, DotS8x4RawNeonSdot and
 #      +dotprod     DotS8x4NeonSdot (arm_dot_product-inl.h; on when GCC
 #                   defines __ARM_FEATURE_DOTPROD, as -mcpu=cortex-a76 and
@@ -835,7 +839,7 @@ def int8_role(fname, body, arch):
     dots = [x for x in body if MAC.match(x[1])]
     chains = fname + '\n' + ''.join(x[3] for x in (dots or body))
     whole = fname + '\n' + ''.join(x[3] for x in body)
-    if dots:
+    if dots and 'AddBytes' not in chains:  # AddBytes: a softmax's byte sums (vpdpbusd by ones)
         m = TILE.search(chains)
         if m:
             g = m.groups()
@@ -848,13 +852,13 @@ def int8_role(fname, body, arch):
         if ARM_DOT.search(chains):
             return 'dot', '1 x 4'
         return None
-    if 'SoftmaxS8Row' in whole or 'ProbabilitiesByDifference' in whole:
+    if any(k in whole for k in ('SoftmaxS8Row', 'SumOfExponentials', 'ProbabilitiesByDifference')):
         loads = sum(1 for x in body if is_load(x, arch))
         stores = sum(1 for x in body if is_store(x, arch))
         if arch == 'x86':
             if 'Lookup' in whole and 'mask_storeu_epi8' in whole:
                 return 'sm_out', '1 lookup per score'
-            if 'Lookup' in whole and 'sad_epu8' in whole:
+            if 'Lookup' in whole and 'AddBytes' in whole:
                 return 'sm_sum', '3 byte-plane lookups per score'
             if '_mm512_max_epi8' in whole:
                 return 'sm_max', 'max per score'
@@ -866,10 +870,8 @@ def int8_role(fname, body, arch):
         if not stores and loads == 1:
             return 'sm_max', 'max per score'
         return None
-    if re.search(r'RequantizeToS8PerLane', whole):
-        return 'rq_linear', '16 outputs'
-    if re.search(r'RequantizeToS8\b|RequantizeToS8E', whole):
-        return 'rq_attention', '16 outputs'
+    if 'StoreRequantizedRow' in whole and 'NarrowFourToS8' in whole:  # one row of a tile
+        return ('rq_linear' if 'LinearS8Packed' in fname else 'rq_attention'), '64 outputs'
     return None
 
 
@@ -958,11 +960,11 @@ for name, cxx, objdump, dumpopts, flags, triple, cpu, core, int8 in configs:
             dots = '%d (A.B: %d)' % (a['fmas'], n_prod)
         else:
             per_iter = elements_per_iteration(body, arch, lanes)
-            if key == 'sm_sum' and arch == 'x86':  # 3 byte planes per score, 2 vpermt2b each
-                per_iter = vb * sum(1 for x in body if re.match(r'^vperm[it]2b$', x[1])) / 2 / 3
+            if key.startswith('sm_') and arch == 'x86':  # one vpsubb (d = max - x) per 64 scores
+                per_iter = vb * max(1, sum(1 for x in body if x[1] == 'vpsubb'))
             work = '%.2f scores/cyc' % (per_iter / a['cyc'])
             if key.startswith('rq'):
-                work = '%.2f outputs/cyc' % (16 / a['cyc'])
+                work = '%.2f outputs/cyc' % (int(shape.split()[0]) / a['cyc'])
             dots = '-'
         if split_cyc is not None and split_cyc < 0.8 * a['cyc']:
             a['bound'] = 'post-indexed store (model artefact*); split: %s' % analyse(

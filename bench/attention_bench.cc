@@ -306,6 +306,21 @@ void PrintReadBandwidth(const ReadBandwidth& probe) {
       probe.accumulators, static_cast<long long>(probe.passes), probe.seconds);
 }
 
+// Prints each probe whose figure is impossible (read_bandwidth.h) to stderr; true if any was.
+bool ReportImpossibleBandwidths(const std::vector<ReadBandwidth>& probes) {
+  bool any = false;
+  for (const ReadBandwidth& probe : probes) {
+    if (IsPlausible(probe)) continue;
+    fprintf(stderr,
+            "error: read-bandwidth probe at %s gave %.1f GB/s (%lld passes in %.6f s), outside "
+            "(0, %.0f] GB/s: its passes did not read the buffer, so no pct_bw can be trusted\n",
+            WorkingSetLabel(probe.bytes).c_str(), probe.gbps, static_cast<long long>(probe.passes),
+            probe.seconds, kMaxPlausibleReadGbps);
+    any = true;
+  }
+  return any;
+}
+
 // The read bandwidth at every decode working set of the suite, smallest first.
 std::vector<ReadBandwidth> MeasureReadBandwidths(const std::vector<Shape>& shapes, int trials) {
   std::set<uint64_t> working_sets;
@@ -418,6 +433,7 @@ int main(int argc, char** argv) {
   peaks.integer = MeasureIntDotPeaks(kPeakSecondsPerTrial, timing.peak_trials);
   const std::vector<Shape> shapes = BenchmarkShapes(suite);
   peaks.read = MeasureReadBandwidths(shapes, timing.peak_trials);
+  if (ReportImpossibleBandwidths(peaks.read)) return 1;
   PrintPeak("best target", peaks.best);
   PrintPeak("capped at AVX2", peaks.avx2);
   PrintIntPeak("int8 (s8 rows)", peaks.integer.int8);
@@ -612,7 +628,9 @@ int main(int argc, char** argv) {
       best_after, peaks.best.target, avx2_after, integer_after.int8.gops, integer_after.int8.probe,
       integer_after.int16.gops, integer_after.int16.probe, ProcessThreadCount());
   std::string bandwidth_after;
-  for (const ReadBandwidth& probe : MeasureReadBandwidths(shapes, timing.peak_trials)) {
+  const std::vector<ReadBandwidth> read_after = MeasureReadBandwidths(shapes, timing.peak_trials);
+  if (ReportImpossibleBandwidths(read_after)) return 1;
+  for (const ReadBandwidth& probe : read_after) {
     bandwidth_after += (bandwidth_after.empty() ? "" : ", ") + WorkingSetLabel(probe.bytes) + " " +
                        Formatted("%.1f", probe.gbps);
   }

@@ -25,6 +25,14 @@ struct ReadBandwidth {
   double seconds = 0.0;     // time of the best trial
 };
 
+// No core reads faster than its load ports allow: three 64-byte loads per cycle at 6 GHz is
+// 1152 GB/s. A figure above this bound means the timed passes did not read the buffer; the bench
+// refuses to run on it (attention_bench.cc) instead of dividing decode rows by it.
+constexpr double kMaxPlausibleReadGbps = 2000.0;
+inline bool IsPlausible(const ReadBandwidth& probe) {
+  return probe.gbps > 0.0 && probe.gbps <= kMaxPlausibleReadGbps;
+}
+
 // Runs `trials` trials of about `seconds_per_trial` over a `bytes`-byte buffer (a whole number
 // of vectors; rounded down to one) and keeps the fastest, as MeasureFmaPeak does.
 ReadBandwidth MeasureReadBandwidth(uint64_t bytes, double seconds_per_trial, int trials);

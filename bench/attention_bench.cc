@@ -586,8 +586,9 @@ int main(int argc, char** argv) {
       "position and KV head for int8) / s per token, pct_bw = 100 gbps / "
       "read_bandwidth_gbps_<those bytes>; KV-cache rows: f32 with 8 KV heads has vs_eigen, "
       "vs_onednn = the peer's f32/decode median time of the same length / this row's time, "
-      "f16 and s8kv rows vs_f32 and the grouped-query row vs_no_gqa = that f32 row's median "
-      "time / this row's time");
+      "f16 and s8kv rows vs_f32 = the f32 cache's median time with the same KV heads / this "
+      "row's time, and the f32 grouped-query rows vs_no_gqa = the f32 cache's with 8 KV heads / "
+      "this row's time");
   std::vector<std::string> headline;
   for (const Shape& shape : BenchmarkShapes(Suite::kQuick)) headline.push_back(ShapeName(shape));
   benchmark::AddCustomContext("headline_shapes", Join(headline, ","));

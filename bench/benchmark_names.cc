@@ -127,8 +127,8 @@ std::string DecodeStreamTwinBenchmarkName(const std::string& benchmark_name) {
   // "<storage>/decode_stream/h<heads>[kvh<kv heads>]d<d>/kv<n>/<library>"
   const std::vector<std::string> parts = SplitName(benchmark_name);
   if (parts.size() != 5) return std::string();
-  return "f32/" + parts[1] + "/" + WithoutKvHeads(parts[2]) + "/" + parts[3] + "/" +
-         LibraryName(Library::kEdgeattn);
+  const std::string heads = parts[0] == "f32" ? WithoutKvHeads(parts[2]) : parts[2];
+  return "f32/" + parts[1] + "/" + heads + "/" + parts[3] + "/" + LibraryName(Library::kEdgeattn);
 }
 
 std::string DecodeStreamPeerBenchmarkName(const std::string& benchmark_name, Library peer) {

@@ -59,15 +59,18 @@ std::string F32TwinBenchmarkName(const std::string& benchmark_name);
 bool IsDecodeStreamBenchmark(const std::string& benchmark_name);
 
 // A KV-cache row's references, BenchmarkName(DecodeStreamTwin(shape), kEdgeattn) and the peer's
-// row of DecodeStreamPeer(shape), as main checks: the f32 cache with every KV head
-// ("s8kv/decode_stream/h8d64/kv4096/edgeattn", "f32/decode_stream/h8kvh2d64/kv4096/edgeattn"
-// -> "f32/decode_stream/h8d64/kv4096/edgeattn"), and the dense decode
+// row of DecodeStreamPeer(shape), as main checks: the f32 cache with the same KV heads for
+// another storage ("s8kv/decode_stream/h8d64/kv4096/edgeattn" ->
+// "f32/decode_stream/h8d64/kv4096/edgeattn", "s8kv/decode_stream/h8kvh2d64/kv32768/edgeattn" ->
+// "f32/decode_stream/h8kvh2d64/kv32768/edgeattn"), with every KV head for a grouped-query f32
+// one ("f32/decode_stream/h8kvh2d64/kv4096/edgeattn" -> "f32/decode_stream/h8d64/kv4096/
+// edgeattn"), and the dense decode
 // ("f32/decode_stream/h8d64/kv512/edgeattn" -> "f32/decode/h8d64/kv512/eigen").
 std::string DecodeStreamTwinBenchmarkName(const std::string& benchmark_name);
 std::string DecodeStreamPeerBenchmarkName(const std::string& benchmark_name, Library peer);
 
 // The ratio a KV-cache row other than its twin gets against the twin: "vs_f32" for another
-// storage, "vs_no_gqa" for fewer KV heads (the suite has no row that differs in both).
+// storage, "vs_no_gqa" for fewer KV heads (no row's twin differs in both).
 const char* DecodeStreamRatioName(const std::string& benchmark_name);
 
 }  // namespace edgeattn_bench

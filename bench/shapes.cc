@@ -44,6 +44,14 @@ void AddDecodeRows(std::vector<Shape>* shapes, int32_t n_kv) {
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F32, kGqaKvHeads));
 }
 
+// The long-context rows, a cache of DRAM size: AddDecodeRows at n_kv, then float16 and int8
+// with grouped-query attention, whose vs_f32 is against the float32 grouped-query row.
+void AddLongContextRows(std::vector<Shape>* shapes, int32_t n_kv) {
+  AddDecodeRows(shapes, n_kv);
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F16, kGqaKvHeads));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT8, kGqaKvHeads));
+}
+
 // The shape, then the same shape with edgeattn capped at AVX2.
 void AddWithAvx2Twin(std::vector<Shape>* shapes, Shape shape) {
   shapes->push_back(shape);
@@ -164,6 +172,7 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
     AddFixedPointRows(&shapes, Mha(n));
   }
   for (const int32_t n : {512, 4096}) AddDecodeRows(&shapes, n);
+  AddLongContextRows(&shapes, kLongContextKeys);
   return shapes;
 }
 
@@ -260,8 +269,8 @@ Shape F32Twin(const Shape& shape) {
 
 Shape DecodeStreamTwin(const Shape& shape) {
   Shape twin = shape;
-  twin.kv_storage = EA_KV_STORAGE_F32;
-  twin.kv_heads = kDecodeHeads;
+  if (shape.kv_storage == EA_KV_STORAGE_F32) twin.kv_heads = kDecodeHeads;  // vs_no_gqa
+  twin.kv_storage = EA_KV_STORAGE_F32;  // vs_f32: the same KV heads
   return twin;
 }
 

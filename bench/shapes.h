@@ -47,6 +47,9 @@ inline constexpr int32_t kMhaDModel = 256;
 inline constexpr int32_t kMhaHeads = 4;
 inline constexpr int32_t kDecodeHeads = 8;
 inline constexpr int32_t kDecodeHeadDim = 64;
+// The full suite's long-context length: its f32 cache (8 heads x 64, 128 MiB; grouped-query on
+// 2 KV heads 32 MiB) is larger than the last-level cache of the machines the bench runs on.
+inline constexpr int32_t kLongContextKeys = 32768;
 // Workers of the multi-worker rows (f32_2workers/...): the development VM has 2 cores.
 inline constexpr int32_t kParallelWorkers = 2;
 
@@ -109,8 +112,9 @@ int32_t DModel(const Shape& shape);
 Shape F32Twin(const Shape& shape);
 
 // The rows a KV-cache row's ratios are measured against, both registered before it:
-// DecodeStreamTwin is the float32 cache with kDecodeHeads KV heads of the same length (vs_f32
-// of an f16 or int8 cache, vs_no_gqa of a grouped-query one; the shape itself for that row),
+// DecodeStreamTwin is the float32 cache of the same length, with the same KV heads for an f16
+// or int8 cache (vs_f32) and with kDecodeHeads for a float32 grouped-query one (vs_no_gqa; the
+// shape itself for the float32 cache with kDecodeHeads),
 // DecodeStreamPeer the dense decode of the same length, whose Eigen and oneDNN rows give that
 // f32 row its vs_eigen and vs_onednn.
 Shape DecodeStreamTwin(const Shape& shape);

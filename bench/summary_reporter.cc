@@ -222,8 +222,8 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
         printf("set. f32/decode: dense [L, 64] K/V per head (edgeattn: 8 ea_attention_run);\n");
         printf("decode_stream: edgeattn's KV cache, ea_kv_cache_append of the token, then\n");
         printf("ea_kv_cache_attend of its query, window = capacity = L. vs_eigen, vs_onednn:\n");
-        printf("the peer's f32/decode time / this row's; vs_f32, vs_no_gqa: the f32 cache's\n");
-        printf("time (8 KV heads) / this row's\n\n");
+        printf("the peer's f32/decode time / this row's; vs_f32: the f32 cache's time with the\n");
+        printf("same KV heads / this row's; vs_no_gqa: the f32 cache's with 8 / this row's\n\n");
         printf(
             "| shape | library | K/V bytes | tokens/s | GB/s | probe GB/s | pct_bw | ratios |\n");
         printf("|---|---|---:|---:|---:|---:|---:|---|\n");
@@ -250,6 +250,8 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
     double f16 = -1.0, int8 = -1.0, gqa = -1.0;
     for (const Shape& other : shapes) {
       if (other.kind != Kind::kDecodeStream || other.n != shape.n) continue;
+      // f16 and int8 of the same KV heads; the grouped-query ones have their own vs_f32 above.
+      if (other.kv_storage != EA_KV_STORAGE_F32 && other.kv_heads != shape.kv_heads) continue;
       const double ratio = TimeRatio(reporter, f32, BenchmarkName(other, Library::kEdgeattn));
       if (other.kv_storage == EA_KV_STORAGE_F16) f16 = ratio;
       if (other.kv_storage == EA_KV_STORAGE_INT8) int8 = ratio;

@@ -197,13 +197,6 @@ inline __mmask16 FirstLanes(int32_t count) {
   return static_cast<__mmask16>(count >= 16 ? 0xFFFF : (1u << count) - 1);
 }
 
-// Lanes [0, count) of a 64-byte block, count >= 0: BZHI keeps that many low
-// bits (all 64 from 64 on), with no branch in the loops that end in a
-// partial block.
-EA_VNNI_TARGET __attribute__((always_inline)) inline __mmask64 FirstBytes(int32_t count) {
-  return _bzhi_u64(~uint64_t{0}, static_cast<uint32_t>(count < 64 ? count : 64));
-}
-
 // S8Requantizer's single rounding with a multiplier and shift per lane (a
 // projection's channels), for 16 channels whose shifts all lie in [-22, -1]
 // and whose multipliers are >= 0; any other block takes

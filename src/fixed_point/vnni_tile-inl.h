@@ -138,12 +138,19 @@ EA_VNNI_TARGET inline void TileRows(int vectors, const uint8_t* a, size_t ld_a, 
   }
 }
 
+// Lanes [0, count) of a 64-byte block, count >= 0: BZHI keeps that many low
+// bits (all 64 from 64 on), with no branch in the loops that end in a
+// partial block.
+EA_VNNI_TARGET __attribute__((always_inline)) inline __mmask64 FirstBytes(int32_t count) {
+  return _bzhi_u64(~uint64_t{0}, static_cast<uint32_t>(count < 64 ? count : 64));
+}
+
 // sum_t row[t] for t < n, modulo 2^32: the zero-point term of a signed row
 // of A. vpsadbw adds the bytes + 128 (masked lanes 0), less 128 n.
 EA_VNNI_TARGET inline uint32_t SumOfRow(const int8_t* row, int32_t n) {
   __m512i sums = _mm512_setzero_si512();
   for (int32_t t = 0; t < n; t += 64) {
-    const __mmask64 lanes = n - t >= 64 ? ~__mmask64{0} : (__mmask64{1} << (n - t)) - 1;
+    const __mmask64 lanes = FirstBytes(n - t);
     const __m512i plus_128 =
         _mm512_xor_si512(_mm512_maskz_loadu_epi8(lanes, row + t), _mm512_set1_epi8(-128));
     sums = _mm512_add_epi64(

@@ -1,14 +1,15 @@
 // How the register grid (register_grid-inl.h) loads one vector of its B
-// operand as float: float rows as they are, and the KV cache's compact rows
+// operand as float: float rows as they are, and the KV cache's f16 rows
 // (kv_cache/kv_cache_layout.h) widened on the fly, so that the decode kernel
-// reads the cache once at its stored size and never expands it in memory.
+// reads the cache once at its stored size and never expands it in memory
+// (int8 records are read by integer dot products instead,
+// kv_cache/int8_record_dots-inl.h).
 //
 // f16 widening is IEEE binary16 to binary32, exact, with inf and NaN kept, on
 // every target: F16C (AVX2 and AVX-512) and Arm's fcvtl where the CPU has
 // them, and an integer version elsewhere (Highway 1.0.3's own emulation
-// turns inf and NaN into finite numbers, so it is not used). int8 widening is
-// exact. Each loader returns lanes [0, width) for a partial column (kPartial)
-// and zeros after them, without reading past `width` elements.
+// turns inf and NaN into finite numbers, so it is not used). Each loader returns lanes [0, width)
+// for a partial column (kPartial) and zeros after them, without reading past `width` elements.
 
 #if defined(EDGEATTN_SRC_GRID_OPERAND_LOADS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_GRID_OPERAND_LOADS_INL_H_
@@ -88,18 +89,6 @@ HWY_INLINE hn::Vec<D> LoadGridOperand(D d, const hwy::float16_t* HWY_RESTRICT p,
     return WidenHalfBits(d, hn::Load(du16, buffer));
   }
   return WidenHalfBits(d, hn::LoadU(du16, bits));
-}
-
-template <bool kPartial, class D>
-HWY_INLINE hn::Vec<D> LoadGridOperand(D d, const int8_t* HWY_RESTRICT p, size_t width) {
-  const hn::Rebind<int8_t, D> d8;
-  const hn::RebindToSigned<D> di;
-  if (kPartial) {
-    HWY_ALIGN int8_t buffer[kOperandTailElements] = {};
-    for (size_t i = 0; i < width; ++i) buffer[i] = p[i];
-    return hn::ConvertTo(d, hn::PromoteTo(di, hn::Load(d8, buffer)));
-  }
-  return hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(d8, p)));
 }
 
 }  // namespace HWY_NAMESPACE

@@ -67,6 +67,21 @@ class OwnedCache {
 
 class KvCacheTest : public PerTargetTest {};
 
+// The error of `out` against the reference decode of its storage, in units
+// of max |reference| (NormScaledError): for int8, the error past the bound
+// of its weights' rounding, against queries rounded as the cache rounds them
+// (kv_cache.h, "INT8").
+double DecodeError(const DecodeProblem& problem, ea_kv_storage storage, const std::vector<float>& q,
+                   int first_position, int n_queries, const std::vector<double>& k_stored,
+                   const std::vector<double>& v_stored, const float* out) {
+  if (storage == EA_KV_STORAGE_INT8) {
+    return Int8DecodeError(
+        out, ReferenceDecodeInt8(problem, q, first_position, n_queries, k_stored, v_stored));
+  }
+  return NormScaledError(
+      out, ReferenceDecode(problem, q, first_position, n_queries, k_stored, v_stored));
+}
+
 // Streams `total` tokens through a cache in chunks taken cyclically from
 // `chunks` (each <= max_queries): append the chunk's keys and values, attend
 // its queries, compare with the reference over the stored values.
@@ -98,9 +113,8 @@ void CheckStream(const CacheShape& s, int total, const std::vector<int>& chunks,
     const std::vector<float> q_chunk(q.begin() + static_cast<ptrdiff_t>(position * ld_q),
                                      q.begin() + static_cast<ptrdiff_t>((position + n) * ld_q));
     ASSERT_EQ(ea_kv_cache_attend(cache.get(), q_chunk.data(), n, out.data()), EA_OK);
-    const std::vector<double> want =
-        ReferenceDecode(problem, q_chunk, position, n, k_stored, v_stored);
-    const double error = NormScaledError(out.data(), want);
+    const double error =
+        DecodeError(problem, s.storage, q_chunk, position, n, k_stored, v_stored, out.data());
     worst = std::fmax(worst, error);
     ASSERT_LE(error, kFloatErrorBound) << "tokens " << position << ".." << position + n - 1;
     position += n;
@@ -247,9 +261,9 @@ TEST_P(KvCacheTest, AttendAllSeesEveryHeldPosition) {
                   EA_ERR_BAD_DIMENSION);
         for (int i = 0; i < 9; ++i) {
           const std::vector<float> row(q.begin() + i * ld_q, q.begin() + (i + 1) * ld_q);
-          const std::vector<double> want =
-              ReferenceDecode(problem, row, length - 1, 1, k_stored, v_stored);
-          EXPECT_LE(NormScaledError(out.data() + i * ld_q, want), kFloatErrorBound)
+          EXPECT_LE(DecodeError(problem, storage, row, length - 1, 1, k_stored, v_stored,
+                                out.data() + i * ld_q),
+                    kFloatErrorBound)
               << "length " << length << " query " << i;
         }
       }
@@ -334,10 +348,11 @@ TEST_P(KvCacheTest, LargeScoresDoNotOverflow) {
       const std::vector<float> q_row(q.begin() + t * ld, q.begin() + (t + 1) * ld);
       std::vector<float> out(ld, NAN);
       ASSERT_EQ(ea_kv_cache_attend(cache.get(), q_row.data(), 1, out.data()), EA_OK);
-      const std::vector<double> want =
-          ReferenceDecode({2, 2, 64, 0, 0.0}, q_row, t, 1, k_stored, v_stored);
       // |score| <= 8 * 30 * 30 * sqrt(64) / 8 or so: the bound's score term.
-      EXPECT_LE(NormScaledError(out.data(), want), FloatErrorBound(2.0e5, 64)) << t;
+      EXPECT_LE(
+          DecodeError({2, 2, 64, 0, 0.0}, storage, q_row, t, 1, k_stored, v_stored, out.data()),
+          FloatErrorBound(2.0e5, 64))
+          << t;
     }
   }
 }
@@ -405,10 +420,12 @@ TEST_P(KvCacheTest, StorageEdges) {
     const std::vector<float> v = {127.0f, 0.5f, -1.5f};  // scale 1: 0.5 -> 0, -1.5 -> -2
     ASSERT_EQ(ea_kv_cache_reset(cache.get()), EA_OK);
     ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+    // One key: its weight codes to 255 with step 1/255 (float), so the
+    // levels come back within a float rounding.
     const std::vector<float> y = AttendOne(&cache, q);
-    EXPECT_EQ(y[0], 127.0f);
+    EXPECT_NEAR(y[0], 127.0f, 2e-5f);
     EXPECT_EQ(y[1], 0.0f);
-    EXPECT_EQ(y[2], -2.0f);
+    EXPECT_NEAR(y[2], -2.0f, 2e-7f);
     // The float32 quotient is rounded, not the exact one: with scale 1/127
     // (float), x / scale rounds to exactly 4.5 and 5.5 in float (ties: 4 and
     // 6), while the exact quotients 4.50000024 and 5.49999976 would give 5, 5.
@@ -421,6 +438,14 @@ TEST_P(KvCacheTest, StorageEdges) {
     const std::vector<float> levels = AttendOne(&cache, q);
     EXPECT_NEAR(levels[1], 4.0f * scale, 1e-7f);
     EXPECT_NEAR(levels[2], 6.0f * scale, 1e-7f);
+    // Values near FLT_MIN: their scale (and so the block's largest weight)
+    // is subnormal, and 255 / largest would overflow without the weights'
+    // power-of-two boost.
+    const std::vector<float> tiny = {1.27e-37f, 0.635e-37f, -1.27e-37f};
+    ASSERT_EQ(ea_kv_cache_reset(cache.get()), EA_OK);
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), tiny.data(), 1), EA_OK);
+    const std::vector<float> small = AttendOne(&cache, q);
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(small[c], tiny[c], 2e-39f) << c;
   }
 }
 
@@ -516,6 +541,9 @@ TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
        EA_ERR_BAD_ARGUMENT},
       {"a NaN ALiBi slope", with([&](ea_kv_cache_config& c) { c.alibi_slopes = bad_slopes; }),
        EA_ERR_BAD_ARGUMENT},
+      {"int8 d_head past EA_KV_INT8_MAX_D_HEAD",
+       with([](ea_kv_cache_config& c) { c.d_head = EA_KV_INT8_MAX_D_HEAD + 1; }),
+       EA_ERR_BAD_DIMENSION},
       {"too many elements", with([](ea_kv_cache_config& c) {
          c.capacity = 1 << 24;
          c.d_head = 1 << 4;
@@ -540,6 +568,38 @@ TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
   EXPECT_EQ(ea_kv_cache_init(&cache, &good, nullptr), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_kv_cache_init(nullptr, &good, nullptr), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_kv_cache_reset(&cache), EA_ERR_BAD_ARGUMENT);
+}
+
+// The int8 head limit's edge: EA_KV_INT8_MAX_D_HEAD channels are taken (f32
+// takes more), and the largest sums there come out exact: a key of codes
+// +127 against a query of +127 (255 * 127 a channel in vpdpbusd's unsigned
+// form, 2^31 - 2.5e7 in all), another of -127, scores +1 and -1, so the
+// output mixes their values 0.881 : 0.119 (a wrapped sum would give the
+// second key all the weight).
+TEST_P(KvCacheTest, Int8HeadLimitIsItsEdge) {
+  constexpr int kD = EA_KV_INT8_MAX_D_HEAD;
+  ea_kv_cache_config config{2, 1, 1, kD, 1, 0, EA_KV_STORAGE_INT8, 1.0f / kD, nullptr};
+  size_t bytes = 0;
+  EXPECT_EQ(ea_kv_cache_arena_size(&config, &bytes), EA_OK);
+  config.storage = EA_KV_STORAGE_F32;
+  config.d_head = kD + 1;
+  EXPECT_EQ(ea_kv_cache_arena_size(&config, &bytes), EA_OK);
+#if defined(__arm__) && !defined(__linux__)
+  GTEST_SKIP() << "bare metal: the 8.4 MB arena of a 65536-channel head exceeds the boards' RAM";
+#else
+  config.storage = EA_KV_STORAGE_INT8;
+  config.d_head = kD;
+  OwnedCache cache(config);
+  ASSERT_EQ(cache.init_status(), EA_OK);
+  std::vector<float> k(2 * kD, 1.0f), v(2 * kD, 100.0f);
+  for (int c = kD; c < 2 * kD; ++c) k[c] = v[c] = -1.0f;
+  for (int c = kD; c < 2 * kD; ++c) v[c] = -100.0f;
+  ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 2), EA_OK);
+  const std::vector<float> q(kD, 1.0f);
+  const std::vector<float> out = AttendOne(&cache, q);
+  const double want = 100.0 * std::tanh(1.0);  // 100 (e - 1/e) / (e + 1/e)
+  for (int c = 0; c < kD; ++c) ASSERT_NEAR(out[c], want, 0.5) << c;
+#endif
 }
 
 EA_INSTANTIATE_PER_TARGET(KvCacheTest);
@@ -569,9 +629,10 @@ TEST(KvCacheStorage, StoredBytesAreTheSameOnEveryTarget) {
 }
 
 // int8 records hold exactly the reference's levels and scales (arena_sizes.hpp
-// gives the record layout: K^T panel [d][64], V rows [64][d], then 64 K and
-// 64 V scales): scale = max|x| / 127, level = x / scale to nearest, ties to
-// even, within [-127, 127]. The heads include exact ties (x.5 at scale 1),
+// gives the record layout: K in channel quads [ceil(d / 4)][64][4], zeros
+// past d, 64 K and 64 V scales, V in key quads [16][d][4]): scale =
+// max|x| / 127, level = x / scale to nearest, ties to even, within
+// [-127, 127]. The heads include exact ties (x.5 at scale 1),
 // values that round past 127, subnormals and a non-finite head.
 TEST_P(KvCacheTest, Int8RecordsHoldTheReferenceLevels) {
   constexpr int kHeads = 2, kTokens = 70;
@@ -596,20 +657,26 @@ TEST_P(KvCacheTest, Int8RecordsHoldTheReferenceLevels) {
     }
     ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), kTokens), EA_OK);
     const uint64_t record_bytes = edgeattn::KvRecordBytes(d, EA_KV_STORAGE_INT8);
-    const size_t half = 64 * static_cast<size_t>(d);
+    const size_t key_bytes = 64 * static_cast<size_t>((d + 3) / 4 * 4);
+    const size_t scale_bytes = 2 * 64 * sizeof(float);
     for (size_t t = 0; t < static_cast<size_t>(kTokens); ++t) {
       for (size_t h = 0; h < static_cast<size_t>(kHeads); ++h) {
         const uint8_t* record = cache.get()->records + ((t / 64) * kHeads + h) * record_bytes;
         float scales[2];
-        memcpy(&scales[0], record + 2 * half + (t % 64) * sizeof(float), sizeof(float));
-        memcpy(&scales[1], record + 2 * half + (64 + t % 64) * sizeof(float), sizeof(float));
+        memcpy(&scales[0], record + key_bytes + (t % 64) * sizeof(float), sizeof(float));
+        memcpy(&scales[1], record + key_bytes + (64 + t % 64) * sizeof(float), sizeof(float));
+        const size_t slot = t % 64;
+        for (int c = d; c % 4 != 0; ++c) {
+          ASSERT_EQ(record[static_cast<size_t>(c / 4) * 256 + slot * 4 + c % 4], 0) << c;
+        }
         for (int which = 0; which < 2; ++which) {
           const float* x = (which == 0 ? k.data() : v.data()) + t * ld + h * d;
           const Int8Head want = QuantizeInt8Head(x, d);
           for (int c = 0; c < d; ++c) {
             const int8_t stored = static_cast<int8_t>(
-                which == 0 ? record[static_cast<size_t>(c) * 64 + t % 64]
-                           : record[half + (t % 64) * d + static_cast<size_t>(c)]);
+                which == 0 ? record[static_cast<size_t>(c / 4) * 256 + slot * 4 + c % 4]
+                           : record[key_bytes + scale_bytes + (slot / 4) * 4 * d +
+                                    static_cast<size_t>(c) * 4 + slot % 4]);
             ASSERT_EQ(stored, want.levels[c])
                 << (which == 0 ? "K" : "V") << " token " << t << " head " << h << " c " << c;
           }

@@ -38,7 +38,7 @@ StoredAs StoredOf(ea_kv_storage storage) {
 double BoundFor(ea_kv_storage storage) {
   return storage == EA_KV_STORAGE_F32   ? kFloatErrorBound
          : storage == EA_KV_STORAGE_F16 ? 2e-4
-                                        : 4e-3;
+                                        : 1e-2;
 }
 
 // Weights of a layer with n_heads query and n_kv_heads key/value heads,

@@ -335,18 +335,28 @@ constexpr uint64_t SelfAttentionQuantArenaBytes(int32_t n, int32_t d_model, int3
 
 // KV cache (edgeattn/kv_cache.h). Positions are stored in blocks of kKeyBlock,
 // one record per block and KV head, records in position-block order, so a
-// decode step reads the cache as one stream. A record holds the block's keys
-// as a K^T panel [d_head][kKeyBlock] (the layout the score grid reads),
-// its values as rows [kKeyBlock][d_head], and for int8 one K and one V scale
-// per position.
+// decode step reads the cache as one stream. A float record (f32, f16) holds
+// the block's keys as a K^T panel [d_head][kKeyBlock] (the layout the score
+// grid reads) and its values as rows [kKeyBlock][d_head]. An int8 record
+// holds them in the layouts of four-byte integer dot products (vpdpbusd,
+// SDOT), in the order an attend reads them: keys in quads of channels,
+// [ceil(d_head / 4)][kKeyBlock][4] (the channels past d_head are 0), one K
+// scale per position, one V scale per position, values in quads of keys,
+// [kKeyBlock / 4][d_head][4].
 constexpr uint64_t KvElementBytes(ea_kv_storage storage) {
   return storage == EA_KV_STORAGE_F32 ? 4 : storage == EA_KV_STORAGE_F16 ? 2 : 1;
 }
 constexpr uint64_t KvScaleBytes(ea_kv_storage storage) {
   return storage == EA_KV_STORAGE_INT8 ? 2 * kKeyBlock * sizeof(float) : 0;
 }
+// Channels of a record's key panel: d_head, or whole quads for int8.
+constexpr uint64_t KvKeyChannels(int32_t d_head, ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_INT8 ? RoundUp(static_cast<uint64_t>(d_head), 4)
+                                       : static_cast<uint64_t>(d_head);
+}
 constexpr uint64_t KvRecordBytes(int32_t d_head, ea_kv_storage storage) {
-  return RoundUp(2 * static_cast<uint64_t>(kKeyBlock) * static_cast<uint64_t>(d_head) *
+  return RoundUp(static_cast<uint64_t>(kKeyBlock) *
+                         (KvKeyChannels(d_head, storage) + static_cast<uint64_t>(d_head)) *
                          KvElementBytes(storage) +
                      KvScaleBytes(storage),
                  kRegionAlignment);
@@ -356,13 +366,25 @@ constexpr uint64_t KvBlocks(int32_t capacity) {
 }
 // Bytes of one attended row's online-softmax state (running max, sum, flag).
 inline constexpr uint64_t kKvRowStateBytes = 16;
+// int8: an attend's queries as int8 codes, per attended row its quads of
+// channels (as int8 and as float), a float scale and an int32 sum of the
+// codes; append's staging of one head's codes (at most one row's quads).
+constexpr uint64_t KvQueryCodeBytes(int32_t max_queries, int32_t n_heads, int32_t d_head,
+                                    ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_INT8
+             ? static_cast<uint64_t>(max_queries) * static_cast<uint64_t>(n_heads) *
+                   ((1 + sizeof(float)) * KvKeyChannels(d_head, storage) + sizeof(float) +
+                    sizeof(int32_t))
+             : 0;
+}
 constexpr uint64_t KvCacheArenaBytes(int32_t capacity, int32_t n_heads, int32_t n_kv_heads,
                                      int32_t d_head, int32_t max_queries, ea_kv_storage storage) {
   return ByteRegionBytes(KvBlocks(capacity) * static_cast<uint64_t>(n_kv_heads) *
                          KvRecordBytes(d_head, storage)) +
          ByteRegionBytes(static_cast<uint64_t>(max_queries) * static_cast<uint64_t>(n_heads) *
                          kKvRowStateBytes) +
-         FloatRegionBytes(static_cast<uint64_t>(kScoreTileRows) * kScoreTileKeys);
+         FloatRegionBytes(static_cast<uint64_t>(kScoreTileRows) * kScoreTileKeys) +
+         ByteRegionBytes(KvQueryCodeBytes(max_queries, n_heads, d_head, storage));
 }
 constexpr uint64_t KvCacheArenaBytes(const ea_kv_cache_config& c) {
   return KvCacheArenaBytes(c.capacity, c.n_heads, c.n_kv_heads, c.d_head, c.max_queries, c.storage);

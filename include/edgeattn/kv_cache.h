@@ -34,9 +34,24 @@
  *         FLT_MAX may dequantise to +-inf, the correctly rounded value).
  * The same inputs give the same stored bytes on every CPU and SIMD target
  * (f16: integer rounding; int8: IEEE float divisions, scalar or vector, in the
- * default rounding mode, and rounding by the exact remainder); outputs meet
- * the float32 error bound
- * (README, "Numerics contract") on every target.
+ * default rounding mode, and rounding by the exact remainder); f32 and f16
+ * outputs meet the float32 error bound (README, "Numerics contract") on every
+ * target.
+ *
+ * INT8 attends with integer dot products: each query row and head is rounded
+ * to int8 as a key is (its own scale), a score is the exact integer sum of
+ * code products times the two scales and `scale`, and the probabilities of
+ * each 64-position block times the values' scales are rounded to 8 bits
+ * against the block's largest (codes 0..255, step largest / 255), so that
+ * P V is an integer sum too. The integers are the same on every target. The
+ * outputs are within 1e-5 (norm-scaled, as the float32 bound) of
+ * double-precision attention over the stored keys and values and the rounded
+ * queries, plus that rounding of the probabilities: at most, per output
+ * element, the sum over blocks of (largest weight / 510) times the block's
+ * |value codes| (README, "KV cache storage"; tested on every target). The
+ * scales are multiplied before the sum: where k_scale * q_scale * scale
+ * passes FLT_MAX the score is +-inf, or NaN for a sum of 0, and the query's
+ * output NaN (largest |k| * largest |q| * scale past about 5e42).
  *
  * With a window, the cache is a ring: appends never fill it, and the oldest
  * positions are overwritten once `capacity` are held. capacity must cover
@@ -63,6 +78,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* int8 storage holds heads of at most this many channels (larger d_head:
+ * EA_ERR_BAD_DIMENSION): its score sums, 255 * 127 per channel, stay within
+ * int32. */
+#define EA_KV_INT8_MAX_D_HEAD 65536
 
 typedef enum ea_kv_storage {
   EA_KV_STORAGE_F32 = 0,
@@ -97,6 +117,7 @@ typedef struct ea_kv_cache {
   uint8_t* records;   /* arena: the stored keys and values */
   void* row_states;   /* arena: one online-softmax state per attended row */
   float* score_tile;  /* arena: the decode kernel's score tile */
+  void* query_codes;  /* arena, int8 storage: an attend's queries as int8 */
   size_t carve_bytes; /* bytes from records to the end of the carve */
   int64_t length;     /* tokens appended since init or reset */
   uint32_t ready;

@@ -23,6 +23,10 @@ ea_status ValidateKvCacheConfig(const ea_kv_cache_config& c) {
       c.storage != EA_KV_STORAGE_INT8) {
     return EA_ERR_BAD_ARGUMENT;
   }
+  // int8: the integer dot products' sums stay within int32 (kv_cache.h).
+  if (c.storage == EA_KV_STORAGE_INT8 && c.d_head > EA_KV_INT8_MAX_D_HEAD) {
+    return EA_ERR_BAD_DIMENSION;
+  }
   if (!(c.scale >= 0.0f && c.scale <= 3.40282347e38f)) return EA_ERR_BAD_ARGUMENT;
   if (c.alibi_slopes != nullptr) {
     for (int32_t h = 0; h < c.n_heads; ++h) {
@@ -125,6 +129,8 @@ ea_status ea_kv_cache_init(ea_kv_cache* cache, const ea_kv_cache_config* config,
                                                       edgeattn::kKvRowStateBytes);
   cache->score_tile = edgeattn::CarveFloats(
       arena, static_cast<uint64_t>(edgeattn::kScoreTileRows) * edgeattn::kScoreTileKeys);
+  cache->query_codes = edgeattn::CarveBytes(
+      arena, edgeattn::KvQueryCodeBytes(c.max_queries, c.n_heads, c.d_head, c.storage));
   cache->carve_bytes = arena->used - used_before;
   cache->length = 0;
   cache->ready = EA_PLAN_READY;

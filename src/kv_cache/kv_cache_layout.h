@@ -16,8 +16,8 @@
 namespace edgeattn {
 
 struct KvRecordView {
-  void* keys;           // K^T panel [d_head][kKeyBlock] of the storage's elements
-  void* values;         // rows [kKeyBlock][d_head]
+  void* keys;           // f32, f16: K^T panel [d_head][kKeyBlock]; int8: channel quads
+  void* values;         // f32, f16: rows [kKeyBlock][d_head]; int8: key quads
   float* key_scales;    // int8: [kKeyBlock]; otherwise NULL
   float* value_scales;  // int8: [kKeyBlock]; otherwise NULL
 };
@@ -28,17 +28,43 @@ inline KvRecordView KvRecord(const ea_kv_cache& cache, int64_t block, int32_t he
   const ea_kv_cache_config& c = cache.config;
   const uint64_t ring_block = static_cast<uint64_t>(block) % KvBlocks(c.capacity);
   const uint64_t record_bytes = KvRecordBytes(c.d_head, c.storage);
-  const uint64_t half = static_cast<uint64_t>(kKeyBlock) * static_cast<uint64_t>(c.d_head) *
-                        KvElementBytes(c.storage);
+  const uint64_t element = KvElementBytes(c.storage);
+  const uint64_t key_bytes =
+      static_cast<uint64_t>(kKeyBlock) * KvKeyChannels(c.d_head, c.storage) * element;
   uint8_t* base = cache.records +
                   (ring_block * static_cast<uint64_t>(c.n_kv_heads) + static_cast<uint64_t>(head)) *
                       record_bytes;
-  KvRecordView view{base, base + half, nullptr, nullptr};
+  KvRecordView view{base, base + key_bytes, nullptr, nullptr};
   if (c.storage == EA_KV_STORAGE_INT8) {
-    view.key_scales = static_cast<float*>(static_cast<void*>(base + 2 * half));
+    // In the order an attend reads them: keys, their scales, the values'
+    // scales, the values.
+    view.key_scales = static_cast<float*>(static_cast<void*>(base + key_bytes));
     view.value_scales = view.key_scales + kKeyBlock;
+    view.values = base + key_bytes + KvScaleBytes(c.storage);
   }
   return view;
+}
+
+// An int8 cache's query codes (KvQueryCodeBytes): for each of `rows`
+// attended rows (query-major, then head) ceil(d_head / 4) quads of codes as
+// float (first, so that every row's quads are 16-byte aligned), a scale, a
+// sum of its codes and the codes as int8.
+struct QueryCodesView {
+  float* float_codes;  // row r at r * stride
+  float* scales;
+  int32_t* sums;
+  int8_t* codes;  // row r at r * stride
+  size_t stride;  // KvKeyChannels
+};
+inline QueryCodesView QueryCodesOf(const ea_kv_cache& cache) {
+  const ea_kv_cache_config& c = cache.config;
+  const size_t rows = static_cast<size_t>(c.max_queries) * static_cast<size_t>(c.n_heads);
+  const size_t stride = static_cast<size_t>(KvKeyChannels(c.d_head, c.storage));
+  float* float_codes = static_cast<float*>(cache.query_codes);
+  float* scales = float_codes + rows * stride;
+  int32_t* sums = static_cast<int32_t*>(static_cast<void*>(scales + rows));
+  return QueryCodesView{float_codes, scales, sums,
+                        static_cast<int8_t*>(static_cast<void*>(sums + rows)), stride};
 }
 
 // Positions [first, end) that query position p sees.

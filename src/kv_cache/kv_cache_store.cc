@@ -1,6 +1,7 @@
 // Append: each new token's keys and values go to their records once, in the
-// layout the decode kernel streams (keys into a column of the K^T panel,
-// values into a row), converted to the cache's storage.
+// layout the decode kernel streams (float storage: keys into a column of the
+// K^T panel, values into a row; int8: into the quads of arena_sizes.hpp),
+// converted to the cache's storage.
 //
 // f16 conversion is scalar integer code (half_float.h), int8 quantization a
 // per-target kernel (quantize_head.cc); both give the same bytes on every
@@ -29,6 +30,22 @@ void StoreHead(ea_kv_storage storage, const float* x, size_t d, void* out, size_
   }
 }
 
+// int8: the head's key codes, quantized into `staging` (at least
+// KvKeyChannels bytes), go to the key slot of every channel quad, zeros past
+// d; the value codes go straight to the slot's lane of every key quad.
+void StoreHeadsS8(const KvRecordView& record, size_t slot, const float* k_head, const float* v_head,
+                  size_t d, int8_t* staging) {
+  const size_t channels = static_cast<size_t>(RoundUp(d, 4));
+  record.key_scales[slot] = QuantizeHeadS8(k_head, d, staging, 1);
+  for (size_t c = d; c < channels; ++c) staging[c] = 0;
+  int8_t* keys = static_cast<int8_t*>(record.keys) + slot * 4;
+  for (size_t quad = 0; quad < channels / 4; ++quad) {
+    memcpy(keys + quad * kKeyBlock * 4, staging + quad * 4, 4);
+  }
+  int8_t* values = static_cast<int8_t*>(record.values) + (slot / 4) * d * 4 + slot % 4;
+  record.value_scales[slot] = QuantizeHeadS8(v_head, d, values, 4);
+}
+
 }  // namespace
 
 void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int32_t n_tokens) {
@@ -43,17 +60,14 @@ void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int
       const KvRecordView record = KvRecord(cache, position / kKeyBlock, head);
       const float* k_head = k + static_cast<size_t>(t) * ld + static_cast<size_t>(head) * d;
       const float* v_head = v + static_cast<size_t>(t) * ld + static_cast<size_t>(head) * d;
+      if (c.storage == EA_KV_STORAGE_INT8) {
+        StoreHeadsS8(record, slot, k_head, v_head, d, QueryCodesOf(cache).codes);
+        continue;
+      }
       uint8_t* key_column = static_cast<uint8_t*>(record.keys) + slot * element;  // K^T column
       uint8_t* value_row = static_cast<uint8_t*>(record.values) + slot * d * element;
-      if (c.storage == EA_KV_STORAGE_INT8) {
-        record.key_scales[slot] = QuantizeHeadS8(
-            k_head, d, static_cast<int8_t*>(static_cast<void*>(key_column)), kKeyBlock);
-        record.value_scales[slot] =
-            QuantizeHeadS8(v_head, d, static_cast<int8_t*>(static_cast<void*>(value_row)), 1);
-      } else {
-        StoreHead(c.storage, k_head, d, key_column, kKeyBlock);
-        StoreHead(c.storage, v_head, d, value_row, 1);
-      }
+      StoreHead(c.storage, k_head, d, key_column, kKeyBlock);
+      StoreHead(c.storage, v_head, d, value_row, 1);
     }
   }
 }

@@ -60,17 +60,35 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
   const int d = p.d, group = p.n_heads / p.n_kv_heads;
   const double scale = p.scale > 0.0 ? p.scale : 1.0 / sqrt(static_cast<double>(d));
   const size_t ld_q = static_cast<size_t>(p.n_heads) * d;
+  // An int8 cache rounds the queries as it rounds keys, and its weights per
+  // block (kv_cache.h): the reference takes the rounded queries, and each
+  // output element may move by the weights' rounding bound too.
+  const bool int8 = storage == StoredAs::kInt8;
+  std::vector<float> q_used = q;
+  if (int8) {
+    const std::vector<double> rounded = edgeattn_test::StoredValues(q, d, StoredAs::kInt8);
+    q_used.assign(rounded.begin(), rounded.end());
+  }
+  auto reference = [&](const std::vector<float>& rows, int position, int count) {
+    if (!int8)
+      return edgeattn_test::ReferenceDecode(p, rows, position, count, history.k, history.v);
+    edgeattn_test::Int8Decode result =
+        edgeattn_test::ReferenceDecodeInt8(p, rows, position, count, history.k, history.v);
+    weight_rounding_.insert(weight_rounding_.end(), result.weight_rounding.begin(),
+                            result.weight_rounding.end());
+    return result.out;
+  };
   if (all_at_first) {
     for (int i = 0; i < n; ++i) {
       const std::vector<float> row(q.begin() + static_cast<ptrdiff_t>(i * ld_q),
                                    q.begin() + static_cast<ptrdiff_t>((i + 1) * ld_q));
-      const std::vector<double> one =
-          edgeattn_test::ReferenceDecode(p, row, first, 1, history.k, history.v);
+      const std::vector<double> one = reference(row, first, 1);
       ref_.insert(ref_.end(), one.begin(), one.end());
     }
   } else {
-    ref_ = edgeattn_test::ReferenceDecode(p, q, first, n, history.k, history.v);
+    ref_ = reference(q, first, n);
   }
+  if (!int8) weight_rounding_.assign(ref_.size(), 0.0);
   const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * d;
   rows_.assign(static_cast<size_t>(n) * p.n_heads, Row::kClean);
   must_be_nonfinite_.assign(static_cast<size_t>(n) * ld_q, 0);
@@ -83,7 +101,8 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
     const int lo = p.window > 0 ? std::max(0, position - p.window + 1) : 0;
     max_visible_ = std::max(max_visible_, position - lo + 1);
     for (int h = 0; h < p.n_heads; ++h) {
-      const float* q_row = q.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * d;
+      const float* q_row =
+          q_used.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * d;
       const size_t kv_column = static_cast<size_t>(h / group) * d;
       const size_t out_base = static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * d;
       bool nan_scored = false, overflow_possible = false, nonfinite_value = false;
@@ -97,10 +116,16 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
       for (int j = lo; j <= position; ++j) {
         const double* k_row = history.k.data() + static_cast<size_t>(j) * ld_kv + kv_column;
         const double* v_row = history.v.data() + static_cast<size_t>(j) * ld_kv + kv_column;
-        double dot = 0.0, magnitude = 0.0;
+        double dot = 0.0, magnitude = 0.0, k_abs_max = 0.0;
         for (int c = 0; c < d; ++c) {
           dot += q_row[c] * k_row[c];
           magnitude += fabs(q_row[c] * k_row[c]);
+          k_abs_max = std::max(k_abs_max, fabs(k_row[c]));
+        }
+        // int8 multiplies the two scales and `scale` before the integer sum:
+        // past FLT_MAX, a sum of 0 gives NaN (kv_cache.h).
+        if (int8 && scale * (q_abs_max / 127.0) * (k_abs_max / 127.0) > kNoOverflow) {
+          overflow_possible = true;
         }
         const double s = scale * dot;
         if (!isfinite(s) || fabs(s) > kSureOverflow) nan_scored = true;
@@ -205,7 +230,7 @@ void KvDecodeCheck::Check(const float* out) const {
           Fail("ea_kv_cache_attend: query %d head %d (finite scores and values) out[%d] = %.9g", i,
                h, c, y);
         }
-        max_error = std::max(max_error, fabs(y - ref_[at]));
+        max_error = std::max(max_error, fabs(y - ref_[at]) - weight_rounding_[at]);
         max_ref = std::max(max_ref, fabs(ref_[at]));
         max_magnitude = std::max(max_magnitude, out_magnitude_[at]);
         for (int r = 0; r < 2; ++r) {

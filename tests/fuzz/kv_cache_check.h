@@ -64,6 +64,7 @@ class KvDecodeCheck {
   edgeattn_test::DecodeProblem problem_;
   int n_ = 0;
   std::vector<double> ref_;
+  std::vector<double> weight_rounding_;  // int8: ReferenceDecodeInt8's; otherwise 0
   std::vector<double> rounded_[2];
   std::vector<double> out_magnitude_;
   std::vector<Row> rows_;                   // [n, n_heads]

@@ -60,47 +60,122 @@ std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs
   return stored;
 }
 
+namespace {
+
+// Query head h of position `position`: its softmax weights over the visible
+// positions [*first, position].
+std::vector<double> VisibleWeights(const DecodeProblem& p, const float* q_row, int position, int h,
+                                   const std::vector<double>& k, int* first) {
+  const int group = p.n_heads / p.n_kv_heads;
+  const double scale = p.scale > 0.0 ? p.scale : 1.0 / std::sqrt(static_cast<double>(p.d));
+  const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * p.d;
+  const int kv_head = h / group;
+  *first = p.window > 0 ? std::max(0, position - p.window + 1) : 0;
+  std::vector<double> scores;
+  for (int j = *first; j <= position; ++j) {
+    const double* k_row =
+        k.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(kv_head) * p.d;
+    double s = 0.0;
+    for (int c = 0; c < p.d; ++c) s += static_cast<double>(q_row[c]) * k_row[c];
+    const double bias = p.alibi_slopes != nullptr ? p.alibi_slopes[h] * double(j - position) : 0.0;
+    scores.push_back(scale * s + bias);
+  }
+  double largest = -std::numeric_limits<double>::infinity();
+  for (double s : scores) largest = std::fmax(largest, s);
+  double sum = 0.0;
+  for (double& s : scores) {
+    s = std::exp(s - largest);
+    sum += s;
+  }
+  for (double& s : scores) s /= sum;
+  return scores;
+}
+
+}  // namespace
+
 std::vector<double> ReferenceDecode(const DecodeProblem& p, const std::vector<float>& q,
                                     int first_position, int n_queries, const std::vector<double>& k,
                                     const std::vector<double>& v) {
   const int group = p.n_heads / p.n_kv_heads;
-  const double scale = p.scale > 0.0 ? p.scale : 1.0 / std::sqrt(static_cast<double>(p.d));
   const size_t ld_q = static_cast<size_t>(p.n_heads) * p.d;
   const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * p.d;
   std::vector<double> out(static_cast<size_t>(n_queries) * ld_q, 0.0);
   for (int i = 0; i < n_queries; ++i) {
     const int position = first_position + i;
-    const int first = p.window > 0 ? std::max(0, position - p.window + 1) : 0;
     for (int h = 0; h < p.n_heads; ++h) {
-      const int kv_head = h / group;
       const float* q_row = q.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * p.d;
-      std::vector<double> scores;
-      for (int j = first; j <= position; ++j) {
-        const double* k_row =
-            k.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(kv_head) * p.d;
-        double s = 0.0;
-        for (int c = 0; c < p.d; ++c) s += static_cast<double>(q_row[c]) * k_row[c];
-        const double bias =
-            p.alibi_slopes != nullptr ? p.alibi_slopes[h] * double(j - position) : 0.0;
-        scores.push_back(scale * s + bias);
-      }
-      double largest = -std::numeric_limits<double>::infinity();
-      for (double s : scores) largest = std::fmax(largest, s);
-      double sum = 0.0;
-      for (double& s : scores) {
-        s = std::exp(s - largest);
-        sum += s;
-      }
+      int first = 0;
+      const std::vector<double> weights = VisibleWeights(p, q_row, position, h, k, &first);
       double* o = out.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * p.d;
       for (int j = first; j <= position; ++j) {
-        const double weight = scores[static_cast<size_t>(j - first)] / sum;
         const double* v_row =
-            v.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(kv_head) * p.d;
-        for (int c = 0; c < p.d; ++c) o[c] += weight * v_row[c];
+            v.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(h / group) * p.d;
+        for (int c = 0; c < p.d; ++c) o[c] += weights[static_cast<size_t>(j - first)] * v_row[c];
       }
     }
   }
   return out;
+}
+
+Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>& q,
+                               int first_position, int n_queries, const std::vector<double>& k,
+                               const std::vector<double>& v) {
+  const std::vector<double> q_levels = StoredValues(q, p.d, StoredAs::kInt8);
+  const std::vector<float> q_stored(q_levels.begin(), q_levels.end());
+  Int8Decode result{ReferenceDecode(p, q_stored, first_position, n_queries, k, v), {}};
+  const int group = p.n_heads / p.n_kv_heads;
+  const size_t ld_q = static_cast<size_t>(p.n_heads) * p.d;
+  const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * p.d;
+  result.weight_rounding.assign(result.out.size(), 0.0);
+  for (int i = 0; i < n_queries; ++i) {
+    const int position = first_position + i;
+    for (int h = 0; h < p.n_heads; ++h) {
+      const float* q_row =
+          q_stored.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * p.d;
+      int first = 0;
+      const std::vector<double> weights = VisibleWeights(p, q_row, position, h, k, &first);
+      double* bound = result.weight_rounding.data() + static_cast<size_t>(i) * ld_q +
+                      static_cast<size_t>(h) * p.d;
+      // Per 64-position block: weights w_j = p_j * v_scale_j (v_scale_j =
+      // max_c |v_j[c]| / 127, the stored head's largest level being 127) are
+      // rounded to within largest / 510 each; each moves out[c] by at most
+      // that times |v_j[c]| / v_scale_j, the level.
+      for (int block_start = first - first % 64; block_start <= position; block_start += 64) {
+        const int begin = std::max(block_start, first);
+        const int end = std::min(block_start + 64, position + 1);
+        double largest = 0.0;
+        for (int j = begin; j < end; ++j) {
+          const double* v_row =
+              v.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(h / group) * p.d;
+          double v_scale = 0.0;
+          for (int c = 0; c < p.d; ++c) v_scale = std::fmax(v_scale, std::fabs(v_row[c]) / 127.0);
+          largest = std::fmax(largest, weights[static_cast<size_t>(j - first)] * v_scale);
+        }
+        for (int j = begin; j < end; ++j) {
+          const double* v_row =
+              v.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(h / group) * p.d;
+          double v_scale = 0.0;
+          for (int c = 0; c < p.d; ++c) v_scale = std::fmax(v_scale, std::fabs(v_row[c]) / 127.0);
+          if (v_scale == 0.0) continue;
+          for (int c = 0; c < p.d; ++c) bound[c] += largest / 510.0 * std::fabs(v_row[c]) / v_scale;
+        }
+      }
+    }
+  }
+  return result;
+}
+
+double Int8DecodeError(const float* got, const Int8Decode& want) {
+  double largest = 0.0, worst = 0.0;
+  for (size_t i = 0; i < want.out.size(); ++i) {
+    largest = std::fmax(largest, std::fabs(want.out[i]));
+    const double excess =
+        std::fabs(static_cast<double>(got[i]) - want.out[i]) - want.weight_rounding[i];
+    // NaN in got must fail: fmax would drop it.
+    worst = std::isnan(excess) ? excess : std::fmax(worst, excess);
+    if (std::isnan(worst)) return worst;
+  }
+  return largest > 0.0 ? worst / largest : worst;
 }
 
 std::vector<double> ReferenceRope(const std::vector<double>& x, int n, int heads, int d, int first,

@@ -45,6 +45,23 @@ std::vector<double> ReferenceDecode(const DecodeProblem& problem, const std::vec
                                     int first_position, int n_queries, const std::vector<double>& k,
                                     const std::vector<double>& v);
 
+// The int8 cache's decode (edgeattn/kv_cache.h, INT8): ReferenceDecode with
+// each query row and head rounded to int8 as the keys are, and per output
+// element the most that rounding each 64-position block's weights
+// p_j * v_scale_j to 8 bits (within the block's largest / 510 each) can move
+// it.
+struct Int8Decode {
+  std::vector<double> out;
+  std::vector<double> weight_rounding;
+};
+Int8Decode ReferenceDecodeInt8(const DecodeProblem& problem, const std::vector<float>& q,
+                               int first_position, int n_queries, const std::vector<double>& k,
+                               const std::vector<double>& v);
+
+// max_i max(0, |got_i - out_i| - weight_rounding_i) / max |out|: the error
+// past the weights' rounding, norm-scaled as NormScaledError's.
+double Int8DecodeError(const float* got, const Int8Decode& want);
+
 // RoPE (edgeattn/rope.h) in double: x [n, heads * d] rotated at positions
 // first .. first + n - 1 by angles pos * base^(-2i/d), pairs (i, i + d/2)
 // for EA_ROPE_HALF (rotate_half), (2i, 2i + 1) for interleaved.

@@ -177,7 +177,9 @@ template <class DF>
 HWY_INLINE hn::Vec<DF> WidenBytesTail(DF df, const int8_t* p, size_t count) {
   const hn::RebindToSigned<DF> di;
   const hn::Rebind<int8_t, decltype(di)> d8;
-  HWY_ALIGN int8_t bytes[hn::MaxLanes(d8)] = {};
+  // HWY_MAX_BYTES, not MaxLanes(d8): on SVE, Highway 1.0.3 gives 16 for
+  // this quarter-width tag whatever the vector length.
+  HWY_ALIGN int8_t bytes[HWY_MAX_BYTES] = {};
   memcpy(bytes, p, count);
   return hn::ConvertTo(df, hn::PromoteTo(di, hn::Load(d8, bytes)));
 }

@@ -122,10 +122,25 @@ Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>&
                                const std::vector<double>& v) {
   const std::vector<double> q_levels = StoredValues(q, p.d, StoredAs::kInt8);
   const std::vector<float> q_stored(q_levels.begin(), q_levels.end());
-  Int8Decode result{ReferenceDecode(p, q_stored, first_position, n_queries, k, v), {}};
   const int group = p.n_heads / p.n_kv_heads;
   const size_t ld_q = static_cast<size_t>(p.n_heads) * p.d;
   const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * p.d;
+  // v_scale of each stored head: max_c |v_j[c]| / 127 (its largest level is
+  // 127), and its levels' magnitudes |v_j[c]| / v_scale.
+  const size_t heads = v.size() / static_cast<size_t>(p.d);
+  std::vector<double> v_scale(heads, 0.0), level(v.size(), 0.0);
+  for (size_t head = 0; head < heads; ++head) {
+    const double* row = v.data() + head * static_cast<size_t>(p.d);
+    for (int c = 0; c < p.d; ++c)
+      v_scale[head] = std::fmax(v_scale[head], std::fabs(row[c]) / 127.0);
+    if (v_scale[head] == 0.0) continue;
+    for (int c = 0; c < p.d; ++c) {
+      level[head * static_cast<size_t>(p.d) + static_cast<size_t>(c)] =
+          std::fabs(row[c]) / v_scale[head];
+    }
+  }
+  Int8Decode result;
+  result.out.assign(static_cast<size_t>(n_queries) * ld_q, 0.0);
   result.weight_rounding.assign(result.out.size(), 0.0);
   for (int i = 0; i < n_queries; ++i) {
     const int position = first_position + i;
@@ -134,30 +149,32 @@ Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>&
           q_stored.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * p.d;
       int first = 0;
       const std::vector<double> weights = VisibleWeights(p, q_row, position, h, k, &first);
-      double* bound = result.weight_rounding.data() + static_cast<size_t>(i) * ld_q +
-                      static_cast<size_t>(h) * p.d;
-      // Per 64-position block: weights w_j = p_j * v_scale_j (v_scale_j =
-      // max_c |v_j[c]| / 127, the stored head's largest level being 127) are
-      // rounded to within largest / 510 each; each moves out[c] by at most
-      // that times |v_j[c]| / v_scale_j, the level.
+      const size_t at = static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * p.d;
+      double* o = result.out.data() + at;
+      double* bound = result.weight_rounding.data() + at;
+      // Per 64-position block: weights w_j = p_j * v_scale_j are rounded to
+      // within largest / 510 each; each moves out[c] by at most that times
+      // the level |v_j[c]| / v_scale_j.
       for (int block_start = first - first % 64; block_start <= position; block_start += 64) {
         const int begin = std::max(block_start, first);
         const int end = std::min(block_start + 64, position + 1);
         double largest = 0.0;
         for (int j = begin; j < end; ++j) {
-          const double* v_row =
-              v.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(h / group) * p.d;
-          double v_scale = 0.0;
-          for (int c = 0; c < p.d; ++c) v_scale = std::fmax(v_scale, std::fabs(v_row[c]) / 127.0);
-          largest = std::fmax(largest, weights[static_cast<size_t>(j - first)] * v_scale);
+          const size_t head = static_cast<size_t>(j) * static_cast<size_t>(p.n_kv_heads) +
+                              static_cast<size_t>(h / group);
+          largest = std::fmax(largest, weights[static_cast<size_t>(j - first)] * v_scale[head]);
         }
         for (int j = begin; j < end; ++j) {
+          const size_t head = static_cast<size_t>(j) * static_cast<size_t>(p.n_kv_heads) +
+                              static_cast<size_t>(h / group);
           const double* v_row =
               v.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(h / group) * p.d;
-          double v_scale = 0.0;
-          for (int c = 0; c < p.d; ++c) v_scale = std::fmax(v_scale, std::fabs(v_row[c]) / 127.0);
-          if (v_scale == 0.0) continue;
-          for (int c = 0; c < p.d; ++c) bound[c] += largest / 510.0 * std::fabs(v_row[c]) / v_scale;
+          const double* levels = level.data() + head * static_cast<size_t>(p.d);
+          const double weight = weights[static_cast<size_t>(j - first)];
+          for (int c = 0; c < p.d; ++c) {
+            o[c] += weight * v_row[c];
+            bound[c] += largest / 510.0 * levels[c];
+          }
         }
       }
     }

@@ -27,11 +27,11 @@ constexpr double kTinyOutputs = 1e-30;
 constexpr double kMaxScoreStep = 0.5;  // a storage step moving a score further: not bounded
 constexpr uint64_t kRoundingSeeds[2] = {0x5eed, 0xbeef};
 
-// tests/mha_decode_test.cc's BoundFor.
+// tests/mha_decode_test.cc's BoundFor (int8: the cache rounds queries and weights too).
 double StorageBound(StoredAs storage) {
   return storage == StoredAs::kF32   ? edgeattn_test::kFloatErrorBound
          : storage == StoredAs::kF16 ? 2e-4
-                                     : 4e-3;
+                                     : 1e-2;
 }
 
 // binary16 rounding, as StoredValues (reference_decode.cc) does it.

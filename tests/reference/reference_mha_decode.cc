@@ -27,16 +27,6 @@ std::vector<float> AsFloat(const std::vector<double>& rows) {
   return std::vector<float>(rows.begin(), rows.end());
 }
 
-// The decode of a cache of `storage` (an int8 cache rounds its queries too).
-std::vector<double> DecodeOfStorage(const DecodeProblem& problem, const std::vector<float>& q,
-                                    int first_position, int n_queries, const std::vector<double>& k,
-                                    const std::vector<double>& v, StoredAs storage) {
-  if (storage == StoredAs::kInt8) {
-    return ReferenceDecodeInt8(problem, q, first_position, n_queries, k, v).out;
-  }
-  return ReferenceDecode(problem, q, first_position, n_queries, k, v);
-}
-
 }  // namespace
 
 std::vector<double> ReferenceDecoderStream(const DecoderLayer& layer, const std::vector<float>& x,
@@ -60,9 +50,8 @@ std::vector<double> ReferenceDecoderStream(const DecoderLayer& layer, const std:
   }
   const DecodeProblem problem{layer.n_heads, layer.n_kv_heads,  d, layer.window,
                               0.0,           layer.alibi_slopes};
-  const std::vector<double> heads =
-      DecodeOfStorage(problem, AsFloat(q), 0, tokens, Stored(k, d, layer.storage),
-                      Stored(v, d, layer.storage), layer.storage);
+  const std::vector<double> heads = ReferenceDecode(
+      problem, AsFloat(q), 0, tokens, Stored(k, d, layer.storage), Stored(v, d, layer.storage));
   return ReferenceLinear(heads, tokens, e, layer.out_proj_weight, layer.out_proj_bias, e);
 }
 
@@ -90,7 +79,7 @@ std::vector<double> ReferenceCross(const DecoderLayer& layer, const std::vector<
     const std::vector<float> row(q.begin() + static_cast<ptrdiff_t>(i) * e,
                                  q.begin() + static_cast<ptrdiff_t>(i + 1) * e);
     const std::vector<double> out =
-        DecodeOfStorage(problem, row, n_memory - 1, 1, k_stored, v_stored, layer.storage);
+        ReferenceDecode(problem, row, n_memory - 1, 1, k_stored, v_stored);
     heads.insert(heads.end(), out.begin(), out.end());
   }
   return ReferenceLinear(heads, n_queries, e, layer.out_proj_weight, layer.out_proj_bias, e);

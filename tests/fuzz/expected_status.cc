@@ -463,6 +463,10 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
     return set;
   }
   if (c.n_heads % c.n_kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  // kv_cache.h: int8 heads of at most EA_KV_INT8_MAX_D_HEAD channels.
+  if (c.storage == EA_KV_STORAGE_INT8 && c.d_head > EA_KV_INT8_MAX_D_HEAD) {
+    set.Add(EA_ERR_BAD_DIMENSION);
+  }
   // kv_cache.h: with a window, capacity covers window + max_queries - 1
   // (EA_ERR_BAD_DIMENSION otherwise); without one, max_queries and capacity
   // are independent (0.9.2: no status for max_queries > capacity).
@@ -503,6 +507,10 @@ StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
   const int64_t kv_cols = int64_t{c.n_kv_heads} * d_head;
   const int64_t qkv_rows = c.d_model + 2 * kv_cols;
   if (c.rope_table != nullptr && d_head % 2 != 0) head_rules.Add(EA_ERR_BAD_DIMENSION);
+  // The cache's int8 head limit (kv_cache.h), met at plan or at init.
+  if (c.storage == EA_KV_STORAGE_INT8 && d_head > EA_KV_INT8_MAX_D_HEAD) {
+    set.Tolerate(EA_ERR_BAD_DIMENSION);
+  }
   const int64_t capacity =
       c.window > 0 ? int64_t{c.window} + c.max_tokens - 1 : int64_t{c.max_positions};
   if (capacity > INT32_MAX) set.Add(EA_ERR_DIMENSION_OVERFLOW);
@@ -546,6 +554,10 @@ StatusSet MhaCrossConfigRules(const ea_mha_cross_config& c) {
     return set;
   }
   if (c.d_model % c.n_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  // The cache's int8 head limit (kv_cache.h), met at plan or at init.
+  if (c.storage == EA_KV_STORAGE_INT8 && c.d_model / c.n_heads > EA_KV_INT8_MAX_D_HEAD) {
+    set.Tolerate(EA_ERR_BAD_DIMENSION);
+  }
   ElementsRule(3 * int64_t{c.d_model}, c.d_model, &set);  // in_proj_weight
   ElementsRule(c.d_model, c.d_model, &set);               // out_proj_weight
   if (TooManyElements(KeyPanelsRoundUp(3 * int64_t{c.d_model}), c.d_model) ||

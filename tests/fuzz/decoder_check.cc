@@ -27,11 +27,10 @@ constexpr double kTinyOutputs = 1e-30;
 constexpr double kMaxScoreStep = 0.5;  // a storage step moving a score further: not bounded
 constexpr uint64_t kRoundingSeeds[2] = {0x5eed, 0xbeef};
 
-// tests/mha_decode_test.cc's BoundFor (int8: the cache rounds queries and weights too).
+// Relative bound past the storage slack. f16 as tests/mha_decode_test.cc's
+// BoundFor; int8's rounding of queries and weights is in the slack instead.
 double StorageBound(StoredAs storage) {
-  return storage == StoredAs::kF32   ? edgeattn_test::kFloatErrorBound
-         : storage == StoredAs::kF16 ? 2e-4
-                                     : 1e-2;
+  return storage == StoredAs::kF16 ? 2e-4 : edgeattn_test::kFloatErrorBound;
 }
 
 // binary16 rounding, as StoredValues (reference_decode.cc) does it.
@@ -238,6 +237,42 @@ Stored Store(const Values& v, int d, StoredAs storage) {
   return s;
 }
 
+// The int8 cache rounds each 64-position block's weights p_j * v_scale_j to
+// 8 bits against the block's largest (kv_cache.h): out[c] of one head moves
+// by at most largest / 510 times each level |v_j[c]| / v_scale_j. Weights p
+// over keys lo..position (normalised), at most `grow` times the library's.
+std::vector<double> WeightRounding(const Stored& vs, const std::vector<double>& p, double grow,
+                                   int lo, int position, int g, int d, int kv) {
+  std::vector<double> out(static_cast<size_t>(d), 0.0);
+  auto at = [&](int j, int c) { return static_cast<size_t>(j) * kv + g * d + c; };
+  // v_scale_j's range: the largest |v_j[c]| / 127, within the slack.
+  auto scale_of = [&](int j, double sign) {
+    double largest = 0.0;
+    for (int c = 0; c < d; ++c) {
+      largest = std::max(largest, fabs(vs.value[at(j, c)]) + sign * vs.slack[at(j, c)]);
+    }
+    return largest / 127.0;
+  };
+  for (int block_start = lo - lo % 64; block_start <= position; block_start += 64) {
+    const int begin = std::max(block_start, lo), end = std::min(block_start + 64, position + 1);
+    double largest = 0.0;
+    for (int j = begin; j < end; ++j) {
+      largest = std::max(largest, grow * p[static_cast<size_t>(j - lo)] * scale_of(j, 1.0));
+    }
+    for (int j = begin; j < end; ++j) {
+      const double scale_lo = scale_of(j, -1.0);
+      for (int c = 0; c < d; ++c) {
+        const double level =
+            scale_lo > 0.0
+                ? std::min(127.0, (fabs(vs.value[at(j, c)]) + vs.slack[at(j, c)]) / scale_lo)
+                : 127.0;
+        out[static_cast<size_t>(c)] += largest / 510.0 * level;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 LayerCheckStats& DecoderStats() {
@@ -401,6 +436,20 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
         uncertain = true;
         continue;
       }
+      // An int8 cache rounds each query head to int8 as it rounds keys
+      // (kv_cache.h): each element moves by up to half its step, plus the
+      // float error of the projection it rounds.
+      std::vector<double> q_moved(static_cast<size_t>(d), 0.0);
+      if (layer.storage == StoredAs::kInt8) {
+        double q_largest = 0.0;
+        for (int c = 0; c < d; ++c) {
+          q_largest = std::max(q_largest, fabs(q.val[q_base + c]) + q.err[q_base + c]);
+        }
+        const double q_step = q_largest / 127.0 * (1.0 + 4.0 * kUnit);
+        for (int c = 0; c < d; ++c) {
+          q_moved[static_cast<size_t>(c)] = q_step * (0.5 + 1e-4) + q.err[q_base + c];
+        }
+      }
       // Scores of finite queries and keys.
       const double slope = layer.alibi_slopes != nullptr ? layer.alibi_slopes[h] : 0.0;
       p.assign(static_cast<size_t>(position - lo + 1), 0.0);
@@ -413,7 +462,8 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
           const double qc = qf[q_base + c];
           dot += qc * ks.value[at];
           magnitude += fabs(qc * ks.value[at]);
-          moved += fabs(qc) * ks.slack[at];
+          const double dq = q_moved[static_cast<size_t>(c)];
+          moved += (fabs(qc) + dq) * ks.slack[at] + dq * fabs(ks.value[at]);
         }
         const double s = scale * dot + slope * (j - position);
         if (fabs(scale * dot) > kSureOverflow) sure_overflow = true;
@@ -445,6 +495,9 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
       if (step > kMaxScoreStep) stable_[static_cast<size_t>(t)] = 0;
       row_max_score_[static_cast<size_t>(t)] =
           std::max(row_max_score_[static_cast<size_t>(t)], row_score);
+      const std::vector<double> weight_rounding =
+          layer.storage == StoredAs::kInt8 ? WeightRounding(vs, p, grow, lo, position, g, d, kv)
+                                           : std::vector<double>(static_cast<size_t>(d), 0.0);
       for (int c = 0; c < d; ++c) {
         double out = 0.0;
         for (int j = lo; j <= position; ++j) {
@@ -457,7 +510,8 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
           value_slack += p[static_cast<size_t>(j - lo)] * vs.slack[at];
         }
         heads_out[static_cast<size_t>(h * d + c)] = out;
-        out_slack[static_cast<size_t>(h * d + c)] = (grow - 1.0) * spread + grow * value_slack;
+        out_slack[static_cast<size_t>(h * d + c)] =
+            (grow - 1.0) * spread + grow * value_slack + weight_rounding[static_cast<size_t>(c)];
       }
     }
     Row& kind = rows_[static_cast<size_t>(t)];

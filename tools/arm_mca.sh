@@ -78,6 +78,12 @@
 #                   DotS8x4SveSdot, the same with
 #                   predicated SVE SDOT.
 #      Softmax on Arm: SoftmaxS8Row (softmax_s8.cc), scalar table lookups.
+#      KV cache     the int8 record steps of src/kv_cache/decode_attention_s8.cc:
+#                   ScoreRecordS8Sdot / AccumulateRecordS8Sdot on Arm
+#                   (int8_dots_sdot-inl.h: a query row's broadcast quad against
+#                   four vectors of key quads; the weight codes against two
+#                   vectors of value quads, flipped to v + 128 for UDOT) and
+#                   ScoreRecordS8Vnni / AccumulateRecordS8Vnni on AVX3_DL.
 #    The M55's int8 kernels are hand-written Helium loops (bench/README.md
 #    covers them), so the M55 has no int8 rows.
 #
@@ -162,9 +168,9 @@ LIB_FLAGS="-std=c++17 -O2 -DNDEBUG -Wall -Wextra -fno-exceptions -fno-rtti \
 CM55_FLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -mfpu=auto"
 # toolchains/host.mk's define for AVX3_DL; Highway 1.0.3 needs it with this -march.
 X86_FLAGS="-march=sapphirerapids -DHWY_WANT_AVX3_DL"
-ARM_INT8="fixed_point/attention_sq fixed_point/softmax_s8"
+ARM_INT8="fixed_point/attention_sq fixed_point/softmax_s8 kv_cache/decode_attention_s8"
 # The AVX3_DL softmax is vnni::SoftmaxS8Row, inside attention_sq.o.
-X86_INT8="fixed_point/attention_sq"
+X86_INT8="fixed_point/attention_sq kv_cache/decode_attention_s8"
 
 # name|compiler|objdump|objdump options|core flags|mca triple|mca cpu|core shown|int8 sources
 CONFIGS="a76|aarch64-linux-gnu-g++|aarch64-linux-gnu-objdump||-mcpu=cortex-a76|aarch64|neoverse-n1|Cortex-A76|$ARM_INT8
@@ -793,6 +799,8 @@ TILE = re.compile(r'vnni::Tile<(\d+), (\d+), (true|false)>|4TileILi(\d+)ELi(\d+)
 ARM_DOT = re.compile(r'DotS8x4(NeonSdot|SveSdot)?(?:\(|E)')
 ARM_RAW_DOT = re.compile(r'DotS8x4Raw(NeonSdot|SveSdot)?(?:\(|E)')
 ARM_PAIR_DOT = re.compile(r'DotS8x2x4Raw(NeonSdot|SveSdot)?(?:\(|E)')
+KV_SCORES = re.compile(r'ScoreRecordS8(Sdot|Vnni)')
+KV_VALUES = re.compile(r'AccumulateRecordS8(Sdot|Vnni)')
 INT8_LABELS = {
     'dot_signed': 'int8 dot Q K^T, x W^T (B + 128)', 'dot_unsigned': 'int8 dot P V (A = p + 128)',
     'dot_pair': 'int8 dot DotS8x2x4Raw (Q K^T, P V, x W^T; row pairs, offset sums hoisted)',
@@ -801,10 +809,13 @@ INT8_LABELS = {
     'sm_max': 'int8 softmax: row max', 'sm_sum': 'int8 softmax: sum of exp',
     'sm_out': 'int8 softmax: probabilities', 'rq_linear': 'requantize x W^T (per channel)',
     'rq_attention': 'requantize scores / P V',
+    'kv_scores': 'int8 KV cache: scores (key quads x query codes)',
+    'kv_values': 'int8 KV cache: P V (value quads x weight codes)',
 }
 INT8_ORDER = ['dot_signed', 'dot_unsigned', 'dot_pair', 'dot_raw', 'dot', 'sm_max', 'sm_sum', 'sm_out', 'rq_linear',
-              'rq_attention']
-INT8_GRIDS = {'x86': ['dot_signed', 'dot_unsigned'], 'arm': ['dot_pair', 'dot_raw', 'dot']}
+              'rq_attention', 'kv_scores', 'kv_values']
+INT8_GRIDS = {'x86': ['dot_signed', 'dot_unsigned', 'kv_scores', 'kv_values'],
+              'arm': ['dot_pair', 'dot_raw', 'dot', 'kv_scores', 'kv_values']}
 
 
 def vector_bytes(body, arch, lanes):
@@ -840,6 +851,12 @@ def int8_role(fname, body, arch):
     chains = fname + '\n' + ''.join(x[3] for x in (dots or body))
     whole = fname + '\n' + ''.join(x[3] for x in body)
     if dots and 'AddBytes' not in chains:  # AddBytes: a softmax's byte sums (vpdpbusd by ones)
+        # The KV cache's record steps (src/kv_cache/int8_dots_{sdot,vnni}-inl.h): one query
+        # row's (or a grid's) codes broadcast against key or value quads.
+        if KV_SCORES.search(chains):
+            return 'kv_scores', 'rows x 64 keys' if arch == 'x86' else '1 x 4 vectors'
+        if KV_VALUES.search(chains):
+            return 'kv_values', 'rows x 64 channels' if arch == 'x86' else '1 x 2 vectors'
         m = TILE.search(chains)
         if m:
             g = m.groups()

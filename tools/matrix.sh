@@ -15,14 +15,16 @@
 # between split it into thirds (gtest shards): every test meets every ISA and
 # both extreme widths, and each middle width a third of the tests plus the
 # digest. aarch64-dotprod differs from aarch64-neon only in the int8 dot
-# product (SDOT), so it runs the fixed-point suites and the digest.
+# product (SDOT), so it runs the fixed-point and int8 KV-cache suites and the
+# digest.
 set -u
 cd "$(dirname "$0")/.."
 # shellcheck source=tools/host_cpu.sh
 . tools/host_cpu.sh
 
-# The suites whose results depend on the integer dot-product instructions.
-FIXED_POINT_TESTS='*Quant*:*FixedPoint*:*Tflite*:*VnniS16*:*ReversalModelTest.TheInt8*'
+# The suites whose results depend on the integer dot-product instructions
+# (the int8 KV cache's among them).
+FIXED_POINT_TESTS='*Quant*:*FixedPoint*:*Tflite*:*VnniS16*:*ReversalModelTest.TheInt8*:*KvCache*:*Decode*'
 if [ $# -gt 0 ]; then
   specs=("$@")
 else

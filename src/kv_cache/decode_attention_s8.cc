@@ -31,12 +31,9 @@ inline void QuantizeQueries(const ea_kv_cache& cache, const float* q, int32_t n_
     codes.scales[r] = QuantizeHeadS8(q + r * d, d, row, 1);
     for (size_t c = d; c < codes.stride; ++c) row[c] = 0;
     int32_t sum = 0;
-    float* float_row = codes.float_codes + r * codes.stride;
-    for (size_t c = 0; c < codes.stride; ++c) {
-      sum += row[c];
-      float_row[c] = static_cast<float>(row[c]);
-    }
+    for (size_t c = 0; c < codes.stride; ++c) sum += row[c];
     codes.sums[r] = sum;
+    WidenQueryCodes(row, codes.stride, codes.wide_codes + r * codes.stride);
   }
 }
 
@@ -52,7 +49,7 @@ HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShap
   QueryRowsS8 q = {};
   for (size_t r = 0; r < rows; ++r) {
     q.codes[r] = codes.codes + (first_row + r) * codes.stride;
-    q.float_codes[r] = codes.float_codes + (first_row + r) * codes.stride;
+    q.wide_codes[r] = codes.wide_codes + (first_row + r) * codes.stride;
     q.sums[r] = codes.sums[first_row + r];
     q.factors[r] = cache.config.scale * codes.scales[first_row + r];
   }

@@ -20,7 +20,7 @@
 #include "kv_cache/int8_record_operands-inl.h"
 #include "vector_tail-inl.h"
 
-#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_AVX3_DL
+#if EA_INT8_DOTS == EA_INT8_DOTS_FLOAT_LANES
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -94,7 +94,7 @@ HWY_INLINE void ScoreRecordS8FloatLanes(DF df, const QueryRowsS8& q, size_t rows
         // of FMAs, not four, keep two FMA pipes busy through their latency.
         auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
         auto b0 = hn::Zero(df), b1 = hn::Zero(df), b2 = hn::Zero(df), b3 = hn::Zero(df);
-        const float* codes = q.float_codes[r] + q0 * 4;
+        const float* codes = q.wide_codes[r] + q0 * 4;
         const int8_t* p = keys + (q0 * kKeyBlock + j) * 4;
         constexpr size_t kRow = kKeyBlock * 4;  // bytes of one quad row
         size_t quad = q0;
@@ -179,6 +179,6 @@ HWY_INLINE void AccumulateRecordS8FloatLanes(DF df, float* tile, size_t rows,
 }  // namespace edgeattn
 HWY_AFTER_NAMESPACE();
 
-#endif  // HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_AVX3_DL
+#endif  // EA_INT8_DOTS == EA_INT8_DOTS_FLOAT_LANES
 
 #endif  // EDGEATTN_SRC_KV_CACHE_INT8_DOTS_FLOAT_LANES_INL_H_

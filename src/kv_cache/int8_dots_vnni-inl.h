@@ -26,7 +26,7 @@
 #include "fixed_point/vnni_tile-inl.h"  // EA_VNNI_TARGET
 #endif
 
-#if HWY_TARGET == HWY_AVX3_DL
+#if EA_INT8_DOTS == EA_INT8_DOTS_VNNI
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -205,6 +205,6 @@ EA_VNNI_TARGET void AccumulateRowsS8Vnni(float* tile, size_t first_row, const We
 }  // namespace edgeattn
 HWY_AFTER_NAMESPACE();
 
-#endif  // HWY_TARGET == HWY_AVX3_DL
+#endif  // EA_INT8_DOTS == EA_INT8_DOTS_VNNI
 
 #endif  // EDGEATTN_SRC_KV_CACHE_INT8_DOTS_VNNI_INL_H_

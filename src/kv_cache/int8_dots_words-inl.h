@@ -18,7 +18,7 @@
 #include "edgeattn/arena_sizes.hpp"
 #include "kv_cache/int8_record_operands-inl.h"
 
-#if HWY_TARGET == HWY_SCALAR
+#if EA_INT8_DOTS == EA_INT8_DOTS_WORDS
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -81,6 +81,6 @@ HWY_INLINE void AccumulateRecordS8Words(DF /* df */, float* tile, size_t rows,
 }  // namespace edgeattn
 HWY_AFTER_NAMESPACE();
 
-#endif  // HWY_TARGET == HWY_SCALAR
+#endif  // EA_INT8_DOTS == EA_INT8_DOTS_WORDS
 
 #endif  // EDGEATTN_SRC_KV_CACHE_INT8_DOTS_WORDS_INL_H_

@@ -8,13 +8,10 @@
 // times v_scale[j], are rounded to codes 0..255 against the block's largest
 // (step = largest / 255); the output row adds step * sum_j code_j v_code[j][c]
 // (an exact integer) after its rescale. Integer sums do not depend on their
-// order, so every target computes the same integers, each in its own file:
-// AVX3_DL by vpdpbusd, four bytes a lane (int8_dots_vnni-inl.h); SCALAR
-// (Cortex-M) by integer products of the bytes of 32-bit words
-// (int8_dots_words-inl.h); the other targets by float lanes of widened
-// bytes, whose products and partial sums are integers below 2^24 and so
-// exact (int8_dots_float_lanes-inl.h). This file rounds the weights and
-// picks the target's kernels.
+// order, so every target computes the same integers, each by the family of
+// instructions it has (EA_INT8_DOTS, int8_record_operands-inl.h): vpdpbusd,
+// vpmaddwd, SDOT, integer words or exact float lanes. This file rounds the
+// weights and picks the target's kernels.
 
 #if defined(EDGEATTN_SRC_KV_CACHE_INT8_RECORD_DOTS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_KV_CACHE_INT8_RECORD_DOTS_INL_H_
@@ -33,6 +30,8 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "kv_cache/int8_dots_float_lanes-inl.h"
+#include "kv_cache/int8_dots_pairs-inl.h"
+#include "kv_cache/int8_dots_sdot-inl.h"
 #include "kv_cache/int8_dots_vnni-inl.h"
 #include "kv_cache/int8_dots_words-inl.h"
 #include "kv_cache/int8_record_operands-inl.h"
@@ -52,8 +51,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Two passes: the first overwrites the probabilities with the weights (0
 // outside the range) and takes their largest as an integer maximum of the
 // bits with the sign cleared, which orders weights (>= 0) as floats do and
-// puts NaN above every number; the second rounds, and leaves the codes as
-// floats in the row too (AccumulateRecordS8FloatLanes's operands).
+// puts NaN above every number; the second rounds, and leaves the codes
+// widened in the row too where the target's P V reads them so: int16 from
+// the row's first byte (vpmaddwd), or float (the float lanes).
 template <class DF>
 HWY_INLINE void QuantizeWeightsS8(DF df, float* tile, size_t rows, size_t first, size_t end,
                                   const float* value_scales, const bool* usable, float* steps) {
@@ -103,7 +103,14 @@ HWY_INLINE void QuantizeWeightsS8(DF df, float* tile, size_t rows, size_t first,
       const auto w = hn::Mul(hn::LoadU(df, weights + j), boost_v);
       const auto code = hn::Min(hn::ConvertTo(di, hn::MulAdd(w, factor, half)), top);
       hn::StoreU(hn::DemoteTo(du8, code), du8, codes + j);
-      hn::StoreU(hn::ConvertTo(df, code), df, weights + j);  // for the float-lane P V
+#if EA_INT8_DOTS == EA_INT8_DOTS_PAIRS
+      // Codes [j, j + lanes) as int16 overwrite floats below j + lanes / 2:
+      // weights this loop has read already.
+      const hn::Rebind<int16_t, decltype(di)> d16;
+      hn::StoreU(hn::DemoteTo(d16, code), d16, reinterpret_cast<int16_t*>(weights) + j);
+#elif EA_INT8_DOTS == EA_INT8_DOTS_FLOAT_LANES
+      hn::StoreU(hn::ConvertTo(df, code), df, weights + j);
+#endif
     }
   }
 }
@@ -114,7 +121,7 @@ template <class DF>
 HWY_INLINE void ScoreRecordS8(DF df, const QueryRowsS8& q, size_t rows, const int8_t* keys,
                               size_t quads, size_t key_count, const float* key_scales,
                               float* tile) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if EA_INT8_DOTS == EA_INT8_DOTS_VNNI
   (void)df;
   (void)key_count;
   switch (rows) {
@@ -131,18 +138,20 @@ HWY_INLINE void ScoreRecordS8(DF df, const QueryRowsS8& q, size_t rows, const in
     default:
       return ScoreRecordS8Vnni<6>(q, keys, quads, key_scales, tile);
   }
-#else
-#if HWY_TARGET == HWY_SCALAR
+#elif EA_INT8_DOTS == EA_INT8_DOTS_PAIRS
+  ScoreRecordS8Pairs(df, q, rows, keys, quads, key_count, key_scales, tile);
+#elif EA_INT8_DOTS == EA_INT8_DOTS_SDOT
+  ScoreRecordS8Sdot(df, q, rows, keys, quads, key_count, key_scales, tile);
+#elif EA_INT8_DOTS == EA_INT8_DOTS_WORDS
   ScoreRecordS8Words(df, q, rows, keys, quads, key_count, key_scales, tile);
 #else
   ScoreRecordS8FloatLanes(df, q, rows, keys, quads, key_count, key_scales, tile);
-#endif
 #endif
 }
 
 template <class DF>
 HWY_INLINE void AccumulateRecordS8(DF df, float* tile, size_t rows, const WeightedQuadsS8& a) {
-#if HWY_TARGET == HWY_AVX3_DL
+#if EA_INT8_DOTS == EA_INT8_DOTS_VNNI
   (void)df;
   bool all_usable = true;
   for (size_t r = 0; r < rows; ++r) all_usable = all_usable && a.usable[r];
@@ -166,12 +175,14 @@ HWY_INLINE void AccumulateRecordS8(DF df, float* tile, size_t rows, const Weight
     default:
       return AccumulateRowsS8Vnni<6>(tile, 0, a);
   }
-#else
-#if HWY_TARGET == HWY_SCALAR
+#elif EA_INT8_DOTS == EA_INT8_DOTS_PAIRS
+  AccumulateRecordS8Pairs(df, tile, rows, a);
+#elif EA_INT8_DOTS == EA_INT8_DOTS_SDOT
+  AccumulateRecordS8Sdot(df, tile, rows, a);
+#elif EA_INT8_DOTS == EA_INT8_DOTS_WORDS
   AccumulateRecordS8Words(df, tile, rows, a);
 #else
   AccumulateRecordS8FloatLanes(df, tile, rows, a);
-#endif
 #endif
 }
 

@@ -11,11 +11,37 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <hwy/highway.h>
 
 #include "edgeattn/arena_sizes.hpp"
 #include "register_grid-inl.h"
+
+// The instruction family of this target's int8 record kernels, one file each:
+// AVX-512 VNNI's vpdpbusd (int8_dots_vnni-inl.h); vpmaddwd on the other x86
+// targets (int8_dots_pairs-inl.h); Arm's SDOT, NEON with +dotprod and SVE
+// (int8_dots_sdot-inl.h); integer words on SCALAR (int8_dots_words-inl.h);
+// exact float lanes elsewhere: NEON without dotprod, armv7 (int8_dots_float_lanes-inl.h).
+#define EA_INT8_DOTS_VNNI 1
+#define EA_INT8_DOTS_PAIRS 2
+#define EA_INT8_DOTS_SDOT 3
+#define EA_INT8_DOTS_WORDS 4
+#define EA_INT8_DOTS_FLOAT_LANES 5
+#undef EA_INT8_DOTS
+#if HWY_TARGET == HWY_AVX3_DL
+#define EA_INT8_DOTS EA_INT8_DOTS_VNNI
+#elif HWY_TARGET == HWY_SCALAR
+#define EA_INT8_DOTS EA_INT8_DOTS_WORDS
+#elif HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128
+#define EA_INT8_DOTS EA_INT8_DOTS_PAIRS
+#elif HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || \
+    HWY_TARGET == HWY_SVE2_128 ||                                                     \
+    (HWY_TARGET == HWY_NEON && HWY_ARCH_ARM_A64 && defined(__ARM_FEATURE_DOTPROD))
+#define EA_INT8_DOTS EA_INT8_DOTS_SDOT
+#else
+#define EA_INT8_DOTS EA_INT8_DOTS_FLOAT_LANES
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -26,7 +52,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // the sum of its codes and the factor scale * q_scale of its scores.
 struct QueryRowsS8 {
   const int8_t* codes[kGridRows];
-  const float* float_codes[kGridRows];  // the same codes as float
+  const float* wide_codes[kGridRows];  // the same codes widened (WidenQueryCodes)
   int32_t sums[kGridRows];
   float factors[kGridRows];
 };
@@ -37,6 +63,24 @@ inline uint8_t* WeightCodesOf(float* tile, size_t r) {
   return static_cast<uint8_t*>(static_cast<void*>(tile + r * kScoreTileKeys + kKeyBlock));
 }
 static_assert(kScoreTileKeys >= 2 * kKeyBlock, "the tile rows hold scores and weight codes");
+
+// Writes `count` query codes widened as this target's kernels read them, in
+// the 4 bytes a code has (QueryCodesView): int16 for vpmaddwd, float for the
+// float lanes; the other families read the int8 codes.
+inline void WidenQueryCodes(const int8_t* codes, size_t count, float* wide) {
+#if EA_INT8_DOTS == EA_INT8_DOTS_PAIRS
+  for (size_t c = 0; c < count; ++c) {
+    const int16_t code = codes[c];
+    memcpy(reinterpret_cast<unsigned char*>(wide) + 2 * c, &code, sizeof(code));
+  }
+#elif EA_INT8_DOTS == EA_INT8_DOTS_FLOAT_LANES
+  for (size_t c = 0; c < count; ++c) wide[c] = static_cast<float>(codes[c]);
+#else
+  (void)codes;
+  (void)count;
+  (void)wide;
+#endif
+}
 
 // The output rows' step of one block: out_r[c] = out_r[c] * rescale[r] +
 // steps[r] * sum_j codes_r[j] values[j][c], keys of quads [quad_begin,

@@ -46,11 +46,12 @@ inline KvRecordView KvRecord(const ea_kv_cache& cache, int64_t block, int32_t he
 }
 
 // An int8 cache's query codes (KvQueryCodeBytes): for each of `rows`
-// attended rows (query-major, then head) ceil(d_head / 4) quads of codes as
-// float (first, so that every row's quads are 16-byte aligned), a scale, a
-// sum of its codes and the codes as int8.
+// attended rows (query-major, then head) ceil(d_head / 4) quads of codes
+// widened to 4 bytes each (first, so that every row's quads are 16-byte
+// aligned; WidenQueryCodes), a scale, a sum of its codes and the codes as
+// int8.
 struct QueryCodesView {
-  float* float_codes;  // row r at r * stride
+  float* wide_codes;  // row r at r * stride
   float* scales;
   int32_t* sums;
   int8_t* codes;  // row r at r * stride
@@ -60,10 +61,10 @@ inline QueryCodesView QueryCodesOf(const ea_kv_cache& cache) {
   const ea_kv_cache_config& c = cache.config;
   const size_t rows = static_cast<size_t>(c.max_queries) * static_cast<size_t>(c.n_heads);
   const size_t stride = static_cast<size_t>(KvKeyChannels(c.d_head, c.storage));
-  float* float_codes = static_cast<float*>(cache.query_codes);
-  float* scales = float_codes + rows * stride;
+  float* wide_codes = static_cast<float*>(cache.query_codes);
+  float* scales = wide_codes + rows * stride;
   int32_t* sums = static_cast<int32_t*>(static_cast<void*>(scales + rows));
-  return QueryCodesView{float_codes, scales, sums,
+  return QueryCodesView{wide_codes, scales, sums,
                         static_cast<int8_t*>(static_cast<void*>(sums + rows)), stride};
 }
 

@@ -854,9 +854,9 @@ def int8_role(fname, body, arch):
         # The KV cache's record steps (src/kv_cache/int8_dots_{sdot,vnni}-inl.h): one query
         # row's (or a grid's) codes broadcast against key or value quads.
         if KV_SCORES.search(chains):
-            return 'kv_scores', 'rows x 64 keys' if arch == 'x86' else '1 x 4 vectors'
+            return 'kv_scores', 'rows x 64 keys' if arch == 'x86' else '1 x 4 vectors x 2 quads'
         if KV_VALUES.search(chains):
-            return 'kv_values', 'rows x 64 channels' if arch == 'x86' else '1 x 2 vectors'
+            return 'kv_values', 'rows x 64 channels' if arch == 'x86' else '1 x 4 vectors'
         m = TILE.search(chains)
         if m:
             g = m.groups()
@@ -969,7 +969,7 @@ for name, cxx, objdump, dumpopts, flags, triple, cpu, core, int8 in configs:
             continue
         a = analyse(body, stats, lanes, cpu, arch, fp, MAC)
         vb = vector_bytes(body, arch, lanes)
-        grid = key.startswith('dot')
+        grid = key.startswith('dot') or key.startswith('kv_')
         if grid:
             n_prod = products(body, arch)
             macs = a['fmas'] * vb / a['cyc']

@@ -68,9 +68,23 @@ HWY_INLINE hn::Vec<D8> RepeatedBytes(D8 d8, const void* p) {
   return hn::BitCast(d8, hn::Set(du32, word));
 }
 
+// acc0..acc3 + the four vectors of key quads at p times `code`.
+template <class D32, class V8>
+HWY_INLINE void AddFourKeyGroups(D32 d32, const int8_t* p, size_t stride, V8 code,
+                                 hn::Vec<D32>& acc0, hn::Vec<D32>& acc1, hn::Vec<D32>& acc2,
+                                 hn::Vec<D32>& acc3) {
+  const hn::Repartition<int8_t, D32> d8;
+  acc0 = AddSignedQuadDots(d32, acc0, hn::LoadU(d8, p), code);
+  acc1 = AddSignedQuadDots(d32, acc1, hn::LoadU(d8, p + stride), code);
+  acc2 = AddSignedQuadDots(d32, acc2, hn::LoadU(d8, p + 2 * stride), code);
+  acc3 = AddSignedQuadDots(d32, acc3, hn::LoadU(d8, p + 3 * stride), code);
+}
+
 // A lane per key: Lanes(d32) keys are the 4 * Lanes(d32) bytes from j * 4
 // of each quad row. Four key groups a pass where a record holds them (NEON,
-// SVE to 512 bits) keep four SDOT chains in flight; one group otherwise.
+// SVE to 512 bits), even and odd quads apart: eight SDOT chains in flight,
+// as two pipes of 3-4 cycles' latency need (tools/arm_mca.sh); one group
+// otherwise.
 template <class DF>
 HWY_INLINE void ScoreRecordS8Sdot(DF df, const QueryRowsS8& q, size_t rows, const int8_t* keys,
                                   size_t quads, size_t key_count, const float* key_scales,
@@ -89,18 +103,21 @@ HWY_INLINE void ScoreRecordS8Sdot(DF df, const QueryRowsS8& q, size_t rows, cons
     if (4 * lanes <= kKeyBlock) {
       for (; j < key_count; j += 4 * lanes) {
         auto a0 = hn::Zero(d32), a1 = hn::Zero(d32), a2 = hn::Zero(d32), a3 = hn::Zero(d32);
+        auto b0 = hn::Zero(d32), b1 = hn::Zero(d32), b2 = hn::Zero(d32), b3 = hn::Zero(d32);
         const int8_t* p = keys + j * 4;
-        for (size_t quad = 0; quad < quads; ++quad, p += kRow) {
-          const auto code = RepeatedBytes(d8, codes + quad * 4);
-          a0 = AddSignedQuadDots(d32, a0, hn::LoadU(d8, p), code);
-          a1 = AddSignedQuadDots(d32, a1, hn::LoadU(d8, p + 4 * lanes), code);
-          a2 = AddSignedQuadDots(d32, a2, hn::LoadU(d8, p + 8 * lanes), code);
-          a3 = AddSignedQuadDots(d32, a3, hn::LoadU(d8, p + 12 * lanes), code);
+        size_t quad = 0;
+        for (; quad + 1 < quads; quad += 2, p += 2 * kRow) {
+          AddFourKeyGroups(d32, p, 4 * lanes, RepeatedBytes(d8, codes + quad * 4), a0, a1, a2, a3);
+          AddFourKeyGroups(d32, p + kRow, 4 * lanes, RepeatedBytes(d8, codes + quad * 4 + 4), b0,
+                           b1, b2, b3);
         }
-        finish(r, j, a0);
-        finish(r, j + lanes, a1);
-        finish(r, j + 2 * lanes, a2);
-        finish(r, j + 3 * lanes, a3);
+        if (quad < quads) {
+          AddFourKeyGroups(d32, p, 4 * lanes, RepeatedBytes(d8, codes + quad * 4), a0, a1, a2, a3);
+        }
+        finish(r, j, hn::Add(a0, b0));
+        finish(r, j + lanes, hn::Add(a1, b1));
+        finish(r, j + 2 * lanes, hn::Add(a2, b2));
+        finish(r, j + 3 * lanes, hn::Add(a3, b3));
       }
     }
     for (; j < key_count; j += lanes) {
@@ -115,8 +132,8 @@ HWY_INLINE void ScoreRecordS8Sdot(DF df, const QueryRowsS8& q, size_t rows, cons
 }
 
 // A lane per channel: channels [c, c + Lanes(d32)) are the 4 * Lanes(d32)
-// bytes from c * 4 of each key quad's row. Two channel groups a pass where d
-// holds them.
+// bytes from c * 4 of each key quad's row. Four channel groups a pass where
+// d holds them (four UDOT chains), then two, then one.
 template <class DF>
 HWY_INLINE void AccumulateRecordS8Sdot(DF df, float* tile, size_t rows, const WeightedQuadsS8& a) {
   const hn::RebindToSigned<DF> d32;
@@ -142,14 +159,31 @@ HWY_INLINE void AccumulateRecordS8Sdot(DF df, float* tile, size_t rows, const We
         StoreTail(df, hn::MulAdd(LoadTail(df, out + c, width, 0.0f), kept, added), out + c, width);
       }
     };
+    const uint8_t* values = reinterpret_cast<const uint8_t*>(a.values);
+    auto flipped = [&](const uint8_t* p) { return hn::Xor(hn::LoadU(du8, p), flip); };
     size_t c = 0;
-    for (; c + 2 * lanes <= a.d; c += 2 * lanes) {
-      auto a0 = hn::Zero(du32), a1 = hn::Zero(du32);
-      const uint8_t* p = reinterpret_cast<const uint8_t*>(a.values) + a.quad_begin * row + c * 4;
+    for (; c + 4 * lanes <= a.d; c += 4 * lanes) {
+      auto a0 = hn::Zero(du32), a1 = hn::Zero(du32), a2 = hn::Zero(du32), a3 = hn::Zero(du32);
+      const uint8_t* p = values + a.quad_begin * row + c * 4;
       for (size_t quad = a.quad_begin; quad < a.quad_end; ++quad, p += row) {
         const auto weights = RepeatedBytes(du8, codes + quad * 4);
-        a0 = AddUnsignedQuadDots(du32, a0, hn::Xor(hn::LoadU(du8, p), flip), weights);
-        a1 = AddUnsignedQuadDots(du32, a1, hn::Xor(hn::LoadU(du8, p + 4 * lanes), flip), weights);
+        a0 = AddUnsignedQuadDots(du32, a0, flipped(p), weights);
+        a1 = AddUnsignedQuadDots(du32, a1, flipped(p + 4 * lanes), weights);
+        a2 = AddUnsignedQuadDots(du32, a2, flipped(p + 8 * lanes), weights);
+        a3 = AddUnsignedQuadDots(du32, a3, flipped(p + 12 * lanes), weights);
+      }
+      finish(c, a0, lanes);
+      finish(c + lanes, a1, lanes);
+      finish(c + 2 * lanes, a2, lanes);
+      finish(c + 3 * lanes, a3, lanes);
+    }
+    for (; c + 2 * lanes <= a.d; c += 2 * lanes) {
+      auto a0 = hn::Zero(du32), a1 = hn::Zero(du32);
+      const uint8_t* p = values + a.quad_begin * row + c * 4;
+      for (size_t quad = a.quad_begin; quad < a.quad_end; ++quad, p += row) {
+        const auto weights = RepeatedBytes(du8, codes + quad * 4);
+        a0 = AddUnsignedQuadDots(du32, a0, flipped(p), weights);
+        a1 = AddUnsignedQuadDots(du32, a1, flipped(p + 4 * lanes), weights);
       }
       finish(c, a0, lanes);
       finish(c + lanes, a1, lanes);
@@ -158,13 +192,12 @@ HWY_INLINE void AccumulateRecordS8Sdot(DF df, float* tile, size_t rows, const We
       const size_t width = a.d - c < lanes ? a.d - c : lanes;
       auto a0 = hn::Zero(du32);
       for (size_t quad = a.quad_begin; quad < a.quad_end; ++quad) {
-        const uint8_t* p = reinterpret_cast<const uint8_t*>(a.values) + quad * row + c * 4;
+        const uint8_t* p = values + quad * row + c * 4;
         // Past d only the row's own bytes are read (lanes past width are
         // not stored).
         HWY_ALIGN uint8_t bytes[HWY_MAX_BYTES] = {};
         if (width < lanes) p = static_cast<const uint8_t*>(memcpy(bytes, p, 4 * width));
-        a0 = AddUnsignedQuadDots(du32, a0, hn::Xor(hn::LoadU(du8, p), flip),
-                                 RepeatedBytes(du8, codes + quad * 4));
+        a0 = AddUnsignedQuadDots(du32, a0, flipped(p), RepeatedBytes(du8, codes + quad * 4));
       }
       finish(c, a0, width);
     }

@@ -364,11 +364,17 @@ constexpr uint64_t KvRecordBytes(int32_t d_head, ea_kv_storage storage) {
 constexpr uint64_t KvBlocks(int32_t capacity) {
   return RoundUp(static_cast<uint64_t>(capacity), kKeyBlock) / kKeyBlock;
 }
+// The records region: one record per block and KV head.
+constexpr uint64_t KvRecordsBytes(int32_t capacity, int32_t n_kv_heads, int32_t d_head,
+                                  ea_kv_storage storage) {
+  return KvBlocks(capacity) * static_cast<uint64_t>(n_kv_heads) * KvRecordBytes(d_head, storage);
+}
 // Bytes of one attended row's online-softmax state (running max, sum, flag).
 inline constexpr uint64_t kKvRowStateBytes = 16;
 // int8: an attend's queries as int8 codes, per attended row its quads of
-// channels (as int8 and as float), a float scale and an int32 sum of the
-// codes; append's staging of one head's codes (at most one row's quads).
+// channels (as int8, and widened to 4 bytes a code for the kernels that read
+// them so), a float scale and an int32 sum of the codes; append's staging of
+// one head's codes (at most one row's quads).
 constexpr uint64_t KvQueryCodeBytes(int32_t max_queries, int32_t n_heads, int32_t d_head,
                                     ea_kv_storage storage) {
   return storage == EA_KV_STORAGE_INT8
@@ -379,8 +385,7 @@ constexpr uint64_t KvQueryCodeBytes(int32_t max_queries, int32_t n_heads, int32_
 }
 constexpr uint64_t KvCacheArenaBytes(int32_t capacity, int32_t n_heads, int32_t n_kv_heads,
                                      int32_t d_head, int32_t max_queries, ea_kv_storage storage) {
-  return ByteRegionBytes(KvBlocks(capacity) * static_cast<uint64_t>(n_kv_heads) *
-                         KvRecordBytes(d_head, storage)) +
+  return ByteRegionBytes(KvRecordsBytes(capacity, n_kv_heads, d_head, storage)) +
          ByteRegionBytes(static_cast<uint64_t>(max_queries) * static_cast<uint64_t>(n_heads) *
                          kKvRowStateBytes) +
          FloatRegionBytes(static_cast<uint64_t>(kScoreTileRows) * kScoreTileKeys) +

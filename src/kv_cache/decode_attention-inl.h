@@ -158,7 +158,7 @@ inline DecodeShape DecodeShapeOf(const ea_kv_cache& cache, int32_t n_queries, bo
 inline void PrefetchNextRecord(const ea_kv_cache& cache, const KvRecordView& record) {
   const ea_kv_cache_config& c = cache.config;
   const uint64_t record_bytes = KvRecordBytes(c.d_head, c.storage);
-  const uint64_t region = KvBlocks(c.capacity) * static_cast<uint64_t>(c.n_kv_heads) * record_bytes;
+  const uint64_t region = KvRecordsBytes(c.capacity, c.n_kv_heads, c.d_head, c.storage);
   const uint64_t next =
       static_cast<uint64_t>(static_cast<const uint8_t*>(record.keys) - cache.records) +
       record_bytes;

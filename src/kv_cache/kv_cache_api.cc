@@ -122,8 +122,7 @@ ea_status ea_kv_cache_init(ea_kv_cache* cache, const ea_kv_cache_config* config,
   if (c.scale == 0.0f) c.scale = 1.0f / sqrtf(static_cast<float>(c.d_head));
   const size_t used_before = arena->used;
   cache->records = static_cast<uint8_t*>(edgeattn::CarveBytes(
-      arena, edgeattn::KvBlocks(c.capacity) * static_cast<uint64_t>(c.n_kv_heads) *
-                 edgeattn::KvRecordBytes(c.d_head, c.storage)));
+      arena, edgeattn::KvRecordsBytes(c.capacity, c.n_kv_heads, c.d_head, c.storage)));
   cache->row_states = edgeattn::CarveBytes(arena, static_cast<uint64_t>(c.max_queries) *
                                                       static_cast<uint64_t>(c.n_heads) *
                                                       edgeattn::kKvRowStateBytes);

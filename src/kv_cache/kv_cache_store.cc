@@ -35,7 +35,8 @@ void StoreHead(ea_kv_storage storage, const float* x, size_t d, void* out, size_
 // d; the value codes go straight to the slot's lane of every key quad.
 void StoreHeadsS8(const KvRecordView& record, size_t slot, const float* k_head, const float* v_head,
                   size_t d, int8_t* staging) {
-  const size_t channels = static_cast<size_t>(RoundUp(d, 4));
+  const size_t channels =
+      static_cast<size_t>(KvKeyChannels(static_cast<int32_t>(d), EA_KV_STORAGE_INT8));
   record.key_scales[slot] = QuantizeHeadS8(k_head, d, staging, 1);
   for (size_t c = d; c < channels; ++c) staging[c] = 0;
   int8_t* keys = static_cast<int8_t*>(record.keys) + slot * 4;

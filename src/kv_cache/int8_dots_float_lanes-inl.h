@@ -18,7 +18,6 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "kv_cache/int8_record_operands-inl.h"
-#include "vector_tail-inl.h"
 
 #if EA_INT8_DOTS == EA_INT8_DOTS_FLOAT_LANES
 
@@ -108,9 +107,8 @@ HWY_INLINE void ScoreRecordS8FloatLanes(DF df, const QueryRowsS8& q, size_t rows
         s2 = hn::Add(s2, hn::Add(hn::ConvertTo(di, a2), hn::ConvertTo(di, b2)));
         s3 = hn::Add(s3, hn::Add(hn::ConvertTo(di, a3), hn::ConvertTo(di, b3)));
       }
-      const auto dots = hn::ConvertTo(df, SumLaneQuads(di, s0, s1, s2, s3));
-      const auto scales = hn::Mul(hn::LoadU(df, key_scales + j), hn::Set(df, q.factors[r]));
-      hn::StoreU(hn::Mul(dots, scales), df, tile + r * kScoreTileKeys + j);
+      StoreScaledScores(df, hn::ConvertTo(df, SumLaneQuads(di, s0, s1, s2, s3)), key_scales + j,
+                        q.factors[r], tile + r * kScoreTileKeys + j);
     }
   }
 }
@@ -163,14 +161,8 @@ HWY_INLINE void AccumulateRecordS8FloatLanes(DF df, float* tile, size_t rows,
           a3 = hn::MulAdd(WidenBytesTail(df, p + 3 * lanes, counts[3]), weights, a3);
         }
       }
-      const auto added = hn::Mul(SumLaneQuads(df, a0, a1, a2, a3), hn::Set(df, a.steps[r]));
-      const auto rescale = hn::Set(df, a.rescale[r]);
-      if (width == lanes) {
-        hn::StoreU(hn::MulAdd(hn::LoadU(df, out + c), rescale, added), df, out + c);
-      } else {
-        StoreTail(df, hn::MulAdd(LoadTail(df, out + c, width, 0.0f), rescale, added), out + c,
-                  width);
-      }
+      AddBlockToOutput(df, SumLaneQuads(df, a0, a1, a2, a3), a.steps[r], a.rescale[r], out + c,
+                       width);
     }
   }
 }

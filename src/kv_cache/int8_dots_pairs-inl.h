@@ -22,7 +22,6 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "kv_cache/int8_record_operands-inl.h"
-#include "vector_tail-inl.h"
 
 #if EA_INT8_DOTS == EA_INT8_DOTS_PAIRS
 
@@ -85,30 +84,23 @@ HWY_INLINE void ScoreRecordS8Pairs(DF df, const QueryRowsS8& q, size_t rows, con
         a2 = AddPairProducts(d32, WidenToInt16(d16, p + 2 * n16), code, a2);
         a3 = AddPairProducts(d32, WidenToInt16(d16, p + 3 * n16), code, a3);
       }
-      const auto factor = hn::Set(df, q.factors[r]);
       const size_t half = hn::Lanes(d32);
-      const auto dots0 = hn::ConvertTo(df, SumLanePairs(d32, a0, a1));
-      const auto dots1 = hn::ConvertTo(df, SumLanePairs(d32, a2, a3));
       float* row = tile + r * kScoreTileKeys + j;
-      hn::StoreU(hn::Mul(dots0, hn::Mul(hn::LoadU(df, key_scales + j), factor)), df, row);
-      hn::StoreU(hn::Mul(dots1, hn::Mul(hn::LoadU(df, key_scales + j + half), factor)), df,
-                 row + half);
+      StoreScaledScores(df, hn::ConvertTo(df, SumLanePairs(d32, a0, a1)), key_scales + j,
+                        q.factors[r], row);
+      StoreScaledScores(df, hn::ConvertTo(df, SumLanePairs(d32, a2, a3)), key_scales + j + half,
+                        q.factors[r], row + half);
     }
   }
 }
 
-// out[c, c + width) = out * rescale + step * (the quad sums of lo, hi).
+// out[c, c + width) after the block, from the quad sums of lo, hi.
 template <class DF, class V32>
-HWY_INLINE void AddChannelSums(DF df, V32 lo, V32 hi, float step, float rescale, float* out,
-                               size_t width) {
+HWY_INLINE void AddChannelSums(DF df, V32 lo, V32 hi, const WeightedQuadsS8& a, size_t r,
+                               float* out, size_t width) {
   const hn::RebindToSigned<DF> d32;
-  const auto added = hn::Mul(hn::ConvertTo(df, SumLanePairs(d32, lo, hi)), hn::Set(df, step));
-  const auto kept = hn::Set(df, rescale);
-  if (width == hn::Lanes(df)) {
-    hn::StoreU(hn::MulAdd(hn::LoadU(df, out), kept, added), df, out);
-  } else {
-    StoreTail(df, hn::MulAdd(LoadTail(df, out, width, 0.0f), kept, added), out, width);
-  }
+  AddBlockToOutput(df, hn::ConvertTo(df, SumLanePairs(d32, lo, hi)), a.steps[r], a.rescale[r], out,
+                   width);
 }
 
 // The probability codes come as int16 from the tile row's first columns
@@ -136,8 +128,8 @@ HWY_INLINE void AccumulateRecordS8Pairs(DF df, float* tile, size_t rows, const W
         a2 = AddPairProducts(d32, WidenToInt16(d16, p + 2 * n16), weights, a2);
         a3 = AddPairProducts(d32, WidenToInt16(d16, p + 3 * n16), weights, a3);
       }
-      AddChannelSums(df, a0, a1, a.steps[r], a.rescale[r], out + c, lanes);
-      AddChannelSums(df, a2, a3, a.steps[r], a.rescale[r], out + c + lanes, lanes);
+      AddChannelSums(df, a0, a1, a, r, out + c, lanes);
+      AddChannelSums(df, a2, a3, a, r, out + c + lanes, lanes);
     }
     for (; c < a.d; c += lanes) {
       const size_t width = a.d - c < lanes ? a.d - c : lanes;
@@ -150,7 +142,7 @@ HWY_INLINE void AccumulateRecordS8Pairs(DF df, float* tile, size_t rows, const W
         a0 = AddPairProducts(d32, WidenToInt16(d16, bytes), weights, a0);
         a1 = AddPairProducts(d32, WidenToInt16(d16, bytes + n16), weights, a1);
       }
-      AddChannelSums(df, a0, a1, a.steps[r], a.rescale[r], out + c, width);
+      AddChannelSums(df, a0, a1, a, r, out + c, width);
     }
   }
 }

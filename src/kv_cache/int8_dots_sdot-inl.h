@@ -25,7 +25,6 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "kv_cache/int8_record_operands-inl.h"
-#include "vector_tail-inl.h"
 
 #if EA_INT8_DOTS == EA_INT8_DOTS_SDOT
 #if HWY_TARGET == HWY_NEON
@@ -94,8 +93,8 @@ HWY_INLINE void ScoreRecordS8Sdot(DF df, const QueryRowsS8& q, size_t rows, cons
   const size_t lanes = hn::Lanes(d32);
   constexpr size_t kRow = kKeyBlock * 4;  // bytes of one quad row
   auto finish = [&](size_t r, size_t j, hn::Vec<decltype(d32)> dots) {
-    const auto scales = hn::Mul(hn::LoadU(df, key_scales + j), hn::Set(df, q.factors[r]));
-    hn::StoreU(hn::Mul(hn::ConvertTo(df, dots), scales), df, tile + r * kScoreTileKeys + j);
+    StoreScaledScores(df, hn::ConvertTo(df, dots), key_scales + j, q.factors[r],
+                      tile + r * kScoreTileKeys + j);
   };
   for (size_t r = 0; r < rows; ++r) {
     const int8_t* codes = q.codes[r];
@@ -151,13 +150,7 @@ HWY_INLINE void AccumulateRecordS8Sdot(DF df, float* tile, size_t rows, const We
     float* out = a.out + r * a.d;
     auto finish = [&](size_t c, hn::Vec<decltype(du32)> acc, size_t width) {
       const auto sums = hn::Sub(hn::BitCast(d32, acc), offset);
-      const auto added = hn::Mul(hn::ConvertTo(df, sums), hn::Set(df, a.steps[r]));
-      const auto kept = hn::Set(df, a.rescale[r]);
-      if (width == lanes) {
-        hn::StoreU(hn::MulAdd(hn::LoadU(df, out + c), kept, added), df, out + c);
-      } else {
-        StoreTail(df, hn::MulAdd(LoadTail(df, out + c, width, 0.0f), kept, added), out + c, width);
-      }
+      AddBlockToOutput(df, hn::ConvertTo(df, sums), a.steps[r], a.rescale[r], out + c, width);
     };
     const uint8_t* values = reinterpret_cast<const uint8_t*>(a.values);
     auto flipped = [&](const uint8_t* p) { return hn::Xor(hn::LoadU(du8, p), flip); };

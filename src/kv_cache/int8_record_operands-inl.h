@@ -17,6 +17,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "register_grid-inl.h"
+#include "vector_tail-inl.h"
 
 // The instruction family of this target's int8 record kernels, one file each:
 // AVX-512 VNNI's vpdpbusd (int8_dots_vnni-inl.h); vpmaddwd on the other x86
@@ -63,6 +64,28 @@ inline uint8_t* WeightCodesOf(float* tile, size_t r) {
   return static_cast<uint8_t*>(static_cast<void*>(tile + r * kScoreTileKeys + kKeyBlock));
 }
 static_assert(kScoreTileKeys >= 2 * kKeyBlock, "the tile rows hold scores and weight codes");
+
+// scores[0, Lanes) = dots * key_scales[0, Lanes) * factor: a vector of one
+// row's scores, from its integer sums as float (every family but VNNI).
+template <class DF>
+HWY_INLINE void StoreScaledScores(DF df, hn::Vec<DF> dots, const float* key_scales, float factor,
+                                  float* scores) {
+  hn::StoreU(hn::Mul(dots, hn::Mul(hn::LoadU(df, key_scales), hn::Set(df, factor))), df, scores);
+}
+
+// out[0, width) = out * rescale + sums * step: a vector of one row's output
+// channels after a block, from its integer sums as float (width <= Lanes).
+template <class DF>
+HWY_INLINE void AddBlockToOutput(DF df, hn::Vec<DF> sums, float step, float rescale, float* out,
+                                 size_t width) {
+  const auto added = hn::Mul(sums, hn::Set(df, step));
+  const auto kept = hn::Set(df, rescale);
+  if (width == hn::Lanes(df)) {
+    hn::StoreU(hn::MulAdd(hn::LoadU(df, out), kept, added), df, out);
+  } else {
+    StoreTail(df, hn::MulAdd(LoadTail(df, out, width, 0.0f), kept, added), out, width);
+  }
+}
 
 // Writes `count` query codes widened as this target's kernels read them, in
 // the 4 bytes a code has (QueryCodesView): int16 for vpmaddwd, float for the

@@ -159,7 +159,10 @@ void SetDecodeCounters(benchmark::State& state, const Shape& shape, double peak_
 }
 
 const char* KvStorageLabel(ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_F16 ? "f16" : storage == EA_KV_STORAGE_INT8 ? "int8" : "f32";
+  return storage == EA_KV_STORAGE_F16    ? "f16"
+         : storage == EA_KV_STORAGE_INT8 ? "int8"
+         : storage == EA_KV_STORAGE_INT4 ? "int4"
+                                         : "f32";
 }
 
 // A KV-cache row: edgeattn's cache, one token of the stream per iteration (append its K/V,
@@ -566,7 +569,8 @@ int main(int argc, char** argv) {
           "max |Eigen| " +
           Formatted("%.3g", stream_check.worst_gap_f32) + " (f32), " +
           Formatted("%.3g", stream_check.worst_gap_f16) + " (f16), " +
-          Formatted("%.3g", stream_check.worst_gap_int8) + " (int8)");
+          Formatted("%.3g", stream_check.worst_gap_int8) + " (int8), " +
+          Formatted("%.3g", stream_check.worst_gap_int4) + " (int4)");
   benchmark::AddCustomContext(
       "counters",
       "gflops; pct_peak = 100 gflops / FMA peak of the row's target (N-worker rows: N x the "
@@ -582,11 +586,11 @@ int main(int argc, char** argv) {
       "100 gops / int8_peak_gops (s8) or int16_peak_gops (s16), vs_f32 = edgeattn's f32 "
       "median time of the same layer / this row's time; decode rows (f32/decode/..., "
       "<storage>/decode_stream/...): tokens_per_s = iterations / s (one token each), gbps = "
-      "K/V bytes read per token (n x KV heads x 64 x 2 x element bytes, + 8 bytes of scales per "
-      "position and KV head for int8) / s per token, pct_bw = 100 gbps / "
+      "K/V bytes read per token (n x KV heads x 64 x 2 x element bytes (int4: 1/2), + 8 bytes of "
+      "scales per position and KV head for int8 and int4) / s per token, pct_bw = 100 gbps / "
       "read_bandwidth_gbps_<those bytes>; KV-cache rows: f32 with 8 KV heads has vs_eigen, "
       "vs_onednn = the peer's f32/decode median time of the same length / this row's time, "
-      "f16 and s8kv rows vs_f32 = the f32 cache's median time with the same KV heads / this "
+      "f16, s8kv and s4kv rows vs_f32 = the f32 cache's median time with the same KV heads / this "
       "row's time, and the f32 grouped-query rows vs_no_gqa = the f32 cache's with 8 KV heads / "
       "this row's time");
   std::vector<std::string> headline;

@@ -70,6 +70,9 @@ DecodeStreamCheckResult CheckDecodeStreams(const std::vector<Shape>& shapes) {
     } else if (shape.kv_storage == EA_KV_STORAGE_INT8) {
       limit = kMaxStreamGapInt8;
       worst = &result.worst_gap_int8;
+    } else if (shape.kv_storage == EA_KV_STORAGE_INT4) {
+      limit = kMaxStreamGapInt4;
+      worst = &result.worst_gap_int4;
     }
     *worst = std::max(*worst, gap);
     if (!(gap <= limit)) {
@@ -80,10 +83,11 @@ DecodeStreamCheckResult CheckDecodeStreams(const std::vector<Shape>& shapes) {
   }
   printf(
       "decode-stream check of %d KV-cache shapes against Eigen on the same window: worst max "
-      "|edgeattn - Eigen| / max |Eigen| = %.2g (f32), %.2g (f16), %.2g (int8) (limits %.0e, "
-      "%.0e, %.0e): %s\n",
+      "|edgeattn - Eigen| / max |Eigen| = %.2g (f32), %.2g (f16), %.2g (int8), %.2g (int4) "
+      "(limits %.0e, %.0e, %.0e, %.0e): %s\n",
       result.shapes, result.worst_gap_f32, result.worst_gap_f16, result.worst_gap_int8,
-      kMaxRelativeGap, kMaxStreamGapF16, kMaxStreamGapInt8, result.passed ? "passed" : "FAILED");
+      result.worst_gap_int4, kMaxRelativeGap, kMaxStreamGapF16, kMaxStreamGapInt8,
+      kMaxStreamGapInt4, result.passed ? "passed" : "FAILED");
   return result;
 }
 

@@ -34,22 +34,24 @@ Shape DecodeStream(int32_t n_kv, ea_kv_storage storage, int32_t kv_heads = kDeco
 constexpr int32_t kGqaKvHeads = 2;
 
 // The dense decode of length n_kv (every library), then edgeattn's KV cache at the same length:
-// float32, float16, int8, and float32 with grouped-query attention. The f32 cache row follows
+// float32, float16, int8, int4, and float32 with grouped-query attention. The f32 cache row follows
 // the dense rows, and the others follow it, so every ratio's reference row ran before.
 void AddDecodeRows(std::vector<Shape>* shapes, int32_t n_kv) {
   shapes->push_back(Decode(n_kv));
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F32));
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F16));
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT8));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT4));
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F32, kGqaKvHeads));
 }
 
-// The long-context rows, a cache of DRAM size: AddDecodeRows at n_kv, then float16 and int8
-// with grouped-query attention, whose vs_f32 is against the float32 grouped-query row.
+// The long-context rows, a cache of DRAM size: AddDecodeRows at n_kv, then float16, int8 and
+// int4 with grouped-query attention, whose vs_f32 is against the float32 grouped-query row.
 void AddLongContextRows(std::vector<Shape>* shapes, int32_t n_kv) {
   AddDecodeRows(shapes, n_kv);
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F16, kGqaKvHeads));
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT8, kGqaKvHeads));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT4, kGqaKvHeads));
 }
 
 // The shape, then the same shape with edgeattn capped at AVX2.
@@ -113,6 +115,8 @@ const char* KvStorageName(ea_kv_storage storage) {
       return "f16";
     case EA_KV_STORAGE_INT8:
       return "s8kv";
+    case EA_KV_STORAGE_INT4:
+      return "s4kv";
     default:
       return "?";
   }
@@ -235,9 +239,9 @@ double ShapeFlops(const Shape& shape) {
   return 0.0;
 }
 
-// Per position and KV head: d K and d V elements, and for int8 a K and a V scale
-// (KvScaleBytes is per record of kKeyBlock positions). The records' padding to 64 bytes is not
-// counted (there is none at d = 64).
+// Per position and KV head: d K and d V elements (int4: half a byte each), and for int8 and
+// int4 a K and a V scale per scale group (KvCodeBytes and KvScaleBytes are per record of
+// kKeyBlock positions). The records' padding to 64 bytes is not counted (none at d = 64).
 uint64_t ShapeCacheBytes(const Shape& shape) {
   const uint64_t n = static_cast<uint64_t>(shape.n);
   const uint64_t d = static_cast<uint64_t>(shape.head_dim);
@@ -246,8 +250,9 @@ uint64_t ShapeCacheBytes(const Shape& shape) {
       return n * kDecodeHeads * 2 * d * sizeof(float);
     case Kind::kDecodeStream:
       return n * static_cast<uint64_t>(shape.kv_heads) *
-             (2 * d * edgeattn::KvElementBytes(shape.kv_storage) +
-              edgeattn::KvScaleBytes(shape.kv_storage) / edgeattn::kKeyBlock);
+             (2 * edgeattn::KvCodeBytes(d, shape.kv_storage) +
+              edgeattn::KvScaleBytes(shape.head_dim, shape.kv_storage)) /
+             edgeattn::kKeyBlock;
     default:
       return 0;
   }

@@ -86,7 +86,8 @@ std::vector<Shape> BenchmarkShapes(Suite suite);
 // capped at AVX2, "f32_2workers/..." when it runs on 2 workers, "f32_busy/..." and
 // "f32_busy_2workers/..." on 1 and 2 workers beside a busy process; "s8/..." and "s16/..." for
 // the fixed-point rows ("s8/prefill/d64/n2048": the MHA layer dm64h1, see Precision). KV-cache
-// rows name their storage first: "f32/decode_stream/h8d64/kv512", "f16/...", "s8kv/...", and
+// rows name their storage first: "f32/decode_stream/h8d64/kv512", "f16/...", "s8kv/...",
+// "s4kv/...", and
 // grouped-query attention its KV heads: "f32/decode_stream/h8kvh2d64/kv512".
 std::string ShapeName(const Shape& shape);
 

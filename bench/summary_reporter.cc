@@ -247,14 +247,16 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
     if (shape.kind != Kind::kDecodeStream) continue;
     const std::string f32 = BenchmarkName(shape, Library::kEdgeattn);
     if (DecodeStreamTwinBenchmarkName(f32) != f32) continue;
-    double f16 = -1.0, int8 = -1.0, gqa = -1.0;
+    double f16 = -1.0, int8 = -1.0, int4 = -1.0, gqa = -1.0;
     for (const Shape& other : shapes) {
       if (other.kind != Kind::kDecodeStream || other.n != shape.n) continue;
-      // f16 and int8 of the same KV heads; the grouped-query ones have their own vs_f32 above.
+      // f16, int8 and int4 of the same KV heads; the grouped-query ones have their own vs_f32
+      // above.
       if (other.kv_storage != EA_KV_STORAGE_F32 && other.kv_heads != shape.kv_heads) continue;
       const double ratio = TimeRatio(reporter, f32, BenchmarkName(other, Library::kEdgeattn));
       if (other.kv_storage == EA_KV_STORAGE_F16) f16 = ratio;
       if (other.kv_storage == EA_KV_STORAGE_INT8) int8 = ratio;
+      if (other.kv_storage == EA_KV_STORAGE_INT4) int4 = ratio;
       if (other.kv_storage == EA_KV_STORAGE_F32 && other.kv_heads != shape.kv_heads) gqa = ratio;
     }
     if (!ratios_header) {
@@ -262,8 +264,8 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
       printf("heads against the f32 cache with 8)\n\n");
       printf(
           "| cache length | f32 cache vs Eigen | f32 cache vs oneDNN | f16 / f32 | int8 / f32 "
-          "| GQA / no GQA |\n");
-      printf("|---|---:|---:|---:|---:|---:|\n");
+          "| int4 / f32 | GQA / no GQA |\n");
+      printf("|---|---:|---:|---:|---:|---:|---:|\n");
       ratios_header = true;
     }
     printf("| %d |", shape.n);
@@ -273,6 +275,7 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
               "%.2f");
     PrintCell(f16, "%.2f");
     PrintCell(int8, "%.2f");
+    PrintCell(int4, "%.2f");
     PrintCell(gqa, "%.2f");
     printf("\n");
   }

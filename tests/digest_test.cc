@@ -77,12 +77,14 @@ void AddMhaLayout(Digest* digest, const ea_mha_config& config) {
   digest->Add(offset(plan.core.score_tile));
 }
 
-// The records a KV cache of `storage` holds after appending tokens that test
-// its conversion: int8 ties (x.5 at scale 1: each head holds 127), heads
-// of tiny, huge, subnormal and non-finite values, and spread ones. Every
-// value is an integer times a power of two, exact in float on any target.
+// The records a KV cache of `storage` and heads of kDim channels holds after
+// appending tokens that test its conversion: int8 ties (x.5 at scale 1: each
+// head holds 127), heads of tiny, huge, subnormal and non-finite values, and
+// spread ones. Every value is an integer times a power of two, exact in float
+// on any target.
+template <int kDim>
 void AddKvCacheRecords(Digest* digest, ea_kv_storage storage) {
-  constexpr int kTokens = 100, kHeads = 2, kDim = 24;
+  constexpr int kTokens = 100, kHeads = 2;
   const ea_kv_cache_config config{128, kHeads, kHeads, kDim, 1, 0, storage, 0.0f, nullptr};
   AlignedBytes memory(static_cast<size_t>(edgeattn::KvCacheArenaBytes(config)));
   ea_arena arena;
@@ -165,8 +167,9 @@ TEST(CrossTargetDigest, PrintsDigestOfTargetIndependentResults) {
     }
   }
 
-  AddKvCacheRecords(&digest, EA_KV_STORAGE_F16);
-  AddKvCacheRecords(&digest, EA_KV_STORAGE_INT8);
+  AddKvCacheRecords<24>(&digest, EA_KV_STORAGE_F16);
+  AddKvCacheRecords<24>(&digest, EA_KV_STORAGE_INT8);
+  AddKvCacheRecords<72>(&digest, EA_KV_STORAGE_INT4);  // two scale groups: 64 and 8
 
   printf("[  DIGEST  ] target=%s vector_bits=%u digest=%016llx\n", ea_simd_target(),
          static_cast<unsigned>(ea_simd_vector_bytes() * 8),

@@ -6,6 +6,7 @@
 // boundaries; large scores, non-finite values and the storage rules' edges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -32,12 +33,6 @@ struct CacheShape {
   ea_kv_storage storage;
   const float* alibi_slopes = nullptr;
 };
-
-StoredAs StorageOf(ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_F16    ? StoredAs::kF16
-         : storage == EA_KV_STORAGE_INT8 ? StoredAs::kInt8
-                                         : StoredAs::kF32;
-}
 
 ea_kv_cache_config ConfigOf(const CacheShape& s) {
   return ea_kv_cache_config{s.capacity, s.n_heads, s.n_kv_heads, s.d,           s.max_queries,
@@ -68,15 +63,15 @@ class OwnedCache {
 class KvCacheTest : public PerTargetTest {};
 
 // The error of `out` against the reference decode of its storage, in units
-// of max |reference| (NormScaledError): for int8, the error past the bound
-// of its weights' rounding, against queries rounded as the cache rounds them
-// (kv_cache.h, "INT8").
+// of max |reference| (NormScaledError): for int8 and int4, the error past
+// the bound of their weights' rounding, against queries rounded as the cache
+// rounds them (kv_cache.h, "INT8").
 double DecodeError(const DecodeProblem& problem, ea_kv_storage storage, const std::vector<float>& q,
                    int first_position, int n_queries, const std::vector<double>& k_stored,
                    const std::vector<double>& v_stored, const float* out) {
-  if (storage == EA_KV_STORAGE_INT8) {
-    return Int8DecodeError(
-        out, ReferenceDecodeInt8(problem, q, first_position, n_queries, k_stored, v_stored));
+  if (storage == EA_KV_STORAGE_INT8 || storage == EA_KV_STORAGE_INT4) {
+    return Int8DecodeError(out, ReferenceDecodeInt8(problem, q, first_position, n_queries, k_stored,
+                                                    v_stored, StoredAsOf(storage)));
   }
   return NormScaledError(
       out, ReferenceDecode(problem, q, first_position, n_queries, k_stored, v_stored));
@@ -95,8 +90,8 @@ void CheckStream(const CacheShape& s, int total, const std::vector<int>& chunks,
   const std::vector<float> q = RandomTensor(static_cast<size_t>(total) * ld_q, seed, stddev);
   const std::vector<float> k = RandomTensor(static_cast<size_t>(total) * ld_kv, seed + 1, stddev);
   const std::vector<float> v = RandomTensor(static_cast<size_t>(total) * ld_kv, seed + 2);
-  const std::vector<double> k_stored = StoredValues(k, s.d, StorageOf(s.storage));
-  const std::vector<double> v_stored = StoredValues(v, s.d, StorageOf(s.storage));
+  const std::vector<double> k_stored = StoredValues(k, s.d, StoredAsOf(s.storage));
+  const std::vector<double> v_stored = StoredValues(v, s.d, StoredAsOf(s.storage));
 
   OwnedCache cache(ConfigOf(s));
   ASSERT_EQ(cache.init_status(), EA_OK);
@@ -124,7 +119,7 @@ void CheckStream(const CacheShape& s, int total, const std::vector<int>& chunks,
 }
 
 TEST_P(KvCacheTest, TokenByTokenEqualsCausalAttentionForEveryStorage) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     CheckStream({8, 8, 64, 150, 1, 0, storage}, 150, {1}, 11);
     CheckStream({4, 4, 17, 131, 1, 0, storage}, 131, {1}, 12);
     CheckStream({2, 2, 1, 70, 1, 0, storage}, 70, {1}, 13);
@@ -132,7 +127,7 @@ TEST_P(KvCacheTest, TokenByTokenEqualsCausalAttentionForEveryStorage) {
 }
 
 TEST_P(KvCacheTest, GroupedAndMultiQueryHeadsReadTheirKvHead) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     CheckStream({8, 2, 64, 140, 1, 0, storage}, 140, {1}, 21);  // groups of 4
     CheckStream({8, 1, 65, 100, 1, 0, storage}, 100, {1}, 22);  // multi-query
     CheckStream({14, 2, 32, 80, 1, 0, storage}, 80, {1}, 23);   // 7 per group: two grid passes
@@ -148,7 +143,7 @@ TEST_P(KvCacheTest, GroupedAndMultiQueryHeadsReadTheirKvHead) {
 TEST_P(KvCacheTest, GroupedHeadsEqualTheirKvHeadRepeatedBitForBit) {
   constexpr int kHeads = 12;
   constexpr int kTokens = 80;  // past one 64-key panel (kKeyBlock), into a partial one
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     for (const int d : {64, 40}) {
       for (const int kv_heads : {2, 1}) {
         for (const int step : {1, 3}) {
@@ -202,14 +197,14 @@ TEST_P(KvCacheTest, GroupedHeadsEqualTheirKvHeadRepeatedBitForBit) {
 }
 
 TEST_P(KvCacheTest, ChunksOfQueriesAreBottomRightCausal) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     CheckStream({4, 2, 48, 200, 7, 0, storage}, 200, {7, 3, 1, 5, 2}, 31);
     CheckStream({3, 3, 63, 130, 64, 0, storage}, 130, {64, 1, 65 - 64}, 32);
   }
 }
 
 TEST_P(KvCacheTest, SlidingWindowRingWrapsManyTimes) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     CheckStream({4, 2, 32, 42, 3, 40, storage}, 400, {1, 3, 2}, 41);  // ring of one block
     CheckStream({2, 1, 16, 130, 1, 100, storage}, 600, {1}, 42);      // ring of three blocks
     CheckStream({2, 2, 8, 64, 1, 64, storage}, 300, {1}, 43);         // window = capacity
@@ -224,7 +219,7 @@ TEST_P(KvCacheTest, AlibiBiasesEachHeadByDistance) {
   ASSERT_EQ(ea_alibi_slopes_fill(slopes8.data(), 8), EA_OK);
   ASSERT_EQ(ea_alibi_slopes_fill(slopes6.data(), 6), EA_OK);
   const std::vector<float> mixed = {0.5f, -0.25f, 0.0f, 2.0f};
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     CheckStream({8, 2, 32, 150, 1, 0, storage, slopes8.data()}, 150, {1}, 55);
     CheckStream({6, 3, 17, 130, 3, 60, storage, slopes6.data()}, 300, {3, 1}, 56);
     CheckStream({4, 4, 8, 80, 1, 0, storage, mixed.data()}, 80, {1}, 57);
@@ -235,7 +230,7 @@ TEST_P(KvCacheTest, AlibiBiasesEachHeadByDistance) {
 // attend_all: every query, however many, sits at the newest position and
 // sees all the cache holds (its window with one): cross-attention's form.
 TEST_P(KvCacheTest, AttendAllSeesEveryHeldPosition) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     for (const int window : {0, 50}) {
       const CacheShape s{4, 2, 24, 140, 9, window, storage};
       SCOPED_TRACE(::testing::Message() << "storage " << storage << " window " << window);
@@ -250,8 +245,8 @@ TEST_P(KvCacheTest, AttendAllSeesEveryHeldPosition) {
       EXPECT_EQ(ea_kv_cache_attend_all(cache.get(), q.data(), 1, out.data()), EA_ERR_BAD_DIMENSION);
       for (const float value : out) ASSERT_EQ(value, 7.0f);  // an empty cache: nothing to see
       const DecodeProblem problem{4, 2, 24, window, 0.0};
-      const std::vector<double> k_stored = StoredValues(k, 24, StorageOf(storage));
-      const std::vector<double> v_stored = StoredValues(v, 24, StorageOf(storage));
+      const std::vector<double> k_stored = StoredValues(k, 24, StoredAsOf(storage));
+      const std::vector<double> v_stored = StoredValues(v, 24, StoredAsOf(storage));
       for (const int length : {1, 64, 130}) {
         ASSERT_EQ(ea_kv_cache_reset(cache.get()), EA_OK);
         ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), length), EA_OK);
@@ -332,15 +327,15 @@ TEST(KvCacheAlibi, SlopesAreThePapers) {
 TEST_P(KvCacheTest, LargeScoresDoNotOverflow) {
   // Scores of magnitude ~1e4 .. 1e5 after scaling: the softmax is one-hot,
   // and the running maximum and exponent come from the same rounded scores.
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_INT8, EA_KV_STORAGE_INT4}) {
     const CacheShape s{2, 2, 64, 90, 1, 0, storage};
     const int total = 90;
     const size_t ld = 2 * 64;
     const std::vector<float> q = RandomTensor(total * ld, 51, 30.0);
     const std::vector<float> k = RandomTensor(total * ld, 52, 30.0);
     const std::vector<float> v = RandomTensor(total * ld, 53);
-    const std::vector<double> k_stored = StoredValues(k, s.d, StorageOf(storage));
-    const std::vector<double> v_stored = StoredValues(v, s.d, StorageOf(storage));
+    const std::vector<double> k_stored = StoredValues(k, s.d, StoredAsOf(storage));
+    const std::vector<double> v_stored = StoredValues(v, s.d, StoredAsOf(storage));
     OwnedCache cache(ConfigOf(s));
     ASSERT_EQ(cache.init_status(), EA_OK);
     for (int t = 0; t < total; ++t) {
@@ -365,7 +360,7 @@ std::vector<float> AttendOne(OwnedCache* cache, const std::vector<float>& q) {
 }
 
 TEST_P(KvCacheTest, NonFiniteValuesReachOnlyTheQueriesThatSeeThem) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     SCOPED_TRACE(storage);
     // Window 2: the NaN value of token 0 is seen by queries 0 and 1 only.
     OwnedCache cache(ConfigOf({1, 1, 4, 8, 1, 2, storage}));
@@ -379,8 +374,10 @@ TEST_P(KvCacheTest, NonFiniteValuesReachOnlyTheQueriesThatSeeThem) {
     ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
     EXPECT_TRUE(std::isnan(AttendOne(&cache, q)[0]));
     ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+    // Within the storage's rounding of v (int4: half a step of 4 / 7).
     const std::vector<float> clean = AttendOne(&cache, q);
-    for (size_t c = 0; c < 4; ++c) EXPECT_NEAR(clean[c], v[c], 0.05 * std::fabs(v[c])) << c;
+    const double rounding = storage == EA_KV_STORAGE_INT4 ? 0.29 : 0.05 * 4.0;
+    for (size_t c = 0; c < 4; ++c) EXPECT_NEAR(clean[c], v[c], rounding) << c;
     // An infinite key makes its query's scores non-finite: NaN, not a mask.
     k[2] = INFINITY;
     ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
@@ -551,6 +548,13 @@ TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
       {"int8 d_head past EA_KV_INT8_MAX_D_HEAD",
        with([](ea_kv_cache_config& c) { c.d_head = EA_KV_INT8_MAX_D_HEAD + 1; }),
        EA_ERR_BAD_DIMENSION},
+      {"int4 d_head past EA_KV_INT8_MAX_D_HEAD", with([](ea_kv_cache_config& c) {
+         c.storage = EA_KV_STORAGE_INT4;
+         c.d_head = EA_KV_INT8_MAX_D_HEAD + 1;
+       }),
+       EA_ERR_BAD_DIMENSION},
+      {"storage 4", with([](ea_kv_cache_config& c) { c.storage = static_cast<ea_kv_storage>(4); }),
+       EA_ERR_BAD_ARGUMENT},
       {"too many elements", with([](ea_kv_cache_config& c) {
          c.capacity = 1 << 24;
          c.d_head = 1 << 4;
@@ -614,7 +618,7 @@ EA_INSTANTIATE_PER_TARGET(KvCacheTest);
 // Appends give the same bytes whichever target runs them: f16 rounding and
 // int8 quantisation are integer code, not the target's conversions.
 TEST(KvCacheStorage, StoredBytesAreTheSameOnEveryTarget) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     const ea_kv_cache_config config{80, 2, 2, 24, 1, 0, storage, 0.0f, nullptr};
     std::vector<float> kv = RandomTensor(80 * 48, 71, 300.0);
     kv[5] = 1e-6f;     // f16 subnormal
@@ -698,8 +702,106 @@ TEST_P(KvCacheTest, Int8RecordsHoldTheReferenceLevels) {
   }
 }
 
+// int4 records hold exactly the reference's levels and scales, in the
+// layout arena_sizes.hpp gives: codes stored as code + 8 in nibbles; K in
+// pairs of channel quads [ceil(d / 8)][64][4] (quad 2i low, 2i + 1 high,
+// code 0 past d), K scales [groups][64], V scales [groups][64], then per
+// group of 64 channels (width w) V in pairs of key quads [8][w][4] (key quad
+// 2i low, 2i + 1 high). Per group: scale = max|x| / 7 over the group, level
+// = x / scale to nearest, ties to even, within [-7, 7]. d = 72 is two groups
+// (64 and 8), d = 13 one group with padding channels.
+TEST_P(KvCacheTest, Int4RecordsHoldTheReferenceLevels) {
+  constexpr int kHeads = 2, kTokens = 70;
+  for (const int d : {72, 13, 128}) {
+    SCOPED_TRACE(d);
+    OwnedCache cache(ConfigOf({kHeads, kHeads, d, 128, 1, 0, EA_KV_STORAGE_INT4}));
+    ASSERT_EQ(cache.init_status(), EA_OK);
+    const size_t ld = static_cast<size_t>(kHeads) * d;
+    std::vector<float> k = RandomTensor(kTokens * ld, 83, 3.0);
+    std::vector<float> v = RandomTensor(kTokens * ld, 84, 3.0);
+    for (size_t t = 0; t < static_cast<size_t>(kTokens); ++t) {
+      float* head = &v[t * ld];
+      if (t % 4 == 0) {  // scale 1 in every group: x.5 are ties
+        for (int c = 0; c < d; ++c) head[c] = c % 64 == 0 ? 7.0f : ((c * 5 + t) % 14) - 7 + 0.5f;
+      } else if (t == 6) {
+        head[d - 1] = NAN;  // the last group only
+      }
+    }
+    ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), kTokens), EA_OK);
+    const int groups = (d + 63) / 64;
+    const size_t key_bytes = 32 * static_cast<size_t>((d + 7) / 8 * 8);
+    const size_t scale_bytes = 2 * static_cast<size_t>(groups) * 64 * sizeof(float);
+    const uint64_t record_bytes = edgeattn::KvRecordBytes(d, EA_KV_STORAGE_INT4);
+    EXPECT_EQ(record_bytes, (key_bytes + scale_bytes + 32 * static_cast<size_t>(d) + 63) / 64 * 64);
+    for (size_t t = 0; t < static_cast<size_t>(kTokens); ++t) {
+      for (size_t h = 0; h < static_cast<size_t>(kHeads); ++h) {
+        const uint8_t* record = cache.get()->records + ((t / 64) * kHeads + h) * record_bytes;
+        const size_t slot = t % 64;
+        // The key code of channel c, and the value code of channel c.
+        auto key_code = [&](int c) {
+          const uint8_t byte = record[static_cast<size_t>(c / 8) * 256 + slot * 4 + c % 4];
+          return ((c / 4) % 2 == 0 ? byte & 15 : byte >> 4) - 8;
+        };
+        auto value_code = [&](int c) {
+          const int c0 = c / 64 * 64;
+          const int w = std::min(64, d - c0);
+          const uint8_t byte = record[key_bytes + scale_bytes + static_cast<size_t>(c0) * 32 +
+                                      (slot / 8) * static_cast<size_t>(w) * 4 +
+                                      static_cast<size_t>(c - c0) * 4 + slot % 4];
+          return ((slot / 4) % 2 == 0 ? byte & 15 : byte >> 4) - 8;
+        };
+        for (int c = d; c % 8 != 0; ++c) ASSERT_EQ(key_code(c), 0) << c;
+        for (int which = 0; which < 2; ++which) {
+          for (int g = 0; g < groups; ++g) {
+            const int c0 = 64 * g;
+            const int w = std::min(64, d - c0);
+            const float* x = (which == 0 ? k.data() : v.data()) + t * ld + h * d + c0;
+            const Int8Head want = QuantizeLevels(x, w, 7);
+            float scale;
+            memcpy(&scale,
+                   record + key_bytes +
+                       ((static_cast<size_t>(which * groups + g)) * 64 + slot) * sizeof(float),
+                   sizeof(float));
+            for (int c = 0; c < w; ++c) {
+              ASSERT_EQ(which == 0 ? key_code(c0 + c) : value_code(c0 + c), want.levels[c])
+                  << (which == 0 ? "K" : "V") << " token " << t << " head " << h << " c " << c0 + c;
+            }
+            if (!want.finite) {
+              EXPECT_TRUE(std::isnan(scale)) << t;
+            } else {
+              EXPECT_EQ(scale, want.scale) << t;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// int4 groups are independent: a NaN in one value group makes only that
+// group's output channels NaN (a NaN key anywhere makes the scores NaN, as
+// for every storage); an all-zero group stores scale 0 and attends to 0.
+TEST_P(KvCacheTest, Int4GroupsKeepTheirOwnScales) {
+  constexpr int kD = 80;  // groups of 64 and 16
+  OwnedCache cache(ConfigOf({1, 1, kD, 4, 1, 0, EA_KV_STORAGE_INT4}));
+  ASSERT_EQ(cache.init_status(), EA_OK);
+  std::vector<float> k(kD, 0.5f), v(kD, 0.0f), q(kD, 0.25f);
+  for (int c = 0; c < 64; ++c) v[c] = static_cast<float>(c % 15 - 7);  // levels, scale 1
+  ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+  std::vector<float> y = AttendOne(&cache, q);
+  for (int c = 0; c < kD; ++c) EXPECT_NEAR(y[c], v[c], 2e-6) << c;  // one key: weight code 255
+  v[70] = NAN;
+  ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+  y = AttendOne(&cache, q);
+  for (int c = 0; c < 64; ++c) EXPECT_NEAR(y[c], v[c], 2e-6) << c;
+  for (int c = 64; c < kD; ++c) EXPECT_TRUE(std::isnan(y[c])) << c;
+  k[3] = NAN;
+  ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
+  for (float out : AttendOne(&cache, q)) EXPECT_TRUE(std::isnan(out));
+}
+
 TEST(KvCacheArena, InitCarvesExactlyTheFormula) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     const ea_kv_cache_config config{100, 6, 3, 20, 4, 0, storage, 0.0f, nullptr};
     size_t bytes = 0;
     ASSERT_EQ(ea_kv_cache_arena_size(&config, &bytes), EA_OK);

@@ -1276,7 +1276,7 @@ void RunMhaDecodeCase(ea_kv_storage storage) {
 }
 
 TEST_P(NoHeapPerTarget, EveryRunEntryPoint) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     for (const int32_t window : {0, 40}) RunKvCacheCase(storage, window);
     RunMhaDecodeCase(storage);
   }

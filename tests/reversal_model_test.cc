@@ -11,6 +11,7 @@
 #include "../examples/reversal/reversal_model.h"
 #include "../examples/reversal/reversal_quant_model.h"
 #include "simd_targets.h"
+#include "test_support.h"
 
 namespace edgeattn_test {
 namespace {
@@ -46,7 +47,7 @@ double Accuracy(ea_kv_storage storage, bool positions, int count) {
 class ReversalModelTest : public PerTargetTest {};
 
 TEST_P(ReversalModelTest, ReversesHeldOutSequencesWithEveryCacheStorage) {
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8}) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
     EXPECT_GE(Accuracy(storage, true, 100), 0.99) << "storage " << storage;
   }
 }

@@ -481,7 +481,7 @@ std::vector<Documented> DocumentedCauses() {
          [](World&) {
            KvWorld kv;
            ea_kv_cache_config c = kv.config;
-           c.storage = RawEnum<ea_kv_storage>(3);
+           c.storage = RawEnum<ea_kv_storage>(4);
            return kv.Init(c);
          }},
         {"KV cache keys inside the cache's arena",

@@ -21,9 +21,10 @@ constexpr ea_mha_decoder_config LayerConfig(ea_kv_storage storage) {
   return c;
 }
 
-// The largest of the three storages' arenas, so one static buffer serves all.
+// The largest of the storages' arenas, so one static buffer serves all.
 constexpr uint64_t kArenaBytes = edgeattn::MhaDecoderArenaBytes(LayerConfig(EA_KV_STORAGE_F32));
 static_assert(kArenaBytes >= edgeattn::MhaDecoderArenaBytes(LayerConfig(EA_KV_STORAGE_INT8)), "");
+static_assert(kArenaBytes >= edgeattn::MhaDecoderArenaBytes(LayerConfig(EA_KV_STORAGE_INT4)), "");
 alignas(64) uint8_t g_arenas[kLayers][kArenaBytes];
 
 // sin/cos positions as constant data, computed by the compiler.

@@ -342,23 +342,47 @@ constexpr uint64_t SelfAttentionQuantArenaBytes(int32_t n, int32_t d_model, int3
 // SDOT), in the order an attend reads them: keys in quads of channels,
 // [ceil(d_head / 4)][kKeyBlock][4] (the channels past d_head are 0), one K
 // scale per position, one V scale per position, values in quads of keys,
-// [kKeyBlock / 4][d_head][4].
+// [kKeyBlock / 4][d_head][4]. An int4 record holds int8's layout at half
+// a byte a code, codes stored as code + 8 (0..15): the key quads in pairs,
+// quad 2i in the low nibbles of row i and quad 2i + 1 in the high ones,
+// [ceil(d_head / 8)][kKeyBlock][4]; then the K scales [groups][kKeyBlock],
+// the V scales [groups][kKeyBlock]; then per group of EA_KV_INT4_GROUP
+// channels (width w, the last group the rest) its values in pairs of key
+// quads, [kKeyBlock / 8][w][4], key quad 2i low, 2i + 1 high.
+constexpr bool KvIsQuantized(ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_INT8 || storage == EA_KV_STORAGE_INT4;
+}
 constexpr uint64_t KvElementBytes(ea_kv_storage storage) {
   return storage == EA_KV_STORAGE_F32 ? 4 : storage == EA_KV_STORAGE_F16 ? 2 : 1;
 }
-constexpr uint64_t KvScaleBytes(ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_INT8 ? 2 * kKeyBlock * sizeof(float) : 0;
+// Scale groups along d_head: int4's groups of EA_KV_INT4_GROUP channels, one
+// for int8.
+constexpr uint64_t KvScaleGroups(int32_t d_head, ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_INT4
+             ? RoundUp(static_cast<uint64_t>(d_head), EA_KV_INT4_GROUP) / EA_KV_INT4_GROUP
+             : 1;
 }
-// Channels of a record's key panel: d_head, or whole quads for int8.
+constexpr uint64_t KvScaleBytes(int32_t d_head, ea_kv_storage storage) {
+  return KvIsQuantized(storage) ? 2 * KvScaleGroups(d_head, storage) * kKeyBlock * sizeof(float)
+                                : 0;
+}
+// Channels of a record's key panel: d_head; whole quads for int8, whole
+// pairs of quads for int4.
 constexpr uint64_t KvKeyChannels(int32_t d_head, ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_INT8 ? RoundUp(static_cast<uint64_t>(d_head), 4)
-                                       : static_cast<uint64_t>(d_head);
+  return storage == EA_KV_STORAGE_INT8   ? RoundUp(static_cast<uint64_t>(d_head), 4)
+         : storage == EA_KV_STORAGE_INT4 ? RoundUp(static_cast<uint64_t>(d_head), 8)
+                                         : static_cast<uint64_t>(d_head);
+}
+// Bytes of a record's keys and of its values (kKeyBlock is even: int4's
+// half bytes are whole).
+constexpr uint64_t KvCodeBytes(uint64_t channels, ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_INT4 ? kKeyBlock * channels / 2
+                                       : kKeyBlock * channels * KvElementBytes(storage);
 }
 constexpr uint64_t KvRecordBytes(int32_t d_head, ea_kv_storage storage) {
-  return RoundUp(static_cast<uint64_t>(kKeyBlock) *
-                         (KvKeyChannels(d_head, storage) + static_cast<uint64_t>(d_head)) *
-                         KvElementBytes(storage) +
-                     KvScaleBytes(storage),
+  return RoundUp(KvCodeBytes(KvKeyChannels(d_head, storage), storage) +
+                     KvCodeBytes(static_cast<uint64_t>(d_head), storage) +
+                     KvScaleBytes(d_head, storage),
                  kRegionAlignment);
 }
 constexpr uint64_t KvBlocks(int32_t capacity) {
@@ -371,16 +395,23 @@ constexpr uint64_t KvRecordsBytes(int32_t capacity, int32_t n_kv_heads, int32_t 
 }
 // Bytes of one attended row's online-softmax state (running max, sum, flag).
 inline constexpr uint64_t kKvRowStateBytes = 16;
-// int8: an attend's queries as int8 codes, per attended row its quads of
-// channels (as int8, and widened to 4 bytes a code for the kernels that read
-// them so), a float scale and an int32 sum of the codes; append's staging of
-// one head's codes (at most one row's quads).
+// int8 and int4: an attend's queries as int8 codes, per attended row its
+// quads of channels (as int8, and widened to 4 bytes a code for the kernels
+// that read them so), a float scale and an int32 sum of the codes per scale
+// group; append's staging of one head's codes (at most one row's quads).
+// int4: first, the record being attended widened to int8's layout (values
+// group by group: [groups][kKeyBlock / 4][w][4]).
 constexpr uint64_t KvQueryCodeBytes(int32_t max_queries, int32_t n_heads, int32_t d_head,
                                     ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_INT8
-             ? static_cast<uint64_t>(max_queries) * static_cast<uint64_t>(n_heads) *
-                   ((1 + sizeof(float)) * KvKeyChannels(d_head, storage) + sizeof(float) +
-                    sizeof(int32_t))
+  const uint64_t widened_record =
+      storage == EA_KV_STORAGE_INT4
+          ? kKeyBlock * (KvKeyChannels(d_head, storage) + static_cast<uint64_t>(d_head))
+          : 0;
+  return KvIsQuantized(storage)
+             ? widened_record +
+                   static_cast<uint64_t>(max_queries) * static_cast<uint64_t>(n_heads) *
+                       ((1 + sizeof(float)) * KvKeyChannels(d_head, storage) + sizeof(float) +
+                        sizeof(int32_t) * KvScaleGroups(d_head, storage))
              : 0;
 }
 constexpr uint64_t KvCacheArenaBytes(int32_t capacity, int32_t n_heads, int32_t n_kv_heads,

@@ -32,13 +32,18 @@
  *         scale 0; a non-finite one stores a NaN scale, so that every query
  *         seeing it outputs NaN; a head whose max|x| is within 1 % of
  *         FLT_MAX may dequantise to +-inf, the correctly rounded value).
+ *   INT4  int8's rule with codes -7..7 (scale = max|x| / 7), one scale per
+ *         token, KV head and group of EA_KV_INT4_GROUP channels along d_head
+ *         (the last group holds the rest: d_head 80 is groups of 64 and 16),
+ *         two codes a byte: a quarter of f16's bytes, an eighth of f32's,
+ *         plus 8 bytes of scales per group and position.
  * The same inputs give the same stored bytes on every CPU and SIMD target
- * (f16: integer rounding; int8: IEEE float divisions, scalar or vector, in the
- * default rounding mode, and rounding by the exact remainder); f32 and f16
+ * (f16: integer rounding; int8, int4: IEEE float divisions, scalar or vector,
+ * in the default rounding mode, and rounding by the exact remainder); f32 and f16
  * outputs meet the float32 error bound (README, "Numerics contract") on every
  * target.
  *
- * INT8 attends with integer dot products: each query row and head is rounded
+ * INT8 and INT4 attend with integer dot products: each query row and head is rounded
  * to int8 as a key is (its own scale), a score is the exact integer sum of
  * code products times the two scales and `scale`, and the probabilities of
  * each 64-position block times the values' scales are rounded to 8 bits
@@ -51,7 +56,13 @@
  * |value codes| (README, "KV cache storage"; tested on every target). The
  * scales are multiplied before the sum: where k_scale * q_scale * scale
  * passes FLT_MAX the score is +-inf, or NaN for a sum of 0, and the query's
- * output NaN (largest |k| * largest |q| * scale past about 5e42).
+ * output NaN (largest |k| * largest |q| * scale past about 5e42). INT4 is
+ * INT8 group by group: a score is the sum over the groups of each group's
+ * integer sum times its key scale (times q_scale * scale), and each group's
+ * weights p_j * v_scale_j are rounded against their own block largest, so
+ * the bound above holds with the group's scales and codes. int4 records are
+ * widened to int8 codes in the arena, one record at a time, as an attend
+ * reaches them; int8's kernels then read them.
  *
  * With a window, the cache is a ring: appends never fill it, and the oldest
  * positions are overwritten once `capacity` are held. capacity must cover
@@ -79,15 +90,18 @@
 extern "C" {
 #endif
 
-/* int8 storage holds heads of at most this many channels (larger d_head:
- * EA_ERR_BAD_DIMENSION): its score sums, 255 * 127 per channel, stay within
- * int32. */
+/* int8 and int4 storage hold heads of at most this many channels (larger
+ * d_head: EA_ERR_BAD_DIMENSION): their score sums, 255 * 127 per channel,
+ * stay within int32. */
 #define EA_KV_INT8_MAX_D_HEAD 65536
+/* int4 storage: channels per scale along d_head (kv_cache.h, "INT4"). */
+#define EA_KV_INT4_GROUP 64
 
 typedef enum ea_kv_storage {
   EA_KV_STORAGE_F32 = 0,
   EA_KV_STORAGE_F16 = 1,
   EA_KV_STORAGE_INT8 = 2,
+  EA_KV_STORAGE_INT4 = 3,
   EA_KV_STORAGE_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_KV_STORAGE_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_kv_storage;
@@ -117,7 +131,8 @@ typedef struct ea_kv_cache {
   uint8_t* records;   /* arena: the stored keys and values */
   void* row_states;   /* arena: one online-softmax state per attended row */
   float* score_tile;  /* arena: the decode kernel's score tile */
-  void* query_codes;  /* arena, int8 storage: an attend's queries as int8 */
+  void* query_codes;  /* arena, int8 and int4 storage: an attend's queries as
+                         int8 (int4: and one record widened to int8) */
   size_t carve_bytes; /* bytes from records to the end of the carve */
   int64_t length;     /* tokens appended since init or reset */
   uint32_t ready;

@@ -13,6 +13,7 @@ void DecodeAttention(const ea_kv_cache& cache, const float* q, int32_t n_queries
     case EA_KV_STORAGE_F16:
       return DecodeAttentionF16(cache, q, n_queries, causal, out);
     case EA_KV_STORAGE_INT8:
+    case EA_KV_STORAGE_INT4:
       return DecodeAttentionS8(cache, q, n_queries, causal, out);
     default:
       return DecodeAttentionF32(cache, q, n_queries, causal, out);

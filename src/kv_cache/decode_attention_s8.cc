@@ -1,9 +1,12 @@
-// The decode kernel for int8 records (decode_attention-inl.h's pass, this
-// file's record step): each attend first rounds its queries to int8 codes
-// per row (QuantizeHeadS8, as append rounds keys), then every record step
-// scores the codes against the key quads and adds the block's rounded
-// probabilities times the value quads, both as integer dot products
-// (int8_record_dots-inl.h).
+// The decode kernel for int8 and int4 records (decode_attention-inl.h's
+// pass, this file's record step): each attend first rounds its queries to
+// int8 codes per row (QuantizeHeadS8, as append rounds keys), then every
+// record step scores the codes against the key quads and adds the block's
+// rounded probabilities times the value quads, both as integer dot products
+// (int8_record_dots-inl.h). An int4 record is first widened to int8 codes
+// (int4_record_widen-inl.h), then taken group by group: each group of
+// channels has its own scales, so its scores are summed into the block's
+// and its weights rounded on their own.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kv_cache/decode_attention_s8.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -14,6 +17,7 @@
 #include <hwy/highway.h>
 
 #include "kv_cache/decode_attention-inl.h"
+#include "kv_cache/int4_record_widen-inl.h"
 #include "kv_cache/int8_record_dots-inl.h"
 #include "kv_cache/quantize_head.h"
 
@@ -21,7 +25,8 @@ HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
 namespace HWY_NAMESPACE {
 
-// Every attended row's codes (zeros past d_head), scale and code sum.
+// Every attended row's codes (zeros past d_head), scale and code sum per
+// scale group.
 inline void QuantizeQueries(const ea_kv_cache& cache, const float* q, int32_t n_queries,
                             const QueryCodesView& codes) {
   const size_t d = static_cast<size_t>(cache.config.d_head);
@@ -30,49 +35,95 @@ inline void QuantizeQueries(const ea_kv_cache& cache, const float* q, int32_t n_
     int8_t* row = codes.codes + r * codes.stride;
     codes.scales[r] = QuantizeHeadS8(q + r * d, d, row, 1);
     for (size_t c = d; c < codes.stride; ++c) row[c] = 0;
-    int32_t sum = 0;
-    for (size_t c = 0; c < codes.stride; ++c) sum += row[c];
-    codes.sums[r] = sum;
+    for (size_t g = 0; g < codes.groups; ++g) {
+      const size_t end = codes.groups == 1 ? codes.stride : (g + 1) * EA_KV_INT4_GROUP;
+      int32_t sum = 0;
+      for (size_t c = g * EA_KV_INT4_GROUP; c < end && c < codes.stride; ++c) sum += row[c];
+      codes.sums[r * codes.groups + g] = sum;
+    }
     WidenQueryCodes(row, codes.stride, codes.wide_codes + r * codes.stride);
   }
 }
 
+// Where a record step reads the codes of each scale group: int8's record
+// as stored (one group), or int4's widened into the arena.
+struct CodeGroups {
+  const int8_t* keys;    // key quads [channels / 4][kKeyBlock][4]
+  const int8_t* values;  // per group: key quads [kKeyBlock / 4][w][4]
+  size_t groups;
+  size_t group_channels;  // channels of every group but the last (int8: KvKeyChannels)
+};
+
+inline size_t Smaller(size_t a, size_t b) { return a < b ? a : b; }
+
 // `rows` query heads from `head` of query `query` against keys [first, end)
 // of one int8 record; block_start is the record's first position.
+//
+// Scale groups after the first score into tile columns [kGroupScores, +64)
+// and are added to the block's scores; the probabilities are kept in
+// columns [kKeptProbabilities, +64) for the groups after the first, since
+// rounding a group's weights overwrites them.
+inline constexpr size_t kGroupScores = 2 * kKeyBlock;
+inline constexpr size_t kKeptProbabilities = 3 * kKeyBlock;
+static_assert(kScoreTileKeys >= 4 * kKeyBlock, "the tile rows hold a group's scores and weights");
+
 template <class DF>
 HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShape& shape,
                                const QueryCodesView& codes, const KvRecordView& record,
-                               int32_t query, int32_t head, size_t rows, size_t first, size_t end,
-                               int64_t block_start, float* out) {
+                               const CodeGroups& groups, int32_t query, int32_t head, size_t rows,
+                               size_t first, size_t end, int64_t block_start, float* out) {
   const size_t first_row = static_cast<size_t>(query) * static_cast<size_t>(cache.config.n_heads) +
                            static_cast<size_t>(head);
-  QueryRowsS8 q = {};
-  for (size_t r = 0; r < rows; ++r) {
-    q.codes[r] = codes.codes + (first_row + r) * codes.stride;
-    q.wide_codes[r] = codes.wide_codes + (first_row + r) * codes.stride;
-    q.sums[r] = codes.sums[first_row + r];
-    q.factors[r] = cache.config.scale * codes.scales[first_row + r];
-  }
   float* tile = cache.score_tile;
-  ScoreRecordS8(df, q, rows, static_cast<const int8_t*>(record.keys), codes.stride / 4, end,
-                record.key_scales, tile);
+  const size_t quads = codes.stride / 4;
+  for (size_t g = 0; g < groups.groups; ++g) {
+    const size_t c0 = g * groups.group_channels;
+    QueryRowsS8 q = {};
+    for (size_t r = 0; r < rows; ++r) {
+      q.codes[r] = codes.codes + (first_row + r) * codes.stride + c0;
+      q.wide_codes[r] = WideCodesFrom(codes.wide_codes + (first_row + r) * codes.stride, c0);
+      q.sums[r] = codes.sums[(first_row + r) * codes.groups + g];
+      q.factors[r] = cache.config.scale * codes.scales[first_row + r];
+    }
+    ScoreRecordS8(df, q, rows, groups.keys + c0 * kKeyBlock,
+                  Smaller(quads - c0 / 4, groups.group_channels / 4), end,
+                  record.key_scales + g * kKeyBlock, g == 0 ? tile : tile + kGroupScores);
+    for (size_t r = 0; g > 0 && r < rows; ++r) {
+      float* scores = tile + r * kScoreTileKeys;
+      for (size_t j = first; j < end; ++j) scores[j] += scores[kGroupScores + j];
+    }
+  }
   float rescale[kGridRows];
   bool usable[kGridRows];
   SoftmaxStepOfRecord(df, cache, shape, query, head, rows, first, end, block_start, rescale,
                       usable);
-  float steps[kGridRows];
-  QuantizeWeightsS8(df, tile, rows, first, end, record.value_scales, usable, steps);
-
-  WeightedQuadsS8 pv;
-  pv.values = static_cast<const int8_t*>(record.values);
-  pv.d = shape.d_head;
-  pv.quad_begin = first / 4;
-  pv.quad_end = (end + 3) / 4;
-  pv.steps = steps;
-  pv.rescale = rescale;
-  pv.usable = usable;
-  pv.out = out + first_row * shape.d_head;
-  AccumulateRecordS8(df, tile, rows, pv);
+  for (size_t g = 0; g < groups.groups; ++g) {
+    const size_t c0 = g * groups.group_channels;
+    for (size_t r = 0; groups.groups > 1 && r < rows; ++r) {
+      float* probabilities = tile + r * kScoreTileKeys;
+      for (size_t j = first; j < end; ++j) {
+        if (g == 0) {
+          probabilities[kKeptProbabilities + j] = probabilities[j];
+        } else {
+          probabilities[j] = probabilities[kKeptProbabilities + j];
+        }
+      }
+    }
+    float steps[kGridRows];
+    QuantizeWeightsS8(df, tile, rows, first, end, record.value_scales + g * kKeyBlock, usable,
+                      steps);
+    WeightedQuadsS8 pv;
+    pv.values = groups.values + c0 * kKeyBlock;
+    pv.d = Smaller(shape.d_head - c0, groups.group_channels);
+    pv.quad_begin = first / 4;
+    pv.quad_end = (end + 3) / 4;
+    pv.steps = steps;
+    pv.rescale = rescale;
+    pv.usable = usable;
+    pv.out = out + first_row * shape.d_head + c0;
+    pv.out_stride = shape.d_head;
+    AccumulateRecordS8(df, tile, rows, pv);
+  }
 }
 
 void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n_queries,
@@ -81,13 +132,29 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
   const DecodeShape shape = DecodeShapeOf(cache, n_queries, causal);
   const QueryCodesView codes = QueryCodesOf(cache);
   QuantizeQueries(cache, q, n_queries, codes);
+  const bool int4 = cache.config.storage == EA_KV_STORAGE_INT4;
+  const size_t d = shape.d_head;
+  const void* widened_keys = nullptr;  // the int4 record now in codes.widened_record
   // SCALAR is the microcontrollers' target: no data cache to fill ahead.
   DecodeRecords(df, cache, shape, n_queries, out,
                 /*prefetch_next_record=*/HWY_TARGET != HWY_SCALAR,
                 [&](const KvRecordView& record, int32_t query, int32_t head, size_t rows,
                     size_t first, size_t end, int64_t block_start) {
-                  AttendRecordS8(df, cache, shape, codes, record, query, head, rows, first, end,
-                                 block_start, out);
+                  CodeGroups groups{static_cast<const int8_t*>(record.keys),
+                                    static_cast<const int8_t*>(record.values), 1, codes.stride};
+                  if (int4) {
+                    if (widened_keys != record.keys) {
+                      WidenRecordS4(static_cast<const uint8_t*>(record.keys),
+                                    static_cast<const uint8_t*>(record.values), codes.stride, d,
+                                    codes.widened_record);
+                      widened_keys = record.keys;
+                    }
+                    groups = CodeGroups{codes.widened_record,
+                                        codes.widened_record + codes.stride * kKeyBlock,
+                                        codes.groups, EA_KV_INT4_GROUP};
+                  }
+                  AttendRecordS8(df, cache, shape, codes, record, groups, query, head, rows, first,
+                                 end, block_start, out);
                 });
 }
 

@@ -122,7 +122,7 @@ HWY_INLINE void AccumulateRecordS8FloatLanes(DF df, float* tile, size_t rows,
   for (size_t r = 0; r < rows; ++r) {
     if (!a.usable[r]) continue;
     const float* codes = tile + r * kScoreTileKeys;
-    float* out = a.out + r * a.d;
+    float* out = a.out + r * a.out_stride;
     // Channels [c, c + lanes) are the 4 * lanes bytes from c * 4 of each
     // key quad's row; past d only the row's own bytes are read.
     for (size_t c = 0; c < a.d; c += lanes) {

@@ -116,7 +116,7 @@ HWY_INLINE void AccumulateRecordS8Pairs(DF df, float* tile, size_t rows, const W
   for (size_t r = 0; r < rows; ++r) {
     if (!a.usable[r]) continue;
     const unsigned char* codes = reinterpret_cast<const unsigned char*>(tile + r * kScoreTileKeys);
-    float* out = a.out + r * a.d;
+    float* out = a.out + r * a.out_stride;
     size_t c = 0;
     for (; c + 2 * lanes <= a.d; c += 2 * lanes) {
       auto a0 = hn::Zero(d32), a1 = hn::Zero(d32), a2 = hn::Zero(d32), a3 = hn::Zero(d32);

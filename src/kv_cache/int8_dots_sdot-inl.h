@@ -147,7 +147,7 @@ HWY_INLINE void AccumulateRecordS8Sdot(DF df, float* tile, size_t rows, const We
     uint32_t code_sum = 0;
     for (size_t k = a.quad_begin * 4; k < a.quad_end * 4; ++k) code_sum += codes[k];
     const auto offset = hn::Set(d32, static_cast<int32_t>(128 * code_sum));
-    float* out = a.out + r * a.d;
+    float* out = a.out + r * a.out_stride;
     auto finish = [&](size_t c, hn::Vec<decltype(du32)> acc, size_t width) {
       const auto sums = hn::Sub(hn::BitCast(d32, acc), offset);
       AddBlockToOutput(df, hn::ConvertTo(df, sums), a.steps[r], a.rescale[r], out + c, width);

@@ -172,7 +172,7 @@ EA_VNNI_TARGET void AccumulateRecordS8Vnni(float* tile, size_t first_row,
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) {
       const size_t row = first_row + static_cast<size_t>(r);
-      float* out = a.out + row * d + c0;
+      float* out = a.out + row * a.out_stride + c0;
       const __m512 step = _mm512_set1_ps(a.steps[row]);
       const __m512 rescale = _mm512_set1_ps(a.rescale[row]);
 #pragma GCC unroll 8

@@ -64,7 +64,7 @@ HWY_INLINE void AccumulateRecordS8Words(DF /* df */, float* tile, size_t rows,
   for (size_t r = 0; r < rows; ++r) {
     if (!a.usable[r]) continue;
     const uint8_t* codes = WeightCodesOf(tile, r);
-    float* out = a.out + r * a.d;
+    float* out = a.out + r * a.out_stride;
     for (size_t c = 0; c < a.d; ++c) {
       int32_t sum = 0;
       for (size_t quad = a.quad_begin; quad < a.quad_end; ++quad) {

@@ -105,6 +105,16 @@ inline void WidenQueryCodes(const int8_t* codes, size_t count, float* wide) {
 #endif
 }
 
+// The widened codes of one row from code c on, in WidenQueryCodes' layout
+// (int16 codes fill the first half of the row's area).
+inline const float* WideCodesFrom(const float* wide, size_t c) {
+#if EA_INT8_DOTS == EA_INT8_DOTS_PAIRS
+  return reinterpret_cast<const float*>(reinterpret_cast<const unsigned char*>(wide) + 2 * c);
+#else
+  return wide + c;
+#endif
+}
+
 // The output rows' step of one block: out_r[c] = out_r[c] * rescale[r] +
 // steps[r] * sum_j codes_r[j] values[j][c], keys of quads [quad_begin,
 // quad_end), for the rows with usable[r].
@@ -115,7 +125,8 @@ struct WeightedQuadsS8 {
   const float* steps;
   const float* rescale;
   const bool* usable;
-  float* out;  // row r at r * d
+  float* out;         // row r at r * out_stride
+  size_t out_stride;  // d_head: int4's groups are channel slices of the rows
 };
 
 }  // namespace HWY_NAMESPACE

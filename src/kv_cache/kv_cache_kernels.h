@@ -18,7 +18,8 @@ void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int
 void DecodeAttention(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
                      float* out);
 
-// DecodeAttention for one storage (decode_attention_{f32,f16,s8}.cc).
+// DecodeAttention for one storage (decode_attention_{f32,f16,s8}.cc; S8
+// also reads int4 records).
 void DecodeAttentionF32(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,
                         float* out);
 void DecodeAttentionF16(const ea_kv_cache& cache, const float* q, int32_t n_queries, bool causal,

@@ -16,10 +16,10 @@
 namespace edgeattn {
 
 struct KvRecordView {
-  void* keys;           // f32, f16: K^T panel [d_head][kKeyBlock]; int8: channel quads
-  void* values;         // f32, f16: rows [kKeyBlock][d_head]; int8: key quads
-  float* key_scales;    // int8: [kKeyBlock]; otherwise NULL
-  float* value_scales;  // int8: [kKeyBlock]; otherwise NULL
+  void* keys;           // f32, f16: K^T panel [d_head][kKeyBlock]; int8, int4: channel quads
+  void* values;         // f32, f16: rows [kKeyBlock][d_head]; int8, int4: key quads
+  float* key_scales;    // int8, int4: [groups][kKeyBlock]; otherwise NULL
+  float* value_scales;  // int8, int4: [groups][kKeyBlock]; otherwise NULL
 };
 
 // The record of position block `block` (position / kKeyBlock, not yet taken
@@ -28,44 +28,56 @@ inline KvRecordView KvRecord(const ea_kv_cache& cache, int64_t block, int32_t he
   const ea_kv_cache_config& c = cache.config;
   const uint64_t ring_block = static_cast<uint64_t>(block) % KvBlocks(c.capacity);
   const uint64_t record_bytes = KvRecordBytes(c.d_head, c.storage);
-  const uint64_t element = KvElementBytes(c.storage);
-  const uint64_t key_bytes =
-      static_cast<uint64_t>(kKeyBlock) * KvKeyChannels(c.d_head, c.storage) * element;
+  const uint64_t key_bytes = KvCodeBytes(KvKeyChannels(c.d_head, c.storage), c.storage);
   uint8_t* base = cache.records +
                   (ring_block * static_cast<uint64_t>(c.n_kv_heads) + static_cast<uint64_t>(head)) *
                       record_bytes;
   KvRecordView view{base, base + key_bytes, nullptr, nullptr};
-  if (c.storage == EA_KV_STORAGE_INT8) {
+  if (KvIsQuantized(c.storage)) {
     // In the order an attend reads them: keys, their scales, the values'
     // scales, the values.
     view.key_scales = static_cast<float*>(static_cast<void*>(base + key_bytes));
-    view.value_scales = view.key_scales + kKeyBlock;
-    view.values = base + key_bytes + KvScaleBytes(c.storage);
+    view.value_scales = view.key_scales + KvScaleGroups(c.d_head, c.storage) * kKeyBlock;
+    view.values = base + key_bytes + KvScaleBytes(c.d_head, c.storage);
   }
   return view;
 }
 
-// An int8 cache's query codes (KvQueryCodeBytes): for each of `rows`
-// attended rows (query-major, then head) ceil(d_head / 4) quads of codes
-// widened to 4 bytes each (first, so that every row's quads are 16-byte
-// aligned; WidenQueryCodes), a scale, a sum of its codes and the codes as
-// int8.
+// An int8 or int4 cache's query codes (KvQueryCodeBytes): int4's widened
+// record (first: 64-byte aligned), then for each of `rows` attended rows
+// (query-major, then head) its quads of codes widened to 4 bytes each (every
+// row's quads 16-byte aligned; WidenQueryCodes), a scale, the sums of its
+// codes per scale group and the codes as int8.
 struct QueryCodesView {
-  float* wide_codes;  // row r at r * stride
+  int8_t* widened_record;  // int4: keys [stride / 4][kKeyBlock][4], then values; else NULL
+  float* wide_codes;       // row r at r * stride
   float* scales;
-  int32_t* sums;
+  int32_t* sums;  // row r, group g at r * groups + g
   int8_t* codes;  // row r at r * stride
   size_t stride;  // KvKeyChannels
+  size_t groups;  // KvScaleGroups
 };
 inline QueryCodesView QueryCodesOf(const ea_kv_cache& cache) {
   const ea_kv_cache_config& c = cache.config;
   const size_t rows = static_cast<size_t>(c.max_queries) * static_cast<size_t>(c.n_heads);
   const size_t stride = static_cast<size_t>(KvKeyChannels(c.d_head, c.storage));
-  float* wide_codes = static_cast<float*>(cache.query_codes);
+  const size_t groups = static_cast<size_t>(KvScaleGroups(c.d_head, c.storage));
+  uint8_t* base = static_cast<uint8_t*>(cache.query_codes);
+  int8_t* widened_record = nullptr;
+  if (c.storage == EA_KV_STORAGE_INT4) {
+    widened_record = static_cast<int8_t*>(cache.query_codes);
+    base += kKeyBlock * (stride + static_cast<size_t>(c.d_head));
+  }
+  float* wide_codes = static_cast<float*>(static_cast<void*>(base));
   float* scales = wide_codes + rows * stride;
   int32_t* sums = static_cast<int32_t*>(static_cast<void*>(scales + rows));
-  return QueryCodesView{wide_codes, scales, sums,
-                        static_cast<int8_t*>(static_cast<void*>(sums + rows)), stride};
+  return QueryCodesView{widened_record,
+                        wide_codes,
+                        scales,
+                        sums,
+                        static_cast<int8_t*>(static_cast<void*>(sums + rows * groups)),
+                        stride,
+                        groups};
 }
 
 // Positions [first, end) that query position p sees.

@@ -1,9 +1,9 @@
 // Append: each new token's keys and values go to their records once, in the
 // layout the decode kernel streams (float storage: keys into a column of the
-// K^T panel, values into a row; int8: into the quads of arena_sizes.hpp),
+// K^T panel, values into a row; int8, int4: into the quads of arena_sizes.hpp),
 // converted to the cache's storage.
 //
-// f16 conversion is scalar integer code (half_float.h), int8 quantization a
+// f16 conversion is scalar integer code (half_float.h), int8 and int4 quantization a
 // per-target kernel (quantize_head.cc); both give the same bytes on every
 // target.
 #include <stddef.h>
@@ -47,6 +47,42 @@ void StoreHeadsS8(const KvRecordView& record, size_t slot, const float* k_head, 
   record.value_scales[slot] = QuantizeHeadS8(v_head, d, values, 4);
 }
 
+// int4: one group of channels at a time, rounded into `staging` (at least
+// KvKeyChannels bytes) with its own scale. The key codes of channel quads
+// 2i and 2i + 1 are the low and high nibbles of the slot's word in row i;
+// a value code replaces one nibble of its byte, the other belonging to the
+// slot four positions away.
+void StoreHeadsS4(const KvRecordView& record, size_t slot, const float* k_head, const float* v_head,
+                  size_t d, int8_t* staging) {
+  const size_t channels =
+      static_cast<size_t>(KvKeyChannels(static_cast<int32_t>(d), EA_KV_STORAGE_INT4));
+  for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
+    const size_t width = d - c0 < EA_KV_INT4_GROUP ? d - c0 : EA_KV_INT4_GROUP;
+    record.key_scales[g * kKeyBlock + slot] = QuantizeHeadS4(k_head + c0, width, staging + c0, 1);
+  }
+  for (size_t c = d; c < channels; ++c) staging[c] = 0;
+  uint8_t* keys = static_cast<uint8_t*>(record.keys) + slot * 4;
+  for (size_t pair = 0; pair < channels / 8; ++pair) {
+    for (size_t lane = 0; lane < 4; ++lane) {
+      const int low = staging[pair * 8 + lane] + 8;
+      const int high = staging[pair * 8 + 4 + lane] + 8;
+      keys[pair * kKeyBlock * 4 + lane] = static_cast<uint8_t>(low | high << 4);
+    }
+  }
+  const size_t shift = (slot / 4) % 2 * 4;
+  const uint8_t kept = static_cast<uint8_t>(0xF0u >> shift);
+  for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
+    const size_t width = d - c0 < EA_KV_INT4_GROUP ? d - c0 : EA_KV_INT4_GROUP;
+    record.value_scales[g * kKeyBlock + slot] = QuantizeHeadS4(v_head + c0, width, staging, 1);
+    uint8_t* values = static_cast<uint8_t*>(record.values) + c0 * kKeyBlock / 2 +
+                      (slot / 8) * width * 4 + slot % 4;
+    for (size_t c = 0; c < width; ++c) {
+      const unsigned code = static_cast<unsigned>(staging[c] + 8) << shift;
+      values[c * 4] = static_cast<uint8_t>((values[c * 4] & kept) | code);
+    }
+  }
+}
+
 }  // namespace
 
 void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int32_t n_tokens) {
@@ -63,6 +99,10 @@ void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int
       const float* v_head = v + static_cast<size_t>(t) * ld + static_cast<size_t>(head) * d;
       if (c.storage == EA_KV_STORAGE_INT8) {
         StoreHeadsS8(record, slot, k_head, v_head, d, QueryCodesOf(cache).codes);
+        continue;
+      }
+      if (c.storage == EA_KV_STORAGE_INT4) {
+        StoreHeadsS4(record, slot, k_head, v_head, d, QueryCodesOf(cache).codes);
         continue;
       }
       uint8_t* key_column = static_cast<uint8_t*>(record.keys) + slot * element;  // K^T column

@@ -1,4 +1,4 @@
-// QuantizeHeadS8 (quantize_head.h) per SIMD target. With the int8 cache at
+// QuantizeHeadS8 and QuantizeHeadS4 (quantize_head.h) per SIMD target. With the int8 cache at
 // short lengths, the append's quantization was most of a decode step (43 %
 // of the reversal model's int8-cache decoding under perf, scalar).
 //
@@ -25,8 +25,6 @@ namespace edgeattn {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-inline constexpr int32_t kInt8Limit = 127;
-
 // The head of zeros a non-finite or underflowing head stores.
 inline float StoreZeroHead(size_t d, int8_t* q, size_t stride, bool non_finite) {
   for (size_t c = 0; c < d; ++c) q[c * stride] = 0;
@@ -52,7 +50,7 @@ inline int32_t RoundToEven(float value) {
   return whole + up - down;
 }
 
-float QuantizeHeadTarget(const float* x, size_t d, int8_t* q, size_t stride) {
+float QuantizeHeadTarget(const float* x, size_t d, int8_t* q, size_t stride, int32_t limit) {
   float largest = 0.0f;
   bool non_finite = false;
   for (size_t c = 0; c < d; ++c) {
@@ -62,11 +60,11 @@ float QuantizeHeadTarget(const float* x, size_t d, int8_t* q, size_t stride) {
     const float magnitude = x[c] < 0.0f ? -x[c] : x[c];
     largest = magnitude > largest ? magnitude : largest;
   }
-  const float scale = largest / 127.0f;
+  const float scale = largest / static_cast<float>(limit);
   if (non_finite || !(scale > 0.0f)) return StoreZeroHead(d, q, stride, non_finite);
   for (size_t c = 0; c < d; ++c) {
     int32_t value = RoundToEven(x[c] / scale);
-    value = value > kInt8Limit ? kInt8Limit : value < -kInt8Limit ? -kInt8Limit : value;
+    value = value > limit ? limit : value < -limit ? -limit : value;
     q[c * stride] = static_cast<int8_t>(value);
   }
   return scale;
@@ -76,8 +74,8 @@ float QuantizeHeadTarget(const float* x, size_t d, int8_t* q, size_t stride) {
 
 // x / scale rounded as RoundToEven above, clamped, into `width` int8 values.
 template <class D>
-HWY_INLINE void QuantizeLanes(D d, hn::Vec<D> x, hn::Vec<D> scale, size_t width, int8_t* q,
-                              size_t stride) {
+HWY_INLINE void QuantizeLanes(D d, hn::Vec<D> x, hn::Vec<D> scale, int32_t limit, size_t width,
+                              int8_t* q, size_t stride) {
   const hn::RebindToSigned<D> di;
   const auto value = hn::Div(x, scale);
   const auto whole = hn::ConvertTo(di, value);  // truncates toward zero
@@ -91,13 +89,13 @@ HWY_INLINE void QuantizeLanes(D d, hn::Vec<D> x, hn::Vec<D> scale, size_t width,
   // A true mask lane is -1: whole + up - down.
   auto rounded = hn::Add(hn::Sub(whole, hn::VecFromMask(di, hn::RebindMask(di, up))),
                          hn::VecFromMask(di, hn::RebindMask(di, down)));
-  rounded = hn::Min(hn::Max(rounded, hn::Set(di, -kInt8Limit)), hn::Set(di, kInt8Limit));
+  rounded = hn::Min(hn::Max(rounded, hn::Set(di, -limit)), hn::Set(di, limit));
   HWY_ALIGN int32_t lanes[hn::MaxLanes(di)];
   hn::Store(rounded, di, lanes);
   for (size_t i = 0; i < width; ++i) q[i * stride] = static_cast<int8_t>(lanes[i]);
 }
 
-float QuantizeHeadTarget(const float* x, size_t d, int8_t* q, size_t stride) {
+float QuantizeHeadTarget(const float* x, size_t d, int8_t* q, size_t stride, int32_t limit) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const size_t lanes = hn::Lanes(df);
@@ -115,14 +113,15 @@ float QuantizeHeadTarget(const float* x, size_t d, int8_t* q, size_t stride) {
     non_finite = hn::Or(non_finite, NonFiniteLanes(df, v));
   }
   const bool any_non_finite = !hn::AllFalse(di, hn::Ne(non_finite, hn::Zero(di)));
-  const float scale = hn::GetLane(hn::MaxOfLanes(df, largest)) / 127.0f;
+  const float scale = hn::GetLane(hn::MaxOfLanes(df, largest)) / static_cast<float>(limit);
   if (any_non_finite || !(scale > 0.0f)) return StoreZeroHead(d, q, stride, any_non_finite);
   const auto vscale = hn::Set(df, scale);
   for (c = 0; c + lanes <= d; c += lanes) {
-    QuantizeLanes(df, hn::LoadU(df, x + c), vscale, lanes, q + c * stride, stride);
+    QuantizeLanes(df, hn::LoadU(df, x + c), vscale, limit, lanes, q + c * stride, stride);
   }
   if (c < d) {
-    QuantizeLanes(df, LoadTail(df, x + c, d - c, 0.0f), vscale, d - c, q + c * stride, stride);
+    QuantizeLanes(df, LoadTail(df, x + c, d - c, 0.0f), vscale, limit, d - c, q + c * stride,
+                  stride);
   }
   return scale;
 }
@@ -142,7 +141,11 @@ namespace edgeattn {
 EA_EXPORT(QuantizeHeadTarget);
 
 float QuantizeHeadS8(const float* x, size_t d, int8_t* q, size_t stride) {
-  return EA_DISPATCH(QuantizeHeadTarget)(x, d, q, stride);
+  return EA_DISPATCH(QuantizeHeadTarget)(x, d, q, stride, kInt8CodeLimit);
+}
+
+float QuantizeHeadS4(const float* x, size_t d, int8_t* q, size_t stride) {
+  return EA_DISPATCH(QuantizeHeadTarget)(x, d, q, stride, kInt4CodeLimit);
 }
 
 }  // namespace edgeattn

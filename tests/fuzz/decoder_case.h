@@ -194,7 +194,7 @@ void Visit(Io& io, DecoderCase& c) {
   if (c.tokens_kind >= 200) io.Dim(c.max_tokens);
   io.U8(c.window_kind);
   if (c.window_kind >= 224) io.Dim(c.window);
-  io.Enum(c.storage, 3);
+  io.Enum(c.storage, 4);
   io.Enum(c.position, 3);
   io.Enum(c.rope_layout, 2);
   io.Enum(c.weights_layout, 2);
@@ -229,7 +229,7 @@ void Visit(Io& io, CrossCase& c) {
   if (c.memory_kind >= 200) io.Dim(c.max_memory);
   io.U8(c.queries_kind);
   if (c.queries_kind >= 200) io.Dim(c.max_queries);
-  io.Enum(c.storage, 3);
+  io.Enum(c.storage, 4);
   io.Enum(c.weights_layout, 2);
   io.U8(c.biases);
   Visit(io, c.arena);

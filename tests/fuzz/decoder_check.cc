@@ -28,7 +28,8 @@ constexpr double kMaxScoreStep = 0.5;  // a storage step moving a score further:
 constexpr uint64_t kRoundingSeeds[2] = {0x5eed, 0xbeef};
 
 // Relative bound past the storage slack. f16 as tests/mha_decode_test.cc's
-// BoundFor; int8's rounding of queries and weights is in the slack instead.
+// BoundFor; int8's and int4's rounding of queries and weights is in the
+// slack instead.
 double StorageBound(StoredAs storage) {
   return storage == StoredAs::kF16 ? 2e-4 : edgeattn_test::kFloatErrorBound;
 }
@@ -157,6 +158,15 @@ struct Stored {
   std::vector<State> state;
 };
 
+bool IsQuantized(StoredAs storage) {
+  return storage == StoredAs::kInt8 || storage == StoredAs::kInt4;
+}
+// Channels per scale group, and the largest level.
+int GroupWidth(StoredAs storage, int d) {
+  return storage == StoredAs::kInt4 ? edgeattn_test::kInt4Group : d;
+}
+double LevelLimit(StoredAs storage) { return storage == StoredAs::kInt4 ? 7.0 : 127.0; }
+
 Stored Store(const Values& v, int d, StoredAs storage) {
   Stored s;
   const size_t count = v.val.size();
@@ -165,53 +175,57 @@ Stored Store(const Values& v, int d, StoredAs storage) {
   s.state.assign(count, State::kFinite);
   std::vector<float> head(static_cast<size_t>(d));
   for (size_t base = 0; base < count; base += static_cast<size_t>(d)) {
-    bool nonfinite = false, uncertain = false;
-    for (int c = 0; c < d; ++c) {
-      const double x = v.val[base + c];
-      if (!isfinite(x)) nonfinite = true;
-      if (!(v.mag[base + c] < kNoOverflow)) uncertain = true;
-      head[static_cast<size_t>(c)] = ToFloat(x);
-    }
+    for (int c = 0; c < d; ++c) head[static_cast<size_t>(c)] = ToFloat(v.val[base + c]);
     const std::vector<double> stored = edgeattn_test::StoredValues(head, d, storage);
     for (int c = 0; c < d; ++c) s.value[base + c] = stored[static_cast<size_t>(c)];
-    if (storage == StoredAs::kInt8) {
-      // A non-finite value makes the whole head's scale NaN.
-      const State head_state = nonfinite   ? State::kNonFinite
-                               : uncertain ? State::kUncertain
-                                           : State::kFinite;
-      for (int c = 0; c < d; ++c) s.state[base + c] = head_state;
-      if (head_state != State::kFinite) continue;
-      double largest_lo = 0.0, largest_hi = 0.0;
-      for (int c = 0; c < d; ++c) {
-        largest_lo = std::max(largest_lo, fabs(v.val[base + c]) - v.err[base + c]);
-        largest_hi = std::max(largest_hi, fabs(v.val[base + c]) + v.err[base + c]);
-      }
-      if (largest_hi >= kNoOverflow) {
-        for (int c = 0; c < d; ++c) s.state[base + c] = State::kUncertain;
-        continue;
-      }
-      const double scale_lo = largest_lo / 127.0 * (1.0 - 4.0 * kUnit);
-      const double scale_hi = largest_hi / 127.0 * (1.0 + 4.0 * kUnit);
-      for (int c = 0; c < d; ++c) {
-        const double x_lo = v.val[base + c] - v.err[base + c];
-        const double x_hi = v.val[base + c] + v.err[base + c];
-        // The levels x / scale can round to over both intervals (the
-        // float quotient's own rounding widened in), times either scale.
-        double level_lo = -127.0, level_hi = 127.0;
-        if (scale_lo > 0.0) {
-          const double q_lo = x_lo / (x_lo >= 0.0 ? scale_hi : scale_lo);
-          const double q_hi = x_hi / (x_hi >= 0.0 ? scale_lo : scale_hi);
-          level_lo = std::max(-127.0, nearbyint(q_lo - 4.0 * kUnit * fabs(q_lo)));
-          level_hi = std::min(127.0, nearbyint(q_hi + 4.0 * kUnit * fabs(q_hi)));
+    if (IsQuantized(storage)) {
+      const int width = GroupWidth(storage, d);
+      const double limit = LevelLimit(storage);
+      for (int c0 = 0; c0 < d; c0 += width) {
+        const int c_end = std::min(d, c0 + width);
+        // A non-finite value makes the whole group's scale NaN.
+        bool group_nonfinite = false, group_uncertain = false;
+        for (int c = c0; c < c_end; ++c) {
+          group_nonfinite |= !isfinite(v.val[base + c]);
+          group_uncertain |= !(v.mag[base + c] < kNoOverflow);
         }
-        double slack = 0.0;
-        for (double level : {level_lo, level_hi}) {
-          for (double scale : {scale_lo, scale_hi}) {
-            slack = std::max(slack, fabs(level * scale - s.value[base + c]));
+        const State group_state = group_nonfinite   ? State::kNonFinite
+                                  : group_uncertain ? State::kUncertain
+                                                    : State::kFinite;
+        for (int c = c0; c < c_end; ++c) s.state[base + c] = group_state;
+        if (group_state != State::kFinite) continue;
+        double largest_lo = 0.0, largest_hi = 0.0;
+        for (int c = c0; c < c_end; ++c) {
+          largest_lo = std::max(largest_lo, fabs(v.val[base + c]) - v.err[base + c]);
+          largest_hi = std::max(largest_hi, fabs(v.val[base + c]) + v.err[base + c]);
+        }
+        if (largest_hi >= kNoOverflow) {
+          for (int c = c0; c < c_end; ++c) s.state[base + c] = State::kUncertain;
+          continue;
+        }
+        const double scale_lo = largest_lo / limit * (1.0 - 4.0 * kUnit);
+        const double scale_hi = largest_hi / limit * (1.0 + 4.0 * kUnit);
+        for (int c = c0; c < c_end; ++c) {
+          const double x_lo = v.val[base + c] - v.err[base + c];
+          const double x_hi = v.val[base + c] + v.err[base + c];
+          // The levels x / scale can round to over both intervals (the
+          // float quotient's own rounding widened in), times either scale.
+          double level_lo = -limit, level_hi = limit;
+          if (scale_lo > 0.0) {
+            const double q_lo = x_lo / (x_lo >= 0.0 ? scale_hi : scale_lo);
+            const double q_hi = x_hi / (x_hi >= 0.0 ? scale_lo : scale_hi);
+            level_lo = std::max(-limit, nearbyint(q_lo - 4.0 * kUnit * fabs(q_lo)));
+            level_hi = std::min(limit, nearbyint(q_hi + 4.0 * kUnit * fabs(q_hi)));
           }
+          double slack = 0.0;
+          for (double level : {level_lo, level_hi}) {
+            for (double scale : {scale_lo, scale_hi}) {
+              slack = std::max(slack, fabs(level * scale - s.value[base + c]));
+            }
+          }
+          if (scale_lo <= 0.0) slack = std::max(slack, fabs(s.value[base + c]));
+          s.slack[base + c] = slack;
         }
-        if (scale_lo <= 0.0) slack = std::max(slack, fabs(s.value[base + c]));
-        s.slack[base + c] = slack;
       }
       continue;
     }
@@ -237,36 +251,43 @@ Stored Store(const Values& v, int d, StoredAs storage) {
   return s;
 }
 
-// The int8 cache rounds each 64-position block's weights p_j * v_scale_j to
-// 8 bits against the block's largest (kv_cache.h): out[c] of one head moves
-// by at most largest / 510 times each level |v_j[c]| / v_scale_j. Weights p
-// over keys lo..position (normalised), at most `grow` times the library's.
-std::vector<double> WeightRounding(const Stored& vs, const std::vector<double>& p, double grow,
-                                   int lo, int position, int g, int d, int kv) {
+// The int8 and int4 caches round each 64-position block's weights
+// p_j * v_scale_j to 8 bits against the block's largest, per scale group
+// (kv_cache.h): out[c] of one head moves by at most largest / 510 times each
+// level |v_j[c]| / v_scale_j. Weights p over keys lo..position (normalised),
+// at most `grow` times the library's.
+std::vector<double> WeightRounding(const Stored& vs, StoredAs storage, const std::vector<double>& p,
+                                   double grow, int lo, int position, int g, int d, int kv) {
   std::vector<double> out(static_cast<size_t>(d), 0.0);
   auto at = [&](int j, int c) { return static_cast<size_t>(j) * kv + g * d + c; };
-  // v_scale_j's range: the largest |v_j[c]| / 127, within the slack.
-  auto scale_of = [&](int j, double sign) {
-    double largest = 0.0;
-    for (int c = 0; c < d; ++c) {
-      largest = std::max(largest, fabs(vs.value[at(j, c)]) + sign * vs.slack[at(j, c)]);
-    }
-    return largest / 127.0;
-  };
-  for (int block_start = lo - lo % 64; block_start <= position; block_start += 64) {
-    const int begin = std::max(block_start, lo), end = std::min(block_start + 64, position + 1);
-    double largest = 0.0;
-    for (int j = begin; j < end; ++j) {
-      largest = std::max(largest, grow * p[static_cast<size_t>(j - lo)] * scale_of(j, 1.0));
-    }
-    for (int j = begin; j < end; ++j) {
-      const double scale_lo = scale_of(j, -1.0);
-      for (int c = 0; c < d; ++c) {
-        const double level =
-            scale_lo > 0.0
-                ? std::min(127.0, (fabs(vs.value[at(j, c)]) + vs.slack[at(j, c)]) / scale_lo)
-                : 127.0;
-        out[static_cast<size_t>(c)] += largest / 510.0 * level;
+  const int width = GroupWidth(storage, d);
+  const double limit = LevelLimit(storage);
+  for (int c0 = 0; c0 < d; c0 += width) {
+    const int c_end = std::min(d, c0 + width);
+    // v_scale_j's range: the group's largest |v_j[c]| / limit, within the
+    // slack.
+    auto scale_of = [&](int j, double sign) {
+      double largest = 0.0;
+      for (int c = c0; c < c_end; ++c) {
+        largest = std::max(largest, fabs(vs.value[at(j, c)]) + sign * vs.slack[at(j, c)]);
+      }
+      return largest / limit;
+    };
+    for (int block_start = lo - lo % 64; block_start <= position; block_start += 64) {
+      const int begin = std::max(block_start, lo), end = std::min(block_start + 64, position + 1);
+      double largest = 0.0;
+      for (int j = begin; j < end; ++j) {
+        largest = std::max(largest, grow * p[static_cast<size_t>(j - lo)] * scale_of(j, 1.0));
+      }
+      for (int j = begin; j < end; ++j) {
+        const double scale_lo = scale_of(j, -1.0);
+        for (int c = c0; c < c_end; ++c) {
+          const double level =
+              scale_lo > 0.0
+                  ? std::min(limit, (fabs(vs.value[at(j, c)]) + vs.slack[at(j, c)]) / scale_lo)
+                  : limit;
+          out[static_cast<size_t>(c)] += largest / 510.0 * level;
+        }
       }
     }
   }
@@ -406,7 +427,7 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
       }
       // int8 keys may meet the query as levels (up to 127) before their
       // scale (kv_cache_check.cc): q times 127 must stay inside float too.
-      if (q_state == State::kFinite && layer.storage == StoredAs::kInt8) {
+      if (q_state == State::kFinite && IsQuantized(layer.storage)) {
         double q_abs_sum = 0.0;
         for (int c = 0; c < d; ++c) q_abs_sum += fabs(q.val[q_base + c]);
         if (!(127.0 * q_abs_sum < kNoOverflow)) q_state = State::kUncertain;
@@ -436,11 +457,11 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
         uncertain = true;
         continue;
       }
-      // An int8 cache rounds each query head to int8 as it rounds keys
+      // An int8 or int4 cache rounds each query head to int8 as int8 rounds keys
       // (kv_cache.h): each element moves by up to half its step, plus the
       // float error of the projection it rounds.
       std::vector<double> q_moved(static_cast<size_t>(d), 0.0);
-      if (layer.storage == StoredAs::kInt8) {
+      if (IsQuantized(layer.storage)) {
         double q_largest = 0.0;
         for (int c = 0; c < d; ++c) {
           q_largest = std::max(q_largest, fabs(q.val[q_base + c]) + q.err[q_base + c]);
@@ -496,8 +517,9 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
       row_max_score_[static_cast<size_t>(t)] =
           std::max(row_max_score_[static_cast<size_t>(t)], row_score);
       const std::vector<double> weight_rounding =
-          layer.storage == StoredAs::kInt8 ? WeightRounding(vs, p, grow, lo, position, g, d, kv)
-                                           : std::vector<double>(static_cast<size_t>(d), 0.0);
+          IsQuantized(layer.storage)
+              ? WeightRounding(vs, layer.storage, p, grow, lo, position, g, d, kv)
+              : std::vector<double>(static_cast<size_t>(d), 0.0);
       for (int c = 0; c < d; ++c) {
         double out = 0.0;
         for (int j = lo; j <= position; ++j) {
@@ -592,12 +614,13 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
                  round);
     }
     // Stored: f32 holds the float values; f16 the reference's values (a
-    // boundary crossed is the slack's); int8 its levels times a scale of its own.
+    // boundary crossed is the slack's); int8 and int4 their levels times a
+    // scale of their own.
     for (size_t i = 0; i < kr.size(); ++i) {
       if (layer.storage == StoredAs::kF16) {
         kr[i] = ks.value[i];
         vr[i] = vs.value[i];
-      } else if (layer.storage == StoredAs::kInt8) {
+      } else if (IsQuantized(layer.storage)) {
         kr[i] = round(ks.value[i], fabs(ks.value[i]));
         vr[i] = round(vs.value[i], fabs(vs.value[i]));
       }

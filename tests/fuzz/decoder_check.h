@@ -4,11 +4,12 @@
 // reset, ReferenceCross over the memory set), row by row:
 //   - clean (every input the row reads finite and far from float's
 //     overflow, f16's 65504 and int8's dequantised FLT_MAX): y finite, and
-//     within the unit tests' bound (tests/mha_decode_test.cc BoundFor: 1e-5
-//     f32, 2e-4 f16, 4e-3 int8; plus FloatErrorBound's score term) of
-//     max |y_ref| over the step's clean rows, plus a slack for the storage's
-//     rounding boundaries: the library projects K and V in float, so a value
-//     within the float error of the projection from an f16 or int8 rounding
+//     within 1e-5 (f32, int8, int4) or 2e-4 (f16), plus FloatErrorBound's
+//     score term, of max |y_ref| over the step's clean rows, plus a slack for
+//     the storage's rounding: int8 and int4 round the queries and each
+//     block's weights (per scale group), and the library projects K and V in
+//     float, so a value within the float error of the projection from an
+//     f16, int8 or int4 rounding
 //     boundary may be stored one step away from the reference's (its effect
 //     on y is bounded through the softmax and out_proj, element by element).
 //     Where float's rounding modelled as in reference_bound.h moves y by more
@@ -33,12 +34,7 @@
 
 namespace edgeattn_fuzz {
 
-// How the reference models a storage.
-inline edgeattn_test::StoredAs StoredAsOf(ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_F16    ? edgeattn_test::StoredAs::kF16
-         : storage == EA_KV_STORAGE_INT8 ? edgeattn_test::StoredAs::kInt8
-                                         : edgeattn_test::StoredAs::kF32;
-}
+using edgeattn_test::StoredAsOf;
 
 // The layer as the reference reads it: row-major weights (PACKED layers
 // give their row-major source), tables, slopes.

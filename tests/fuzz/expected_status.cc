@@ -450,12 +450,22 @@ StatusSet QuantDecoderShapeRules(const ea_mha_quant_decoder_config& c) {
   return set;
 }
 
+namespace {
+
+// kv_cache.h's storages, and those that hold integer codes.
+bool KnownKvStorage(ea_kv_storage s) {
+  return s == EA_KV_STORAGE_F32 || s == EA_KV_STORAGE_F16 || s == EA_KV_STORAGE_INT8 ||
+         s == EA_KV_STORAGE_INT4;
+}
+bool IntegerKvStorage(ea_kv_storage s) {
+  return s == EA_KV_STORAGE_INT8 || s == EA_KV_STORAGE_INT4;
+}
+
+}  // namespace
+
 StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
   StatusSet set;
-  if (c.storage != EA_KV_STORAGE_F32 && c.storage != EA_KV_STORAGE_F16 &&
-      c.storage != EA_KV_STORAGE_INT8) {
-    set.Add(EA_ERR_BAD_ARGUMENT);
-  }
+  if (!KnownKvStorage(c.storage)) set.Add(EA_ERR_BAD_ARGUMENT);
   if (c.scale != 0.0f && !(c.scale > 0.0f && isfinite(c.scale))) set.Add(EA_ERR_BAD_ARGUMENT);
   if (c.capacity <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 || c.d_head <= 0 ||
       c.max_queries <= 0 || c.window < 0) {
@@ -463,8 +473,8 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
     return set;
   }
   if (c.n_heads % c.n_kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
-  // kv_cache.h: int8 heads of at most EA_KV_INT8_MAX_D_HEAD channels.
-  if (c.storage == EA_KV_STORAGE_INT8 && c.d_head > EA_KV_INT8_MAX_D_HEAD) {
+  // kv_cache.h: int8 and int4 heads of at most EA_KV_INT8_MAX_D_HEAD channels.
+  if (IntegerKvStorage(c.storage) && c.d_head > EA_KV_INT8_MAX_D_HEAD) {
     set.Add(EA_ERR_BAD_DIMENSION);
   }
   // kv_cache.h: with a window, capacity covers window + max_queries - 1
@@ -482,10 +492,7 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
 
 StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
   StatusSet set;
-  if (c.storage != EA_KV_STORAGE_F32 && c.storage != EA_KV_STORAGE_F16 &&
-      c.storage != EA_KV_STORAGE_INT8) {
-    set.Add(EA_ERR_BAD_ARGUMENT);
-  }
+  if (!KnownKvStorage(c.storage)) set.Add(EA_ERR_BAD_ARGUMENT);
   PositionRule(c.position, c.position_table, &set);
   LayoutRule(c.weights_layout, &set);
   const bool rope_layout_known =
@@ -507,8 +514,8 @@ StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
   const int64_t kv_cols = int64_t{c.n_kv_heads} * d_head;
   const int64_t qkv_rows = c.d_model + 2 * kv_cols;
   if (c.rope_table != nullptr && d_head % 2 != 0) head_rules.Add(EA_ERR_BAD_DIMENSION);
-  // The cache's int8 head limit (kv_cache.h), met at plan or at init.
-  if (c.storage == EA_KV_STORAGE_INT8 && d_head > EA_KV_INT8_MAX_D_HEAD) {
+  // The cache's int8 and int4 head limit (kv_cache.h), met at plan or at init.
+  if (IntegerKvStorage(c.storage) && d_head > EA_KV_INT8_MAX_D_HEAD) {
     set.Tolerate(EA_ERR_BAD_DIMENSION);
   }
   const int64_t capacity =
@@ -544,18 +551,15 @@ StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
 
 StatusSet MhaCrossConfigRules(const ea_mha_cross_config& c) {
   StatusSet set;
-  if (c.storage != EA_KV_STORAGE_F32 && c.storage != EA_KV_STORAGE_F16 &&
-      c.storage != EA_KV_STORAGE_INT8) {
-    set.Add(EA_ERR_BAD_ARGUMENT);
-  }
+  if (!KnownKvStorage(c.storage)) set.Add(EA_ERR_BAD_ARGUMENT);
   LayoutRule(c.weights_layout, &set);
   if (c.d_model <= 0 || c.n_heads <= 0 || c.max_memory <= 0 || c.max_queries <= 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
   }
   if (c.d_model % c.n_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
-  // The cache's int8 head limit (kv_cache.h), met at plan or at init.
-  if (c.storage == EA_KV_STORAGE_INT8 && c.d_model / c.n_heads > EA_KV_INT8_MAX_D_HEAD) {
+  // The cache's int8 and int4 head limit (kv_cache.h), met at plan or at init.
+  if (IntegerKvStorage(c.storage) && c.d_model / c.n_heads > EA_KV_INT8_MAX_D_HEAD) {
     set.Tolerate(EA_ERR_BAD_DIMENSION);
   }
   ElementsRule(3 * int64_t{c.d_model}, c.d_model, &set);  // in_proj_weight

@@ -717,7 +717,7 @@ void Visit(Io& io, KvCacheCase& c) {
   if (c.window_kind >= 160) io.Dim(c.window);
   io.U8(c.capacity_kind);
   io.Dim(c.capacity);
-  io.Enum(c.storage, 3);
+  io.Enum(c.storage, 4);
   io.U8(c.scale_kind);
   io.U32(c.scale_bits);
   Visit(io, c.arena);

@@ -61,12 +61,6 @@ ea_kv_cache_config MakeConfig(const KvCacheCase& c) {
   return config;
 }
 
-StoredAs StorageOf(ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_F16    ? StoredAs::kF16
-         : storage == EA_KV_STORAGE_INT8 ? StoredAs::kInt8
-                                         : StoredAs::kF32;
-}
-
 // A config that breaks at least one rule, for re-initialising a cache.
 ea_kv_cache_config BrokenConfig(const ea_kv_cache_config& good, uint8_t field, int32_t value) {
   ea_kv_cache_config bad = good;
@@ -331,7 +325,7 @@ void FuzzKvCache(ByteReader& input) {
     }
   }
 
-  const StoredAs storage = StorageOf(config.storage);
+  const StoredAs storage = edgeattn_test::StoredAsOf(config.storage);
   std::vector<std::optional<KvDecodeCheck>> checks(planned.size());
   std::vector<StoredRecord> first_records;
   bool first_target = true;

@@ -60,20 +60,22 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
   const int d = p.d, group = p.n_heads / p.n_kv_heads;
   const double scale = p.scale > 0.0 ? p.scale : 1.0 / sqrt(static_cast<double>(d));
   const size_t ld_q = static_cast<size_t>(p.n_heads) * d;
-  // An int8 cache rounds the queries as it rounds keys, and its weights per
-  // block (kv_cache.h): the reference takes the rounded queries, and each
-  // output element may move by the weights' rounding bound too.
-  const bool int8 = storage == StoredAs::kInt8;
+  // An int8 or int4 cache rounds the queries to int8 as int8 rounds keys,
+  // and its weights per block (kv_cache.h): the reference takes the rounded
+  // queries, and each output element may move by the weights' rounding bound
+  // too.
+  const bool quantized = storage == StoredAs::kInt8 || storage == StoredAs::kInt4;
+  const double key_limit = storage == StoredAs::kInt4 ? 7.0 : 127.0;
   std::vector<float> q_used = q;
-  if (int8) {
+  if (quantized) {
     const std::vector<double> rounded = edgeattn_test::StoredValues(q, d, StoredAs::kInt8);
     q_used.assign(rounded.begin(), rounded.end());
   }
   auto reference = [&](const std::vector<float>& rows, int position, int count) {
-    if (!int8)
+    if (!quantized)
       return edgeattn_test::ReferenceDecode(p, rows, position, count, history.k, history.v);
     edgeattn_test::Int8Decode result =
-        edgeattn_test::ReferenceDecodeInt8(p, rows, position, count, history.k, history.v);
+        edgeattn_test::ReferenceDecodeInt8(p, rows, position, count, history.k, history.v, storage);
     weight_rounding_.insert(weight_rounding_.end(), result.weight_rounding.begin(),
                             result.weight_rounding.end());
     return result.out;
@@ -88,7 +90,7 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
   } else {
     ref_ = reference(q, first, n);
   }
-  if (!int8) weight_rounding_.assign(ref_.size(), 0.0);
+  if (!quantized) weight_rounding_.assign(ref_.size(), 0.0);
   const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * d;
   rows_.assign(static_cast<size_t>(n) * p.n_heads, Row::kClean);
   must_be_nonfinite_.assign(static_cast<size_t>(n) * ld_q, 0);
@@ -108,7 +110,7 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
       // int8: a finite query whose rounded value passes FLT_MAX (127 *
       // fl(FLT_MAX / 127) does) is inf in the float reference, while the
       // cache keeps it as a level and a scale: not checked.
-      if (int8) {
+      if (quantized) {
         const float* q_given =
             q.data() + static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * d;
         bool rounding_overflows = false;
@@ -127,7 +129,7 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
         q_abs_max = std::max(q_abs_max, fabs(static_cast<double>(q_row[c])));
       }
       if (scale * q_abs_max > kNoOverflow || q_abs_max > kNoOverflow) overflow_possible = true;
-      if (storage == StoredAs::kInt8 && 127.0 * q_abs_sum > kNoOverflow) overflow_possible = true;
+      if (quantized && 127.0 * q_abs_sum > kNoOverflow) overflow_possible = true;
       for (int j = lo; j <= position; ++j) {
         const double* k_row = history.k.data() + static_cast<size_t>(j) * ld_kv + kv_column;
         const double* v_row = history.v.data() + static_cast<size_t>(j) * ld_kv + kv_column;
@@ -139,7 +141,7 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
         }
         // int8 multiplies the two scales and `scale` before the integer sum:
         // past FLT_MAX, a sum of 0 gives NaN (kv_cache.h).
-        if (int8 && scale * (q_abs_max / 127.0) * (k_abs_max / 127.0) > kNoOverflow) {
+        if (quantized && scale * (q_abs_max / 127.0) * (k_abs_max / key_limit) > kNoOverflow) {
           overflow_possible = true;
         }
         const double s = scale * dot;
@@ -181,8 +183,7 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
           const double* k_row = history.k.data() + static_cast<size_t>(j) * ld_kv + kv_column;
           double dot = 0.0, magnitude = 0.0;
           for (int c = 0; c < d; ++c) {
-            const double k_value =
-                storage == StoredAs::kInt8 ? round(k_row[c], fabs(k_row[c])) : k_row[c];
+            const double k_value = quantized ? round(k_row[c], fabs(k_row[c])) : k_row[c];
             dot += q_row[c] * k_value;
             magnitude += fabs(q_row[c] * k_value);
           }
@@ -202,8 +203,7 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
           for (int j = lo; j <= position; ++j) {
             const double v_stored =
                 history.v[static_cast<size_t>(j) * ld_kv + kv_column + static_cast<size_t>(c)];
-            const double v_value =
-                storage == StoredAs::kInt8 ? round(v_stored, fabs(v_stored)) : v_stored;
+            const double v_value = quantized ? round(v_stored, fabs(v_stored)) : v_stored;
             const double w = e[static_cast<size_t>(j - lo)] / sum;
             acc += w * v_value;
             magnitude += w * fabs(v_value);

@@ -578,7 +578,8 @@ std::vector<KvOp> Stream(const std::vector<int32_t>& chunks) {
   return ops;
 }
 
-constexpr int32_t kF32 = EA_KV_STORAGE_F32, kF16 = EA_KV_STORAGE_F16, kInt8 = EA_KV_STORAGE_INT8;
+constexpr int32_t kF32 = EA_KV_STORAGE_F32, kF16 = EA_KV_STORAGE_F16, kInt8 = EA_KV_STORAGE_INT8,
+                  kInt4 = EA_KV_STORAGE_INT4;
 constexpr uint8_t kBig1e5 = 15, kHuge3e38 = 6;
 
 void KvCacheSeeds() {
@@ -588,6 +589,13 @@ void KvCacheSeeds() {
   Write("kv-cache-f16-chunks", kKvCache, c);
   c = Kv(80, 6, 2, 17, 4, 0, kInt8, Stream({4, 4, 2, 3}));
   Write("kv-cache-int8-gqa", kKvCache, c);
+  c = Kv(80, 6, 2, 80, 4, 0, kInt4, Stream({4, 4, 2, 3}));  // scale groups of 64 and 16
+  Write("kv-cache-int4-gqa-two-groups", kKvCache, c);
+  c = Kv(70, 2, 1, 12, 2, 66, kInt4, Stream({60, 60, 60, 1}));
+  c.ops[1].length_value = 2;
+  c.ops[3].length_value = 2;
+  c.ops[5].length_value = 2;
+  Write("kv-cache-int4-window-two-blocks", kKvCache, c);
   c = Kv(150, 2, 1, 8, 64, 0, kF32, Stream({64, 10, 1}));  // multi-query, across blocks
   Write("kv-cache-mqa-two-blocks", kKvCache, c);
   c = Kv(8, 2, 1, 8, 3, 6, kF16, Stream({3, 3, 3, 2}));  // ring of 8, window 6
@@ -634,6 +642,9 @@ void KvCacheSeeds() {
   c = Kv(16, 2, 1, 4, 3, 0, kInt8, Stream({3, 1}));
   c.ops[0].first_values = WithSpecial(100, 5, kInf);  // token 1's key head: NaN scale
   Write("kv-cache-int8-inf-key", kKvCache, c);
+  c = Kv(16, 2, 1, 72, 3, 0, kInt4, Stream({3, 1}));
+  c.ops[0].second_values = WithSpecial(103, 100, kNaN);  // one value group of token 1: NaN
+  Write("kv-cache-int4-nan-value-group", kKvCache, c);
   c = Kv(16, 2, 2, 4, 4, 0, kF16, Stream({4, 2}));
   c.ops[0].second_values = WithSpecial(101, 9, kBig1e5);  // f16 inf
   Write("kv-cache-f16-overflow", kKvCache, c);
@@ -655,7 +666,7 @@ void KvCacheSeeds() {
   Write("kv-cache-scale-nan", kKvCache, c);
   c.scale_bits = 2;  // -1
   Write("kv-cache-scale-negative", kKvCache, c);
-  c = Kv(16, 2, 2, 4, 1, 0, 3, Stream({1}));
+  c = Kv(16, 2, 2, 4, 1, 0, 4, Stream({1}));
   Write("kv-cache-bad-storage", kKvCache, c);
   c = Kv(1 << 24, 4, 2, 16, 2, 0, kInt8, Stream({1}));  // k, v past 2^28 elements
   Write("kv-cache-elements-overflow", kKvCache, c);
@@ -1216,6 +1227,8 @@ void DecoderSeeds() {
               {Call(4, 40), Call(1, 41), Call(3, 42), Call(4, 43)});
   c.weights_layout = EA_WEIGHTS_PACKED;
   Write("mha-decoder-int8-sinusoid-arena-packed", kMhaDecoder, c);
+  c.storage = kInt4;
+  Write("mha-decoder-int4-sinusoid-arena-packed", kMhaDecoder, c);
   c = Decoder(2, 2, 4, 12, 3, 0, kF16, EA_POSITION_LEARNED,
               {InPlace(Call(3, 50)), InPlace(Call(2, 51)), Call(3, 52)});
   c.table_kind = 200;
@@ -1320,6 +1333,8 @@ void CrossSeeds() {
   Write("mha-cross-f32-memories", kMhaCross, c);
   c = Cross(3, 4, 130, 4, kInt8, {Call(130, 30), Run(4, 31), Call(65, 32), Run(1, 33)});
   Write("mha-cross-int8-chunks", kMhaCross, c);
+  c.storage = kInt4;
+  Write("mha-cross-int4-chunks", kMhaCross, c);
   c = Cross(4, 5, 70, 5, kF16, {Call(70, 40), InPlace(Run(5, 41)), Run(2, 42)});
   c.weights_layout = EA_WEIGHTS_PACKED;
   Write("mha-cross-f16-packed-in-place", kMhaCross, c);

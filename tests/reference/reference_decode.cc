@@ -23,18 +23,20 @@ double RoundToHalf(double x) {
 
 }  // namespace
 
-Int8Head QuantizeInt8Head(const float* x, int d) {
+Int8Head QuantizeInt8Head(const float* x, int d) { return QuantizeLevels(x, d, 127); }
+
+Int8Head QuantizeLevels(const float* x, int d, int limit) {
+  const float top = static_cast<float>(limit);
   Int8Head q{true, 0.0f, std::vector<int>(static_cast<size_t>(d), 0)};
   float largest = 0.0f;
   for (int c = 0; c < d; ++c) {
     q.finite = q.finite && std::isfinite(x[c]);
     largest = std::fmax(largest, std::fabs(x[c]));
   }
-  q.scale = largest / 127.0f;
+  q.scale = largest / top;
   if (!q.finite || !(q.scale > 0.0f)) return q;
   for (int c = 0; c < d; ++c) {
-    q.levels[c] =
-        static_cast<int>(std::fmin(127.0f, std::fmax(-127.0f, std::nearbyint(x[c] / q.scale))));
+    q.levels[c] = static_cast<int>(std::fmin(top, std::fmax(-top, std::nearbyint(x[c] / q.scale))));
   }
   return q;
 }
@@ -50,10 +52,15 @@ std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs
     } else if (storage == StoredAs::kF16) {
       for (int c = 0; c < d; ++c) out[c] = RoundToHalf(x[c]);
     } else {
-      const Int8Head q = QuantizeInt8Head(x, d);
-      for (int c = 0; c < d; ++c) {
-        out[c] = q.finite ? static_cast<double>(q.levels[c]) * q.scale
-                          : std::numeric_limits<double>::quiet_NaN();
+      const bool int4 = storage == StoredAs::kInt4;
+      const int group = int4 ? kInt4Group : d;
+      for (int c0 = 0; c0 < d; c0 += group) {
+        const int width = std::min(group, d - c0);
+        const Int8Head q = QuantizeLevels(x + c0, width, int4 ? 7 : 127);
+        for (int c = 0; c < width; ++c) {
+          out[c0 + c] = q.finite ? static_cast<double>(q.levels[c]) * q.scale
+                                 : std::numeric_limits<double>::quiet_NaN();
+        }
       }
     }
   }
@@ -119,24 +126,31 @@ std::vector<double> ReferenceDecode(const DecodeProblem& p, const std::vector<fl
 
 Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>& q,
                                int first_position, int n_queries, const std::vector<double>& k,
-                               const std::vector<double>& v) {
+                               const std::vector<double>& v, StoredAs storage) {
   const std::vector<double> q_levels = StoredValues(q, p.d, StoredAs::kInt8);
   const std::vector<float> q_stored(q_levels.begin(), q_levels.end());
   const int group = p.n_heads / p.n_kv_heads;
   const size_t ld_q = static_cast<size_t>(p.n_heads) * p.d;
   const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * p.d;
-  // v_scale of each stored head: max_c |v_j[c]| / 127 (its largest level is
-  // 127), and its levels' magnitudes |v_j[c]| / v_scale.
+  // v_scale of each stored channel's scale group: max |v_j[c]| / limit over
+  // the group (its largest level is the limit), and the levels' magnitudes
+  // |v_j[c]| / v_scale.
+  const bool int4 = storage == StoredAs::kInt4;
+  const int scale_group = int4 ? kInt4Group : p.d;
+  const double limit = int4 ? 7.0 : 127.0;
   const size_t heads = v.size() / static_cast<size_t>(p.d);
-  std::vector<double> v_scale(heads, 0.0), level(v.size(), 0.0);
+  std::vector<double> v_scale(v.size(), 0.0), level(v.size(), 0.0);
   for (size_t head = 0; head < heads; ++head) {
     const double* row = v.data() + head * static_cast<size_t>(p.d);
-    for (int c = 0; c < p.d; ++c)
-      v_scale[head] = std::fmax(v_scale[head], std::fabs(row[c]) / 127.0);
-    if (v_scale[head] == 0.0) continue;
-    for (int c = 0; c < p.d; ++c) {
-      level[head * static_cast<size_t>(p.d) + static_cast<size_t>(c)] =
-          std::fabs(row[c]) / v_scale[head];
+    for (int c0 = 0; c0 < p.d; c0 += scale_group) {
+      const int end = std::min(p.d, c0 + scale_group);
+      double largest = 0.0;
+      for (int c = c0; c < end; ++c) largest = std::fmax(largest, std::fabs(row[c]) / limit);
+      for (int c = c0; c < end; ++c) {
+        const size_t at = head * static_cast<size_t>(p.d) + static_cast<size_t>(c);
+        v_scale[at] = largest;
+        level[at] = largest == 0.0 ? 0.0 : std::fabs(row[c]) / largest;
+      }
     }
   }
   Int8Decode result;
@@ -152,28 +166,28 @@ Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>&
       const size_t at = static_cast<size_t>(i) * ld_q + static_cast<size_t>(h) * p.d;
       double* o = result.out.data() + at;
       double* bound = result.weight_rounding.data() + at;
-      // Per 64-position block: weights w_j = p_j * v_scale_j are rounded to
-      // within largest / 510 each; each moves out[c] by at most that times
-      // the level |v_j[c]| / v_scale_j.
+      // Per 64-position block and scale group: weights w_j = p_j * v_scale_j
+      // are rounded to within largest / 510 each; each moves out[c] by at
+      // most that times the level |v_j[c]| / v_scale_j.
       for (int block_start = first - first % 64; block_start <= position; block_start += 64) {
         const int begin = std::max(block_start, first);
         const int end = std::min(block_start + 64, position + 1);
-        double largest = 0.0;
-        for (int j = begin; j < end; ++j) {
-          const size_t head = static_cast<size_t>(j) * static_cast<size_t>(p.n_kv_heads) +
-                              static_cast<size_t>(h / group);
-          largest = std::fmax(largest, weights[static_cast<size_t>(j - first)] * v_scale[head]);
-        }
-        for (int j = begin; j < end; ++j) {
-          const size_t head = static_cast<size_t>(j) * static_cast<size_t>(p.n_kv_heads) +
-                              static_cast<size_t>(h / group);
-          const double* v_row =
-              v.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(h / group) * p.d;
-          const double* levels = level.data() + head * static_cast<size_t>(p.d);
-          const double weight = weights[static_cast<size_t>(j - first)];
-          for (int c = 0; c < p.d; ++c) {
-            o[c] += weight * v_row[c];
-            bound[c] += largest / 510.0 * levels[c];
+        for (int c0 = 0; c0 < p.d; c0 += scale_group) {
+          const int c_end = std::min(p.d, c0 + scale_group);
+          double largest = 0.0;
+          for (int j = begin; j < end; ++j) {
+            const size_t at = static_cast<size_t>(j) * ld_kv +
+                              static_cast<size_t>(h / group) * p.d + static_cast<size_t>(c0);
+            largest = std::fmax(largest, weights[static_cast<size_t>(j - first)] * v_scale[at]);
+          }
+          for (int j = begin; j < end; ++j) {
+            const size_t row =
+                static_cast<size_t>(j) * ld_kv + static_cast<size_t>(h / group) * p.d;
+            const double weight = weights[static_cast<size_t>(j - first)];
+            for (int c = c0; c < c_end; ++c) {
+              o[c] += weight * v[row + static_cast<size_t>(c)];
+              bound[c] += largest / 510.0 * level[row + static_cast<size_t>(c)];
+            }
           }
         }
       }

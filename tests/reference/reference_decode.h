@@ -9,14 +9,25 @@
 
 #include <vector>
 
+#include "edgeattn/kv_cache.h"
+
 namespace edgeattn_test {
 
-enum class StoredAs { kF32, kF16, kInt8 };
+enum class StoredAs { kF32, kF16, kInt8, kInt4 };
+
+// How the reference models a cache storage.
+inline StoredAs StoredAsOf(ea_kv_storage storage) {
+  return storage == EA_KV_STORAGE_F16    ? StoredAs::kF16
+         : storage == EA_KV_STORAGE_INT8 ? StoredAs::kInt8
+         : storage == EA_KV_STORAGE_INT4 ? StoredAs::kInt4
+                                         : StoredAs::kF32;
+}
 
 // The values a cache of that storage holds for rows of heads of d values
 // each: f16 rounding (nearest even, inf past 65504), or int8 with a
 // per-row-and-head scale max|x| / 127 (computed in float) and
-// round-to-nearest-even of x / scale, dequantised.
+// round-to-nearest-even of x / scale, dequantised; int4 as int8 with 7 for
+// 127, per group of 64 channels of each head (the last group the rest).
 std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs storage);
 
 // One head's int8 quantization as StoredValues computes it: the scale
@@ -28,6 +39,10 @@ struct Int8Head {
   std::vector<int> levels;
 };
 Int8Head QuantizeInt8Head(const float* x, int d);
+// The same rule with levels in [-limit, limit] and scale max|x| / limit.
+Int8Head QuantizeLevels(const float* x, int d, int limit);
+// Channels per int4 scale group.
+inline constexpr int kInt4Group = 64;
 
 struct DecodeProblem {
   int n_heads;
@@ -45,18 +60,18 @@ std::vector<double> ReferenceDecode(const DecodeProblem& problem, const std::vec
                                     int first_position, int n_queries, const std::vector<double>& k,
                                     const std::vector<double>& v);
 
-// The int8 cache's decode (edgeattn/kv_cache.h, INT8): ReferenceDecode with
-// each query row and head rounded to int8 as the keys are, and per output
-// element the most that rounding each 64-position block's weights
-// p_j * v_scale_j to 8 bits (within the block's largest / 510 each) can move
-// it.
+// The int8 or int4 cache's decode (edgeattn/kv_cache.h, INT8 and INT4):
+// ReferenceDecode with each query row and head rounded to int8 as int8 keys
+// are, and per output element the most that rounding each 64-position
+// block's weights p_j * v_scale_j to 8 bits (within the block's largest / 510
+// each; int4: per scale group, with the group's v_scale) can move it.
 struct Int8Decode {
   std::vector<double> out;
   std::vector<double> weight_rounding;
 };
 Int8Decode ReferenceDecodeInt8(const DecodeProblem& problem, const std::vector<float>& q,
                                int first_position, int n_queries, const std::vector<double>& k,
-                               const std::vector<double>& v);
+                               const std::vector<double>& v, StoredAs storage = StoredAs::kInt8);
 
 // max_i max(0, |got_i - out_i| - weight_rounding_i) / max |out|: the error
 // past the weights' rounding, norm-scaled as NormScaledError's.

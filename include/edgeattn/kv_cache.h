@@ -60,9 +60,10 @@
  * INT8 group by group: a score is the sum over the groups of each group's
  * integer sum times its key scale (times q_scale * scale), and each group's
  * weights p_j * v_scale_j are rounded against their own block largest, so
- * the bound above holds with the group's scales and codes. int4 records are
- * widened to int8 codes in the arena, one record at a time, as an attend
- * reaches them; int8's kernels then read them.
+ * the bound above holds with the group's scales and codes. AVX-512 VNNI reads
+ * the packed nibbles directly; the other targets widen each int4 record to
+ * int8 codes in the arena as an attend reaches it, and int8's kernels read
+ * them. The integers are the same either way.
  *
  * With a window, the cache is a ring: appends never fill it, and the oldest
  * positions are overwritten once `capacity` are held. capacity must cover

@@ -3,7 +3,8 @@
 // int8 codes per row (QuantizeHeadS8, as append rounds keys), then every
 // record step scores the codes against the key quads and adds the block's
 // rounded probabilities times the value quads, both as integer dot products
-// (int8_record_dots-inl.h). An int4 record is first widened to int8 codes
+// (int8_record_dots-inl.h). An int4 record is read packed on AVX3_DL
+// (int4_dots_vnni-inl.h) and first widened to int8 codes elsewhere
 // (int4_record_widen-inl.h), then taken group by group: each group of
 // channels has its own scales, so its scores are summed into the block's
 // and its weights rounded on their own.
@@ -46,15 +47,46 @@ inline void QuantizeQueries(const ea_kv_cache& cache, const float* q, int32_t n_
 }
 
 // Where a record step reads the codes of each scale group: int8's record
-// as stored (one group), or int4's widened into the arena.
+// as stored (one group), int4's widened into the arena, or int4's packed
+// record itself (EA_INT4_READS_PACKED).
 struct CodeGroups {
-  const int8_t* keys;    // key quads [channels / 4][kKeyBlock][4]
-  const int8_t* values;  // per group: key quads [kKeyBlock / 4][w][4]
+  const int8_t* keys;    // key quads [channels / 4][kKeyBlock][4] (packed: in pairs)
+  const int8_t* values;  // per group: key quads [kKeyBlock / 4][w][4] (packed: in pairs)
   size_t groups;
   size_t group_channels;  // channels of every group but the last (int8: KvKeyChannels)
+  bool packed;            // int4 nibbles, two codes a byte
 };
 
 inline size_t Smaller(size_t a, size_t b) { return a < b ? a : b; }
+
+// The bytes of a record's keys or values before channel c0's group.
+inline size_t GroupOffset(const CodeGroups& groups, size_t c0) {
+  return groups.packed ? c0 * kKeyBlock / 2 : c0 * kKeyBlock;
+}
+
+// One scale group's scores and P V, by the kernels that read its codes.
+template <class DF>
+HWY_INLINE void ScoreGroup(DF df, const CodeGroups& groups, const QueryRowsS8& q, size_t rows,
+                           size_t c0, size_t quads, size_t end, const float* key_scales,
+                           float* tile) {
+  const int8_t* keys = groups.keys + GroupOffset(groups, c0);
+#if EA_INT4_READS_PACKED
+  if (groups.packed) {
+    return ScoreRecordS4Packed(q, rows, reinterpret_cast<const uint8_t*>(keys), quads, key_scales,
+                               tile);
+  }
+#endif
+  ScoreRecordS8(df, q, rows, keys, quads, end, key_scales, tile);
+}
+template <class DF>
+HWY_INLINE void AccumulateGroup(DF df, const CodeGroups& groups, float* tile, size_t rows,
+                                const WeightedQuadsS8& pv) {
+#if EA_INT4_READS_PACKED
+  if (groups.packed) return AccumulateRecordS4Packed(tile, rows, pv);
+#endif
+  (void)groups;
+  AccumulateRecordS8(df, tile, rows, pv);
+}
 
 // `rows` query heads from `head` of query `query` against keys [first, end)
 // of one int8 record; block_start is the record's first position.
@@ -85,9 +117,8 @@ HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShap
       q.sums[r] = codes.sums[(first_row + r) * codes.groups + g];
       q.factors[r] = cache.config.scale * codes.scales[first_row + r];
     }
-    ScoreRecordS8(df, q, rows, groups.keys + c0 * kKeyBlock,
-                  Smaller(quads - c0 / 4, groups.group_channels / 4), end,
-                  record.key_scales + g * kKeyBlock, g == 0 ? tile : tile + kGroupScores);
+    ScoreGroup(df, groups, q, rows, c0, Smaller(quads - c0 / 4, groups.group_channels / 4), end,
+               record.key_scales + g * kKeyBlock, g == 0 ? tile : tile + kGroupScores);
     for (size_t r = 0; g > 0 && r < rows; ++r) {
       float* scores = tile + r * kScoreTileKeys;
       for (size_t j = first; j < end; ++j) scores[j] += scores[kGroupScores + j];
@@ -113,7 +144,7 @@ HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShap
     QuantizeWeightsS8(df, tile, rows, first, end, record.value_scales + g * kKeyBlock, usable,
                       steps);
     WeightedQuadsS8 pv;
-    pv.values = groups.values + c0 * kKeyBlock;
+    pv.values = groups.values + GroupOffset(groups, c0);
     pv.d = Smaller(shape.d_head - c0, groups.group_channels);
     pv.quad_begin = first / 4;
     pv.quad_end = (end + 3) / 4;
@@ -122,7 +153,7 @@ HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShap
     pv.usable = usable;
     pv.out = out + first_row * shape.d_head + c0;
     pv.out_stride = shape.d_head;
-    AccumulateRecordS8(df, tile, rows, pv);
+    AccumulateGroup(df, groups, tile, rows, pv);
   }
 }
 
@@ -136,26 +167,30 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
   const size_t d = shape.d_head;
   const void* widened_keys = nullptr;  // the int4 record now in codes.widened_record
   // SCALAR is the microcontrollers' target: no data cache to fill ahead.
-  DecodeRecords(df, cache, shape, n_queries, out,
-                /*prefetch_next_record=*/HWY_TARGET != HWY_SCALAR,
-                [&](const KvRecordView& record, int32_t query, int32_t head, size_t rows,
-                    size_t first, size_t end, int64_t block_start) {
-                  CodeGroups groups{static_cast<const int8_t*>(record.keys),
-                                    static_cast<const int8_t*>(record.values), 1, codes.stride};
-                  if (int4) {
-                    if (widened_keys != record.keys) {
-                      WidenRecordS4(static_cast<const uint8_t*>(record.keys),
-                                    static_cast<const uint8_t*>(record.values), codes.stride, d,
-                                    codes.widened_record);
-                      widened_keys = record.keys;
-                    }
-                    groups = CodeGroups{codes.widened_record,
-                                        codes.widened_record + codes.stride * kKeyBlock,
-                                        codes.groups, EA_KV_INT4_GROUP};
-                  }
-                  AttendRecordS8(df, cache, shape, codes, record, groups, query, head, rows, first,
-                                 end, block_start, out);
-                });
+  DecodeRecords(
+      df, cache, shape, n_queries, out,
+      /*prefetch_next_record=*/HWY_TARGET != HWY_SCALAR,
+      [&](const KvRecordView& record, int32_t query, int32_t head, size_t rows, size_t first,
+          size_t end, int64_t block_start) {
+        CodeGroups groups{static_cast<const int8_t*>(record.keys),
+                          static_cast<const int8_t*>(record.values), 1, codes.stride, false};
+        if (int4 && EA_INT4_READS_PACKED) {
+          groups.groups = codes.groups;
+          groups.group_channels = EA_KV_INT4_GROUP;
+          groups.packed = true;
+        } else if (int4) {
+          if (widened_keys != record.keys) {
+            WidenRecordS4(static_cast<const uint8_t*>(record.keys),
+                          static_cast<const uint8_t*>(record.values), codes.stride, d,
+                          codes.widened_record);
+            widened_keys = record.keys;
+          }
+          groups = CodeGroups{codes.widened_record, codes.widened_record + codes.stride * kKeyBlock,
+                              codes.groups, EA_KV_INT4_GROUP, false};
+        }
+        AttendRecordS8(df, cache, shape, codes, record, groups, query, head, rows, first, end,
+                       block_start, out);
+      });
 }
 
 }  // namespace HWY_NAMESPACE

@@ -61,6 +61,63 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m512i SumOfChains(
   return sum;
 }
 
+// tile[r][0, 16 kVectors) = (sums - code_offset * row r's code sum) as
+// float, times the key scales and row r's factor: the scores' epilogue,
+// code_offset the unsigned operand's offset (int8's 128, int4's 8).
+template <int kChains, int kRows, int kVectors>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreScoreRows(
+    const __m512i (&acc)[kChains][kRows][kVectors], const QueryRowsS8& q, int32_t code_offset,
+    const float* key_scales, float* tile) {
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+    const __m512i offset = _mm512_set1_epi32(q.sums[r] * code_offset);
+    const __m512 factor = _mm512_set1_ps(q.factors[r]);
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      const __m512i sum = SumOfChains(acc, r, v);
+      const __m512 dot = _mm512_cvtepi32_ps(_mm512_sub_epi32(sum, offset));
+      const __m512 scales = _mm512_mul_ps(_mm512_loadu_ps(key_scales + 16 * v), factor);
+      _mm512_storeu_ps(tile + r * kScoreTileKeys + 16 * v, _mm512_mul_ps(dot, scales));
+    }
+  }
+}
+
+// masks[v]: the lanes of channels [c0 + 16 v, c0 + 16 v + 16) below d.
+template <int kVectors>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void ChannelMasks(
+    size_t d, size_t c0, __mmask16 (&masks)[kVectors]) {
+#pragma GCC unroll 8
+  for (int v = 0; v < kVectors; ++v) {
+    const size_t c = c0 + 16 * static_cast<size_t>(v);
+    const size_t lanes = c >= d ? 0 : d - c >= 16 ? 16 : d - c;
+    masks[v] = static_cast<__mmask16>((1u << lanes) - 1u);
+  }
+}
+
+// out = out * rescale + (sums - offsets[r]) * step for rows first_row + r,
+// channels from c0: the P V epilogue (offsets: int4's 8 times the row's
+// weight code sum; 0 for int8).
+template <int kChains, int kRows, int kVectors>
+EA_VNNI_TARGET __attribute__((always_inline)) inline void AddRowsToOutput(
+    const __m512i (&acc)[kChains][kRows][kVectors], const __mmask16 (&masks)[kVectors],
+    const WeightedQuadsS8& a, size_t first_row, size_t c0, const int32_t (&offsets)[kRows]) {
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+    const size_t row = first_row + static_cast<size_t>(r);
+    float* out = a.out + row * a.out_stride + c0;
+    const __m512 step = _mm512_set1_ps(a.steps[row]);
+    const __m512 rescale = _mm512_set1_ps(a.rescale[row]);
+    const __m512i offset = _mm512_set1_epi32(offsets[r]);
+#pragma GCC unroll 8
+    for (int v = 0; v < kVectors; ++v) {
+      const __m512i sum = _mm512_sub_epi32(SumOfChains(acc, r, v), offset);
+      const __m512 kept = _mm512_mul_ps(_mm512_maskz_loadu_ps(masks[v], out + 16 * v), rescale);
+      const __m512 total = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), step, kept);
+      _mm512_mask_storeu_ps(out + 16 * v, masks[v], total);
+    }
+  }
+}
+
 // acc[r][v] += key quad `quad` (flipped to unsigned) times row r's codes.
 template <int kRows, int kVectors>
 EA_VNNI_TARGET __attribute__((always_inline)) inline void AddKeyQuad(
@@ -102,18 +159,7 @@ EA_VNNI_TARGET void ScoreRecordS8Vnni(const QueryRowsS8& q, const int8_t* keys, 
     }
   }
   for (; quad < quads; ++quad) AddKeyQuad<kRows, kVectors>(acc[0], q, keys, quad);
-#pragma GCC unroll 8
-  for (int r = 0; r < kRows; ++r) {
-    const __m512i offset = _mm512_set1_epi32(q.sums[r] * 128);
-    const __m512 factor = _mm512_set1_ps(q.factors[r]);
-#pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) {
-      const __m512i sum = SumOfChains(acc, r, v);
-      const __m512 dot = _mm512_cvtepi32_ps(_mm512_sub_epi32(sum, offset));
-      const __m512 scales = _mm512_mul_ps(_mm512_loadu_ps(key_scales + 16 * v), factor);
-      _mm512_storeu_ps(tile + r * kScoreTileKeys + 16 * v, _mm512_mul_ps(dot, scales));
-    }
-  }
+  StoreScoreRows(acc, q, 128, key_scales, tile);
 }
 
 // acc[r][v] += the value quad `quad` (channels from c0) times the weight
@@ -147,15 +193,10 @@ template <int kRows, int kVectors>
 EA_VNNI_TARGET void AccumulateRecordS8Vnni(float* tile, size_t first_row,
                                            const WeightedQuadsS8& a) {
   constexpr int kChains = kVnniChains<kRows>;
-  const size_t d = a.d;
-  for (size_t c0 = 0; c0 < d; c0 += 16 * kVectors) {
+  const int32_t no_offsets[kRows] = {};
+  for (size_t c0 = 0; c0 < a.d; c0 += 16 * kVectors) {
     __mmask16 masks[kVectors];
-#pragma GCC unroll 8
-    for (int v = 0; v < kVectors; ++v) {
-      const size_t c = c0 + 16 * static_cast<size_t>(v);
-      const size_t lanes = c >= d ? 0 : d - c >= 16 ? 16 : d - c;
-      masks[v] = static_cast<__mmask16>((1u << lanes) - 1u);
-    }
+    ChannelMasks(a.d, c0, masks);
     __m512i acc[kChains][kRows][kVectors];
     ZeroChains(acc);
     size_t quad = a.quad_begin;
@@ -169,20 +210,7 @@ EA_VNNI_TARGET void AccumulateRecordS8Vnni(float* tile, size_t first_row,
     for (; quad < a.quad_end; ++quad) {
       AddValueQuad<kRows, kVectors>(acc[0], masks, tile, first_row, a, c0, quad);
     }
-#pragma GCC unroll 8
-    for (int r = 0; r < kRows; ++r) {
-      const size_t row = first_row + static_cast<size_t>(r);
-      float* out = a.out + row * a.out_stride + c0;
-      const __m512 step = _mm512_set1_ps(a.steps[row]);
-      const __m512 rescale = _mm512_set1_ps(a.rescale[row]);
-#pragma GCC unroll 8
-      for (int v = 0; v < kVectors; ++v) {
-        const __m512i sum = SumOfChains(acc, r, v);
-        const __m512 kept = _mm512_mul_ps(_mm512_maskz_loadu_ps(masks[v], out + 16 * v), rescale);
-        const __m512 total = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), step, kept);
-        _mm512_mask_storeu_ps(out + 16 * v, masks[v], total);
-      }
-    }
+    AddRowsToOutput(acc, masks, a, first_row, c0, no_offsets);
   }
 }
 

@@ -29,6 +29,7 @@
 #include <hwy/highway.h>
 
 #include "edgeattn/arena_sizes.hpp"
+#include "kv_cache/int4_dots_vnni-inl.h"
 #include "kv_cache/int8_dots_float_lanes-inl.h"
 #include "kv_cache/int8_dots_pairs-inl.h"
 #include "kv_cache/int8_dots_sdot-inl.h"
@@ -115,6 +116,90 @@ HWY_INLINE void QuantizeWeightsS8(DF df, float* tile, size_t rows, size_t first,
   }
 }
 
+#undef EA_INT4_READS_PACKED
+#if EA_INT8_DOTS == EA_INT8_DOTS_VNNI
+// int4 records: AVX3_DL's kernels read the packed nibbles
+// (int4_dots_vnni-inl.h); the other targets widen each record to int8 codes
+// first (int4_record_widen-inl.h).
+#define EA_INT4_READS_PACKED 1
+
+// The VNNI kernels of `rows` grid rows: int8 quads, or int4's packed pairs
+// of quads (`quads` of them, an even count).
+template <bool kPacked, int kRows>
+EA_VNNI_TARGET void ScoreRowsVnni(const QueryRowsS8& q, const void* keys, size_t quads,
+                                  const float* key_scales, float* tile) {
+  if constexpr (kPacked) {
+    ScoreRecordS4Vnni<kRows>(q, static_cast<const uint8_t*>(keys), quads / 2, key_scales, tile);
+  } else {
+    ScoreRecordS8Vnni<kRows>(q, static_cast<const int8_t*>(keys), quads, key_scales, tile);
+  }
+}
+template <bool kPacked>
+HWY_INLINE void ScoreRecordVnni(const QueryRowsS8& q, size_t rows, const void* keys, size_t quads,
+                                const float* key_scales, float* tile) {
+  switch (rows) {
+    case 1:
+      return ScoreRowsVnni<kPacked, 1>(q, keys, quads, key_scales, tile);
+    case 2:
+      return ScoreRowsVnni<kPacked, 2>(q, keys, quads, key_scales, tile);
+    case 3:
+      return ScoreRowsVnni<kPacked, 3>(q, keys, quads, key_scales, tile);
+    case 4:
+      return ScoreRowsVnni<kPacked, 4>(q, keys, quads, key_scales, tile);
+    case 5:
+      return ScoreRowsVnni<kPacked, 5>(q, keys, quads, key_scales, tile);
+    default:
+      return ScoreRowsVnni<kPacked, 6>(q, keys, quads, key_scales, tile);
+  }
+}
+
+template <bool kPacked, int kRows>
+EA_VNNI_TARGET void AccumulateRowsVnni(float* tile, size_t first_row, const WeightedQuadsS8& a) {
+  if constexpr (kPacked) {
+    AccumulateRowsS4Vnni<kRows>(tile, first_row, a);
+  } else {
+    AccumulateRowsS8Vnni<kRows>(tile, first_row, a);
+  }
+}
+template <bool kPacked>
+HWY_INLINE void AccumulateRecordVnni(float* tile, size_t rows, const WeightedQuadsS8& a) {
+  bool all_usable = true;
+  for (size_t r = 0; r < rows; ++r) all_usable = all_usable && a.usable[r];
+  if (!all_usable) {
+    for (size_t r = 0; r < rows; ++r) {
+      if (a.usable[r]) AccumulateRowsVnni<kPacked, 1>(tile, r, a);
+    }
+    return;
+  }
+  switch (rows) {
+    case 1:
+      return AccumulateRowsVnni<kPacked, 1>(tile, 0, a);
+    case 2:
+      return AccumulateRowsVnni<kPacked, 2>(tile, 0, a);
+    case 3:
+      return AccumulateRowsVnni<kPacked, 3>(tile, 0, a);
+    case 4:
+      return AccumulateRowsVnni<kPacked, 4>(tile, 0, a);
+    case 5:
+      return AccumulateRowsVnni<kPacked, 5>(tile, 0, a);
+    default:
+      return AccumulateRowsVnni<kPacked, 6>(tile, 0, a);
+  }
+}
+
+// One scale group of a packed int4 record: its `quads` quads of keys (in
+// pairs), and its values (a.values: the group's pairs of key quads).
+HWY_INLINE void ScoreRecordS4Packed(const QueryRowsS8& q, size_t rows, const uint8_t* keys,
+                                    size_t quads, const float* key_scales, float* tile) {
+  ScoreRecordVnni<true>(q, rows, keys, quads, key_scales, tile);
+}
+HWY_INLINE void AccumulateRecordS4Packed(float* tile, size_t rows, const WeightedQuadsS8& a) {
+  AccumulateRecordVnni<true>(tile, rows, a);
+}
+#else
+#define EA_INT4_READS_PACKED 0
+#endif
+
 // The record's scores for `rows` grid rows: keys [0, key_count), rounded up
 // to whole vectors (a record always holds kKeyBlock key slots).
 template <class DF>
@@ -124,20 +209,7 @@ HWY_INLINE void ScoreRecordS8(DF df, const QueryRowsS8& q, size_t rows, const in
 #if EA_INT8_DOTS == EA_INT8_DOTS_VNNI
   (void)df;
   (void)key_count;
-  switch (rows) {
-    case 1:
-      return ScoreRecordS8Vnni<1>(q, keys, quads, key_scales, tile);
-    case 2:
-      return ScoreRecordS8Vnni<2>(q, keys, quads, key_scales, tile);
-    case 3:
-      return ScoreRecordS8Vnni<3>(q, keys, quads, key_scales, tile);
-    case 4:
-      return ScoreRecordS8Vnni<4>(q, keys, quads, key_scales, tile);
-    case 5:
-      return ScoreRecordS8Vnni<5>(q, keys, quads, key_scales, tile);
-    default:
-      return ScoreRecordS8Vnni<6>(q, keys, quads, key_scales, tile);
-  }
+  ScoreRecordVnni<false>(q, rows, keys, quads, key_scales, tile);
 #elif EA_INT8_DOTS == EA_INT8_DOTS_PAIRS
   ScoreRecordS8Pairs(df, q, rows, keys, quads, key_count, key_scales, tile);
 #elif EA_INT8_DOTS == EA_INT8_DOTS_SDOT
@@ -153,28 +225,7 @@ template <class DF>
 HWY_INLINE void AccumulateRecordS8(DF df, float* tile, size_t rows, const WeightedQuadsS8& a) {
 #if EA_INT8_DOTS == EA_INT8_DOTS_VNNI
   (void)df;
-  bool all_usable = true;
-  for (size_t r = 0; r < rows; ++r) all_usable = all_usable && a.usable[r];
-  if (!all_usable) {
-    for (size_t r = 0; r < rows; ++r) {
-      if (a.usable[r]) AccumulateRowsS8Vnni<1>(tile, r, a);
-    }
-    return;
-  }
-  switch (rows) {
-    case 1:
-      return AccumulateRowsS8Vnni<1>(tile, 0, a);
-    case 2:
-      return AccumulateRowsS8Vnni<2>(tile, 0, a);
-    case 3:
-      return AccumulateRowsS8Vnni<3>(tile, 0, a);
-    case 4:
-      return AccumulateRowsS8Vnni<4>(tile, 0, a);
-    case 5:
-      return AccumulateRowsS8Vnni<5>(tile, 0, a);
-    default:
-      return AccumulateRowsS8Vnni<6>(tile, 0, a);
-  }
+  AccumulateRecordVnni<false>(tile, rows, a);
 #elif EA_INT8_DOTS == EA_INT8_DOTS_PAIRS
   AccumulateRecordS8Pairs(df, tile, rows, a);
 #elif EA_INT8_DOTS == EA_INT8_DOTS_SDOT

@@ -702,14 +702,26 @@ TEST_P(KvCacheTest, Int8RecordsHoldTheReferenceLevels) {
   }
 }
 
+// The values whose int4 rotation is `levels` (H_b y per block: 64 times the
+// query rotation H_b y / 64), exact for small integers and halves.
+std::vector<float> UnrotatedInt4Group(const std::vector<float>& levels) {
+  std::vector<float> x =
+      RotatedInt4Group(levels.data(), static_cast<int>(levels.size()), /*query=*/true);
+  for (float& value : x) value *= 64.0f;
+  return x;
+}
+
 // int4 records hold exactly the reference's levels and scales, in the
 // layout arena_sizes.hpp gives: codes stored as code + 8 in nibbles; K in
 // pairs of channel quads [ceil(d / 8)][64][4] (quad 2i low, 2i + 1 high,
 // code 0 past d), K scales [groups][64], V scales [groups][64], then per
 // group of 64 channels (width w) V in pairs of key quads [8][w][4] (key quad
 // 2i low, 2i + 1 high). Per group: scale = max|x| / 7 over the group, level
-// = x / scale to nearest, ties to even, within [-7, 7]. d = 72 is two groups
-// (64 and 8), d = 13 one group with padding channels.
+// = x / scale to nearest, ties to even, within [-7, 7], where x is the
+// group after its Hadamard rotation (RotatedInt4Group).
+// d = 72 is two groups (64 and 8), d = 13 one group of blocks 8, 4 and 1
+// with padding channels; keys near 3e38 take the rotation's prescaled path,
+// keys near 1e-40 are subnormal.
 TEST_P(KvCacheTest, Int4RecordsHoldTheReferenceLevels) {
   constexpr int kHeads = 2, kTokens = 70;
   for (const int d : {72, 13, 128}) {
@@ -720,9 +732,23 @@ TEST_P(KvCacheTest, Int4RecordsHoldTheReferenceLevels) {
     std::vector<float> k = RandomTensor(kTokens * ld, 83, 3.0);
     std::vector<float> v = RandomTensor(kTokens * ld, 84, 3.0);
     for (size_t t = 0; t < static_cast<size_t>(kTokens); ++t) {
+      float* key = &k[t * ld];
+      for (int c = 0; c < d && (t == 5 || t == 7); ++c) {
+        key[c] *= t == 5 ? 3e37f : 1e-40f;  // the rotation's prescaled blocks; subnormals
+      }
       float* head = &v[t * ld];
-      if (t % 4 == 0) {  // scale 1 in every group: x.5 are ties
-        for (int c = 0; c < d; ++c) head[c] = c % 64 == 0 ? 7.0f : ((c * 5 + t) % 14) - 7 + 0.5f;
+      if (t % 4 == 0) {
+        // Rotated, scale 1 in every group and x.5 ties.
+        for (int c = 0; c < d; ++c) {
+          head[c] = c % 64 == 0 ? 7.0f : static_cast<int>((c * 5 + t) % 14) - 7 + 0.5f;
+        }
+        for (int c0 = 0; c0 < d; c0 += 64) {
+          const int w = std::min(64, d - c0);
+          const std::vector<float> levels(head + c0, head + c0 + w);
+          const std::vector<float> spread = UnrotatedInt4Group(levels);
+          std::copy(spread.begin(), spread.end(), head + c0);
+          ASSERT_EQ(RotatedInt4Group(head + c0, w, false), levels);
+        }
       } else if (t == 6) {
         head[d - 1] = NAN;  // the last group only
       }
@@ -756,7 +782,7 @@ TEST_P(KvCacheTest, Int4RecordsHoldTheReferenceLevels) {
             const int c0 = 64 * g;
             const int w = std::min(64, d - c0);
             const float* x = (which == 0 ? k.data() : v.data()) + t * ld + h * d + c0;
-            const Int8Head want = QuantizeLevels(x, w, 7);
+            const Int8Head want = QuantizeLevels(RotatedInt4Group(x, w, false).data(), w, 7);
             float scale;
             memcpy(&scale,
                    record + key_bytes +
@@ -786,14 +812,19 @@ TEST_P(KvCacheTest, Int4GroupsKeepTheirOwnScales) {
   OwnedCache cache(ConfigOf({1, 1, kD, 4, 1, 0, EA_KV_STORAGE_INT4}));
   ASSERT_EQ(cache.init_status(), EA_OK);
   std::vector<float> k(kD, 0.5f), v(kD, 0.0f), q(kD, 0.25f);
-  for (int c = 0; c < 64; ++c) v[c] = static_cast<float>(c % 15 - 7);  // levels, scale 1
+  std::vector<float> levels(64);
+  for (int c = 0; c < 64; ++c) levels[c] = static_cast<float>(c % 15 - 7);  // scale 1
+  const std::vector<float> spread = UnrotatedInt4Group(levels);
+  std::copy(spread.begin(), spread.end(), v.begin());
+  float tolerance = 0.0f;  // the rotations' float rounding
+  for (const float value : v) tolerance = std::max(tolerance, 1e-6f * std::fabs(value));
   ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
   std::vector<float> y = AttendOne(&cache, q);
-  for (int c = 0; c < kD; ++c) EXPECT_NEAR(y[c], v[c], 2e-6) << c;  // one key: weight code 255
+  for (int c = 0; c < kD; ++c) EXPECT_NEAR(y[c], v[c], tolerance) << c;  // one key: code 255
   v[70] = NAN;
   ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
   y = AttendOne(&cache, q);
-  for (int c = 0; c < 64; ++c) EXPECT_NEAR(y[c], v[c], 2e-6) << c;
+  for (int c = 0; c < 64; ++c) EXPECT_NEAR(y[c], v[c], tolerance) << c;
   for (int c = 64; c < kD; ++c) EXPECT_TRUE(std::isnan(y[c])) << c;
   k[3] = NAN;
   ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);

@@ -46,9 +46,21 @@ double Accuracy(ea_kv_storage storage, bool positions, int count) {
 
 class ReversalModelTest : public PerTargetTest {};
 
-TEST_P(ReversalModelTest, ReversesHeldOutSequencesWithEveryCacheStorage) {
+// Every storage decodes every held-out sequence (int4 missed 1 of these
+// 2000 with only its keys rotated, 4 of the demo's 2000 without rotation).
+// The matrix's statically dispatched builds, most of them under qemu, check
+// the first 500 (microcontrollers 100) for time: 2000 took 33 s on aarch64.
+#if defined(EDGEATTN_TEST_SMALL_MEMORY)
+constexpr int kHeldOutSequences = 100;
+#elif defined(EDGEATTN_STATIC_DISPATCH)
+constexpr int kHeldOutSequences = 500;
+#else
+constexpr int kHeldOutSequences = 2000;
+#endif
+
+TEST_P(ReversalModelTest, ReversesEveryHeldOutSequenceWithEveryCacheStorage) {
   for (const ea_kv_storage storage : kEveryKvStorage) {
-    EXPECT_GE(Accuracy(storage, true, 100), 0.99) << "storage " << storage;
+    EXPECT_EQ(Accuracy(storage, true, kHeldOutSequences), 1.0) << "storage " << storage;
   }
 }
 

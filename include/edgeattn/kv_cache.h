@@ -36,7 +36,21 @@
  *         token, KV head and group of EA_KV_INT4_GROUP channels along d_head
  *         (the last group holds the rest: d_head 80 is groups of 64 and 16),
  *         two codes a byte: a quarter of f16's bytes, an eighth of f32's,
- *         plus 8 bytes of scales per group and position.
+ *         plus 8 bytes of scales per group and position. Each group of K and
+ *         of V is rounded after a Walsh-Hadamard rotation, which spreads a
+ *         few large channels over the group: the group is split into blocks
+ *         of the powers of two in its width's binary form, largest first
+ *         (64; 16; 8 + 4 + 1 for 13), and a block x of b values is stored as
+ *         H_b x / b, computed in float as log2(b) butterfly stages (pair
+ *         distance 1, 2, ..., b / 2, (x, y) -> (x + y, x - y)) and then one
+ *         multiplication by 1 / b (a block holding a magnitude of 2^120 or
+ *         more is multiplied by 2^-7 first and its sums by 2^7 / b). Attend
+ *         rotates each query group as H_b q / EA_KV_INT4_GROUP, so that a
+ *         score is unchanged up to that factor, which multiplies the query's
+ *         scale, and rotates each output group back by H_b (H_b H_b = b I).
+ *         Measured on the trained reversal model (50000 held-out sequences):
+ *         99.80 % decoded without the rotation, 99.90 % with K rotated,
+ *         99.96 % with K and V.
  * The same inputs give the same stored bytes on every CPU and SIMD target
  * (f16: integer rounding; int8, int4: IEEE float divisions, scalar or vector,
  * in the default rounding mode, and rounding by the exact remainder); f32 and f16
@@ -57,13 +71,17 @@
  * scales are multiplied before the sum: where k_scale * q_scale * scale
  * passes FLT_MAX the score is +-inf, or NaN for a sum of 0, and the query's
  * output NaN (largest |k| * largest |q| * scale past about 5e42). INT4 is
- * INT8 group by group: a score is the sum over the groups of each group's
- * integer sum times its key scale (times q_scale * scale), and each group's
- * weights p_j * v_scale_j are rounded against their own block largest, so
- * the bound above holds with the group's scales and codes. AVX-512 VNNI reads
- * the packed nibbles directly; the other targets widen each int4 record to
- * int8 codes in the arena as an attend reaches it, and int8's kernels read
- * them. The integers are the same either way.
+ * INT8 group by group on the rotated keys, values and queries: a score is
+ * the sum over the groups of each group's integer sum times its key scale
+ * (times q_scale * EA_KV_INT4_GROUP * scale), and each group's weights
+ * p_j * v_scale_j are rounded against their own block largest, so the bound
+ * above holds in the rotated domain with the group's scales and codes; an
+ * output element, rotated back, moves by at most the sum of its block's
+ * bounds. The rotations are float adds in a fixed order and multiplications
+ * by powers of two, so the stored bytes are still the same on every target.
+ * AVX-512 VNNI reads the packed nibbles directly; the other targets widen
+ * each int4 record to int8 codes in the arena as an attend reaches it, and
+ * int8's kernels read them. The integers are the same either way.
  *
  * With a window, the cache is a ring: appends never fill it, and the oldest
  * positions are overwritten once `capacity` are held. capacity must cover

@@ -7,7 +7,9 @@
 // (int4_dots_vnni-inl.h) and first widened to int8 codes elsewhere
 // (int4_record_widen-inl.h), then taken group by group: each group of
 // channels has its own scales, so its scores are summed into the block's
-// and its weights rounded on their own.
+// and its weights rounded on their own. int4's records hold rotated keys
+// and values (int4_rotation.h): the queries are rotated too, and the
+// outputs rotated back.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kv_cache/decode_attention_s8.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -19,6 +21,7 @@
 
 #include "kv_cache/decode_attention-inl.h"
 #include "kv_cache/int4_record_widen-inl.h"
+#include "kv_cache/int4_rotation.h"
 #include "kv_cache/int8_record_dots-inl.h"
 #include "kv_cache/quantize_head.h"
 
@@ -26,15 +29,29 @@ HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
 namespace HWY_NAMESPACE {
 
+inline size_t Smaller(size_t a, size_t b) { return a < b ? a : b; }
+
 // Every attended row's codes (zeros past d_head), scale and code sum per
-// scale group.
+// scale group. int4 rotates each group of the row (int4_rotation.h), in the
+// row's wide codes until they are written, and the scale takes the
+// rotation's gain.
 inline void QuantizeQueries(const ea_kv_cache& cache, const float* q, int32_t n_queries,
                             const QueryCodesView& codes) {
   const size_t d = static_cast<size_t>(cache.config.d_head);
   const size_t rows = static_cast<size_t>(n_queries) * static_cast<size_t>(cache.config.n_heads);
+  const bool rotated = cache.config.storage == EA_KV_STORAGE_INT4;
   for (size_t r = 0; r < rows; ++r) {
     int8_t* row = codes.codes + r * codes.stride;
-    codes.scales[r] = QuantizeHeadS8(q + r * d, d, row, 1);
+    if (rotated) {
+      float* values = codes.wide_codes + r * codes.stride;
+      for (size_t c = 0; c < d; ++c) values[c] = q[r * d + c];
+      for (size_t c0 = 0; c0 < d; c0 += EA_KV_INT4_GROUP) {
+        RotateInt4QueryGroup(values + c0, Smaller(d - c0, EA_KV_INT4_GROUP));
+      }
+      codes.scales[r] = QuantizeHeadS8(values, d, row, 1) * kInt4QueryGain;
+    } else {
+      codes.scales[r] = QuantizeHeadS8(q + r * d, d, row, 1);
+    }
     for (size_t c = d; c < codes.stride; ++c) row[c] = 0;
     for (size_t g = 0; g < codes.groups; ++g) {
       const size_t end = codes.groups == 1 ? codes.stride : (g + 1) * EA_KV_INT4_GROUP;
@@ -56,8 +73,6 @@ struct CodeGroups {
   size_t group_channels;  // channels of every group but the last (int8: KvKeyChannels)
   bool packed;            // int4 nibbles, two codes a byte
 };
-
-inline size_t Smaller(size_t a, size_t b) { return a < b ? a : b; }
 
 // The bytes of a record's keys or values before channel c0's group.
 inline size_t GroupOffset(const CodeGroups& groups, size_t c0) {
@@ -191,6 +206,11 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
         AttendRecordS8(df, cache, shape, codes, record, groups, query, head, rows, first, end,
                        block_start, out);
       });
+  for (size_t r = 0; int4 && r < static_cast<size_t>(n_queries) * cache.config.n_heads; ++r) {
+    for (size_t c0 = 0; c0 < d; c0 += EA_KV_INT4_GROUP) {
+      RotateInt4OutputGroup(out + r * d + c0, Smaller(d - c0, EA_KV_INT4_GROUP));
+    }
+  }
 }
 
 }  // namespace HWY_NAMESPACE

@@ -3,15 +3,16 @@
 // K^T panel, values into a row; int8, int4: into the quads of arena_sizes.hpp),
 // converted to the cache's storage.
 //
-// f16 conversion is scalar integer code (half_float.h), int8 and int4 quantization a
-// per-target kernel (quantize_head.cc); both give the same bytes on every
-// target.
+// f16 conversion is scalar integer code (half_float.h), int4's rotation
+// scalar float code, int8 and int4 quantization a per-target kernel
+// (quantize_head.cc); all give the same bytes on every target.
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "edgeattn/arena_sizes.hpp"
 #include "kv_cache/half_float.h"
+#include "kv_cache/int4_rotation.h"
 #include "kv_cache/kv_cache_kernels.h"
 #include "kv_cache/kv_cache_layout.h"
 #include "kv_cache/quantize_head.h"
@@ -48,7 +49,8 @@ void StoreHeadsS8(const KvRecordView& record, size_t slot, const float* k_head, 
 }
 
 // int4: one group of channels at a time, rounded into `staging` (at least
-// KvKeyChannels bytes) with its own scale. The key codes of channel quads
+// KvKeyChannels bytes) with its own scale, after its Hadamard rotation
+// (int4_rotation.h). The key codes of channel quads
 // 2i and 2i + 1 are the low and high nibbles of the slot's word in row i;
 // a value code replaces one nibble of its byte, the other belonging to the
 // slot four positions away.
@@ -58,7 +60,10 @@ void StoreHeadsS4(const KvRecordView& record, size_t slot, const float* k_head, 
       static_cast<size_t>(KvKeyChannels(static_cast<int32_t>(d), EA_KV_STORAGE_INT4));
   for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
     const size_t width = d - c0 < EA_KV_INT4_GROUP ? d - c0 : EA_KV_INT4_GROUP;
-    record.key_scales[g * kKeyBlock + slot] = QuantizeHeadS4(k_head + c0, width, staging + c0, 1);
+    float rotated[EA_KV_INT4_GROUP];
+    memcpy(rotated, k_head + c0, width * sizeof(float));
+    RotateInt4Group(rotated, width);
+    record.key_scales[g * kKeyBlock + slot] = QuantizeHeadS4(rotated, width, staging + c0, 1);
   }
   for (size_t c = d; c < channels; ++c) staging[c] = 0;
   uint8_t* keys = static_cast<uint8_t*>(record.keys) + slot * 4;
@@ -73,7 +78,10 @@ void StoreHeadsS4(const KvRecordView& record, size_t slot, const float* k_head, 
   const uint8_t kept = static_cast<uint8_t>(0xF0u >> shift);
   for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
     const size_t width = d - c0 < EA_KV_INT4_GROUP ? d - c0 : EA_KV_INT4_GROUP;
-    record.value_scales[g * kKeyBlock + slot] = QuantizeHeadS4(v_head + c0, width, staging, 1);
+    float rotated[EA_KV_INT4_GROUP];
+    memcpy(rotated, v_head + c0, width * sizeof(float));
+    RotateInt4Group(rotated, width);
+    record.value_scales[g * kKeyBlock + slot] = QuantizeHeadS4(rotated, width, staging, 1);
     uint8_t* values = static_cast<uint8_t*>(record.values) + c0 * kKeyBlock / 2 +
                       (slot / 8) * width * 4 + slot % 4;
     for (size_t c = 0; c < width; ++c) {

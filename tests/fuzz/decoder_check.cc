@@ -167,7 +167,74 @@ int GroupWidth(StoredAs storage, int d) {
 }
 double LevelLimit(StoredAs storage) { return storage == StoredAs::kInt4 ? 7.0 : 127.0; }
 
-Stored Store(const Values& v, int d, StoredAs storage) {
+// int4 rotates keys, values and queries per scale group and block
+// (kv_cache.h, "INT4"): f(first channel, block width) for each block of a
+// head of d channels.
+template <typename F>
+void ForEachInt4Block(int d, F f) {
+  for (int c0 = 0; c0 < d; c0 += edgeattn_test::kInt4Group) {
+    const int width = std::min(edgeattn_test::kInt4Group, d - c0);
+    for (int b = 1 << 30, begin = 0; b > 0; b >>= 1) {
+      if (width & b) {
+        f(c0 + begin, b);
+        begin += b;
+      }
+    }
+  }
+}
+
+// x <- H_b x per block of each head of d in rows (unnormalised, in double).
+void Hadamard(double* x, int b) {
+  for (int distance = 1; distance < b; distance *= 2) {
+    for (int start = 0; start < b; start += 2 * distance) {
+      for (int i = start; i < start + distance; ++i) {
+        const double top = x[i], bottom = x[i + distance];
+        x[i] = top + bottom;
+        x[i + distance] = top - bottom;
+      }
+    }
+  }
+}
+void HadamardHeads(std::vector<double>* rows, int d) {
+  for (size_t base = 0; base < rows->size(); base += static_cast<size_t>(d)) {
+    ForEachInt4Block(d, [&](int c0, int b) { Hadamard(rows->data() + base + c0, b); });
+  }
+}
+
+// Projected keys or values as int4 rounds them: H_b x / b per block, each
+// with the float error of the library's own rotation (log2(b) stages of
+// adds, each within a unit of the block's sum of magnitudes) added to the
+// inputs' errors, which add up.
+Values RotatedForInt4(const Values& v, int d) {
+  Values r = v;
+  for (size_t base = 0; base < v.val.size(); base += static_cast<size_t>(d)) {
+    ForEachInt4Block(d, [&](int c0, int b) {
+      const size_t at = base + static_cast<size_t>(c0);
+      Hadamard(r.val.data() + at, b);
+      double err = 0.0, mag = 0.0, sum_abs = 0.0;
+      int stages = 0;
+      for (int w = b; w > 1; w /= 2) ++stages;
+      for (int c = 0; c < b; ++c) {
+        err += v.err[at + c];
+        mag += v.mag[at + c];
+        sum_abs += fabs(v.val[at + c]) + v.err[at + c];
+      }
+      for (int c = 0; c < b; ++c) {
+        r.val[at + c] /= b;
+        r.mag[at + c] = mag / b;
+        r.err[at + c] = (err + 2.0 * stages * kUnit * sum_abs) / b;
+      }
+    });
+  }
+  return r;
+}
+
+// int4: the values, slack and state are those of the rotated values, which
+// int4 rounds (RotatedForInt4); a group's state is still decided by the
+// given values (a value past float's range is inf in the library's float).
+Stored Store(const Values& given, int d, StoredAs storage) {
+  const bool int4 = storage == StoredAs::kInt4;
+  const Values v = int4 ? RotatedForInt4(given, d) : given;
   Stored s;
   const size_t count = v.val.size();
   s.value.assign(count, 0.0);
@@ -175,8 +242,14 @@ Stored Store(const Values& v, int d, StoredAs storage) {
   s.state.assign(count, State::kFinite);
   std::vector<float> head(static_cast<size_t>(d));
   for (size_t base = 0; base < count; base += static_cast<size_t>(d)) {
-    for (int c = 0; c < d; ++c) head[static_cast<size_t>(c)] = ToFloat(v.val[base + c]);
-    const std::vector<double> stored = edgeattn_test::StoredValues(head, d, storage);
+    for (int c = 0; c < d; ++c) head[static_cast<size_t>(c)] = ToFloat(given.val[base + c]);
+    std::vector<double> stored = edgeattn_test::StoredValues(head, d, storage);
+    if (int4) {  // back to the rotated levels times their scale
+      ForEachInt4Block(d, [&](int c0, int b) {
+        Hadamard(stored.data() + c0, b);
+        for (int c = 0; c < b; ++c) stored[static_cast<size_t>(c0 + c)] /= b;
+      });
+    }
     for (int c = 0; c < d; ++c) s.value[base + c] = stored[static_cast<size_t>(c)];
     if (IsQuantized(storage)) {
       const int width = GroupWidth(storage, d);
@@ -186,8 +259,8 @@ Stored Store(const Values& v, int d, StoredAs storage) {
         // A non-finite value makes the whole group's scale NaN.
         bool group_nonfinite = false, group_uncertain = false;
         for (int c = c0; c < c_end; ++c) {
-          group_nonfinite |= !isfinite(v.val[base + c]);
-          group_uncertain |= !(v.mag[base + c] < kNoOverflow);
+          group_nonfinite |= !isfinite(given.val[base + c]);
+          group_uncertain |= !(given.mag[base + c] < kNoOverflow);
         }
         const State group_state = group_nonfinite   ? State::kNonFinite
                                   : group_uncertain ? State::kUncertain
@@ -393,6 +466,11 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
   const Stored ks = Store(k, d, layer.storage), vs = Store(v, d, layer.storage);
   std::vector<float> qf(q.val.size());
   for (size_t i = 0; i < qf.size(); ++i) qf[i] = in_range ? static_cast<float>(q.val[i]) : 0.0f;
+  // The queries the scores take: int4's keys are rotated (H_b k / b per
+  // block), so the queries are too, unnormalised (H_b q), for the same dots.
+  const bool int4 = layer.storage == StoredAs::kInt4;
+  std::vector<double> q_dot(qf.begin(), qf.end());
+  if (int4) HadamardHeads(&q_dot, d);
 
   bool out_finite = true;
   for (size_t i = 0; i < ee * ee; ++i)
@@ -461,7 +539,7 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
       // (kv_cache.h): each element moves by up to half its step, plus the
       // float error of the projection it rounds.
       std::vector<double> q_moved(static_cast<size_t>(d), 0.0);
-      if (IsQuantized(layer.storage)) {
+      if (IsQuantized(layer.storage) && !int4) {
         double q_largest = 0.0;
         for (int c = 0; c < d; ++c) {
           q_largest = std::max(q_largest, fabs(q.val[q_base + c]) + q.err[q_base + c]);
@@ -469,6 +547,30 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
         const double q_step = q_largest / 127.0 * (1.0 + 4.0 * kUnit);
         for (int c = 0; c < d; ++c) {
           q_moved[static_cast<size_t>(c)] = q_step * (0.5 + 1e-4) + q.err[q_base + c];
+        }
+      } else if (int4) {
+        // In q_dot's units (H_b q): the library rounds H_b q / 64 of its own
+        // float query with one step per row; H_b q moves by each block's sum
+        // of the query's errors (and float's conversion), plus the rotation's
+        // rounding.
+        std::vector<double> err(static_cast<size_t>(d), 0.0);
+        double q_largest = 0.0;
+        ForEachInt4Block(d, [&](int c0, int b) {
+          double sum_err = 0.0, sum_abs = 0.0;
+          int stages = 0;
+          for (int w = b; w > 1; w /= 2) ++stages;
+          for (int c = c0; c < c0 + b; ++c) {
+            sum_err += q.err[q_base + c] + kUnit * fabs(q.val[q_base + c]);
+            sum_abs += fabs(q.val[q_base + c]) + q.err[q_base + c];
+          }
+          for (int c = c0; c < c0 + b; ++c) {
+            err[static_cast<size_t>(c)] = sum_err + 2.0 * stages * kUnit * sum_abs;
+            q_largest = std::max(q_largest, fabs(q_dot[q_base + c]) + err[static_cast<size_t>(c)]);
+          }
+        });
+        const double q_step = q_largest / 127.0 * (1.0 + 4.0 * kUnit);
+        for (int c = 0; c < d; ++c) {
+          q_moved[static_cast<size_t>(c)] = q_step * (0.5 + 1e-4) + err[static_cast<size_t>(c)];
         }
       }
       // Scores of finite queries and keys.
@@ -480,7 +582,7 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
         double dot = 0.0, magnitude = 0.0, moved = 0.0;
         for (int c = 0; c < d; ++c) {
           const size_t at = k.at(j, g * d + c);
-          const double qc = qf[q_base + c];
+          const double qc = q_dot[q_base + c];
           dot += qc * ks.value[at];
           magnitude += fabs(qc * ks.value[at]);
           const double dq = q_moved[static_cast<size_t>(c)];
@@ -534,6 +636,17 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
         heads_out[static_cast<size_t>(h * d + c)] = out;
         out_slack[static_cast<size_t>(h * d + c)] =
             (grow - 1.0) * spread + grow * value_slack + weight_rounding[static_cast<size_t>(c)];
+      }
+      // int4's values were rotated: an output is H_b of its block's rotated
+      // ones (a +-sum), whose slacks add.
+      if (int4) {
+        ForEachInt4Block(d, [&](int c0, int b) {
+          const size_t at = static_cast<size_t>(h * d + c0);
+          Hadamard(heads_out.data() + at, b);
+          double slack = 0.0;
+          for (int c = 0; c < b; ++c) slack += out_slack[at + c];
+          for (int c = 0; c < b; ++c) out_slack[at + c] = slack;
+        });
       }
     }
     Row& kind = rows_[static_cast<size_t>(t)];
@@ -613,6 +726,7 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
       RopeValues(&kr, k_plain.mag, n_k, kv, kv_heads, d, layer.rope_base, layer.rope_interleaved,
                  round);
     }
+    if (int4) HadamardHeads(&qr, d);  // as q_dot
     // Stored: f32 holds the float values; f16 the reference's values (a
     // boundary crossed is the slack's); int8 and int4 their levels times a
     // scale of their own.
@@ -665,6 +779,15 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
             magnitude += w * fabs(vc);
           }
           heads_out[static_cast<size_t>(h * d + c)] = round(out, magnitude);
+        }
+        if (int4) {  // rotated back, rounded as float sums
+          ForEachInt4Block(d, [&](int c0, int b) {
+            double* x = heads_out.data() + static_cast<size_t>(h * d + c0);
+            double magnitude = 0.0;
+            for (int c = 0; c < b; ++c) magnitude += fabs(x[c]);
+            Hadamard(x, b);
+            for (int c = 0; c < b; ++c) x[c] = round(x[c], magnitude);
+          });
         }
       }
       for (int o = 0; o < e; ++o) {

@@ -68,7 +68,7 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
   const double key_limit = storage == StoredAs::kInt4 ? 7.0 : 127.0;
   std::vector<float> q_used = q;
   if (quantized) {
-    const std::vector<double> rounded = edgeattn_test::StoredValues(q, d, StoredAs::kInt8);
+    const std::vector<double> rounded = edgeattn_test::RoundedQueries(q, d, storage);
     q_used.assign(rounded.begin(), rounded.end());
   }
   auto reference = [&](const std::vector<float>& rows, int position, int count) {
@@ -140,8 +140,10 @@ KvDecodeCheck::KvDecodeCheck(const edgeattn_test::DecodeProblem& p, StoredAs sto
           k_abs_max = std::max(k_abs_max, fabs(k_row[c]));
         }
         // int8 multiplies the two scales and `scale` before the integer sum:
-        // past FLT_MAX, a sum of 0 gives NaN (kv_cache.h).
-        if (quantized && scale * (q_abs_max / 127.0) * (k_abs_max / key_limit) > kNoOverflow) {
+        // past FLT_MAX, a sum of 0 gives NaN (kv_cache.h). int4's query
+        // scale is that of H_b q / 64 times 64, at most sum |q| / 127.
+        const double q_scale_bound = (storage == StoredAs::kInt4 ? q_abs_sum : q_abs_max) / 127.0;
+        if (quantized && scale * q_scale_bound * (k_abs_max / key_limit) > kNoOverflow) {
           overflow_possible = true;
         }
         const double s = scale * dot;

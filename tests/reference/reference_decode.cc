@@ -41,6 +41,81 @@ Int8Head QuantizeLevels(const float* x, int d, int limit) {
   return q;
 }
 
+namespace {
+
+// x <- H_b x for b values, by Sylvester's construction,
+// H_2m = [[H_m, H_m], [H_m, -H_m]]: both halves transformed, then added and
+// subtracted (in float: the library's order of operations, written from
+// the definition).
+template <typename T>
+void Sylvester(T* x, size_t b) {
+  if (b == 1) return;
+  const size_t half = b / 2;
+  Sylvester(x, half);
+  Sylvester(x + half, half);
+  for (size_t i = 0; i < half; ++i) {
+    const T top = x[i], bottom = x[half + i];
+    x[i] = top + bottom;
+    x[half + i] = top - bottom;
+  }
+}
+
+// The rotation's blocks in a group of `width`: the powers of two of its
+// binary form, largest first.
+std::vector<int> BlockWidths(int width) {
+  std::vector<int> blocks;
+  for (int b = 1 << 30; b > 0; b >>= 1) {
+    if (width & b) blocks.push_back(b);
+  }
+  return blocks;
+}
+
+// f(begin, b) for each block of a group of `width`, at its first channel.
+template <typename F>
+void ForEachBlock(int width, F f) {
+  int begin = 0;
+  for (const int b : BlockWidths(width)) {
+    f(begin, b);
+    begin += b;
+  }
+}
+
+// The rounded values of a rotated group, level * scale (NaN where the
+// rounding saw a non-finite value), rotated back: H_b y per block for keys
+// and values, H_b y * EA_KV_INT4_GROUP / b for queries.
+void RotateBack(const Int8Head& q, int c0, int width, bool query, double* out) {
+  ForEachBlock(width, [&](int begin, int b) {
+    std::vector<double> y(static_cast<size_t>(b));
+    for (int c = 0; c < b; ++c) {
+      y[static_cast<size_t>(c)] = q.finite ? static_cast<double>(q.levels[c0 + begin + c]) * q.scale
+                                           : std::numeric_limits<double>::quiet_NaN();
+    }
+    const double gain = query ? static_cast<double>(kInt4Group) / b : 1.0;
+    Sylvester(y.data(), y.size());
+    for (int c = 0; c < b; ++c) out[begin + c] = y[static_cast<size_t>(c)] * gain;
+  });
+}
+
+}  // namespace
+
+std::vector<float> RotatedInt4Group(const float* x, int width, bool query) {
+  std::vector<float> out;
+  ForEachBlock(width, [&](int begin, int b) {
+    // A block holding 2^120 or more is scaled by 2^-7 first, and back after.
+    bool large = false;
+    for (int c = 0; c < b; ++c) large = large || std::fabs(x[begin + c]) >= std::ldexp(1.0f, 120);
+    std::vector<float> scaled(x + begin, x + begin + b);
+    if (large) {
+      for (float& value : scaled) value *= std::ldexp(1.0f, -7);
+    }
+    const float divisor = query ? static_cast<float>(kInt4Group) : static_cast<float>(b);
+    const float factor = (large ? std::ldexp(1.0f, 7) : 1.0f) / divisor;
+    Sylvester(scaled.data(), scaled.size());
+    for (const float sum : scaled) out.push_back(sum * factor);
+  });
+  return out;
+}
+
 std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs storage) {
   std::vector<double> stored(rows.size());
   const size_t n_heads_total = rows.size() / static_cast<size_t>(d);
@@ -51,20 +126,40 @@ std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs
       for (int c = 0; c < d; ++c) out[c] = x[c];
     } else if (storage == StoredAs::kF16) {
       for (int c = 0; c < d; ++c) out[c] = RoundToHalf(x[c]);
+    } else if (storage == StoredAs::kInt8) {
+      const Int8Head q = QuantizeLevels(x, d, 127);
+      for (int c = 0; c < d; ++c) {
+        out[c] = q.finite ? static_cast<double>(q.levels[c]) * q.scale
+                          : std::numeric_limits<double>::quiet_NaN();
+      }
     } else {
-      const bool int4 = storage == StoredAs::kInt4;
-      const int group = int4 ? kInt4Group : d;
-      for (int c0 = 0; c0 < d; c0 += group) {
-        const int width = std::min(group, d - c0);
-        const Int8Head q = QuantizeLevels(x + c0, width, int4 ? 7 : 127);
-        for (int c = 0; c < width; ++c) {
-          out[c0 + c] = q.finite ? static_cast<double>(q.levels[c]) * q.scale
-                                 : std::numeric_limits<double>::quiet_NaN();
-        }
+      for (int c0 = 0; c0 < d; c0 += kInt4Group) {
+        const int width = std::min(kInt4Group, d - c0);
+        const std::vector<float> rotated = RotatedInt4Group(x + c0, width, false);
+        RotateBack(QuantizeLevels(rotated.data(), width, 7), 0, width, false, out + c0);
       }
     }
   }
   return stored;
+}
+
+std::vector<double> RoundedQueries(const std::vector<float>& rows, int d, StoredAs storage) {
+  if (storage != StoredAs::kInt4) return StoredValues(rows, d, StoredAs::kInt8);
+  std::vector<double> rounded(rows.size());
+  for (size_t h = 0; h < rows.size() / static_cast<size_t>(d); ++h) {
+    const float* x = rows.data() + h * static_cast<size_t>(d);
+    std::vector<float> rotated;
+    for (int c0 = 0; c0 < d; c0 += kInt4Group) {
+      const std::vector<float> group = RotatedInt4Group(x + c0, std::min(kInt4Group, d - c0), true);
+      rotated.insert(rotated.end(), group.begin(), group.end());
+    }
+    const Int8Head q = QuantizeLevels(rotated.data(), d, 127);  // one scale per row and head
+    for (int c0 = 0; c0 < d; c0 += kInt4Group) {
+      RotateBack(q, c0, std::min(kInt4Group, d - c0), true,
+                 rounded.data() + h * static_cast<size_t>(d) + c0);
+    }
+  }
+  return rounded;
 }
 
 namespace {
@@ -127,7 +222,7 @@ std::vector<double> ReferenceDecode(const DecodeProblem& p, const std::vector<fl
 Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>& q,
                                int first_position, int n_queries, const std::vector<double>& k,
                                const std::vector<double>& v, StoredAs storage) {
-  const std::vector<double> q_levels = StoredValues(q, p.d, StoredAs::kInt8);
+  const std::vector<double> q_levels = RoundedQueries(q, p.d, storage);
   const std::vector<float> q_stored(q_levels.begin(), q_levels.end());
   const int group = p.n_heads / p.n_kv_heads;
   const size_t ld_q = static_cast<size_t>(p.n_heads) * p.d;
@@ -139,17 +234,27 @@ Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>&
   const int scale_group = int4 ? kInt4Group : p.d;
   const double limit = int4 ? 7.0 : 127.0;
   const size_t heads = v.size() / static_cast<size_t>(p.d);
-  std::vector<double> v_scale(v.size(), 0.0), level(v.size(), 0.0);
+  // int4 rounds the rotated values (H_b v / b per block): its levels, and the
+  // weights' rounding, are the rotated domain's.
+  std::vector<double> level = v, v_scale(v.size(), 0.0);
+  for (size_t head = 0; int4 && head < heads; ++head) {
+    for (int c0 = 0; c0 < p.d; c0 += kInt4Group) {
+      ForEachBlock(std::min(kInt4Group, p.d - c0), [&](int begin, int b) {
+        double* x = level.data() + head * static_cast<size_t>(p.d) + c0 + begin;
+        Sylvester(x, static_cast<size_t>(b));
+        for (int c = 0; c < b; ++c) x[c] /= b;
+      });
+    }
+  }
   for (size_t head = 0; head < heads; ++head) {
-    const double* row = v.data() + head * static_cast<size_t>(p.d);
+    double* row = level.data() + head * static_cast<size_t>(p.d);
     for (int c0 = 0; c0 < p.d; c0 += scale_group) {
       const int end = std::min(p.d, c0 + scale_group);
       double largest = 0.0;
       for (int c = c0; c < end; ++c) largest = std::fmax(largest, std::fabs(row[c]) / limit);
       for (int c = c0; c < end; ++c) {
-        const size_t at = head * static_cast<size_t>(p.d) + static_cast<size_t>(c);
-        v_scale[at] = largest;
-        level[at] = largest == 0.0 ? 0.0 : std::fabs(row[c]) / largest;
+        v_scale[head * static_cast<size_t>(p.d) + static_cast<size_t>(c)] = largest;
+        row[c] = largest == 0.0 ? 0.0 : std::fabs(row[c]) / largest;
       }
     }
   }
@@ -190,6 +295,15 @@ Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>&
             }
           }
         }
+      }
+      // Rotated back, an output element is a +-sum of its block's rotated
+      // ones: their bounds add.
+      for (int c0 = 0; int4 && c0 < p.d; c0 += kInt4Group) {
+        ForEachBlock(std::min(kInt4Group, p.d - c0), [&](int begin, int b) {
+          double sum = 0.0;
+          for (int c = 0; c < b; ++c) sum += bound[c0 + begin + c];
+          for (int c = 0; c < b; ++c) bound[c0 + begin + c] = sum;
+        });
       }
     }
   }

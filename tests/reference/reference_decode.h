@@ -27,8 +27,20 @@ inline StoredAs StoredAsOf(ea_kv_storage storage) {
 // each: f16 rounding (nearest even, inf past 65504), or int8 with a
 // per-row-and-head scale max|x| / 127 (computed in float) and
 // round-to-nearest-even of x / scale, dequantised; int4 as int8 with 7 for
-// 127, per group of 64 channels of each head (the last group the rest).
+// 127, per group of 64 channels of each head (the last group the rest),
+// rounding the group after its rotation (RotatedInt4Group) and rotating the
+// stored values back in double (H_b y per block, the exact inverse).
 std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs storage);
+
+// The queries an int8 or int4 cache attends with: each row and head rounded
+// to int8 as an int8 key is (int4: after the query rotation of each scale
+// group, rotated back in double: H_b q' * EA_KV_INT4_GROUP / b).
+std::vector<double> RoundedQueries(const std::vector<float>& rows, int d, StoredAs storage);
+
+// int4's rotation of one scale group of `width` values (kv_cache.h, "INT4"),
+// as float: H_b x / b per block for keys, H_b x / EA_KV_INT4_GROUP for
+// queries.
+std::vector<float> RotatedInt4Group(const float* x, int width, bool query);
 
 // One head's int8 quantization as StoredValues computes it: the scale
 // max|x| / 127 (in float) and the levels; a head with a NaN or inf is not
@@ -61,10 +73,9 @@ std::vector<double> ReferenceDecode(const DecodeProblem& problem, const std::vec
                                     const std::vector<double>& v);
 
 // The int8 or int4 cache's decode (edgeattn/kv_cache.h, INT8 and INT4):
-// ReferenceDecode with each query row and head rounded to int8 as int8 keys
-// are, and per output element the most that rounding each 64-position
-// block's weights p_j * v_scale_j to 8 bits (within the block's largest / 510
-// each; int4: per scale group, with the group's v_scale) can move it.
+// ReferenceDecode with the RoundedQueries, and per output element the most that rounding each
+// 64-position block's weights p_j * v_scale_j to 8 bits (within the block's largest / 510 each;
+// int4: per scale group, with the group's v_scale) can move it.
 struct Int8Decode {
   std::vector<double> out;
   std::vector<double> weight_rounding;

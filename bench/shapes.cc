@@ -22,11 +22,13 @@ Shape Decode(int32_t n_kv) {
   return Shape{Kind::kDecode, n_kv, kDecodeHeadDim, false, SimdTarget::kBest};
 }
 
-Shape DecodeStream(int32_t n_kv, ea_kv_storage storage, int32_t kv_heads = kDecodeHeads) {
+Shape DecodeStream(int32_t n_kv, ea_kv_storage storage, int32_t kv_heads = kDecodeHeads,
+                   int32_t head_dim = kDecodeHeadDim) {
   Shape shape = Decode(n_kv);
   shape.kind = Kind::kDecodeStream;
   shape.kv_storage = storage;
   shape.kv_heads = kv_heads;
+  shape.head_dim = head_dim;
   return shape;
 }
 
@@ -47,11 +49,21 @@ void AddDecodeRows(std::vector<Shape>* shapes, int32_t n_kv) {
 
 // The long-context rows, a cache of DRAM size: AddDecodeRows at n_kv, then float16, int8 and
 // int4 with grouped-query attention, whose vs_f32 is against the float32 grouped-query row.
-void AddLongContextRows(std::vector<Shape>* shapes, int32_t n_kv) {
-  AddDecodeRows(shapes, n_kv);
-  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F16, kGqaKvHeads));
-  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT8, kGqaKvHeads));
-  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT4, kGqaKvHeads));
+// Heads of another width than kDecodeHeadDim have the cache rows only: the peers' dense
+// decode is written for kDecodeHeadDim.
+void AddLongContextRows(std::vector<Shape>* shapes, int32_t n_kv, int32_t head_dim) {
+  if (head_dim == kDecodeHeadDim) {
+    AddDecodeRows(shapes, n_kv);
+  } else {
+    for (const ea_kv_storage storage :
+         {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8, EA_KV_STORAGE_INT4}) {
+      shapes->push_back(DecodeStream(n_kv, storage, kDecodeHeads, head_dim));
+    }
+    shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F32, kGqaKvHeads, head_dim));
+  }
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F16, kGqaKvHeads, head_dim));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT8, kGqaKvHeads, head_dim));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT4, kGqaKvHeads, head_dim));
 }
 
 // The shape, then the same shape with edgeattn capped at AVX2.
@@ -176,7 +188,9 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
     AddFixedPointRows(&shapes, Mha(n));
   }
   for (const int32_t n : {512, 4096}) AddDecodeRows(&shapes, n);
-  AddLongContextRows(&shapes, kLongContextKeys);
+  for (const int32_t head_dim : {kDecodeHeadDim, kLongContextWideHeadDim}) {
+    AddLongContextRows(&shapes, kLongContextKeys, head_dim);
+  }
   return shapes;
 }
 

@@ -50,6 +50,8 @@ inline constexpr int32_t kDecodeHeadDim = 64;
 // The full suite's long-context length: its f32 cache (8 heads x 64, 128 MiB; grouped-query on
 // 2 KV heads 32 MiB) is larger than the last-level cache of the machines the bench runs on.
 inline constexpr int32_t kLongContextKeys = 32768;
+// The long-context rows are at kDecodeHeadDim and at this head width too.
+inline constexpr int32_t kLongContextWideHeadDim = 128;
 // Workers of the multi-worker rows (f32_2workers/...): the development VM has 2 cores.
 inline constexpr int32_t kParallelWorkers = 2;
 

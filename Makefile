@@ -72,6 +72,10 @@ TEST_CFLAGS := -std=c11 $(OPT) $(WARNINGS) -pedantic -Iinclude $(TARGET_CFLAGS) 
   -MD -MP
 
 # One source list for the Makefile and CMakeLists.txt (make lint checks it).
+# A built program's path as a command: ./ before a relative one (BUILD_ROOT may be
+# absolute, and ./ before an absolute path would not name it).
+Runnable = $(if $(filter /%,$(1)),$(1),./$(1))
+
 LIB_SRCS := $(shell sed -e '/^\#/d' -e '/^[[:space:]]*$$/d' src/sources.txt)
 LIB_OBJS := $(LIB_SRCS:%.cc=$(BUILD)/%.o)
 TARGET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TARGET_OBJS_SRC))
@@ -207,12 +211,12 @@ $(REVERSAL_DEMO): $(BUILD)/examples/reversal/reversal_demo.o \
 
 demo: deps
 	@$(MAKE) --no-print-directory $(DEMO) $(REVERSAL_DEMO)
-	$(RUN) ./$(DEMO)
-	$(RUN) ./$(REVERSAL_DEMO)
+	$(RUN) $(call Runnable,$(DEMO))
+	$(RUN) $(call Runnable,$(REVERSAL_DEMO))
 
 reversal-demo: deps
 	@$(MAKE) --no-print-directory $(REVERSAL_DEMO)
-	$(RUN) ./$(REVERSAL_DEMO)
+	$(RUN) $(call Runnable,$(REVERSAL_DEMO))
 
 # Programs that link only the library (and the board's start-up code).
 $(MINIMAL) $(FIRMWARE) $(INT8_FIRMWARE): $(BUILD)/examples/%: $(BUILD)/examples/%.o $(TARGET_OBJS) $(LIB) \
@@ -289,7 +293,7 @@ asan: deps
 
 # The cross-target digest test alone (make matrix runs it after a part of the suite).
 digest-run: $(SUITE)
-	$(RUN) ./$(SUITE) --gtest_filter='CrossTargetDigest.*'
+	$(RUN) $(call Runnable,$(SUITE)) --gtest_filter='CrossTargetDigest.*'
 
 # Every toolchain fragment's suite, SVE at 128..2048 bits, digests compared.
 matrix:
@@ -313,7 +317,7 @@ consumers:
 BENCH := $(BUILD)/bench/attention_bench
 # The command that runs it: ./build/host/... for the default relative BUILD_ROOT, the path
 # itself for an absolute one (./ + /tmp/b/... would be a path below the repository).
-BENCH_COMMAND := $(if $(filter /%,$(BENCH)),$(BENCH),./$(BENCH))
+BENCH_COMMAND := $(call Runnable,$(BENCH))
 BENCH_SRCS := $(filter-out bench/fma_peak.cc,$(wildcard bench/*.cc))
 BENCH_OBJS := $(BENCH_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/fma_peak.o \
   $(BUILD)/examples/thread_pool/pthread_pool.o

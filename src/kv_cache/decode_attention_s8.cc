@@ -45,9 +45,7 @@ inline void QuantizeQueries(const ea_kv_cache& cache, const float* q, int32_t n_
     if (rotated) {
       float* values = codes.wide_codes + r * codes.stride;
       for (size_t c = 0; c < d; ++c) values[c] = q[r * d + c];
-      for (size_t c0 = 0; c0 < d; c0 += EA_KV_INT4_GROUP) {
-        RotateInt4QueryGroup(values + c0, Smaller(d - c0, EA_KV_INT4_GROUP));
-      }
+      RotateInt4Query(values, d);
       codes.scales[r] = QuantizeHeadS8(values, d, row, 1) * kInt4QueryGain;
     } else {
       codes.scales[r] = QuantizeHeadS8(q + r * d, d, row, 1);
@@ -207,9 +205,7 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
                        block_start, out);
       });
   for (size_t r = 0; int4 && r < static_cast<size_t>(n_queries) * cache.config.n_heads; ++r) {
-    for (size_t c0 = 0; c0 < d; c0 += EA_KV_INT4_GROUP) {
-      RotateInt4OutputGroup(out + r * d + c0, Smaller(d - c0, EA_KV_INT4_GROUP));
-    }
+    RotateInt4Output(out + r * d, d);
   }
 }
 

@@ -19,6 +19,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/kv_cache.h"
+#include "kv_cache/kv_cache_layout.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -55,7 +56,7 @@ inline void WidenRecordS4(const uint8_t* keys, const uint8_t* values, size_t cha
   }
   int8_t* widened_values = widened + channels * kKeyBlock;
   for (size_t c0 = 0; c0 < d; c0 += EA_KV_INT4_GROUP) {
-    const size_t width = d - c0 < EA_KV_INT4_GROUP ? d - c0 : EA_KV_INT4_GROUP;
+    const size_t width = Int4GroupWidth(d, c0);
     const uint8_t* group = values + c0 * kKeyBlock / 2;
     int8_t* out = widened_values + c0 * kKeyBlock;
     for (size_t pair = 0; pair < kKeyBlock / 8; ++pair) {

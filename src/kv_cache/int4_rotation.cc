@@ -129,13 +129,16 @@ inline void RotateBlock(float* x, size_t b, float divisor) {
 
 #endif
 
-// Each block of the group's binary form; divisor 0 stands for the block's
-// own width.
-void RotateInt4GroupTarget(float* x, size_t width, float divisor) {
-  for (size_t c0 = 0; c0 < width;) {
-    const size_t b = LargestPowerOfTwoIn(width - c0);
-    RotateBlock(x + c0, b, divisor == 0.0f ? static_cast<float>(b) : divisor);
-    c0 += b;
+// Each block of each scale group's binary form; divisor 0 stands for the
+// block's own width.
+void RotateInt4Target(float* x, size_t d, float divisor) {
+  for (size_t g0 = 0; g0 < d; g0 += EA_KV_INT4_GROUP) {
+    const size_t end = d - g0 < EA_KV_INT4_GROUP ? d : g0 + EA_KV_INT4_GROUP;
+    for (size_t c0 = g0; c0 < end;) {
+      const size_t b = LargestPowerOfTwoIn(end - c0);
+      RotateBlock(x + c0, b, divisor == 0.0f ? static_cast<float>(b) : divisor);
+      c0 += b;
+    }
   }
 }
 
@@ -149,17 +152,13 @@ HWY_AFTER_NAMESPACE();
 
 namespace edgeattn {
 
-EA_EXPORT(RotateInt4GroupTarget);
+EA_EXPORT(RotateInt4Target);
 
-void RotateInt4Group(float* x, size_t width) { EA_DISPATCH(RotateInt4GroupTarget)(x, width, 0.0f); }
+void RotateInt4Stored(float* x, size_t d) { EA_DISPATCH(RotateInt4Target)(x, d, 0.0f); }
 
-void RotateInt4QueryGroup(float* x, size_t width) {
-  EA_DISPATCH(RotateInt4GroupTarget)(x, width, kInt4QueryGain);
-}
+void RotateInt4Query(float* x, size_t d) { EA_DISPATCH(RotateInt4Target)(x, d, kInt4QueryGain); }
 
-void RotateInt4OutputGroup(float* x, size_t width) {
-  EA_DISPATCH(RotateInt4GroupTarget)(x, width, 1.0f);
-}
+void RotateInt4Output(float* x, size_t d) { EA_DISPATCH(RotateInt4Target)(x, d, 1.0f); }
 
 }  // namespace edgeattn
 #endif  // HWY_ONCE

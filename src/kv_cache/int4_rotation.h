@@ -32,11 +32,12 @@ namespace edgeattn {
 // What a rotated query's scores are multiplied by.
 inline constexpr float kInt4QueryGain = EA_KV_INT4_GROUP;
 
-// One scale group (width <= EA_KV_INT4_GROUP values) in place: a key's or a
-// value's rotation, a query's, and an output's rotation back.
-void RotateInt4Group(float* x, size_t width);
-void RotateInt4QueryGroup(float* x, size_t width);
-void RotateInt4OutputGroup(float* x, size_t width);
+// A head of d values in place, scale group by scale group: a key's or a
+// value's rotation (one group at append), a query's, and an output's
+// rotation back.
+void RotateInt4Stored(float* x, size_t d);
+void RotateInt4Query(float* x, size_t d);
+void RotateInt4Output(float* x, size_t d);
 
 }  // namespace edgeattn
 

@@ -43,6 +43,12 @@ inline KvRecordView KvRecord(const ea_kv_cache& cache, int64_t block, int32_t he
   return view;
 }
 
+// The channels of the int4 scale group that starts at channel c0 of a head of
+// d: EA_KV_INT4_GROUP, or the rest for the last group.
+inline size_t Int4GroupWidth(size_t d, size_t c0) {
+  return d - c0 < EA_KV_INT4_GROUP ? d - c0 : EA_KV_INT4_GROUP;
+}
+
 // An int8 or int4 cache's query codes (KvQueryCodeBytes): int4's widened
 // record (first: 64-byte aligned), then for each of `rows` attended rows
 // (query-major, then head) its quads of codes widened to 4 bytes each (every

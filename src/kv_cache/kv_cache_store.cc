@@ -59,10 +59,10 @@ void StoreHeadsS4(const KvRecordView& record, size_t slot, const float* k_head, 
   const size_t channels =
       static_cast<size_t>(KvKeyChannels(static_cast<int32_t>(d), EA_KV_STORAGE_INT4));
   for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
-    const size_t width = d - c0 < EA_KV_INT4_GROUP ? d - c0 : EA_KV_INT4_GROUP;
+    const size_t width = Int4GroupWidth(d, c0);
     float rotated[EA_KV_INT4_GROUP];
     memcpy(rotated, k_head + c0, width * sizeof(float));
-    RotateInt4Group(rotated, width);
+    RotateInt4Stored(rotated, width);
     record.key_scales[g * kKeyBlock + slot] = QuantizeHeadS4(rotated, width, staging + c0, 1);
   }
   for (size_t c = d; c < channels; ++c) staging[c] = 0;
@@ -77,10 +77,10 @@ void StoreHeadsS4(const KvRecordView& record, size_t slot, const float* k_head, 
   const size_t shift = (slot / 4) % 2 * 4;
   const uint8_t kept = static_cast<uint8_t>(0xF0u >> shift);
   for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
-    const size_t width = d - c0 < EA_KV_INT4_GROUP ? d - c0 : EA_KV_INT4_GROUP;
+    const size_t width = Int4GroupWidth(d, c0);
     float rotated[EA_KV_INT4_GROUP];
     memcpy(rotated, v_head + c0, width * sizeof(float));
-    RotateInt4Group(rotated, width);
+    RotateInt4Stored(rotated, width);
     record.value_scales[g * kKeyBlock + slot] = QuantizeHeadS4(rotated, width, staging, 1);
     uint8_t* values = static_cast<uint8_t*>(record.values) + c0 * kKeyBlock / 2 +
                       (slot / 8) * width * 4 + slot % 4;

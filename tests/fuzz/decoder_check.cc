@@ -156,6 +156,11 @@ float ToFloat(double x) {
 struct Stored {
   std::vector<double> value, slack;
   std::vector<State> state;
+  // The reference's values (StoredValues): `value` itself except for int4,
+  // whose `value` and `slack` are the rotated domain's. Scores and outputs
+  // take these, in the reference's order of operations, so that the
+  // pipeline equals the reference where scores cancel.
+  std::vector<double> given;
 };
 
 bool IsQuantized(StoredAs storage) {
@@ -244,6 +249,7 @@ Stored Store(const Values& given, int d, StoredAs storage) {
   for (size_t base = 0; base < count; base += static_cast<size_t>(d)) {
     for (int c = 0; c < d; ++c) head[static_cast<size_t>(c)] = ToFloat(given.val[base + c]);
     std::vector<double> stored = edgeattn_test::StoredValues(head, d, storage);
+    s.given.insert(s.given.end(), stored.begin(), stored.end());
     if (int4) {  // back to the rotated levels times their scale
       ForEachInt4Block(d, [&](int c0, int b) {
         Hadamard(stored.data() + c0, b);
@@ -466,8 +472,9 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
   const Stored ks = Store(k, d, layer.storage), vs = Store(v, d, layer.storage);
   std::vector<float> qf(q.val.size());
   for (size_t i = 0; i < qf.size(); ++i) qf[i] = in_range ? static_cast<float>(q.val[i]) : 0.0f;
-  // The queries the scores take: int4's keys are rotated (H_b k / b per
-  // block), so the queries are too, unnormalised (H_b q), for the same dots.
+  // The queries in the keys' rounding domain: int4 rounds rotated keys
+  // (H_b k / b per block), against which H_b q gives the same dots; the
+  // score steps of the keys' and queries' rounding are taken there.
   const bool int4 = layer.storage == StoredAs::kInt4;
   std::vector<double> q_dot(qf.begin(), qf.end());
   if (int4) HadamardHeads(&q_dot, d);
@@ -582,11 +589,12 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
         double dot = 0.0, magnitude = 0.0, moved = 0.0;
         for (int c = 0; c < d; ++c) {
           const size_t at = k.at(j, g * d + c);
-          const double qc = q_dot[q_base + c];
-          dot += qc * ks.value[at];
-          magnitude += fabs(qc * ks.value[at]);
+          const double qc = qf[q_base + c];
+          dot += qc * ks.given[at];
+          magnitude += fabs(qc * ks.given[at]);
+          // The rounding steps in `value`'s domain (int4: rotated, H_b q).
           const double dq = q_moved[static_cast<size_t>(c)];
-          moved += (fabs(qc) + dq) * ks.slack[at] + dq * fabs(ks.value[at]);
+          moved += (fabs(q_dot[q_base + c]) + dq) * ks.slack[at] + dq * fabs(ks.value[at]);
         }
         const double s = scale * dot + slope * (j - position);
         if (fabs(scale * dot) > kSureOverflow) sure_overflow = true;
@@ -623,9 +631,10 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
               ? WeightRounding(vs, layer.storage, p, grow, lo, position, g, d, kv)
               : std::vector<double>(static_cast<size_t>(d), 0.0);
       for (int c = 0; c < d; ++c) {
-        double out = 0.0;
+        double out = 0.0, out_given = 0.0;
         for (int j = lo; j <= position; ++j) {
           out += p[static_cast<size_t>(j - lo)] * vs.value[v.at(j, g * d + c)];
+          out_given += p[static_cast<size_t>(j - lo)] * vs.given[v.at(j, g * d + c)];
         }
         double spread = 0.0, value_slack = 0.0;
         for (int j = lo; j <= position; ++j) {
@@ -633,7 +642,7 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
           spread += p[static_cast<size_t>(j - lo)] * fabs(vs.value[at] - out);
           value_slack += p[static_cast<size_t>(j - lo)] * vs.slack[at];
         }
-        heads_out[static_cast<size_t>(h * d + c)] = out;
+        heads_out[static_cast<size_t>(h * d + c)] = out_given;
         out_slack[static_cast<size_t>(h * d + c)] =
             (grow - 1.0) * spread + grow * value_slack + weight_rounding[static_cast<size_t>(c)];
       }
@@ -642,7 +651,6 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
       if (int4) {
         ForEachInt4Block(d, [&](int c0, int b) {
           const size_t at = static_cast<size_t>(h * d + c0);
-          Hadamard(heads_out.data() + at, b);
           double slack = 0.0;
           for (int c = 0; c < b; ++c) slack += out_slack[at + c];
           for (int c = 0; c < b; ++c) out_slack[at + c] = slack;

@@ -4,8 +4,9 @@
 // other channels to 0 at 7 levels; rotated, its energy is spread over the
 // group. Scores are unchanged (the rotation is orthogonal up to a power of
 // two), and P V is linear, so rotating its result back gives the output.
-// Measured on the reversal model, 50000 held-out sequences: 99.80 % decoded
-// without rotation, 99.90 % with K rotated, 99.96 % with K and V.
+// Counted once on the reversal model (50000 held-out sequences, a throwaway
+// driver): 99.80 % decoded without rotation, 99.90 % with K rotated, 99.96 %
+// with K and V.
 //
 // Each scale group of width w is split into blocks whose widths are the
 // powers of two in w's binary form, largest first (64; 16; 8 + 4 + 1 for

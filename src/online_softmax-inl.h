@@ -132,7 +132,7 @@ HWY_INLINE float ExponentiateScores(D d, float* HWY_RESTRICT scores, size_t coun
 // exp(m_old - m_new) that the row's output accumulator must be rescaled by
 // before this block's P V is added, and usable[r] is false when the row saw
 // no key here or is (or just became) non-finite: its probabilities are then
-// not written and must not be used. rows <= kScoreTileRows (the tile's rows).
+// not written and must not be used. rows <= kMaxSoftmaxRows.
 //
 // Three passes over the rows, not one row after another: every row's maximum
 // first, then every rescale, then every row's exponentials. A row's maximum
@@ -141,11 +141,14 @@ HWY_INLINE float ExponentiateScores(D d, float* HWY_RESTRICT scores, size_t coun
 // on; row after row, each chain stalled the exponential pass behind it, in
 // the passes' order it overlaps with the next row's work. Each row gets the
 // same operations as alone, so the results are the same bits.
+inline constexpr size_t kMaxSoftmaxRows = 8;
+static_assert(kScoreTileRows <= static_cast<int32_t>(kMaxSoftmaxRows), "a score tile's rows");
+
 template <class D>
 HWY_INLINE void OnlineSoftmaxRows(D d, float* HWY_RESTRICT tile, size_t row_stride, size_t rows,
                                   const size_t* counts, RowState* states, float* rescale,
                                   bool* usable) {
-  float block_max[kScoreTileRows];
+  float block_max[kMaxSoftmaxRows];
   for (size_t r = 0; r < rows; ++r) {
     usable[r] = false;
     if (counts[r] == 0 || states[r].non_finite) continue;

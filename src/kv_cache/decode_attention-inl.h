@@ -153,34 +153,45 @@ inline DecodeShape DecodeShapeOf(const ea_kv_cache& cache, int32_t n_queries, bo
   return shape;
 }
 
-// Asks for the next record's cache lines (the one after `record` in the
-// arena, while it lies in the records region) before `record` is attended.
-inline void PrefetchNextRecord(const ea_kv_cache& cache, const KvRecordView& record) {
+// Asks for every cache line of `record` as its step begins, so that the
+// lines arrive side by side while the step works through the first ones;
+// the hardware prefetchers alone, which follow a stream line by line, left
+// a DRAM-sized cache at about half the probe's bandwidth (Zen 5, L = 32768,
+// 8 KV heads of 64, best of interleaved runs: int8 1816 to 969 us a token,
+// f16 3350 to 2276, f32 4777 to 4412). Asking for the next record instead
+// was slower by 5-15 % (f32 and f16 15-25 %).
+//
+// Always inlined: GCC 12 took an out-of-line function whose only effect is
+// prefetches for one without side effects, and deleted its calls.
+HWY_INLINE void PrefetchRecord(const ea_kv_cache& cache, const KvRecordView& record) {
+  const uint64_t record_bytes = KvRecordBytes(cache.config.d_head, cache.config.storage);
+  const uint8_t* first = static_cast<const uint8_t*>(record.keys);
+  for (uint64_t line = 0; line < record_bytes; line += 64) hwy::Prefetch(first + line);
+}
+
+// Whether the pass prefetches its records: from a records region of 8 MiB
+// on, past the L2 of every core and a large share of most L3s. Below it the
+// prefetches cost and gained nothing (Zen 5: f32 at L = 512, 2 MiB, in L2,
+// 7 % slower; int8 at L = 4096, 4.25 MiB, in L3, 5 % slower). Never on
+// SCALAR, the microcontrollers' target: no data cache to fill ahead.
+inline constexpr uint64_t kPrefetchedRegionBytes = uint64_t{8} << 20;
+inline bool PrefetchesRecords(const ea_kv_cache& cache) {
   const ea_kv_cache_config& c = cache.config;
-  const uint64_t record_bytes = KvRecordBytes(c.d_head, c.storage);
-  const uint64_t region = KvRecordsBytes(c.capacity, c.n_kv_heads, c.d_head, c.storage);
-  const uint64_t next =
-      static_cast<uint64_t>(static_cast<const uint8_t*>(record.keys) - cache.records) +
-      record_bytes;
-  if (next >= region) return;
-  for (uint64_t line = 0; line < record_bytes; line += 64)
-    hwy::Prefetch(cache.records + next + line);
+  return HWY_TARGET != HWY_SCALAR &&
+         KvRecordsBytes(c.capacity, c.n_kv_heads, c.d_head, c.storage) >= kPrefetchedRegionBytes;
 }
 
 // The pass over the cache that every storage shares: out and the row states
 // start at zero, attend_record(record, query, head, rows, first, end,
 // block_start) takes each record's step for up to kGridRows query heads of a
-// GQA group, and the output rows are normalised once at the end.
+// GQA group, finish_block() follows each block's records (a storage that
+// defers steps takes them there), and the output rows are normalised once at
+// the end.
 //
-// prefetch_next_record: the int8 records' integer steps are short enough
-// that the hardware prefetchers do not run far enough ahead of them (Zen 5,
-// 8 KV heads of 64, L = 32768, 34 MiB: 1.72 ms a token without, 0.88 ms with
-// the next record's lines asked for; in cache, L = 4096, 2 % slower). The
-// float records' longer steps lost 8 % with it.
-template <class D, class AttendRecordFn>
+template <class D, class AttendRecordFn, class FinishBlockFn>
 HWY_INLINE void DecodeRecords(D d, const ea_kv_cache& cache, const DecodeShape& shape,
-                              int32_t n_queries, float* out, bool prefetch_next_record,
-                              const AttendRecordFn& attend_record) {
+                              int32_t n_queries, float* out, const AttendRecordFn& attend_record,
+                              const FinishBlockFn& finish_block) {
   const ea_kv_cache_config& c = cache.config;
   const size_t out_floats = static_cast<size_t>(n_queries) * shape.ld;
   for (size_t i = 0; i < out_floats; ++i) out[i] = 0.0f;
@@ -188,12 +199,13 @@ HWY_INLINE void DecodeRecords(D d, const ea_kv_cache& cache, const DecodeShape& 
   const size_t n_rows = static_cast<size_t>(n_queries) * static_cast<size_t>(c.n_heads);
   for (size_t r = 0; r < n_rows; ++r) states[r] = InitialRowState();
 
+  const bool prefetch = PrefetchesRecords(cache);
   const int64_t first_position = VisiblePositions(c, shape.first_query_position).first;
   for (int64_t block = first_position / kKeyBlock; block * kKeyBlock < cache.length; ++block) {
     const int64_t block_start = block * kKeyBlock;
     for (int32_t kv_head = 0; kv_head < c.n_kv_heads; ++kv_head) {
       const KvRecordView record = KvRecord(cache, block, kv_head);
-      if (prefetch_next_record) PrefetchNextRecord(cache, record);
+      if (prefetch) PrefetchRecord(cache, record);
       for (int32_t query = 0; query < n_queries; ++query) {
         const VisibleRange seen = VisiblePositions(c, QueryPosition(shape, query));
         const int64_t first = seen.first > block_start ? seen.first : block_start;
@@ -209,6 +221,7 @@ HWY_INLINE void DecodeRecords(D d, const ea_kv_cache& cache, const DecodeShape& 
         }
       }
     }
+    finish_block();
   }
 
   const size_t lanes = hn::Lanes(d);
@@ -228,12 +241,14 @@ template <class D, class TE>
 HWY_INLINE void DecodeWithStorage(D d, const ea_kv_cache& cache, const float* q, int32_t n_queries,
                                   bool causal, float* out) {
   const DecodeShape shape = DecodeShapeOf(cache, n_queries, causal);
-  DecodeRecords(d, cache, shape, n_queries, out, /*prefetch_next_record=*/false,
-                [&](const KvRecordView& record, int32_t query, int32_t head, size_t rows,
-                    size_t first, size_t end, int64_t block_start) {
-                  AttendRecord<D, TE>(d, cache, shape, record, q, query, head, rows, first, end,
-                                      block_start, out);
-                });
+  DecodeRecords(
+      d, cache, shape, n_queries, out,
+      [&](const KvRecordView& record, int32_t query, int32_t head, size_t rows, size_t first,
+          size_t end, int64_t block_start) {
+        AttendRecord<D, TE>(d, cache, shape, record, q, query, head, rows, first, end, block_start,
+                            out);
+      },
+      [] {});
 }
 
 }  // namespace HWY_NAMESPACE

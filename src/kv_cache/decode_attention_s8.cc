@@ -9,7 +9,8 @@
 // channels has its own scales, so its scores are summed into the block's
 // and its weights rounded on their own. int4's records hold rotated keys
 // and values (int4_rotation.h): the queries are rotated too, and the
-// outputs rotated back.
+// outputs rotated back. Single query heads take their softmax steps several
+// KV heads at a time (DeferredSteps).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kv_cache/decode_attention_s8.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -101,9 +102,13 @@ HWY_INLINE void AccumulateGroup(DF df, const CodeGroups& groups, float* tile, si
   AccumulateRecordS8(df, tile, rows, pv);
 }
 
-// `rows` query heads from `head` of query `query` against keys [first, end)
-// of one int8 record; block_start is the record's first position.
-//
+// The first grid row of query `query`, head `head` in the codes and the
+// output rows.
+inline size_t FirstRow(const ea_kv_cache& cache, int32_t query, int32_t head) {
+  return static_cast<size_t>(query) * static_cast<size_t>(cache.config.n_heads) +
+         static_cast<size_t>(head);
+}
+
 // Scale groups after the first score into tile columns [kGroupScores, +64)
 // and are added to the block's scores; the probabilities are kept in
 // columns [kKeptProbabilities, +64) for the groups after the first, since
@@ -112,14 +117,13 @@ inline constexpr size_t kGroupScores = 2 * kKeyBlock;
 inline constexpr size_t kKeptProbabilities = 3 * kKeyBlock;
 static_assert(kScoreTileKeys >= 4 * kKeyBlock, "the tile rows hold a group's scores and weights");
 
+// The scaled scores of `rows` grid rows from first_row against keys [0, end)
+// of one record, into tile[r][0, end).
 template <class DF>
-HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShape& shape,
-                               const QueryCodesView& codes, const KvRecordView& record,
-                               const CodeGroups& groups, int32_t query, int32_t head, size_t rows,
-                               size_t first, size_t end, int64_t block_start, float* out) {
-  const size_t first_row = static_cast<size_t>(query) * static_cast<size_t>(cache.config.n_heads) +
-                           static_cast<size_t>(head);
-  float* tile = cache.score_tile;
+HWY_INLINE void ScoreRecordGroups(DF df, const ea_kv_cache& cache, const QueryCodesView& codes,
+                                  const KvRecordView& record, const CodeGroups& groups,
+                                  size_t first_row, size_t rows, size_t first, size_t end,
+                                  float* tile) {
   const size_t quads = codes.stride / 4;
   for (size_t g = 0; g < groups.groups; ++g) {
     const size_t c0 = g * groups.group_channels;
@@ -137,10 +141,16 @@ HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShap
       for (size_t j = first; j < end; ++j) scores[j] += scores[kGroupScores + j];
     }
   }
-  float rescale[kGridRows];
-  bool usable[kGridRows];
-  SoftmaxStepOfRecord(df, cache, shape, query, head, rows, first, end, block_start, rescale,
-                      usable);
+}
+
+// After the softmax step: rounds the probabilities tile[r][first, end) of
+// each scale group to weight codes and adds them times the group's values to
+// the output rows.
+template <class DF>
+HWY_INLINE void WeighRecordGroups(DF df, const DecodeShape& shape, const KvRecordView& record,
+                                  const CodeGroups& groups, size_t first_row, size_t rows,
+                                  size_t first, size_t end, const float* rescale,
+                                  const bool* usable, float* tile, float* out) {
   for (size_t g = 0; g < groups.groups; ++g) {
     const size_t c0 = g * groups.group_channels;
     for (size_t r = 0; groups.groups > 1 && r < rows; ++r) {
@@ -170,6 +180,91 @@ HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShap
   }
 }
 
+// `rows` query heads from `head` of query `query` against keys [first, end)
+// of one int8 record; block_start is the record's first position.
+template <class DF>
+HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShape& shape,
+                               const QueryCodesView& codes, const KvRecordView& record,
+                               const CodeGroups& groups, int32_t query, int32_t head, size_t rows,
+                               size_t first, size_t end, int64_t block_start, float* out) {
+  const size_t first_row = FirstRow(cache, query, head);
+  ScoreRecordGroups(df, cache, codes, record, groups, first_row, rows, first, end,
+                    cache.score_tile);
+  float rescale[kGridRows];
+  bool usable[kGridRows];
+  SoftmaxStepOfRecord(df, cache, shape, query, head, rows, first, end, block_start, rescale,
+                      usable);
+  WeighRecordGroups(df, shape, record, groups, first_row, rows, first, end, rescale, usable,
+                    cache.score_tile, out);
+}
+
+// Whole-block steps of single query heads (no GQA group to share a record),
+// deferred until up to kDeferredSteps of them are scored, so that their
+// softmax steps are taken side by side: each row's maximum, exponential
+// and weight rounding end in horizontal reductions and scalar steps, chains
+// that one row alone waits for, and that the rows of different KV heads do
+// not depend on. Each row gets the same operations as alone, so the results
+// are the same bits.
+//
+// Step i scores into tile slot i: its kKeyBlock scores, then the kKeyBlock
+// bytes of its weight codes (WeightCodesOf row 0 of the slot). SCALAR, the
+// microcontrollers' in-order cores, has nothing to overlap: one step at a
+// time, and no stack for more.
+inline constexpr size_t kDeferredSteps = HWY_TARGET == HWY_SCALAR ? 1 : kMaxSoftmaxRows;
+inline constexpr size_t kDeferredSlotFloats = kKeyBlock + kKeyBlock / 4;
+static_assert(kDeferredSteps * kDeferredSlotFloats <= kScoreTileRows * kScoreTileKeys,
+              "the deferred steps' slots fit the score tile");
+static_assert(kDeferredSlotFloats * sizeof(float) % 64 == 0, "slots keep the tile's alignment");
+
+struct DeferredStep {
+  KvRecordView record;
+  CodeGroups groups;
+  int32_t query;
+  int32_t head;
+};
+
+struct DeferredSteps {
+  DeferredStep steps[kDeferredSteps];
+  size_t count;
+  int64_t block_start;
+};
+
+// Whether a step can wait: one grid row, the whole block, one scale group.
+inline bool CanDefer(const CodeGroups& groups, size_t rows, size_t first, size_t end) {
+  return rows == 1 && first == 0 && end == static_cast<size_t>(kKeyBlock) && groups.groups == 1;
+}
+
+template <class DF>
+HWY_INLINE void TakeDeferredSteps(DF df, const ea_kv_cache& cache, const DecodeShape& shape,
+                                  DeferredSteps& pending, float* out) {
+  const size_t n = pending.count;
+  if (n == 0) return;
+  pending.count = 0;
+  RowState* row_states = static_cast<RowState*>(cache.row_states);
+  RowState states[kDeferredSteps];
+  size_t counts[kDeferredSteps];
+  for (size_t i = 0; i < n; ++i) {
+    const DeferredStep& step = pending.steps[i];
+    float* slot = cache.score_tile + i * kDeferredSlotFloats;
+    if (cache.config.alibi_slopes != nullptr) {
+      AddLinearBiases(slot, 1, 0, kKeyBlock, cache.config.alibi_slopes + step.head,
+                      pending.block_start - QueryPosition(shape, step.query));
+    }
+    states[i] = row_states[FirstRow(cache, step.query, step.head)];
+    counts[i] = kKeyBlock;
+  }
+  float rescale[kDeferredSteps];
+  bool usable[kDeferredSteps];
+  OnlineSoftmaxRows(df, cache.score_tile, kDeferredSlotFloats, n, counts, states, rescale, usable);
+  for (size_t i = 0; i < n; ++i) {
+    const DeferredStep& step = pending.steps[i];
+    const size_t row = FirstRow(cache, step.query, step.head);
+    row_states[row] = states[i];
+    WeighRecordGroups(df, shape, step.record, step.groups, row, 1, 0, kKeyBlock, &rescale[i],
+                      &usable[i], cache.score_tile + i * kDeferredSlotFloats, out);
+  }
+}
+
 void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n_queries,
                              bool causal, float* out) {
   const hn::ScalableTag<float> df;
@@ -179,10 +274,14 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
   const bool int4 = cache.config.storage == EA_KV_STORAGE_INT4;
   const size_t d = shape.d_head;
   const void* widened_keys = nullptr;  // the int4 record now in codes.widened_record
-  // SCALAR is the microcontrollers' target: no data cache to fill ahead.
+  // A widened int4 record is gone once the next one is widened: its steps
+  // cannot wait.
+  const bool defer = !int4 || EA_INT4_READS_PACKED;
+  DeferredSteps pending;
+  pending.count = 0;
+  pending.block_start = 0;
   DecodeRecords(
       df, cache, shape, n_queries, out,
-      /*prefetch_next_record=*/HWY_TARGET != HWY_SCALAR,
       [&](const KvRecordView& record, int32_t query, int32_t head, size_t rows, size_t first,
           size_t end, int64_t block_start) {
         CodeGroups groups{static_cast<const int8_t*>(record.keys),
@@ -201,9 +300,19 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
           groups = CodeGroups{codes.widened_record, codes.widened_record + codes.stride * kKeyBlock,
                               codes.groups, EA_KV_INT4_GROUP, false};
         }
+        if (defer && CanDefer(groups, rows, first, end)) {
+          ScoreRecordGroups(df, cache, codes, record, groups, FirstRow(cache, query, head), 1,
+                            first, end, cache.score_tile + pending.count * kDeferredSlotFloats);
+          pending.steps[pending.count++] = DeferredStep{record, groups, query, head};
+          pending.block_start = block_start;
+          if (pending.count == kDeferredSteps) TakeDeferredSteps(df, cache, shape, pending, out);
+          return;
+        }
+        TakeDeferredSteps(df, cache, shape, pending, out);  // the tile is this step's
         AttendRecordS8(df, cache, shape, codes, record, groups, query, head, rows, first, end,
                        block_start, out);
-      });
+      },
+      [&] { TakeDeferredSteps(df, cache, shape, pending, out); });
   for (size_t r = 0; int4 && r < static_cast<size_t>(n_queries) * cache.config.n_heads; ++r) {
     RotateInt4Output(out + r * d, d);
   }

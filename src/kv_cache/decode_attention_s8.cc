@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <hwy/highway.h>
 
@@ -25,6 +26,7 @@
 #include "kv_cache/int4_rotation.h"
 #include "kv_cache/int8_record_dots-inl.h"
 #include "kv_cache/quantize_head.h"
+#include "vector_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -117,6 +119,23 @@ inline constexpr size_t kGroupScores = 2 * kKeyBlock;
 inline constexpr size_t kKeptProbabilities = 3 * kKeyBlock;
 static_assert(kScoreTileKeys >= 4 * kKeyBlock, "the tile rows hold a group's scores and weights");
 
+// scores[first, end) += a later group's scores[kGroupScores + first, + end).
+template <class DF>
+HWY_INLINE void AddGroupScores(DF df, float* scores, size_t first, size_t end) {
+  const size_t lanes = hn::Lanes(df);
+  size_t j = first;
+  for (; j + lanes <= end; j += lanes) {
+    const auto sum = hn::Add(hn::LoadU(df, scores + j), hn::LoadU(df, scores + kGroupScores + j));
+    hn::StoreU(sum, df, scores + j);
+  }
+  if (j < end) {
+    const size_t rest = end - j;
+    const auto sum = hn::Add(LoadTail(df, scores + j, rest, 0.0f),
+                             LoadTail(df, scores + kGroupScores + j, rest, 0.0f));
+    StoreTail(df, sum, scores + j, rest);
+  }
+}
+
 // The scaled scores of `rows` grid rows from first_row against keys [0, end)
 // of one record, into tile[r][0, end).
 template <class DF>
@@ -137,8 +156,7 @@ HWY_INLINE void ScoreRecordGroups(DF df, const ea_kv_cache& cache, const QueryCo
     ScoreGroup(df, groups, q, rows, c0, Smaller(quads - c0 / 4, groups.group_channels / 4), end,
                record.key_scales + g * kKeyBlock, g == 0 ? tile : tile + kGroupScores);
     for (size_t r = 0; g > 0 && r < rows; ++r) {
-      float* scores = tile + r * kScoreTileKeys;
-      for (size_t j = first; j < end; ++j) scores[j] += scores[kGroupScores + j];
+      AddGroupScores(df, tile + r * kScoreTileKeys, first, end);
     }
   }
 }
@@ -154,13 +172,13 @@ HWY_INLINE void WeighRecordGroups(DF df, const DecodeShape& shape, const KvRecor
   for (size_t g = 0; g < groups.groups; ++g) {
     const size_t c0 = g * groups.group_channels;
     for (size_t r = 0; groups.groups > 1 && r < rows; ++r) {
-      float* probabilities = tile + r * kScoreTileKeys;
-      for (size_t j = first; j < end; ++j) {
-        if (g == 0) {
-          probabilities[kKeptProbabilities + j] = probabilities[j];
-        } else {
-          probabilities[j] = probabilities[kKeptProbabilities + j];
-        }
+      float* probabilities = tile + r * kScoreTileKeys + first;
+      float* kept = probabilities + kKeptProbabilities;
+      const size_t bytes = (end - first) * sizeof(float);
+      if (g == 0) {
+        memcpy(kept, probabilities, bytes);
+      } else {
+        memcpy(probabilities, kept, bytes);
       }
     }
     float steps[kGridRows];

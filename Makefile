@@ -284,8 +284,10 @@ test: deps
 # Native runs split each suite into one gtest shard per core (TEST_SHARDS=1: one
 # process); emulated runs are one process each (make matrix runs two targets at once).
 TEST_SHARDS ?= $(if $(RUN),1,$(shell nproc 2>/dev/null || echo 1))
+DECODE_PREFETCHES ?= yes
 test-run: $(TEST_BINARIES)
-	@TEST_SHARDS="$(TEST_SHARDS)" SCRIPT_CHECKS="$(SCRIPT_CHECKS)" sh tests/run_suites.sh "$(RUN)" \
+	@TEST_SHARDS="$(TEST_SHARDS)" SCRIPT_CHECKS="$(SCRIPT_CHECKS)" \
+	  DECODE_PREFETCHES="$(DECODE_PREFETCHES)" sh tests/run_suites.sh "$(RUN)" \
 	  "$(NM)" "$(LIB)" $(TEST_BINARIES)
 
 asan: deps

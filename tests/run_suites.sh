@@ -92,6 +92,27 @@ echo "=== link checks on $archive"
 check_absent "heap" '^(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|memalign|_Zn[wa].*|_Zd[la].*)$'
 check_absent "exception or RTTI" '^(__cxa_throw|__cxa_allocate_exception|__cxa_begin_catch|__gxx_personality_v0|_ZTI.*|__cxa_guard_acquire)$'
 
+# The KV-cache decode kernels prefetch their records (PrefetchRecord in
+# src/kv_cache/decode_attention-inl.h) on every target but SCALAR
+# (DECODE_PREFETCHES=no): GCC once deleted the prefetches without a word,
+# halving the quantized caches' speed at DRAM sizes, and no test of results
+# can see that.
+if [ "${DECODE_PREFETCHES:-yes}" = yes ]; then
+  objdump_tool=$(echo "$nm_tool" | sed 's/nm$/objdump/')
+  member=$(mktemp)
+  for kernel in decode_attention_f32.o decode_attention_s8.o; do
+    ar p "$archive" "$kernel" >"$member"
+    if $objdump_tool -d "$member" | grep -qE '[[:space:]](prefetcht0|prfm|pld)[[:space:]]'; then
+      echo "[       OK ] archive: $kernel prefetches"
+      passed=$((passed + 1))
+    else
+      echo "[  FAILED  ] archive: $kernel has no prefetch instruction"
+      failed=$((failed + 1))
+    fi
+  done
+  rm -f "$member"
+fi
+
 if [ "$skipped" -gt 0 ]; then
   echo "$passed passed, $failed failed, $skipped skipped"
 else

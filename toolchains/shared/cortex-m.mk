@@ -8,6 +8,8 @@ CXX := arm-none-eabi-g++
 CC := arm-none-eabi-gcc
 AR := arm-none-eabi-ar
 NM := arm-none-eabi-nm
+# SCALAR only: the decode pass does not prefetch (tests/run_suites.sh).
+DECODE_PREFETCHES := no
 SIZE := arm-none-eabi-size
 # Small boards: the suites leave out shapes whose test data (not the library's
 # arena) would not fit in the board's RAM, and say so.

@@ -75,6 +75,22 @@ struct CodeGroups {
   bool packed;            // int4 nibbles, two codes a byte
 };
 
+// Where this target reads `record`'s codes: int8's as stored; int4's packed
+// (EA_INT4_READS_PACKED), or as widened into codes.widened_record.
+inline CodeGroups CodeGroupsOf(const KvRecordView& record, const QueryCodesView& codes, bool int4) {
+  if (!int4) {
+    return CodeGroups{static_cast<const int8_t*>(record.keys),
+                      static_cast<const int8_t*>(record.values), 1, codes.stride, false};
+  }
+  if (EA_INT4_READS_PACKED) {
+    return CodeGroups{static_cast<const int8_t*>(record.keys),
+                      static_cast<const int8_t*>(record.values), codes.groups, EA_KV_INT4_GROUP,
+                      true};
+  }
+  return CodeGroups{codes.widened_record, codes.widened_record + codes.stride * kKeyBlock,
+                    codes.groups, EA_KV_INT4_GROUP, false};
+}
+
 // The bytes of a record's keys or values before channel c0's group.
 inline size_t GroupOffset(const CodeGroups& groups, size_t c0) {
   return groups.packed ? c0 * kKeyBlock / 2 : c0 * kKeyBlock;
@@ -302,22 +318,13 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
       df, cache, shape, n_queries, out,
       [&](const KvRecordView& record, int32_t query, int32_t head, size_t rows, size_t first,
           size_t end, int64_t block_start) {
-        CodeGroups groups{static_cast<const int8_t*>(record.keys),
-                          static_cast<const int8_t*>(record.values), 1, codes.stride, false};
-        if (int4 && EA_INT4_READS_PACKED) {
-          groups.groups = codes.groups;
-          groups.group_channels = EA_KV_INT4_GROUP;
-          groups.packed = true;
-        } else if (int4) {
-          if (widened_keys != record.keys) {
-            WidenRecordS4(static_cast<const uint8_t*>(record.keys),
-                          static_cast<const uint8_t*>(record.values), codes.stride, d,
-                          codes.widened_record);
-            widened_keys = record.keys;
-          }
-          groups = CodeGroups{codes.widened_record, codes.widened_record + codes.stride * kKeyBlock,
-                              codes.groups, EA_KV_INT4_GROUP, false};
+        if (int4 && !EA_INT4_READS_PACKED && widened_keys != record.keys) {
+          WidenRecordS4(static_cast<const uint8_t*>(record.keys),
+                        static_cast<const uint8_t*>(record.values), codes.stride, d,
+                        codes.widened_record);
+          widened_keys = record.keys;
         }
+        const CodeGroups groups = CodeGroupsOf(record, codes, int4);
         if (defer && CanDefer(groups, rows, first, end)) {
           ScoreRecordGroups(df, cache, codes, record, groups, FirstRow(cache, query, head), 1,
                             first, end, cache.score_tile + pending.count * kDeferredSlotFloats);

@@ -16,6 +16,7 @@
 #include <hwy/highway.h>
 
 #include "edgeattn/kv_cache.h"
+#include "kv_cache/kv_cache_layout.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -133,7 +134,7 @@ inline void RotateBlock(float* x, size_t b, float divisor) {
 // block's own width.
 void RotateInt4Target(float* x, size_t d, float divisor) {
   for (size_t g0 = 0; g0 < d; g0 += EA_KV_INT4_GROUP) {
-    const size_t end = d - g0 < EA_KV_INT4_GROUP ? d : g0 + EA_KV_INT4_GROUP;
+    const size_t end = g0 + Int4GroupWidth(d, g0);
     for (size_t c0 = g0; c0 < end;) {
       const size_t b = LargestPowerOfTwoIn(end - c0);
       RotateBlock(x + c0, b, divisor == 0.0f ? static_cast<float>(b) : divisor);

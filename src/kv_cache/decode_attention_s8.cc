@@ -10,7 +10,7 @@
 // and its weights rounded on their own. int4's records hold rotated keys
 // and values (int4_rotation.h): the queries are rotated too, and the
 // outputs rotated back. Single query heads take their softmax steps several
-// KV heads at a time (DeferredSteps).
+// KV heads at a time (deferred_steps-inl.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kv_cache/decode_attention_s8.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -22,6 +22,7 @@
 #include <hwy/highway.h>
 
 #include "kv_cache/decode_attention-inl.h"
+#include "kv_cache/deferred_steps-inl.h"
 #include "kv_cache/int4_record_widen-inl.h"
 #include "kv_cache/int4_rotation.h"
 #include "kv_cache/int8_record_dots-inl.h"
@@ -118,13 +119,6 @@ HWY_INLINE void AccumulateGroup(DF df, const CodeGroups& groups, float* tile, si
 #endif
   (void)groups;
   AccumulateRecordS8(df, tile, rows, pv);
-}
-
-// The first grid row of query `query`, head `head` in the codes and the
-// output rows.
-inline size_t FirstRow(const ea_kv_cache& cache, int32_t query, int32_t head) {
-  return static_cast<size_t>(query) * static_cast<size_t>(cache.config.n_heads) +
-         static_cast<size_t>(head);
 }
 
 // Scale groups after the first score into tile columns [kGroupScores, +64)
@@ -232,73 +226,6 @@ HWY_INLINE void AttendRecordS8(DF df, const ea_kv_cache& cache, const DecodeShap
                     cache.score_tile, out);
 }
 
-// Whole-block steps of single query heads (no GQA group to share a record),
-// deferred until up to kDeferredSteps of them are scored, so that their
-// softmax steps are taken side by side: each row's maximum, exponential
-// and weight rounding end in horizontal reductions and scalar steps, chains
-// that one row alone waits for, and that the rows of different KV heads do
-// not depend on. Each row gets the same operations as alone, so the results
-// are the same bits.
-//
-// Step i scores into tile slot i: its kKeyBlock scores, then the kKeyBlock
-// bytes of its weight codes (WeightCodesOf row 0 of the slot). SCALAR, the
-// microcontrollers' in-order cores, has nothing to overlap: one step at a
-// time, and no stack for more.
-inline constexpr size_t kDeferredSteps = HWY_TARGET == HWY_SCALAR ? 1 : kMaxSoftmaxRows;
-inline constexpr size_t kDeferredSlotFloats = kKeyBlock + kKeyBlock / 4;
-static_assert(kDeferredSteps * kDeferredSlotFloats <= kScoreTileRows * kScoreTileKeys,
-              "the deferred steps' slots fit the score tile");
-static_assert(kDeferredSlotFloats * sizeof(float) % 64 == 0, "slots keep the tile's alignment");
-
-struct DeferredStep {
-  KvRecordView record;
-  CodeGroups groups;
-  int32_t query;
-  int32_t head;
-};
-
-struct DeferredSteps {
-  DeferredStep steps[kDeferredSteps];
-  size_t count;
-  int64_t block_start;
-};
-
-// Whether a step can wait: one grid row, the whole block, one scale group.
-inline bool CanDefer(const CodeGroups& groups, size_t rows, size_t first, size_t end) {
-  return rows == 1 && first == 0 && end == static_cast<size_t>(kKeyBlock) && groups.groups == 1;
-}
-
-template <class DF>
-HWY_INLINE void TakeDeferredSteps(DF df, const ea_kv_cache& cache, const DecodeShape& shape,
-                                  DeferredSteps& pending, float* out) {
-  const size_t n = pending.count;
-  if (n == 0) return;
-  pending.count = 0;
-  RowState* row_states = static_cast<RowState*>(cache.row_states);
-  RowState states[kDeferredSteps];
-  size_t counts[kDeferredSteps];
-  for (size_t i = 0; i < n; ++i) {
-    const DeferredStep& step = pending.steps[i];
-    float* slot = cache.score_tile + i * kDeferredSlotFloats;
-    if (cache.config.alibi_slopes != nullptr) {
-      AddLinearBiases(slot, 1, 0, kKeyBlock, cache.config.alibi_slopes + step.head,
-                      pending.block_start - QueryPosition(shape, step.query));
-    }
-    states[i] = row_states[FirstRow(cache, step.query, step.head)];
-    counts[i] = kKeyBlock;
-  }
-  float rescale[kDeferredSteps];
-  bool usable[kDeferredSteps];
-  OnlineSoftmaxRows(df, cache.score_tile, kDeferredSlotFloats, n, counts, states, rescale, usable);
-  for (size_t i = 0; i < n; ++i) {
-    const DeferredStep& step = pending.steps[i];
-    const size_t row = FirstRow(cache, step.query, step.head);
-    row_states[row] = states[i];
-    WeighRecordGroups(df, shape, step.record, step.groups, row, 1, 0, kKeyBlock, &rescale[i],
-                      &usable[i], cache.score_tile + i * kDeferredSlotFloats, out);
-  }
-}
-
 void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n_queries,
                              bool causal, float* out) {
   const hn::ScalableTag<float> df;
@@ -311,9 +238,12 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
   // A widened int4 record is gone once the next one is widened: its steps
   // cannot wait.
   const bool defer = !int4 || EA_INT4_READS_PACKED;
-  DeferredSteps pending;
-  pending.count = 0;
-  pending.block_start = 0;
+  DeferredSteps<CodeGroups> pending;
+  const auto weigh = [&](const DeferredSteps<CodeGroups>::Step& step, float* slot, float rescale,
+                         bool usable) {
+    WeighRecordGroups(df, shape, step.record, step.extra, FirstRow(cache, step.query, step.head), 1,
+                      0, kKeyBlock, &rescale, &usable, slot, out);
+  };
   DecodeRecords(
       df, cache, shape, n_queries, out,
       [&](const KvRecordView& record, int32_t query, int32_t head, size_t rows, size_t first,
@@ -325,19 +255,21 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
           widened_keys = record.keys;
         }
         const CodeGroups groups = CodeGroupsOf(record, codes, int4);
-        if (defer && CanDefer(groups, rows, first, end)) {
+        // One scale group: a step of several rounds each group's weights in
+        // tile columns a slot does not have.
+        if (defer && groups.groups == 1 && IsWholeBlockRow(rows, first, end)) {
           ScoreRecordGroups(df, cache, codes, record, groups, FirstRow(cache, query, head), 1,
-                            first, end, cache.score_tile + pending.count * kDeferredSlotFloats);
-          pending.steps[pending.count++] = DeferredStep{record, groups, query, head};
-          pending.block_start = block_start;
-          if (pending.count == kDeferredSteps) TakeDeferredSteps(df, cache, shape, pending, out);
+                            first, end, pending.NextSlot(cache));
+          if (pending.Add(record, groups, query, head, block_start)) {
+            TakeDeferredSteps(df, cache, shape, pending, weigh);
+          }
           return;
         }
-        TakeDeferredSteps(df, cache, shape, pending, out);  // the tile is this step's
+        TakeDeferredSteps(df, cache, shape, pending, weigh);  // the tile is this step's
         AttendRecordS8(df, cache, shape, codes, record, groups, query, head, rows, first, end,
                        block_start, out);
       },
-      [&] { TakeDeferredSteps(df, cache, shape, pending, out); });
+      [&] { TakeDeferredSteps(df, cache, shape, pending, weigh); });
   for (size_t r = 0; int4 && r < static_cast<size_t>(n_queries) * cache.config.n_heads; ++r) {
     RotateInt4Output(out + r * d, d);
   }

@@ -16,6 +16,8 @@
 namespace edgeattn_fuzz {
 namespace {
 
+using edgeattn_test::ForEachInt4Block;
+using edgeattn_test::Hadamard;
 using edgeattn_test::StoredAs;
 
 constexpr double kUnit = 0x1p-24;            // float's unit roundoff
@@ -173,33 +175,8 @@ int GroupWidth(StoredAs storage, int d) {
 double LevelLimit(StoredAs storage) { return storage == StoredAs::kInt4 ? 7.0 : 127.0; }
 
 // int4 rotates keys, values and queries per scale group and block
-// (kv_cache.h, "INT4"): f(first channel, block width) for each block of a
-// head of d channels.
-template <typename F>
-void ForEachInt4Block(int d, F f) {
-  for (int c0 = 0; c0 < d; c0 += edgeattn_test::kInt4Group) {
-    const int width = std::min(edgeattn_test::kInt4Group, d - c0);
-    for (int b = 1 << 30, begin = 0; b > 0; b >>= 1) {
-      if (width & b) {
-        f(c0 + begin, b);
-        begin += b;
-      }
-    }
-  }
-}
-
-// x <- H_b x per block of each head of d in rows (unnormalised, in double).
-void Hadamard(double* x, int b) {
-  for (int distance = 1; distance < b; distance *= 2) {
-    for (int start = 0; start < b; start += 2 * distance) {
-      for (int i = start; i < start + distance; ++i) {
-        const double top = x[i], bottom = x[i + distance];
-        x[i] = top + bottom;
-        x[i + distance] = top - bottom;
-      }
-    }
-  }
-}
+// (kv_cache.h, "INT4"): x <- H_b x per block of each head of d in rows
+// (unnormalised, in double).
 void HadamardHeads(std::vector<double>* rows, int d) {
   for (size_t base = 0; base < rows->size(); base += static_cast<size_t>(d)) {
     ForEachInt4Block(d, [&](int c0, int b) { Hadamard(rows->data() + base + c0, b); });

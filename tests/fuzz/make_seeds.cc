@@ -1229,6 +1229,31 @@ void DecoderSeeds() {
   Write("mha-decoder-int8-sinusoid-arena-packed", kMhaDecoder, c);
   c.storage = kInt4;
   Write("mha-decoder-int4-sinusoid-arena-packed", kMhaDecoder, c);
+  // A finding of 0.18.0's fuzzing, kept as a regression case: int4 at d_head 2
+  // whose in_proj weights (special values among them) give score terms that
+  // cancel near 1e20. The decoder check summed H q . k' where its reference
+  // summed q . k, and the different rounding moved the softmax: the check's
+  // own pipeline no longer equalled its reference (decoder_check.cc now
+  // scores the reference's stored values in the reference's order).
+  c = Decoder(3, 3, 2, 16, 4, 0, kInt4, EA_POSITION_SINUSOIDAL,
+              {Call(4, 1763705600), Call(1, 0), Call(1, 0), Call(1, 0), Call(3, 0), Call(3, 0),
+               Call(1, 0), Call(1, 0), Call(1, 0), Call(1, 0)});
+  c.biases = 0;
+  c.rerun = 7;
+  c.w_values[0].mode = kPerElement;
+  c.w_values[0].elements = {
+      0, 0,  0,  0,  0,  17, 0,   0,   2,   34,  0,   0,   0,   0,  0,  0,  0,  0,  0,  0,  0,   0,
+      8, 8,  8,  8,  8,  8,  8,   8,   8,   8,   0,   32,  0,   7,  0,  0,  0,  0,  0,  7,  0,   0,
+      0, 0,  0,  0,  1,  0,  254, 255, 255, 255, 255, 255, 255, 31, 0,  0,  96, 0,  0,  0,  0,   8,
+      0, 0,  0,  0,  4,  0,  240, 4,   0,   0,   0,   0,   0,   0,  0,  0,  0,  0,  10, 40, 255, 0,
+      0, 76, 76, 76, 76, 76, 76,  76,  76,  76,  76,  76,  76,  76, 76, 76, 77, 76, 76, 76};
+  c.w_values[1] = WithSpecial(759975005, 19532, 76);
+  c.w_values[1].magnitude = 56;
+  c.ops[0].x_values.magnitude = 7;
+  c.ops[1].x_values = WithSpecial(1280068684, 19532, 76);
+  c.ops[1].x_values.magnitude = 76;
+  for (int i = 2; i < 10; ++i) c.ops[i].x_values.magnitude = 0;
+  Write("mha-decoder-int4-d2-cancelling-scores", kMhaDecoder, c);
   c = Decoder(2, 2, 4, 12, 3, 0, kF16, EA_POSITION_LEARNED,
               {InPlace(Call(3, 50)), InPlace(Call(2, 51)), Call(3, 52)});
   c.table_kind = 200;

@@ -60,21 +60,11 @@ void Sylvester(T* x, size_t b) {
   }
 }
 
-// The rotation's blocks in a group of `width`: the powers of two of its
-// binary form, largest first.
-std::vector<int> BlockWidths(int width) {
-  std::vector<int> blocks;
-  for (int b = 1 << 30; b > 0; b >>= 1) {
-    if (width & b) blocks.push_back(b);
-  }
-  return blocks;
-}
-
 // f(begin, b) for each block of a group of `width`, at its first channel.
 template <typename F>
 void ForEachBlock(int width, F f) {
   int begin = 0;
-  for (const int b : BlockWidths(width)) {
+  for (const int b : Int4BlockWidths(width)) {
     f(begin, b);
     begin += b;
   }
@@ -97,6 +87,16 @@ void RotateBack(const Int8Head& q, int c0, int width, bool query, double* out) {
 }
 
 }  // namespace
+
+std::vector<int> Int4BlockWidths(int width) {
+  std::vector<int> blocks;
+  for (int b = 1 << 30; b > 0; b >>= 1) {
+    if (width & b) blocks.push_back(b);
+  }
+  return blocks;
+}
+
+void Hadamard(double* x, int b) { Sylvester(x, static_cast<size_t>(b)); }
 
 std::vector<float> RotatedInt4Group(const float* x, int width, bool query) {
   std::vector<float> out;

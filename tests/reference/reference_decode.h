@@ -56,6 +56,27 @@ Int8Head QuantizeLevels(const float* x, int d, int limit);
 // Channels per int4 scale group.
 inline constexpr int kInt4Group = 64;
 
+// int4's rotation blocks of a scale group of `width` channels (kv_cache.h,
+// "INT4"): the powers of two of its binary form, largest first.
+std::vector<int> Int4BlockWidths(int width);
+
+// f(first channel, block width) for each rotation block of a head of d
+// channels: each scale group's blocks in order.
+template <typename F>
+void ForEachInt4Block(int d, F f) {
+  for (int g0 = 0; g0 < d; g0 += kInt4Group) {
+    int begin = g0;
+    for (const int b : Int4BlockWidths(d - g0 < kInt4Group ? d - g0 : kInt4Group)) {
+      f(begin, b);
+      begin += b;
+    }
+  }
+}
+
+// x <- H_b x, unnormalised (H_b H_b = b I), b a power of two: one block of
+// int4's rotation, in double.
+void Hadamard(double* x, int b);
+
 struct DecodeProblem {
   int n_heads;
   int n_kv_heads;

@@ -1064,6 +1064,15 @@ struct PlanInitArgs {
     memcpy(at, data, bytes);
     return at;
   }
+  // A copy of a caller tensor `skew` bytes past an aligned address, outside
+  // the arena: legal C for the void* tensors, which the plan must refuse
+  // rather than read through a misaligned int32/int64/int16 pointer.
+  AlignedBytes loose{kArenaBytes, 0};
+  uint8_t* Skewed(size_t skew, const void* data, size_t bytes) {
+    uint8_t* at = loose.data() + skew;
+    memcpy(at, data, bytes);
+    return at;
+  }
 };
 
 struct PlanInitCase {
@@ -1161,6 +1170,31 @@ std::vector<PlanInitCase> PlanInitCases() {
             a->InArena(0, a->s.table_block.data(), a->s.TensorBytes(kTokens));
       },
       EA_ERR_BAD_ARGUMENT);
+  // Biases and the table reach the plan as void*: a misaligned one is
+  // refused before it is read (the fuzzer's finding on 0.19.0: an int64 bias
+  // 4 bytes off its alignment was read by the range check).
+  add(
+      "InProjBiasHalfAnElementOff",
+      [](PlanInitArgs* a) {
+        a->s.weights.in_proj_bias =
+            a->Skewed(a->s.BiasBytes() / 2, a->s.InBias(), 3 * kE * a->s.BiasBytes());
+      },
+      EA_ERR_BAD_ARGUMENT);
+  add(
+      "OutProjBiasOneByteOff",
+      [](PlanInitArgs* a) {
+        a->s.weights.out_proj_bias = a->Skewed(1, a->s.OutBias(), kE * a->s.BiasBytes());
+      },
+      EA_ERR_BAD_ARGUMENT);
+  // One byte off suits an int8 table, not an int16 one.
+  const auto table_one_byte_off = [](PlanInitArgs* a) {
+    a->s.UseLearnedTable();
+    a->s.config.quant_position_table =
+        a->Skewed(1, a->s.table_block.data(), a->s.TensorBytes(kTokens));
+  };
+  cases.push_back({"S8_LearnedTableOneByteOffAccepted", EA_DTYPE_INT8, table_one_byte_off, EA_OK});
+  cases.push_back(
+      {"S16_LearnedTableOneByteOff", EA_DTYPE_INT16, table_one_byte_off, EA_ERR_BAD_ARGUMENT});
   // A table the position mode never reads (NONE) holds nothing the plan
   // keeps: its bytes may be the carve's (the fuzzer's finding on 0.10.0).
   add(

@@ -463,6 +463,33 @@ TEST_F(Refusals, Int16PlansRefuseZeroPointsAndBiasesOutsideTflitesDomain) {
   ExpectPlanRefused(p16.config, weights, EA_ERR_BAD_ARGUMENT);
 }
 
+// Biases and the table are void* in the C API: a misaligned one is legal C,
+// refused before the plan reads it (an int64 bias, an int16 table).
+template <typename T, typename Bias>
+void ExpectMisalignedTensorsRefused(Refusals* test, const Case& c) {
+  Planned<T, Bias> p(c);
+  AlignedBytes loose(4096, 0);
+  for (size_t skew = 1; skew < sizeof(Bias); ++skew) {
+    SCOPED_TRACE(testing::Message() << "bias skew " << skew);
+    void* b_k = loose.data() + skew;
+    memcpy(b_k, p.b_k.data(), p.b_k.size() * sizeof(Bias));
+    ea_self_attention_quant_weights weights = p.weights;
+    weights.b_k = b_k;
+    test->ExpectPlanRefused(p.config, weights, EA_ERR_BAD_ARGUMENT);
+  }
+  void* table = loose.data() + 1;
+  memcpy(table, p.table.data(), p.table.size() * sizeof(T));
+  ea_self_attention_config config = p.config;
+  config.quant_position_table = table;
+  if (sizeof(T) > 1) test->ExpectPlanRefused(config, p.weights, EA_ERR_BAD_ARGUMENT);
+}
+
+TEST_F(Refusals, MisalignedBiasesAndTablesAreRefused) {
+  const Shape shape{5, 8, 4, 4, false, Positions::kLearned};
+  ExpectMisalignedTensorsRefused<int8_t, int32_t>(this, RandomCase(EA_DTYPE_INT8, shape, 9302));
+  ExpectMisalignedTensorsRefused<int16_t, int64_t>(this, RandomCase(EA_DTYPE_INT16, shape, 9303));
+}
+
 TEST_F(Refusals, RunRefusesAndWritesNothing) {
   std::vector<int8_t> y(6 * 5, 0x55), probs(36, 0x55);
   const std::vector<int8_t> y0 = y, probs0 = probs;

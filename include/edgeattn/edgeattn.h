@@ -29,8 +29,8 @@
 
 #define EDGEATTN_VERSION_MAJOR 0
 #define EDGEATTN_VERSION_MINOR 19
-#define EDGEATTN_VERSION_PATCH 0
-#define EDGEATTN_VERSION_STRING "0.19.0"
+#define EDGEATTN_VERSION_PATCH 1
+#define EDGEATTN_VERSION_STRING "0.19.1"
 /* One number for #if comparisons: major * 10000 + minor * 100 + patch. */
 #define EDGEATTN_VERSION \
   (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)
@@ -687,7 +687,9 @@ ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* 
 /* config->dtype INT8 or INT16, max_tokens up to 65535 (the int16 softmax's
  * int32 sum; EA_ERR_DIMENSION_OVERFLOW above). Biases and weights are
  * referenced, not copied; int16 biases must lie in (-2^47, 2^47), TFLite's
- * accumulator domain (EA_ERR_BAD_ARGUMENT). A SINUSOIDAL table filled at
+ * accumulator domain, and biases and quant_position_table must be aligned to
+ * their elements (int32 / int64 biases, int8 / int16 table; both
+ * EA_ERR_BAD_ARGUMENT). A SINUSOIDAL table filled at
  * plan time needs quant_scales (its position quantization) even when the
  * integers are given (EA_ERR_NULL_POINTER without). */
 ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* config,

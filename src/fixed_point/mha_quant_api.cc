@@ -62,10 +62,14 @@ ea_status ValidateMhaQuantConfig(const ea_mha_config& c) {
   return EA_OK;
 }
 
-ea_status CheckMhaQuantBiases(const ea_mha_config& c, const ea_mha_quant_weights& w) {
-  const bool ok = BiasInRange(c.dtype, w.in_proj_bias, 3 * c.d_model) &&
-                  BiasInRange(c.dtype, w.out_proj_bias, c.d_model);
-  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
+ea_status CheckMhaQuantTensors(const ea_mha_config& c, const ea_mha_quant_weights& w) {
+  ea_status status = CheckQuantBias(c.dtype, w.in_proj_bias, 3 * c.d_model);
+  if (status == EA_OK) status = CheckQuantBias(c.dtype, w.out_proj_bias, c.d_model);
+  if (status == EA_OK) {
+    const void* table = TableTheModeReads(c.position, c.quant_position_table);
+    status = CheckQuantTableAlignment(c.dtype, table);
+  }
+  return status;
 }
 
 MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w,
@@ -88,7 +92,7 @@ PositionStorage MhaQuantPositions(const ea_mha_config& c) {
 ea_status PrepareMhaQuantCarve(const ea_mha_config& c, const ea_mha_quant_weights& w,
                                const ea_arena& arena, uint64_t carve_bytes,
                                ea_mha_quant_params* derived) {
-  ea_status status = CheckMhaQuantBiases(c, w);
+  ea_status status = CheckMhaQuantTensors(c, w);
   if (status == EA_OK) status = CheckArenaFits(&arena, carve_bytes);
   if (status == EA_OK) {
     const MhaQuantKept kept =

@@ -17,10 +17,11 @@ namespace edgeattn {
 // Validates a fixed-point MHA config and returns its arena bytes.
 ea_status MhaQuantArenaSize(const ea_mha_config& config, size_t* bytes);
 
-// ea_mha_quant_plan_init's rules for the config, and for int16 biases
-// (within TFLite's 2^47 accumulator domain).
+// ea_mha_quant_plan_init's rules for the config, and for the tensors it
+// reads as void*: biases (aligned; int16 ones within TFLite's 2^47
+// accumulator domain) and the caller's position table (aligned).
 ea_status ValidateMhaQuantConfig(const ea_mha_config& config);
-ea_status CheckMhaQuantBiases(const ea_mha_config& config, const ea_mha_quant_weights& weights);
+ea_status CheckMhaQuantTensors(const ea_mha_config& config, const ea_mha_quant_weights& weights);
 
 // What a fixed-point MHA reads and must not overwrite: in_proj weight and
 // bias, out_proj weight and bias, the caller's quantized position table.

@@ -1,5 +1,7 @@
 #include "fixed_point/quant_model_steps.h"
 
+#include <stdint.h>
+
 #include <type_traits>
 
 #include "fixed_point/add_sq.h"
@@ -103,13 +105,21 @@ const void* ResolveQuantPositionTable(ea_arena* arena, ea_dtype dtype, PositionS
   return table;
 }
 
-bool BiasInRange(ea_dtype dtype, const void* bias, int32_t count) {
-  if (dtype != EA_DTYPE_INT16 || bias == nullptr) return true;
+ea_status CheckQuantBias(ea_dtype dtype, const void* bias, int32_t count) {
+  if (bias == nullptr) return EA_OK;
+  const size_t element = dtype == EA_DTYPE_INT16 ? sizeof(int64_t) : sizeof(int32_t);
+  if (reinterpret_cast<uintptr_t>(bias) % element != 0) return EA_ERR_BAD_ARGUMENT;
+  if (dtype != EA_DTYPE_INT16) return EA_OK;
   const int64_t* b = static_cast<const int64_t*>(bias);
   for (int32_t i = 0; i < count; ++i) {
-    if (b[i] >= kRequantize64Limit || b[i] < -kRequantize64Limit) return false;
+    if (b[i] >= kRequantize64Limit || b[i] < -kRequantize64Limit) return EA_ERR_BAD_ARGUMENT;
   }
-  return true;
+  return EA_OK;
+}
+
+ea_status CheckQuantTableAlignment(ea_dtype dtype, const void* table) {
+  const bool aligned = reinterpret_cast<uintptr_t>(table) % FixedPointBytes(dtype) == 0;
+  return aligned ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 
 void CopyLinearParams(const ea_linear_quant_params& from, int32_t channels, int32_t* multipliers,

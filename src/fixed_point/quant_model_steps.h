@@ -30,9 +30,15 @@ const void* ResolveQuantPositionTable(ea_arena* arena, ea_dtype dtype, PositionS
                                       const void* caller_table, int32_t n, int32_t d_model,
                                       ea_quant position);
 
-// False for an int16 bias beyond TFLite's 2^47 accumulator domain (int8
-// biases, and NULL, are always in range).
-bool BiasInRange(ea_dtype dtype, const void* bias, int32_t count);
+// A bias the plan can keep: NULL, or aligned to its element (int32 for INT8,
+// int64 for INT16: the caller passes it as void*, so a misaligned address is
+// legal C that the library must refuse before it reads one) and, for INT16,
+// within TFLite's 2^47 accumulator domain. EA_ERR_BAD_ARGUMENT otherwise.
+ea_status CheckQuantBias(ea_dtype dtype, const void* bias, int32_t count);
+
+// NULL, or a quantized position table aligned to its element (int8, int16);
+// EA_ERR_BAD_ARGUMENT otherwise.
+ea_status CheckQuantTableAlignment(ea_dtype dtype, const void* table);
 
 // *to = from with its per-channel arrays copied into multipliers and shifts
 // (the plan's own copy of a caller's integers).

@@ -209,11 +209,12 @@ ea_status ea_self_attention_quant_plan_init(ea_self_attention_quant_plan* plan,
   }
   const ea_self_attention_config& c = *config;
   ea_status status = Validate(c);
+  if (status == EA_OK) status = CheckQuantBias(c.dtype, weights->b_q, c.d_k);
+  if (status == EA_OK) status = CheckQuantBias(c.dtype, weights->b_k, c.d_k);
+  if (status == EA_OK) status = CheckQuantBias(c.dtype, weights->b_v, c.d_v);
   if (status == EA_OK) {
-    const bool biases_ok = BiasInRange(c.dtype, weights->b_q, c.d_k) &&
-                           BiasInRange(c.dtype, weights->b_k, c.d_k) &&
-                           BiasInRange(c.dtype, weights->b_v, c.d_v);
-    if (!biases_ok) status = EA_ERR_BAD_ARGUMENT;
+    const void* table = TableTheModeReads(c.position, c.quant_position_table);
+    status = CheckQuantTableAlignment(c.dtype, table);
   }
   if (status == EA_OK) status = CheckArenaFits(arena, ArenaBytes(c));
   if (status == EA_OK) {

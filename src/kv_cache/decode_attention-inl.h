@@ -62,6 +62,13 @@ inline int64_t QueryPosition(const DecodeShape& shape, int32_t query) {
   return shape.causal ? shape.first_query_position + query : shape.first_query_position;
 }
 
+// The row of query `query`, head `head` in the row states and (times d_head)
+// the output rows.
+inline size_t FirstRow(const ea_kv_cache& cache, int32_t query, int32_t head) {
+  return static_cast<size_t>(query) * static_cast<size_t>(cache.config.n_heads) +
+         static_cast<size_t>(head);
+}
+
 // ALiBi: tile[r][j] += slope_r * (key position - query position), the key
 // at block_start + j. The distance is exact in float below 2^24 positions.
 inline void AddLinearBiases(float* tile, size_t rows, size_t first, size_t end, const float* slopes,
@@ -88,9 +95,7 @@ HWY_INLINE bool SoftmaxStepOfRecord(D d, const ea_kv_cache& cache, const DecodeS
     AddLinearBiases(tile, rows, first, end, cache.config.alibi_slopes + head,
                     block_start - QueryPosition(shape, query));
   }
-  RowState* states = static_cast<RowState*>(cache.row_states) +
-                     static_cast<size_t>(query) * static_cast<size_t>(cache.config.n_heads) +
-                     static_cast<size_t>(head);
+  RowState* states = static_cast<RowState*>(cache.row_states) + FirstRow(cache, query, head);
   size_t counts[kGridRows];
   for (size_t r = 0; r < rows; ++r) counts[r] = end - first;
   OnlineSoftmaxRows(d, tile + first, kScoreTileKeys, rows, counts, states, rescale, usable);
@@ -108,8 +113,7 @@ HWY_INLINE void AttendRecord(D d, const ea_kv_cache& cache, const DecodeShape& s
                              int32_t head, size_t rows, size_t first, size_t end,
                              int64_t block_start, float* out) {
   float* tile = cache.score_tile;
-  const size_t row_offset =
-      static_cast<size_t>(query) * shape.ld + static_cast<size_t>(head) * shape.d_head;
+  const size_t row_offset = FirstRow(cache, query, head) * shape.d_head;
   const TE* keys = static_cast<const TE*>(record.keys);
   ScoreBlock(d, q + row_offset, shape.d_head, rows, keys, static_cast<int32_t>(shape.d_head), 0,
              end, cache.config.scale, tile);
@@ -163,8 +167,7 @@ inline DecodeShape DecodeShapeOf(const ea_kv_cache& cache, int32_t n_queries, bo
 //
 // Always inlined: GCC 12 took an out-of-line function whose only effect is
 // prefetches for one without side effects, and deleted its calls.
-HWY_INLINE void PrefetchRecord(const ea_kv_cache& cache, const KvRecordView& record) {
-  const uint64_t record_bytes = KvRecordBytes(cache.config.d_head, cache.config.storage);
+HWY_INLINE void PrefetchRecord(const KvRecordView& record, uint64_t record_bytes) {
   const uint8_t* first = static_cast<const uint8_t*>(record.keys);
   for (uint64_t line = 0; line < record_bytes; line += 64) hwy::Prefetch(first + line);
 }
@@ -200,12 +203,13 @@ HWY_INLINE void DecodeRecords(D d, const ea_kv_cache& cache, const DecodeShape& 
   for (size_t r = 0; r < n_rows; ++r) states[r] = InitialRowState();
 
   const bool prefetch = PrefetchesRecords(cache);
+  const uint64_t record_bytes = KvRecordBytes(c.d_head, c.storage);
   const int64_t first_position = VisiblePositions(c, shape.first_query_position).first;
   for (int64_t block = first_position / kKeyBlock; block * kKeyBlock < cache.length; ++block) {
     const int64_t block_start = block * kKeyBlock;
     for (int32_t kv_head = 0; kv_head < c.n_kv_heads; ++kv_head) {
       const KvRecordView record = KvRecord(cache, block, kv_head);
-      if (prefetch) PrefetchRecord(cache, record);
+      if (prefetch) PrefetchRecord(record, record_bytes);
       for (int32_t query = 0; query < n_queries; ++query) {
         const VisibleRange seen = VisiblePositions(c, QueryPosition(shape, query));
         const int64_t first = seen.first > block_start ? seen.first : block_start;

@@ -44,12 +44,6 @@ static_assert(kDeferredSteps * kDeferredSlotFloats <= kScoreTileRows * kScoreTil
               "the deferred steps' slots fit the score tile");
 static_assert(kDeferredSlotFloats * sizeof(float) % 64 == 0, "slots keep the tile's alignment");
 
-// The row of query `query`, head `head` in the row states and output rows.
-inline size_t FirstRow(const ea_kv_cache& cache, int32_t query, int32_t head) {
-  return static_cast<size_t>(query) * static_cast<size_t>(cache.config.n_heads) +
-         static_cast<size_t>(head);
-}
-
 // Whether a step can wait: one grid row over the whole block.
 inline bool IsWholeBlockRow(size_t rows, size_t first, size_t end) {
   return rows == 1 && first == 0 && end == static_cast<size_t>(kKeyBlock);

@@ -305,6 +305,16 @@ void FuzzQuantDecoder(ByteReader& input) {
   if (fixed && dims_ok && !int8 && Int16BiasOutOfRange(bias_slots)) {
     init_rules.Add(EA_ERR_BAD_ARGUMENT);
   }
+  // Kept in a misaligned arena, a bias or a read table may be off its
+  // element's alignment: refused before it is read (0.19.0's finding).
+  const auto misaligned = [&](int region, size_t alignment) {
+    return region >= 0 && reinterpret_cast<uintptr_t>(pool.Bytes(region)) % alignment != 0;
+  };
+  if (fixed && dims_ok &&
+      (misaligned(in_b_region, bias_bytes) || misaligned(out_b_region, bias_bytes) ||
+       (positions && misaligned(table_region, element)))) {
+    init_rules.Add(EA_ERR_BAD_ARGUMENT);
+  }
   const ea_mha_quant_decoder_config* init_config = nulls & kNullPlanConfig ? nullptr : &dconfig;
   const ea_mha_quant_weights* init_weights = null_weights_struct ? nullptr : &weights;
   ea_arena arena;

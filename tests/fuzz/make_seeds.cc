@@ -1122,6 +1122,11 @@ void QuantDecoderSeeds() {
   c.quant.arena.capacity_mode = 4;
   c.quant.arena.capacity_delta = 1000;
   Write("quant-decoder-s16-learned-table-in-arena", kQuantDecoder, c);
+  // 0.19.0's finding: an int64 bias kept in an arena 4 bytes off its
+  // alignment was read by init's range check (UBSan: misaligned load).
+  c.kept_kind = 227;             // in_proj_bias (227 % 5 == 2)
+  c.quant.arena.misalign = 192;  // 1 + 192 % 63 = 4 bytes off
+  Write("quant-decoder-s16-bias-in-misaligned-arena", kQuantDecoder, c);
   c = QuantDecoder(false, 8, 8, 1, 4);
   c.mask_kind = 210;  // NONE
   Write("quant-decoder-s8-not-causal", kQuantDecoder, c);

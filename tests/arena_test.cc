@@ -509,7 +509,7 @@ TEST(ArenaFormulas, AreTotalOverEveryInt32Edge) {
         sum += edgeattn::SelfAttentionQuantArenaBytes(a, b, c, a, EA_DTYPE_INT8,
                                                       edgeattn::PositionStorage::kArena, c);
         sum += edgeattn::AttentionQuantArenaBytes(a, b, c, EA_DTYPE_INT8, a);
-        sum += edgeattn::MhaQuantDecoderArenaBytes(a, b, c, EA_DTYPE_INT8,
+        sum += edgeattn::MhaQuantDecoderArenaBytes(a, b, c, a, EA_DTYPE_INT8,
                                                    edgeattn::PositionStorage::kArena);
         sum += edgeattn::KvCacheArenaBytes(a, b, c, a, b, EA_KV_STORAGE_INT8);
         sum += edgeattn::AttentionArenaBytes(a, b, c);

@@ -70,6 +70,20 @@ std::vector<int8_t> OnlyB(int32_t n_cols, int32_t depth, size_t column_stride, s
   return only;
 }
 
+// Which slots of a layout of `group`-deep groups a store of whole columns
+// (depth padding included) writes: 1 for columns below n_cols, at every depth.
+std::vector<int> ColumnSlots(int32_t n_cols, int32_t depth, int32_t group) {
+  const int32_t padded_depth = (depth + group - 1) / group * group;
+  return ReferenceLayout<int>(n_cols, padded_depth, group, [](int32_t, int32_t) { return 1; });
+}
+
+// Which slots of a layout [n_cols, deeper] a store of depth rows [0, depth)
+// writes (the panels' padding columns included).
+std::vector<int> DepthRowSlots(int32_t n_cols, int32_t depth, int32_t deeper, int32_t group) {
+  return ReferenceLayout<int>((n_cols + 15) / 16 * 16, deeper, group,
+                              [&](int32_t, int32_t t) { return t < depth; });
+}
+
 const int32_t kColumnCounts[] = {1, 2, 15, 16, 17, 33};
 const int32_t kDepths[] = {1, 3, 4, 5, 7, 8, 9, 63, 64, 1024, 1031, 2100};
 
@@ -112,6 +126,20 @@ TEST(ColumnPanels, S8PanelsAndColumnSums) {
       }
       dispatched_sums.resize(sums.size());
       ASSERT_EQ(dispatched_sums, sums) << n_cols << " columns, depth " << depth;
+      // Column by column, in place (a decoder adding keys): the same bytes
+      // in each column's slots, depth padding included, nothing elsewhere.
+      std::vector<uint8_t> by_column(panels.size(), 0x55);
+      std::vector<int32_t> column_sums(sums.size(), 0x55);
+      for (int32_t c = 0; c < n_cols; ++c) {
+        edgeattn::StoreS8PanelColumnPlus128(b.data() + c * ld, depth, c, by_column.data(),
+                                            column_sums.data());
+      }
+      const std::vector<int> written = ColumnSlots(n_cols, depth, 4);
+      for (size_t i = 0; i < panels.size(); ++i) {
+        ASSERT_EQ(by_column[i], written[i] ? plus_128[i] : uint8_t{0x55})
+            << "byte " << i << ", " << n_cols << " columns, depth " << depth;
+      }
+      ASSERT_EQ(column_sums, sums) << n_cols << " columns, depth " << depth;
     }
   }
 }
@@ -157,6 +185,22 @@ TEST(ColumnPanels, S8PanelsOfTheTranspose) {
       std::vector<int8_t> dispatched(panels.size(), 0x55);
       edgeattn::PackValuePanelsS8(only.data(), ld, n_cols, depth, dispatched.data());
       ASSERT_EQ(dispatched, want) << n_cols << " columns, depth " << depth;
+      // Depth row by depth row, in place, into panels packed 6 deeper (a
+      // decoder's V, packed for its longest stream): the layout of that
+      // depth with the rows stored so far, the panels' padding columns 0.
+      const int32_t deeper = depth + 6;
+      std::vector<int8_t> by_row(edgeattn::S8PanelBytes(n_cols, deeper), 0x55);
+      for (int32_t t = 0; t < depth; ++t) {
+        edgeattn::StoreS8PanelDepthRow(b.data() + t * ld, n_cols, t, deeper, by_row.data());
+      }
+      const std::vector<int8_t> want_deeper = ReferenceLayout<int8_t>(
+          n_cols, deeper, 4, [&](int32_t c, int32_t t) { return t < depth ? element(c, t) : 0; });
+      const std::vector<int> stored = DepthRowSlots(n_cols, depth, deeper, 4);
+      for (size_t i = 0; i < by_row.size(); ++i) {
+        const int8_t expected = stored[i] ? want_deeper[i] : int8_t{0x55};
+        ASSERT_EQ(by_row[i], expected)
+            << "byte " << i << ", " << n_cols << " columns, depth " << depth;
+      }
     }
   }
 }
@@ -192,6 +236,58 @@ TEST(ColumnPanels, S16PairsFromEveryRowLayout) {
                 ReferenceLayout<int16_t>(n_cols, depth, 2,
                                          [&](int32_t c, int32_t t) { return wide[t * ld + c]; }))
           << n_cols << " columns, depth " << depth;
+    }
+  }
+}
+
+// The int16 decoder's stores (s16_panels.h): K's pairs and high bytes a
+// column at a time, V's pairs a depth row at a time into panels packed
+// deeper, against the whole packings.
+TEST(ColumnPanels, S16ColumnsAndDepthRowsStoredInPlace) {
+  RandomStream random(81);
+  for (const int32_t n_cols : kColumnCounts) {
+    for (const int32_t depth : kDepths) {
+      const int32_t rows = depth > n_cols ? depth : n_cols;
+      const size_t ld = static_cast<size_t>(rows) + 1;
+      const std::vector<int8_t> bytes = Bytes(rows, ld, &random);
+      std::vector<int16_t> wide(bytes.size());
+      for (size_t i = 0; i < bytes.size(); ++i) wide[i] = static_cast<int16_t>(bytes[i] * 251);
+      const auto key = [&](int32_t c) { return wide.data() + c * ld; };
+
+      std::vector<int16_t> pairs(edgeattn::S16PanelValues(n_cols, depth), 0x5555);
+      edgeattn::PackS16Panels(wide.data(), ld, n_cols, depth, pairs.data());
+      std::vector<int16_t> pairs_by_column(pairs.size(), 0x5555);
+      std::vector<uint8_t> high(edgeattn::S8PanelBytes(n_cols, depth), 0x55);
+      edgeattn::PackS16HighBytesPlus128(wide.data(), ld, n_cols, depth, high.data());
+      std::vector<uint8_t> high_by_column(high.size(), 0x55);
+      for (int32_t c = 0; c < n_cols; ++c) {
+        edgeattn::StoreS16PanelColumn(key(c), depth, c, pairs_by_column.data());
+        edgeattn::StoreS16HighBytesColumnPlus128(key(c), depth, c, high_by_column.data());
+      }
+      const std::vector<int> pair_slots = ColumnSlots(n_cols, depth, 2);
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        ASSERT_EQ(pairs_by_column[i], pair_slots[i] ? pairs[i] : int16_t{0x5555})
+            << "value " << i << ", " << n_cols << " columns, depth " << depth;
+      }
+      const std::vector<int> group_slots = ColumnSlots(n_cols, depth, 4);
+      for (size_t i = 0; i < high.size(); ++i) {
+        ASSERT_EQ(high_by_column[i], group_slots[i] ? high[i] : uint8_t{0x55})
+            << "byte " << i << ", " << n_cols << " columns, depth " << depth;
+      }
+
+      const int32_t deeper = depth + 5;
+      std::vector<int16_t> by_row(edgeattn::S16PanelValues(n_cols, deeper), 0x5555);
+      for (int32_t t = 0; t < depth; ++t) {
+        edgeattn::StoreS16PanelDepthRow(wide.data() + t * ld, n_cols, t, deeper, by_row.data());
+      }
+      const std::vector<int16_t> want = ReferenceLayout<int16_t>(
+          n_cols, deeper, 2,
+          [&](int32_t c, int32_t t) { return t < depth ? wide[t * ld + c] : 0; });
+      const std::vector<int> row_slots = DepthRowSlots(n_cols, depth, deeper, 2);
+      for (size_t i = 0; i < by_row.size(); ++i) {
+        ASSERT_EQ(by_row[i], row_slots[i] ? want[i] : int16_t{0x5555})
+            << "value " << i << ", " << n_cols << " columns, depth " << depth;
+      }
     }
   }
 }

@@ -222,6 +222,7 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
               a.k_panels = k_panels.data();
               a.k_column_sums = k_terms.data();
               a.v_panels = v_panels.data();
+              a.v_panel_stride = edgeattn::S8PanelBytes(16, n);
             }
             std::vector<uint8_t> scratch(edgeattn::QuantScratch(n).bytes + 64);
             edgeattn::AttendRowsS8(a, 0, n, scratch.data());

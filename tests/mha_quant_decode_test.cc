@@ -46,6 +46,11 @@ std::vector<StreamCase> StreamCases() {
     cases.push_back({dtype, {65, 20, 5, true, true}, {7, 1}});
     cases.push_back({dtype, {130, 16, 2, true, true}, {64, 1, 3}});
     cases.push_back({dtype, {17, 12, 3, true, true}, {17}});  // one step: the full run
+    // Heads of 64 (four 16-key K panels and more), and of 5 (a depth group cut).
+    cases.push_back({dtype, {100, 128, 2, true, true}, {1, 3, 16}});
+    cases.push_back({dtype, {40, 15, 3, true, false}, {2, 1}});
+    // A head of 160: int16 scores without K's high bytes (past 128).
+    cases.push_back({dtype, {24, 160, 1, true, false}, {5, 1}});
   }
   return cases;
 }
@@ -158,8 +163,35 @@ TEST_P(QuantDecoderPerTarget, YMayBeX) {
 INSTANTIATE_TEST_SUITE_P(Targets, QuantDecoderPerTarget, testing::ValuesIn(TargetsUnderTest()),
                          TargetParamName);
 
-// A refused step writes neither y nor the stream: the next good steps still
-// give the reference.
+// The stream of case c in steps of 4, step i on target i of the targets
+// under test (round robin).
+template <typename T>
+std::vector<int32_t> StreamOnRotatingTargets(const QuantMhaCase& c) {
+  const std::vector<int64_t> targets = TargetsUnderTest();
+  const int n = c.n, e = c.d_model;
+  Decoder<T> d(c, 4);
+  EXPECT_EQ(d.status, EA_OK);
+  const std::vector<T> x(c.x_emb.begin(), c.x_emb.end());
+  std::vector<T> y(x.size());
+  for (int t = 0, step = 0; t < n && d.status == EA_OK; t += 4, ++step) {
+    ForceTarget(targets[static_cast<size_t>(step) % targets.size()]);
+    EXPECT_EQ(d.Step(x.data() + t * e, n - t < 4 ? n - t : 4, y.data() + t * e), EA_OK);
+  }
+  ForceTarget(0);
+  return std::vector<int32_t>(y.begin(), y.end());
+}
+
+// A stream whose steps run on different targets gives the same integers: a
+// decoder on x86 adds each step's keys both to the rows the portable kernels
+// read and to the panels AVX3_DL's attention reads, whatever target the step
+// runs on.
+TEST(QuantDecoderTargets, EachStepMayRunOnAnotherTarget) {
+  const QuantMhaCase c8 = RandomQuantMha(EA_DTYPE_INT8, {45, 64, 2, true, true}, 9700);
+  EXPECT_EQ(StreamOnRotatingTargets<int8_t>(c8), c8.Reference().y);
+  const QuantMhaCase c16 = RandomQuantMha(EA_DTYPE_INT16, {45, 64, 2, true, true}, 9701);
+  EXPECT_EQ(StreamOnRotatingTargets<int16_t>(c16), c16.Reference().y);
+}
+
 TEST(QuantDecoderRules, RefusedStepsLeaveYAndTheStreamUntouched) {
   const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {8, 16, 2, true, true}, 9500);
   const QuantMhaCase::Expected want = c.Reference();
@@ -205,7 +237,7 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   size_t bytes = 0;
   ASSERT_EQ(ea_mha_quant_decoder_arena_size(&config, &bytes), EA_OK);
   EXPECT_EQ(bytes, edgeattn::MhaQuantDecoderArenaBytes(config));
-  EXPECT_EQ(bytes, edgeattn::MhaQuantDecoderArenaBytes(8, 2, 16, EA_DTYPE_INT8,
+  EXPECT_EQ(bytes, edgeattn::MhaQuantDecoderArenaBytes(8, 2, 16, 2, EA_DTYPE_INT8,
                                                        edgeattn::PositionStorage::kArena));
   const auto refused = [&](ea_mha_quant_decoder_config bad) {
     size_t ignored = 0;

@@ -234,6 +234,7 @@ TEST(VnniS16Rows, PackedRowsMatchTheReferenceOps) {
           // As PackKeysAndValues: the row groups where d_k allows.
           a.k_high_bytes = d_k <= edgeattn::kS16HighByteMaxDepth ? k_high_bytes.data() : nullptr;
           a.v_pairs = v_pairs.data();
+          a.v_panel_stride = edgeattn::S16PanelValues(16, n_kv);
           a.out = out.data();
           a.ld_out = d_v;
           a.probs = got_probs.data();

@@ -24,7 +24,7 @@ constexpr ea_mha_quant_decoder_config LayerConfig() {
 }
 
 constexpr uint64_t kArenaBytes = edgeattn::MhaQuantDecoderArenaBytes(
-    kPositions, kPromptTokens, kDModel, EA_DTYPE_INT8, edgeattn::PositionStorage::kNone);
+    kPositions, kPromptTokens, kDModel, kHeads, EA_DTYPE_INT8, edgeattn::PositionStorage::kNone);
 alignas(64) uint8_t g_arenas[kLayers][kArenaBytes];
 
 // Per layer: what ea_mha_quant_decoder_init reads from the weights header.

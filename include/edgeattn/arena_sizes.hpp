@@ -284,16 +284,30 @@ constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads,
          3 * projected + tensor + weights + QuantCoreArenaBytes(n, d_k, d_k, dtype, max_workers);
 }
 
+// One head of a fixed-point decoder's cache in the dot-product panels (x86,
+// kFixedPointPanels; the VNNI attention reads them), packed for `positions`
+// keys: int8 K + 128 in panels of 16 keys with each key's offset term
+// (S8PanelRegionBytes), then V [d_k, positions] in 4-byte groups; int16 K in
+// pairs with its high bytes (S16KeyPanelRegionBytes), then V in pairs.
+constexpr uint64_t MhaQuantDecoderHeadPanelBytes(int32_t positions, int32_t d_k, ea_dtype dtype) {
+  if (dtype == EA_DTYPE_INT16) {
+    return S16KeyPanelRegionBytes(positions, d_k) + S16PanelRegionBytes(d_k, positions);
+  }
+  return S8PanelRegionBytes(positions, d_k) +
+         ByteRegionBytes(RoundUp(static_cast<uint64_t>(d_k), 16) *
+                         RoundUp(static_cast<uint64_t>(positions), 4));
+}
+
 // Fixed-point MHA decoder (edgeattn/mha_quant_decode.h), for streams of
 // `positions` tokens in steps of at most `step_tokens`: the per-channel
 // integers, the quantized position table (when filled at init,
 // [positions, d_model]) and ADD(x, P) ([step_tokens, d_model]), a step's q,
 // v and heads' outputs ([step_tokens, d_model] each), the cache (K
-// [positions, d_model] and V^T [d_model, positions]), W_Q, W_K, W_V, W_O
-// packed, the int8 softmax's table and one query row's scratch over
-// `positions` keys.
+// [positions, d_model] and V^T [d_model, positions], and on x86 each head's
+// panels), W_Q, W_K, W_V, W_O packed, the int8 softmax's table and one
+// query row's scratch over `positions` keys.
 constexpr uint64_t MhaQuantDecoderArenaBytes(int32_t positions, int32_t step_tokens,
-                                             int32_t d_model, ea_dtype dtype,
+                                             int32_t d_model, int32_t heads, ea_dtype dtype,
                                              PositionStorage storage) {
   const uint64_t element = FixedPointBytes(dtype);
   const uint64_t e = static_cast<uint64_t>(d_model);
@@ -301,13 +315,18 @@ constexpr uint64_t MhaQuantDecoderArenaBytes(int32_t positions, int32_t step_tok
   const uint64_t step = ByteRegionBytes(static_cast<uint64_t>(step_tokens) * e * element);
   const uint64_t table = storage == PositionStorage::kArena ? stream : 0;
   const uint64_t positioned = storage == PositionStorage::kNone ? 0 : step;
+  const uint64_t panels =
+      kFixedPointPanels && heads > 0
+          ? static_cast<uint64_t>(heads) *
+                MhaQuantDecoderHeadPanelBytes(positions, HeadWidthOrZero(d_model, heads), dtype)
+          : 0;
   return ByteRegionBytes(8 * e * sizeof(int32_t)) + table + positioned + 3 * step + 2 * stream +
-         4 * WeightPanelRegionBytes(d_model, d_model, dtype) +
+         panels + 4 * WeightPanelRegionBytes(d_model, d_model, dtype) +
          ByteRegionBytes(kSoftmaxS8TableBytes) + QuantScratch(positions, dtype).bytes;
 }
 constexpr uint64_t MhaQuantDecoderArenaBytes(const ea_mha_quant_decoder_config& c) {
   return MhaQuantDecoderArenaBytes(
-      c.layer.max_tokens, c.max_step_tokens, c.layer.d_model, c.layer.dtype,
+      c.layer.max_tokens, c.max_step_tokens, c.layer.d_model, c.layer.heads, c.layer.dtype,
       StorageOf(c.layer.position, c.layer.quant_position_table == nullptr));
 }
 

@@ -15,7 +15,11 @@
  * target, the rows one causal ea_mha_run_s8 / _s16 over the whole sequence
  * gives. The cache holds K as [max positions, d_model] rows (the full run's
  * k, ld d_model) and V transposed per head ([heads, d_k, max positions]): a
- * step writes them once, the score and P V loops read them in place.
+ * step writes them once, the score and P V loops read them in place. On x86
+ * a decoder also keeps each head's K and V in the panels of the AVX512-VNNI
+ * kernels (int8: 4-byte groups; int16: pairs; a step adds its keys to them),
+ * which its attention reads on AVX3_DL; the rows serve every other target,
+ * so a step may run on any target whatever the earlier ones ran on.
  *
  * The layer is an ea_mha_config, the one ea_mha_quant_plan_init takes, with
  *   - dtype EA_DTYPE_INT8 or EA_DTYPE_INT16 and mask EA_MASK_CAUSAL (others:
@@ -58,6 +62,7 @@ typedef struct ea_mha_quant_decoder {
   void* context;              /* [max_step_tokens, d_model] */
   void* keys;                 /* cache: [max_tokens, d_model] */
   void* values_transposed;    /* cache: [heads, d_k, max_tokens] */
+  void* head_panels;          /* cache, x86: per head K and V packed, or NULL */
   void* weight_panels[4];     /* W_Q, W_K, W_V, W_O packed */
   void* softmax_table;        /* int8: the softmax's table */
   void* row_scratch;          /* one query block's scores and probabilities */

@@ -425,7 +425,7 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
   const size_t ld_scores = static_cast<size_t>(a.n_kv);
   const size_t ld_p = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.n_kv), 4));
   const size_t k_panel_bytes = static_cast<size_t>(RoundUp(static_cast<uint64_t>(a.d_k), 4)) * 16;
-  const size_t v_panel_bytes = ld_p * 16;
+  const size_t v_panel_bytes = a.v_panel_stride;
   const uint32_t q_offset = static_cast<uint32_t>(a.q_offset);
   const uint32_t k_offset = static_cast<uint32_t>(a.k_offset);
   const vnni::S8Requantizer score_requantizer =
@@ -516,7 +516,7 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
       vnni::MakeRequantize64(a.score_multiplier, a.score_shift);
   const vnni::Requantize64Params out_requantize =
       vnni::MakeRequantize64(a.out_multiplier, a.out_shift);
-  const size_t v_panel_values = static_cast<size_t>((a.n_kv + 1) / 2) * 32;
+  const size_t v_panel_values = a.v_panel_stride;
   // Softmax of a row in place; returns its probabilities' sum.
   const auto softmax = [&](int32_t r, int16_t* row, int32_t visible) {
     KeepScores(a, r, row, visible);

@@ -70,6 +70,39 @@ void PackColumnPanels(const S* b, size_t column_stride, size_t depth_stride, int
   }
 }
 
+// Column c of panels of B [*, depth] as above, in place among the others (a
+// decoder's cache adds a key at a time): convert(column[t]) for t < depth and
+// `pad` past it in the last group, in lane c % kColumns of c's panel.
+template <int32_t kColumns, int32_t kGroup, typename T, typename S, typename Convert = CastTo<T>>
+void StorePanelColumn(const S* column, int32_t depth, int32_t c, T* panels, T pad = T{0},
+                      Convert convert = Convert{}) {
+  const int32_t groups = (depth + kGroup - 1) / kGroup;
+  T* lane = panels +
+            static_cast<size_t>(c / kColumns) * static_cast<size_t>(groups) * (kColumns * kGroup) +
+            static_cast<size_t>(c % kColumns) * kGroup;
+  for (int32_t t = 0; t < groups * kGroup; ++t) {
+    lane[static_cast<size_t>(t / kGroup) * (kColumns * kGroup) + static_cast<size_t>(t % kGroup)] =
+        t < depth ? convert(column[t]) : pad;
+  }
+}
+
+// Depth row t of panels of B [n_cols, packed_depth] (B[c][t] =
+// convert(row[c]): a decoder's V, packed for its longest stream), the
+// panels' columns past n_cols zero.
+template <int32_t kColumns, int32_t kGroup, typename T, typename S, typename Convert = CastTo<T>>
+void StorePanelDepthRow(const S* row, int32_t n_cols, int32_t t, int32_t packed_depth, T* panels,
+                        Convert convert = Convert{}) {
+  const size_t panel_values =
+      static_cast<size_t>((packed_depth + kGroup - 1) / kGroup) * (kColumns * kGroup);
+  T* group = panels + static_cast<size_t>(t / kGroup) * (kColumns * kGroup) +
+             static_cast<size_t>(t % kGroup);
+  const int32_t padded = (n_cols + kColumns - 1) / kColumns * kColumns;
+  for (int32_t c = 0; c < padded; ++c) {
+    group[static_cast<size_t>(c / kColumns) * panel_values +
+          static_cast<size_t>(c % kColumns) * kGroup] = c < n_cols ? convert(row[c]) : T{0};
+  }
+}
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_SRC_FIXED_POINT_COLUMN_PANELS_H_

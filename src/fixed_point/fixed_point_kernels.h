@@ -92,6 +92,10 @@ struct AttentionQArgs {
   const int16_t* k_pairs;
   const int16_t* v_pairs;
   const uint8_t* k_high_bytes;
+  // Elements (int8 bytes, int16 values) from one 16-column V panel to the
+  // next: S8PanelBytes / S16PanelValues(16, the depth V was packed for),
+  // n_kv, or more in a decoder's cache, packed for its longest stream.
+  size_t v_panel_stride;
 };
 
 // True when the active target's int8 kernels read K, V and weights packed in

@@ -13,6 +13,8 @@
 #include "fixed_point/mha_quant_api.h"
 #include "fixed_point/quant_attention_core.h"
 #include "fixed_point/quant_model_steps.h"
+#include "fixed_point/s16_panels.h"
+#include "fixed_point/s8_panels.h"
 #include "simd_target_cap.h"
 #include "validation.h"
 
@@ -43,6 +45,75 @@ void AttendRows(const AttentionQArgs<int8_t>& a, void* scratch) {
 }
 void AttendRows(const AttentionQArgs<int16_t>& a, void* scratch) {
   AttendRowsS16(a, 0, a.n_q, scratch);
+}
+
+// Head h's cache in the dot-product panels (MhaQuantDecoderHeadPanelBytes),
+// packed for max_tokens keys.
+uint8_t* HeadPanels(const ea_mha_quant_decoder& d, int32_t h) {
+  const ea_mha_config& c = d.config.layer;
+  return static_cast<uint8_t*>(d.head_panels) +
+         static_cast<size_t>(h) *
+             MhaQuantDecoderHeadPanelBytes(c.max_tokens, c.d_model / c.heads, c.dtype);
+}
+
+// Keys and values [position, position + n) of head h (at `column` of the
+// step's rows) into its panels: the columns the full run's packing gives
+// the whole cache (quant_attention_core.cc). int8: K + 128, its per-key
+// terms q_offset * sum_t k, and V.
+void AddHeadToPanels(const ea_mha_quant_decoder& d, int32_t h, const int8_t* k, const int8_t* v,
+                     size_t ld, size_t position, int32_t n, int32_t q_offset) {
+  const ea_mha_config& c = d.config.layer;
+  const int32_t d_k = c.d_model / c.heads;
+  uint8_t* keys = HeadPanels(d, h);
+  int32_t* terms = S8PanelColumnSums(keys, c.max_tokens, d_k);
+  int8_t* values = reinterpret_cast<int8_t*>(keys + S8PanelRegionBytes(c.max_tokens, d_k));
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t j = static_cast<int32_t>(position) + i;
+    StoreS8PanelColumnPlus128(k + static_cast<size_t>(i) * ld, d_k, j, keys, terms);
+    terms[j] =
+        static_cast<int32_t>(static_cast<uint32_t>(q_offset) * static_cast<uint32_t>(terms[j]));
+    StoreS8PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, c.max_tokens, values);
+  }
+}
+// int16: K in pairs and its high bytes (where the row groups read them), V
+// in pairs.
+void AddHeadToPanels(const ea_mha_quant_decoder& d, int32_t h, const int16_t* k, const int16_t* v,
+                     size_t ld, size_t position, int32_t n, int32_t /* q_offset: zero */) {
+  const ea_mha_config& c = d.config.layer;
+  const int32_t d_k = c.d_model / c.heads;
+  uint8_t* region = HeadPanels(d, h);
+  int16_t* keys = reinterpret_cast<int16_t*>(region);
+  int16_t* values = reinterpret_cast<int16_t*>(region + S16KeyPanelRegionBytes(c.max_tokens, d_k));
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t j = static_cast<int32_t>(position) + i;
+    const int16_t* key = k + static_cast<size_t>(i) * ld;
+    StoreS16PanelColumn(key, d_k, j, keys);
+    if (d_k <= kS16HighByteMaxDepth) {
+      StoreS16HighBytesColumnPlus128(key, d_k, j, S16KeyHighBytes(region, c.max_tokens, d_k));
+    }
+    StoreS16PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, c.max_tokens, values);
+  }
+}
+
+// Head h's attention reads its panels (packed for max_tokens keys).
+void ReadPanels(const ea_mha_quant_decoder& d, int32_t h, AttentionQArgs<int8_t>* a) {
+  const ea_mha_config& c = d.config.layer;
+  const int32_t d_k = c.d_model / c.heads;
+  uint8_t* keys = HeadPanels(d, h);
+  a->k_panels = keys;
+  a->k_column_sums = S8PanelColumnSums(keys, c.max_tokens, d_k);
+  a->v_panels = reinterpret_cast<const int8_t*>(keys + S8PanelRegionBytes(c.max_tokens, d_k));
+  a->v_panel_stride = S8PanelBytes(kS8PanelColumns, c.max_tokens);
+}
+void ReadPanels(const ea_mha_quant_decoder& d, int32_t h, AttentionQArgs<int16_t>* a) {
+  const ea_mha_config& c = d.config.layer;
+  const int32_t d_k = c.d_model / c.heads;
+  uint8_t* region = HeadPanels(d, h);
+  a->k_pairs = reinterpret_cast<const int16_t*>(region);
+  a->k_high_bytes =
+      d_k <= kS16HighByteMaxDepth ? S16KeyHighBytes(region, c.max_tokens, d_k) : nullptr;
+  a->v_pairs = reinterpret_cast<const int16_t*>(region + S16KeyPanelRegionBytes(c.max_tokens, d_k));
+  a->v_panel_stride = S16PanelValues(kS16PanelColumns, c.max_tokens);
 }
 
 // One step of n tokens at positions [p, p + n). Arguments are validated.
@@ -91,12 +162,20 @@ void Step(const ea_mha_quant_decoder& d, const T* x, int32_t n, T* y) {
   head.ld_k = e;
   head.ld_vt = positions;
   head.ld_out = e;
+  // The panels are written whatever the target, so that a later step on
+  // AVX3_DL finds every key in them.
+  const bool packed = d.head_panels != nullptr && UsesS8Panels();
   for (int32_t h = 0; h < c.heads; ++h) {
     const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
+    if (d.head_panels != nullptr) {
+      AddHeadToPanels(d, h, keys + position * e + column, v + column, e, position, n,
+                      head.q_offset);
+    }
     head.q = q + column;
     head.k = keys + column;
     head.v_transposed = values_transposed + column * positions;
     head.out = context + column;
+    if (packed) ReadPanels(d, h, &head);
     AttendRows(head, d.row_scratch);
   }
   (void)RunProjection(calling_thread,
@@ -173,6 +252,11 @@ ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
   decoder->context = CarveBytes(arena, step);
   decoder->keys = CarveBytes(arena, stream);
   decoder->values_transposed = CarveBytes(arena, stream);
+  decoder->head_panels =
+      kFixedPointPanels ? CarveBytes(arena, static_cast<uint64_t>(c.heads) *
+                                                MhaQuantDecoderHeadPanelBytes(
+                                                    c.max_tokens, c.d_model / c.heads, c.dtype))
+                        : nullptr;
   CarveMhaQuantPanels(arena, c, *weights, decoder->weight_panels);
   decoder->softmax_table = CarveSoftmaxS8Table(arena, c.dtype, decoder->params.softmax);
   decoder->row_scratch = CarveBytes(arena, QuantScratch(c.max_tokens, c.dtype).bytes);

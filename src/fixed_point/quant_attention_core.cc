@@ -48,6 +48,7 @@ bool PackKeysAndValues(AttentionQArgs<int8_t>* a, const int8_t* v, size_t ld_v,
   a->k_panels = k_panels;
   a->k_column_sums = k_terms;
   a->v_panels = v_panels;
+  a->v_panel_stride = S8PanelBytes(kS8PanelColumns, a->n_kv);
   return true;
 }
 // int16 likewise: K and V in pairs, and K's high bytes where d_k allows.
@@ -65,6 +66,7 @@ bool PackKeysAndValues(AttentionQArgs<int16_t>* a, const int16_t* v, size_t ld_v
   PackS16PanelsTransposed(v, ld_v, a->d_v, a->n_kv, v_pairs);
   a->k_pairs = k_pairs;
   a->v_pairs = v_pairs;
+  a->v_panel_stride = S16PanelValues(kS16PanelColumns, a->n_kv);
   return true;
 }
 

@@ -55,6 +55,15 @@ void PackS16HighBytesPlus128(const int16_t* b, size_t ld, int32_t n_cols, int32_
 void PackS16PanelsTransposed(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth,
                              int16_t* panels);
 
+// One key or one value row added in place, as s8_panels.h's stores: column
+// c of PackS16Panels' K [*, depth], and of PackS16HighBytesPlus128's; depth
+// row t of PackS16PanelsTransposed's V [n_cols, packed_depth].
+void StoreS16PanelColumn(const int16_t* column, int32_t depth, int32_t c, int16_t* panels);
+void StoreS16HighBytesColumnPlus128(const int16_t* column, int32_t depth, int32_t c,
+                                    uint8_t* panels);
+void StoreS16PanelDepthRow(const int16_t* row, int32_t n_cols, int32_t t, int32_t packed_depth,
+                           int16_t* panels);
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_SRC_FIXED_POINT_S16_PANELS_H_

@@ -61,4 +61,17 @@ void PackS8PanelsTransposed(const int8_t* b, size_t ld, int32_t n_cols, int32_t 
   PackColumnPanels<kS8PanelColumns, kS8GroupDepth>(b, 1, ld, n_cols, depth, panels);
 }
 
+void StoreS8PanelColumnPlus128(const int8_t* column, int32_t depth, int32_t c, uint8_t* panels,
+                               int32_t* column_sums) {
+  StorePanelColumn<kS8PanelColumns, kS8GroupDepth>(
+      column, depth, c, panels, uint8_t{0x80},
+      [](int8_t value) { return static_cast<uint8_t>(static_cast<uint8_t>(value) ^ 0x80u); });
+  column_sums[c] = static_cast<int32_t>(SumOfBytes(column, depth));
+}
+
+void StoreS8PanelDepthRow(const int8_t* row, int32_t n_cols, int32_t t, int32_t packed_depth,
+                          int8_t* panels) {
+  StorePanelDepthRow<kS8PanelColumns, kS8GroupDepth>(row, n_cols, t, packed_depth, panels);
+}
+
 }  // namespace edgeattn

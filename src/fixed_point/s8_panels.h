@@ -54,6 +54,18 @@ void PackS8PanelsPlus128(const int8_t* b, size_t ld, int32_t n_cols, int32_t dep
 void PackS8PanelsTransposed(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth,
                             int8_t* panels);
 
+// One column or one depth row added to matrices packed as above, in place
+// among the others: a decoder's cache grows by a key at a time.
+//
+// Column c of PackS8PanelsPlus128's B [*, depth]: its bytes (zero-padded to
+// the group, plus 128) into lane c % 16 of its panel, and column_sums[c].
+void StoreS8PanelColumnPlus128(const int8_t* column, int32_t depth, int32_t c, uint8_t* panels,
+                               int32_t* column_sums);
+// Depth row t of PackS8PanelsTransposed's B [n_cols, packed_depth] (row t of
+// V: B[c][t] = row[c]), the panels' lanes past n_cols zero.
+void StoreS8PanelDepthRow(const int8_t* row, int32_t n_cols, int32_t t, int32_t packed_depth,
+                          int8_t* panels);
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_SRC_FIXED_POINT_S8_PANELS_H_

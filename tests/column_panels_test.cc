@@ -247,11 +247,15 @@ TEST(ColumnPanels, S16ColumnsAndDepthRowsStoredInPlace) {
   RandomStream random(81);
   for (const int32_t n_cols : kColumnCounts) {
     for (const int32_t depth : kDepths) {
-      const int32_t rows = depth > n_cols ? depth : n_cols;
-      const size_t ld = static_cast<size_t>(rows) + 1;
-      const std::vector<int8_t> bytes = Bytes(rows, ld, &random);
-      std::vector<int16_t> wide(bytes.size());
-      for (size_t i = 0; i < bytes.size(); ++i) wide[i] = static_cast<int16_t>(bytes[i] * 251);
+      // K [n_cols, depth] and V [depth, n_cols], rows one value wider.
+      const auto widened = [&](int32_t rows, size_t ld) {
+        const std::vector<int8_t> bytes = Bytes(rows, ld, &random);
+        std::vector<int16_t> wide(bytes.size());
+        for (size_t i = 0; i < bytes.size(); ++i) wide[i] = static_cast<int16_t>(bytes[i] * 251);
+        return wide;
+      };
+      const size_t ld = static_cast<size_t>(depth) + 1, ld_v = static_cast<size_t>(n_cols) + 1;
+      const std::vector<int16_t> wide = widened(n_cols, ld), wide_v = widened(depth, ld_v);
       const auto key = [&](int32_t c) { return wide.data() + c * ld; };
 
       std::vector<int16_t> pairs(edgeattn::S16PanelValues(n_cols, depth), 0x5555);
@@ -278,11 +282,11 @@ TEST(ColumnPanels, S16ColumnsAndDepthRowsStoredInPlace) {
       const int32_t deeper = depth + 5;
       std::vector<int16_t> by_row(edgeattn::S16PanelValues(n_cols, deeper), 0x5555);
       for (int32_t t = 0; t < depth; ++t) {
-        edgeattn::StoreS16PanelDepthRow(wide.data() + t * ld, n_cols, t, deeper, by_row.data());
+        edgeattn::StoreS16PanelDepthRow(wide_v.data() + t * ld_v, n_cols, t, deeper, by_row.data());
       }
       const std::vector<int16_t> want = ReferenceLayout<int16_t>(
           n_cols, deeper, 2,
-          [&](int32_t c, int32_t t) { return t < depth ? wide[t * ld + c] : 0; });
+          [&](int32_t c, int32_t t) { return t < depth ? wide_v[t * ld_v + c] : int16_t{0}; });
       const std::vector<int> row_slots = DepthRowSlots(n_cols, depth, deeper, 2);
       for (size_t i = 0; i < by_row.size(); ++i) {
         ASSERT_EQ(by_row[i], row_slots[i] ? want[i] : int16_t{0x5555})

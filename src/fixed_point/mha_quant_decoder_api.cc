@@ -1,8 +1,9 @@
 // C entry points of the fixed-point MHA decoder (edgeattn/mha_quant_decode.h):
 // ea_mha_run_s8 / _s16's causal layer one step at a time. A step's k is
 // projected straight into its cache rows and its v transposed into the
-// cache's V^T, so the attention of its queries reads the cache in place,
-// with the kernels and integers of the full run.
+// cache's V^T (on x86 both also added to each head's VNNI panels), so the
+// attention of its queries reads the cache in place, with the kernels and
+// integers of the full run.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,10 +57,10 @@ uint8_t* HeadPanels(const ea_mha_quant_decoder& d, int32_t h) {
              MhaQuantDecoderHeadPanelBytes(c.max_tokens, c.d_model / c.heads, c.dtype);
 }
 
-// Keys and values [position, position + n) of head h (at `column` of the
-// step's rows) into its panels: the columns the full run's packing gives
-// the whole cache (quant_attention_core.cc). int8: K + 128, its per-key
-// terms q_offset * sum_t k, and V.
+// Keys and values [position, position + n) of head h (k, v: its columns of
+// the step's rows, ld apart) into its panels: the columns the full run's
+// packing gives the whole cache (quant_attention_core.cc). int8: K + 128,
+// its per-key terms q_offset * sum_t k, and V.
 void AddHeadToPanels(const ea_mha_quant_decoder& d, int32_t h, const int8_t* k, const int8_t* v,
                      size_t ld, size_t position, int32_t n, int32_t q_offset) {
   const ea_mha_config& c = d.config.layer;

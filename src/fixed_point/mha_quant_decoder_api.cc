@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "arena.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/mha_quant_decode.h"
@@ -48,73 +50,86 @@ void AttendRows(const AttentionQArgs<int16_t>& a, void* scratch) {
   AttendRowsS16(a, 0, a.n_q, scratch);
 }
 
-// Head h's cache in the dot-product panels (MhaQuantDecoderHeadPanelBytes),
-// packed for max_tokens keys.
-uint8_t* HeadPanels(const ea_mha_quant_decoder& d, int32_t h) {
+// Where the parts of head h's cache in the dot-product panels start
+// (MhaQuantDecoderHeadPanelBytes; packed for max_tokens keys): the one
+// place that knows the layout, for the stores and the attention alike.
+// int8: K + 128, its per-key terms q_offset * sum_t k, and V.
+struct S8HeadPanels {
+  uint8_t* keys;
+  int32_t* key_terms;
+  int8_t* values;
+};
+// int16: K in pairs, its high bytes (NULL past kS16HighByteMaxDepth, where
+// the row groups do not read them), and V in pairs.
+struct S16HeadPanels {
+  int16_t* keys;
+  uint8_t* key_high_bytes;
+  int16_t* values;
+};
+template <typename T>
+using HeadPanels = std::conditional_t<sizeof(T) == 1, S8HeadPanels, S16HeadPanels>;
+
+uint8_t* HeadPanelRegion(const ea_mha_quant_decoder& d, int32_t h) {
   const ea_mha_config& c = d.config.layer;
   return static_cast<uint8_t*>(d.head_panels) +
          static_cast<size_t>(h) *
              MhaQuantDecoderHeadPanelBytes(c.max_tokens, c.d_model / c.heads, c.dtype);
 }
-
-// Keys and values [position, position + n) of head h (k, v: its columns of
-// the step's rows, ld apart) into its panels: the columns the full run's
-// packing gives the whole cache (quant_attention_core.cc). int8: K + 128,
-// its per-key terms q_offset * sum_t k, and V.
-void AddHeadToPanels(const ea_mha_quant_decoder& d, int32_t h, const int8_t* k, const int8_t* v,
-                     size_t ld, size_t position, int32_t n, int32_t q_offset) {
+void PanelsOfHead(const ea_mha_quant_decoder& d, int32_t h, S8HeadPanels* p) {
   const ea_mha_config& c = d.config.layer;
   const int32_t d_k = c.d_model / c.heads;
-  uint8_t* keys = HeadPanels(d, h);
-  int32_t* terms = S8PanelColumnSums(keys, c.max_tokens, d_k);
-  int8_t* values = reinterpret_cast<int8_t*>(keys + S8PanelRegionBytes(c.max_tokens, d_k));
+  uint8_t* region = HeadPanelRegion(d, h);
+  p->keys = region;
+  p->key_terms = S8PanelColumnSums(region, c.max_tokens, d_k);
+  p->values = reinterpret_cast<int8_t*>(region + S8PanelRegionBytes(c.max_tokens, d_k));
+}
+void PanelsOfHead(const ea_mha_quant_decoder& d, int32_t h, S16HeadPanels* p) {
+  const ea_mha_config& c = d.config.layer;
+  const int32_t d_k = c.d_model / c.heads;
+  uint8_t* region = HeadPanelRegion(d, h);
+  p->keys = reinterpret_cast<int16_t*>(region);
+  p->key_high_bytes =
+      d_k <= kS16HighByteMaxDepth ? S16KeyHighBytes(region, c.max_tokens, d_k) : nullptr;
+  p->values = reinterpret_cast<int16_t*>(region + S16KeyPanelRegionBytes(c.max_tokens, d_k));
+}
+
+// Keys and values [position, position + n) of a head (k, v: its columns of
+// the step's rows, ld apart) into its panels: the columns the full run's
+// packing gives the whole cache (quant_attention_core.cc).
+void AddToPanels(const S8HeadPanels& p, int32_t d_k, int32_t max_tokens, const int8_t* k,
+                 const int8_t* v, size_t ld, size_t position, int32_t n, int32_t q_offset) {
   for (int32_t i = 0; i < n; ++i) {
     const int32_t j = static_cast<int32_t>(position) + i;
-    StoreS8PanelColumnPlus128(k + static_cast<size_t>(i) * ld, d_k, j, keys, terms);
-    terms[j] =
-        static_cast<int32_t>(static_cast<uint32_t>(q_offset) * static_cast<uint32_t>(terms[j]));
-    StoreS8PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, c.max_tokens, values);
+    StoreS8PanelColumnPlus128(k + static_cast<size_t>(i) * ld, d_k, j, p.keys, p.key_terms);
+    p.key_terms[j] = static_cast<int32_t>(static_cast<uint32_t>(q_offset) *
+                                          static_cast<uint32_t>(p.key_terms[j]));
+    StoreS8PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, max_tokens, p.values);
   }
 }
-// int16: K in pairs and its high bytes (where the row groups read them), V
-// in pairs.
-void AddHeadToPanels(const ea_mha_quant_decoder& d, int32_t h, const int16_t* k, const int16_t* v,
-                     size_t ld, size_t position, int32_t n, int32_t /* q_offset: zero */) {
-  const ea_mha_config& c = d.config.layer;
-  const int32_t d_k = c.d_model / c.heads;
-  uint8_t* region = HeadPanels(d, h);
-  int16_t* keys = reinterpret_cast<int16_t*>(region);
-  int16_t* values = reinterpret_cast<int16_t*>(region + S16KeyPanelRegionBytes(c.max_tokens, d_k));
+void AddToPanels(const S16HeadPanels& p, int32_t d_k, int32_t max_tokens, const int16_t* k,
+                 const int16_t* v, size_t ld, size_t position, int32_t n,
+                 int32_t /* q_offset: zero */) {
   for (int32_t i = 0; i < n; ++i) {
     const int32_t j = static_cast<int32_t>(position) + i;
     const int16_t* key = k + static_cast<size_t>(i) * ld;
-    StoreS16PanelColumn(key, d_k, j, keys);
-    if (d_k <= kS16HighByteMaxDepth) {
-      StoreS16HighBytesColumnPlus128(key, d_k, j, S16KeyHighBytes(region, c.max_tokens, d_k));
-    }
-    StoreS16PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, c.max_tokens, values);
+    StoreS16PanelColumn(key, d_k, j, p.keys);
+    if (p.key_high_bytes != nullptr) StoreS16HighBytesColumnPlus128(key, d_k, j, p.key_high_bytes);
+    StoreS16PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, max_tokens, p.values);
   }
 }
 
-// Head h's attention reads its panels (packed for max_tokens keys).
-void ReadPanels(const ea_mha_quant_decoder& d, int32_t h, AttentionQArgs<int8_t>* a) {
-  const ea_mha_config& c = d.config.layer;
-  const int32_t d_k = c.d_model / c.heads;
-  uint8_t* keys = HeadPanels(d, h);
-  a->k_panels = keys;
-  a->k_column_sums = S8PanelColumnSums(keys, c.max_tokens, d_k);
-  a->v_panels = reinterpret_cast<const int8_t*>(keys + S8PanelRegionBytes(c.max_tokens, d_k));
-  a->v_panel_stride = S8PanelBytes(kS8PanelColumns, c.max_tokens);
+// A head's attention reads its panels.
+void ReadPanels(const S8HeadPanels& p, int32_t max_tokens, AttentionQArgs<int8_t>* a) {
+  a->k_panels = p.keys;
+  a->k_column_sums = p.key_terms;
+  a->v_panels = p.values;
+  a->v_panel_stride = S8PanelBytes(kS8PanelColumns, max_tokens);
 }
-void ReadPanels(const ea_mha_quant_decoder& d, int32_t h, AttentionQArgs<int16_t>* a) {
-  const ea_mha_config& c = d.config.layer;
-  const int32_t d_k = c.d_model / c.heads;
-  uint8_t* region = HeadPanels(d, h);
-  a->k_pairs = reinterpret_cast<const int16_t*>(region);
-  a->k_high_bytes =
-      d_k <= kS16HighByteMaxDepth ? S16KeyHighBytes(region, c.max_tokens, d_k) : nullptr;
-  a->v_pairs = reinterpret_cast<const int16_t*>(region + S16KeyPanelRegionBytes(c.max_tokens, d_k));
-  a->v_panel_stride = S16PanelValues(kS16PanelColumns, c.max_tokens);
+void ReadPanels(const S16HeadPanels& p, int32_t max_tokens, AttentionQArgs<int16_t>* a) {
+  a->k_pairs = p.keys;
+  a->k_high_bytes = p.key_high_bytes;
+  a->v_pairs = p.values;
+  a->v_panel_stride = S16PanelValues(kS16PanelColumns, max_tokens);
 }
 
 // One step of n tokens at positions [p, p + n). Arguments are validated.
@@ -169,14 +184,16 @@ void Step(const ea_mha_quant_decoder& d, const T* x, int32_t n, T* y) {
   for (int32_t h = 0; h < c.heads; ++h) {
     const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
     if (d.head_panels != nullptr) {
-      AddHeadToPanels(d, h, keys + position * e + column, v + column, e, position, n,
-                      head.q_offset);
+      HeadPanels<T> panels;
+      PanelsOfHead(d, h, &panels);
+      AddToPanels(panels, d_k, c.max_tokens, keys + position * e + column, v + column, e, position,
+                  n, head.q_offset);
+      if (packed) ReadPanels(panels, c.max_tokens, &head);
     }
     head.q = q + column;
     head.k = keys + column;
     head.v_transposed = values_transposed + column * positions;
     head.out = context + column;
-    if (packed) ReadPanels(d, h, &head);
     AttendRows(head, d.row_scratch);
   }
   (void)RunProjection(calling_thread,

@@ -11,7 +11,8 @@
 // with Google Benchmark (eigen, onednn, edgeattn back to back, then edgeattn capped at AVX2,
 // edgeattn on 2 workers, then on 1 and 2 workers beside a busy process (busy_process.h), and
 // edgeattn's s8 and s16 rows where the suite has those rows, and the KV-cache rows after the
-// dense decode of their length); print the summary tables; stop the pool.
+// dense decode of their length, and a whole MHA layer decoding a stream: f32, s8, s16); print
+// the summary tables; stop the pool.
 // --suite=quick picks the headline shapes with shorter timing; every other flag goes to Google
 // Benchmark (--benchmark_out, --benchmark_filter, ...).
 #include <stdio.h>
@@ -104,7 +105,16 @@ const char* EigenVersion() {
       EIGEN_MAJOR_VERSION) "." EIGEN_MAKESTRING(EIGEN_MINOR_VERSION);
 }
 
-// A fixed-point row: edgeattn's ea_mha_run_s8 / _s16 on one worker, best target. Counters
+// A decoding MHA layer's row (kMhaDecode), whose iteration is a stream of n tokens:
+// tokens_per_s. Nothing for the other kinds.
+void SetStreamCounters(benchmark::State& state, const Shape& shape) {
+  if (shape.kind != Kind::kMhaDecode) return;
+  state.counters["tokens_per_s"] =
+      benchmark::Counter(shape.n, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// A fixed-point row: edgeattn's ea_mha_run_s8 / _s16 (kMhaDecode: ea_mha_quant_decoder's
+// steps) on one worker, best target. Counters
 // gops (integer operations, counted as the f32 rows' FLOPs) and pct_peak against the row's
 // integer probe; vs_f32 is added by the reporters.
 void RunFixedPointShape(benchmark::State& state, const Shape& shape, double peak_gops) {
@@ -124,6 +134,7 @@ void RunFixedPointShape(benchmark::State& state, const Shape& shape, double peak
   }
   state.SetLabel(std::string(ea_simd_target()) +
                  (shape.precision == Precision::kS8 ? ", int8" : ", int16"));
+  SetStreamCounters(state, shape);
   const double ops = ShapeFlops(shape);
   state.counters["gops"] =
       benchmark::Counter(ops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
@@ -256,6 +267,7 @@ void RunShape(benchmark::State& state, const Shape& shape, Library library, doub
   // vs_eigen and vs_onednn, or vs_one_worker, are added by the reporters.
   SetFlopCounters(state, shape, peak_gflops);
   if (shape.kind == Kind::kDecode) SetDecodeCounters(state, shape, peak_gbps);
+  SetStreamCounters(state, shape);
 }
 
 // `parallel`: the row's hook, zero for one worker. Multi-worker rows measure the CPU time of
@@ -594,7 +606,10 @@ int main(int argc, char** argv) {
       "vs_onednn = the peer's f32/decode median time of the same length / this row's time, "
       "f16, s8kv and s4kv rows vs_f32 = the f32 cache's median time with the same KV heads / this "
       "row's time, and the f32 grouped-query rows vs_no_gqa = the f32 cache's with 8 KV heads / "
-      "this row's time");
+      "this row's time; decoding MHA layers (f32/mha_decode/..., s8/..., s16/...): edgeattn "
+      "only, one iteration = a stream of n tokens from position 0, one per step, "
+      "tokens_per_s = n / s per iteration, gflops / gops count the causal MHA of the n tokens, "
+      "vs_f32 = the f32 decoder's median time / this row's time");
   std::vector<std::string> headline;
   for (const Shape& shape : BenchmarkShapes(Suite::kQuick)) headline.push_back(ShapeName(shape));
   benchmark::AddCustomContext("headline_shapes", Join(headline, ","));
@@ -604,7 +619,8 @@ int main(int argc, char** argv) {
     // and multi-worker rows are edgeattn's only: their ratios use the rows of the same shape
     // that ran before them.
     if (shape.simd == SimdTarget::kBest && shape.workers == 1 && !shape.busy &&
-        !IsFixedPoint(shape) && shape.kind != Kind::kDecodeStream) {
+        !IsFixedPoint(shape) && shape.kind != Kind::kDecodeStream &&
+        shape.kind != Kind::kMhaDecode) {
       for (const Library peer : {Library::kEigen, Library::kOnednn}) {
         Register(shape, peer, peaks.GflopsFor(shape, peer), peaks.GbpsFor(shape), ea_parallel_for{},
                  timing);

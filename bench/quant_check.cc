@@ -54,10 +54,13 @@ bool CheckShape(const Shape& shape, QuantCheckResult* result) {
   const std::string name = ShapeName(shape);
   const std::unique_ptr<QuantWorkload> workload = MakeQuantWorkload(shape);
   ea_status status = workload->plan_status();
-  const char* failed_call = "ea_mha_quant_plan_init";
+  const bool decode = shape.kind == Kind::kMhaDecode;
+  const char* failed_call = decode ? "ea_mha_quant_decoder_init" : "ea_mha_quant_plan_init";
   if (status == EA_OK) {
     status = workload->Run();
-    failed_call = shape.precision == Precision::kS8 ? "ea_mha_run_s8" : "ea_mha_run_s16";
+    failed_call = shape.precision == Precision::kS8
+                      ? (decode ? "ea_mha_quant_decoder_step_s8" : "ea_mha_run_s8")
+                      : (decode ? "ea_mha_quant_decoder_step_s16" : "ea_mha_run_s16");
   }
   if (status != EA_OK) {
     printf("fixed-point check %s: %s failed: %s (%d)\n", name.c_str(), failed_call,

@@ -47,7 +47,7 @@ class QuantWorkload {
   virtual ~QuantWorkload() = default;
   // EA_OK once the plan is made (ea_mha_arena_size, ea_arena_init, ea_mha_quant_plan_init).
   ea_status plan_status() const { return plan_status_; }
-  // ea_mha_run_s8 / ea_mha_run_s16 over all n tokens.
+  // ea_mha_run_s8 / ea_mha_run_s16 over all n tokens (kMhaDecode: the n one-token steps).
   virtual ea_status Run() = 0;
   // The layer in real numbers (inputs, weights and biases dequantized).
   const DequantizedMha& dequantized() const { return dequantized_; }
@@ -61,7 +61,10 @@ class QuantWorkload {
 };
 
 // The shape's workload: s8 or s16, MHA of DModel(shape) over shape.heads heads (a prefill
-// shape: one head), causal or not, no position table. Fixed-point shapes only.
+// shape: one head), causal or not, no position table; a kMhaDecode shape runs the same causal
+// layer as a stream through ea_mha_quant_decoder (ea_mha_quant_decoder_arena_size,
+// ea_mha_quant_decoder_init; Run resets it and steps one token at a time). Fixed-point shapes
+// only.
 std::unique_ptr<QuantWorkload> MakeQuantWorkload(const Shape& shape);
 
 }  // namespace edgeattn_bench

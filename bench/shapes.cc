@@ -32,6 +32,12 @@ Shape DecodeStream(int32_t n_kv, ea_kv_storage storage, int32_t kv_heads = kDeco
   return shape;
 }
 
+Shape MhaDecode(int32_t n) {
+  Shape shape{Kind::kMhaDecode, n, kDecodeHeadDim, true, SimdTarget::kBest};
+  shape.heads = kDecodeHeads;
+  return shape;
+}
+
 // The KV-cache heads of the grouped-query rows: 8 query heads on 2 KV heads (groups of 4).
 constexpr int32_t kGqaKvHeads = 2;
 
@@ -104,14 +110,17 @@ bool HasFixedPointRows(const Shape& shape) {
 }
 
 // The s8 and s16 rows of an f32 shape (best target, 1 worker), each preceded by their F32Twin
-// where that is another shape (prefill: the f32 MHA of the same single-head layer).
+// where that is another shape (prefill: the f32 MHA of the same single-head layer), or, for a
+// decoding layer, by the f32 shape itself.
 void AddFixedPointRows(std::vector<Shape>* shapes, const Shape& f32_shape) {
   Shape fixed = f32_shape;
   fixed.simd = SimdTarget::kBest;
   fixed.workers = 1;
   fixed.precision = Precision::kS8;
   const Shape twin = F32Twin(fixed);
-  if (ShapeName(twin) != ShapeName(f32_shape)) shapes->push_back(twin);
+  if (ShapeName(twin) != ShapeName(f32_shape) || f32_shape.kind == Kind::kMhaDecode) {
+    shapes->push_back(twin);
+  }
   shapes->push_back(fixed);
   fixed.precision = Precision::kS16;
   shapes->push_back(fixed);
@@ -170,6 +179,7 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
     AddWorkersRows(&shapes, Mha(1024));
     AddFixedPointRows(&shapes, Mha(1024));
     for (const int32_t n : {512, 4096}) AddDecodeRows(&shapes, n);
+    AddFixedPointRows(&shapes, MhaDecode(512));
     return shapes;
   }
   for (const int32_t d : {64, 128}) {
@@ -188,6 +198,7 @@ std::vector<Shape> BenchmarkShapes(Suite suite) {
     AddFixedPointRows(&shapes, Mha(n));
   }
   for (const int32_t n : {512, 4096}) AddDecodeRows(&shapes, n);
+  for (const int32_t n : {512, 4096}) AddFixedPointRows(&shapes, MhaDecode(n));
   for (const int32_t head_dim : {kDecodeHeadDim, kLongContextWideHeadDim}) {
     AddLongContextRows(&shapes, kLongContextKeys, head_dim);
   }
@@ -208,6 +219,9 @@ std::string ShapeName(const Shape& shape) {
     case Kind::kMha:
       return precision + (shape.causal ? "mha_causal" : "mha") + "/dm" +
              std::to_string(DModel(shape)) + "h" + std::to_string(shape.heads) + "/n" + n;
+    case Kind::kMhaDecode:
+      return precision + "mha_decode/dm" + std::to_string(DModel(shape)) + "h" +
+             std::to_string(shape.heads) + "/n" + n;
     case Kind::kDecode:
       return precision + "decode/h" + std::to_string(kDecodeHeads) + "d" + d + "/kv" + n;
     case Kind::kDecodeStream:
@@ -234,10 +248,11 @@ const char* SimdCapName(SimdTarget simd) { return simd == SimdTarget::kAvx2 ? "A
 //   f32 MHA rule above for the same layer (a fixed-point prefill row is MHA with E = d), so
 //   gops / the F32Twin's gflops is the twin's time / this row's time. Offsets, requantisation
 //   and the integer softmax are not counted, as the float softmax is not.
+// - a decoding MHA layer (f32, s8, s16): the causal MHA rule, the work of the stream's n steps.
 double ShapeFlops(const Shape& shape) {
   const double n = shape.n;
   const double d = shape.head_dim;
-  if (IsFixedPoint(shape) || shape.kind == Kind::kMha) {
+  if (IsFixedPoint(shape) || shape.kind == Kind::kMha || shape.kind == Kind::kMhaDecode) {
     const double e = DModel(shape);
     return 2.0 * n * e * e * 4.0 + AttentionFlops(n, e, shape.causal);
   }
@@ -245,6 +260,7 @@ double ShapeFlops(const Shape& shape) {
     case Kind::kPrefill:
       return AttentionFlops(n, d, shape.causal);
     case Kind::kMha:
+    case Kind::kMhaDecode:
       break;  // above
     case Kind::kDecode:
     case Kind::kDecodeStream:

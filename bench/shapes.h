@@ -17,13 +17,17 @@
 namespace edgeattn_bench {
 
 enum class Kind {
-  kPrefill,      // f32: Attention(Q, K, V), n queries x n keys, head dimension Shape::head_dim;
-                 // s8 / s16: single-head MHA with d_model = head_dim (see Precision)
-  kMha,          // multi-head self-attention with projections, d_model = heads x head_dim
-  kDecode,       // one query per head against n keys, kDecodeHeads heads of 64, K/V given as
-                 // dense [n, 64] matrices (every library)
-  kDecodeStream  // edgeattn's KV cache (edgeattn/kv_cache.h), one token per iteration: append
-                 // its K/V, attend its query; window = capacity = n, so n positions are read
+  kPrefill,       // f32: Attention(Q, K, V), n queries x n keys, head dimension Shape::head_dim;
+                  // s8 / s16: single-head MHA with d_model = head_dim (see Precision)
+  kMha,           // multi-head self-attention with projections, d_model = heads x head_dim
+  kDecode,        // one query per head against n keys, kDecodeHeads heads of 64, K/V given as
+                  // dense [n, 64] matrices (every library)
+  kDecodeStream,  // edgeattn's KV cache (edgeattn/kv_cache.h), one token per iteration: append
+                  // its K/V, attend its query; window = capacity = n, so n positions are read
+  kMhaDecode      // a whole causal MHA layer (kDecodeHeads heads of head_dim, projections
+                  // included) decoding a stream of n tokens, one per step from position 0:
+                  // ea_mha_decoder (f32 cache), ea_mha_quant_decoder (s8, s16); one iteration is
+                  // the whole stream (reset, n steps), so it reads caches of 0 to n - 1 positions
 };
 
 // The SIMD target edgeattn's kernels run on (the peers always run their normal build).
@@ -90,7 +94,8 @@ std::vector<Shape> BenchmarkShapes(Suite suite);
 // the fixed-point rows ("s8/prefill/d64/n2048": the MHA layer dm64h1, see Precision). KV-cache
 // rows name their storage first: "f32/decode_stream/h8d64/kv512", "f16/...", "s8kv/...",
 // "s4kv/...", and
-// grouped-query attention its KV heads: "f32/decode_stream/h8kvh2d64/kv512".
+// grouped-query attention its KV heads: "f32/decode_stream/h8kvh2d64/kv512". A decoding MHA
+// layer: "f32/mha_decode/dm512h8/n4096", "s8/mha_decode/dm512h8/n4096".
 std::string ShapeName(const Shape& shape);
 
 // The Highway target name ea_set_max_simd_target takes ("AVX2"), or nullptr for kBest.

@@ -141,7 +141,7 @@ void PrintFixedPointTable(const SummaryReporter& reporter, const std::vector<Sha
                           const TargetPeaks& peaks) {
   bool header = false;
   for (const Shape& shape : shapes) {
-    if (!IsFixedPoint(shape)) continue;
+    if (!IsFixedPoint(shape) || shape.kind == Kind::kMhaDecode) continue;
     const std::string name = BenchmarkName(shape, Library::kEdgeattn);
     const double seconds = reporter.SecondsPerIteration(name);
     if (seconds <= 0.0) continue;
@@ -281,6 +281,33 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
   }
 }
 
+// The decoding MHA layers: tokens/s of a stream from position 0, its GFLOP/s (f32) or GOP/s
+// (s8, s16) and the fixed-point rows' vs_f32.
+void PrintMhaDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes) {
+  bool header = false;
+  for (const Shape& shape : shapes) {
+    if (shape.kind != Kind::kMhaDecode) continue;
+    const std::string name = BenchmarkName(shape, Library::kEdgeattn);
+    const double seconds = reporter.SecondsPerIteration(name);
+    if (seconds <= 0.0) continue;
+    if (!header) {
+      printf("\ndecoding MHA layers (edgeattn only, one core): a stream of n tokens from\n");
+      printf("position 0, one per step, projections included; f32: ea_mha_decoder (f32\n");
+      printf("cache), s8 / s16: ea_mha_quant_decoder. GFLOP/s or GOP/s count the causal MHA\n");
+      printf("of the n tokens; vs_f32 = the f32 decoder's time / this row's\n\n");
+      printf("| shape | tokens/s | GFLOP/s or GOP/s | vs_f32 |\n");
+      printf("|---|---:|---:|---:|\n");
+      header = true;
+    }
+    printf("| %s |", ShapeName(shape).c_str());
+    PrintCell(shape.n / seconds, "%.0f");
+    PrintCell(ShapeFlops(shape) * 1e-9 / seconds, "%.1f");
+    PrintCell(IsFixedPoint(shape) ? TimeRatio(reporter, F32TwinBenchmarkName(name), name) : -1.0,
+              "%.2f");
+    printf("\n");
+  }
+}
+
 }  // namespace
 
 void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>& shapes,
@@ -297,7 +324,7 @@ void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>
   for (const Shape& shape : shapes) {
     // The tables below.
     if (shape.workers > 1 || shape.busy || IsFixedPoint(shape) ||
-        shape.kind == Kind::kDecodeStream) {
+        shape.kind == Kind::kDecodeStream || shape.kind == Kind::kMhaDecode) {
       continue;
     }
     double seconds[3], gflops[3];
@@ -324,6 +351,7 @@ void PrintSummaryTable(const SummaryReporter& reporter, const std::vector<Shape>
   PrintBusyTable(reporter, shapes);
   PrintFixedPointTable(reporter, shapes, peaks);
   PrintDecodeTable(reporter, shapes, peaks);
+  PrintMhaDecodeTable(reporter, shapes);
   const double share = reporter.MinCpuShare();
   printf("\nlowest CPU/real time share per worker of any benchmark but the busy rows: %.2f%s\n",
          share,

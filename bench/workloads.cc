@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "bench_inputs.h"
+#include "edgeattn/mha_decode.h"
 #include "eigen_attention.h"
 #include "onednn_attention.h"
 
@@ -84,13 +85,16 @@ class PrefillWorkload : public Workload {
 
 // MHA over d_model = heads x head_dim (kMhaDModel with kMhaHeads heads, or the single-head
 // layers of the fixed-point prefill rows' F32Twin), no mask or causal, no positions, with
-// biases.
+// biases. A decoding workload (kMhaDecode, causal) runs edgeattn's side as ea_mha_decoder, one
+// token per step from position 0, whose stream gives the rows of the peers' causal MHA.
 class MhaWorkload : public Workload {
  public:
-  MhaWorkload(int32_t n, int32_t d_model, int32_t heads, bool causal,
+  MhaWorkload(int32_t n, int32_t d_model, int32_t heads, bool causal, bool decode,
               const ea_parallel_for& parallel)
       : Workload(static_cast<size_t>(n) * d_model),
         n_(n),
+        d_model_(d_model),
+        decode_(decode),
         x_(RandomFloats(static_cast<size_t>(n) * d_model, 11)),
         // Weights scaled by 1/sqrt(E) keep projected values of order 1, like trained layers.
         in_proj_(
@@ -101,6 +105,10 @@ class MhaWorkload : public Workload {
         weights_{in_proj_.data(), in_bias_.data(), out_proj_.data(), out_bias_.data()},
         eigen_(d_model, heads, causal, weights_),
         onednn_(d_model, heads, causal, n, weights_, x_.data(), onednn_out_.data()) {
+    if (decode) {
+      PlanDecoder(heads);
+      return;
+    }
     ea_mha_config config = {};
     config.dtype = EA_DTYPE_F32;
     config.max_tokens = n;
@@ -109,8 +117,7 @@ class MhaWorkload : public Workload {
     config.mask = causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
     config.position = EA_POSITION_NONE;
     config.parallel = parallel;
-    const ea_mha_weights weights = {weights_.in_proj_weight, weights_.in_proj_bias,
-                                    weights_.out_proj_weight, weights_.out_proj_bias};
+    const ea_mha_weights weights = EdgeattnWeights();
     size_t bytes = 0;
     plan_status_ = ea_mha_arena_size(&config, &bytes);
     buffer_ = std::make_unique<AlignedBuffer>(bytes);
@@ -122,7 +129,14 @@ class MhaWorkload : public Workload {
   }
 
   ea_status RunEdgeattn() override {
-    return ea_mha_run(&plan_, x_.data(), n_, n_, edgeattn_out_.data(), nullptr);
+    if (!decode_) return ea_mha_run(&plan_, x_.data(), n_, n_, edgeattn_out_.data(), nullptr);
+    ea_status status = ea_mha_decoder_reset(&decoder_);
+    const size_t row = static_cast<size_t>(d_model_);
+    for (int32_t t = 0; t < n_ && status == EA_OK; ++t) {
+      status =
+          ea_mha_decoder_step(&decoder_, x_.data() + t * row, 1, edgeattn_out_.data() + t * row);
+    }
+    return status;
   }
 
   void RunEigen() override { eigen_.Run(x_.data(), n_, eigen_out_.data()); }
@@ -132,10 +146,41 @@ class MhaWorkload : public Workload {
   std::string OnednnImplementations() const override { return onednn_.Implementations(); }
 
  private:
+  // The workload's weights, as edgeattn's plans and decoders take them.
+  ea_mha_weights EdgeattnWeights() const {
+    return {weights_.in_proj_weight, weights_.in_proj_bias, weights_.out_proj_weight,
+            weights_.out_proj_bias};
+  }
+
+  // An f32 cache of n positions, one token per step, no positions or window.
+  void PlanDecoder(int32_t heads) {
+    ea_mha_decoder_config config = {};
+    config.d_model = d_model_;
+    config.n_heads = heads;
+    config.n_kv_heads = heads;
+    config.max_positions = n_;
+    config.max_tokens = 1;
+    config.storage = EA_KV_STORAGE_F32;
+    config.position = EA_POSITION_NONE;
+    const ea_mha_weights weights = EdgeattnWeights();
+    size_t bytes = 0;
+    plan_status_ = ea_mha_decoder_arena_size(&config, &bytes);
+    if (plan_status_ != EA_OK) return;
+    buffer_ = std::make_unique<AlignedBuffer>(bytes);
+    ea_arena arena;
+    plan_status_ = ea_arena_init(&arena, buffer_->data(), buffer_->size());
+    if (plan_status_ == EA_OK) {
+      plan_status_ = ea_mha_decoder_init(&decoder_, &config, &weights, &arena);
+    }
+  }
+
   int32_t n_;
+  int32_t d_model_;
+  bool decode_;
   std::vector<float> x_, in_proj_, in_bias_, out_proj_, out_bias_;
   MhaWeights weights_;
   ea_mha_plan plan_ = {};
+  ea_mha_decoder decoder_ = {};
   std::unique_ptr<AlignedBuffer> buffer_;
   EigenMha eigen_;
   OnednnMha onednn_;
@@ -225,8 +270,9 @@ std::unique_ptr<Workload> MakeWorkload(const Shape& shape, const ea_parallel_for
     case Kind::kPrefill:
       return std::make_unique<PrefillWorkload>(shape.n, shape.head_dim, shape.causal, parallel);
     case Kind::kMha:
+    case Kind::kMhaDecode:
       return std::make_unique<MhaWorkload>(shape.n, DModel(shape), shape.heads, shape.causal,
-                                           parallel);
+                                           shape.kind == Kind::kMhaDecode, parallel);
     case Kind::kDecode:
       return std::make_unique<DecodeWorkload>(shape.n, parallel);
     case Kind::kDecodeStream:

@@ -362,6 +362,7 @@ bench-report:
 # Static analysis of the library, and the sources' formatting.
 lint: format-check
 	@sh tools/check_readme_example.sh
+	@sh tools/check_version_text.sh
 	@sh tools/install_deps.sh cppcheck
 	@sh tools/check_sources.sh
 	cppcheck --quiet --error-exitcode=1 --std=c++17 --language=c++ \

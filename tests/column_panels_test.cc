@@ -223,13 +223,6 @@ TEST(ColumnPanels, S16PairsFromEveryRowLayout) {
                                          [&](int32_t c, int32_t t) { return wide[c * ld + t]; }))
           << n_cols << " columns, depth " << depth;
 
-      std::vector<int16_t> from_bytes(values, 0x5555);
-      edgeattn::PackS16PanelsFromS8(bytes.data(), ld, n_cols, depth, from_bytes.data());
-      ASSERT_EQ(from_bytes,
-                ReferenceLayout<int16_t>(n_cols, depth, 2,
-                                         [&](int32_t c, int32_t t) { return bytes[c * ld + t]; }))
-          << n_cols << " columns, depth " << depth;
-
       std::vector<int16_t> transposed(values, 0x5555);
       edgeattn::PackS16PanelsTransposed(wide.data(), ld, n_cols, depth, transposed.data());
       ASSERT_EQ(transposed,

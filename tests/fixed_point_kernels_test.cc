@@ -74,7 +74,6 @@ TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
                                              y.data(),
                                              static_cast<size_t>(n_out),
                                              nullptr,
-                                             nullptr,
                                              nullptr};
           if (packed && edgeattn::UsesS8Panels()) {
             args.w_panels = panels.data();
@@ -90,16 +89,27 @@ TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
 
 // int16 projections: int64 accumulators with biases up to TFLite's 2^47
 // limit, shifts -31..7, the 16-bit multiplier cut at both ends; the row
-// kernel, and W widened to int16 pairs (s16_panels.h) where the target has
-// vpdpwssd (93 channels: a pass of 64, one of 16 and a 13-channel tail).
+// kernel, and W's int8 panels where the target has vpdpbusd, each x split in
+// two unsigned bytes (vnni_linear_s16-inl.h): 93 channels (a tile of 64 and a 29-channel
+// tail), 5 rows (a tile of 3 and 2), x and W at their extremes in the first
+// rows and channels, and (packed only) depths of one whole split of 2048, one
+// value past it and three splits with a tail.
 TEST_P(FixedPointKernels, LinearS16AtTheEdgesOfItsRanges) {
   RandomStream random(4343);
-  for (const int n_in : {1, 5, 64, 300}) {
+  for (const int n_in : {1, 5, 64, 300, 2048, 2049, 4101}) {
+    if (n_in > 300 && !edgeattn::UsesS8Panels()) continue;  // only the split has these edges
     const int rows = 5, n_out = 93;
     std::vector<int16_t> x(static_cast<size_t>(rows) * n_in);
     std::vector<int8_t> w(static_cast<size_t>(n_out) * n_in);
     for (int16_t& v : x) v = static_cast<int16_t>(Draw(&random, -32768, 32767));
     for (int8_t& v : w) v = static_cast<int8_t>(Draw(&random, -127, 127));
+    for (int t = 0; t < n_in; ++t) {
+      x[t] = -32768;
+      x[static_cast<size_t>(n_in) + t] = 32767;
+      w[t] = 127;
+      w[static_cast<size_t>(n_in) + t] = -127;
+      w[2 * static_cast<size_t>(n_in) + t] = -128;
+    }
     std::vector<int64_t> bias(n_out);
     std::vector<int32_t> multiplier(n_out), shift(n_out);
     const int32_t multipliers[] = {0, 1 << 30, 0x7FFEFFFF, 0x7FFF0000, INT32_MAX};
@@ -109,12 +119,21 @@ TEST_P(FixedPointKernels, LinearS16AtTheEdgesOfItsRanges) {
       multiplier[c] = multipliers[c % 5];
       shift[c] = -31 + (c * 38) / (n_out - 1);  // -31 .. 7
     }
+    // Channels 0 to 2 at a small multiplier, so that their extreme sums are
+    // seen through the requantisation instead of saturating it.
+    for (int c = 0; c < 3; ++c) {
+      bias[c] = 0;
+      multiplier[c] = 1 << 30;
+      shift[c] = -31;
+    }
     tflite_ref::FullyConnectedParams ref{0, 0, multiplier,
                                          std::vector<int>(shift.begin(), shift.end())};
     const std::vector<int16_t> want = tflite_ref::FullyConnectedPerChannel(
         ref, x.data(), rows, n_in, w.data(), bias.data(), n_out);
-    std::vector<int16_t> pairs(edgeattn::S16PanelValues(n_out, n_in));
-    edgeattn::PackS16PanelsFromS8(w.data(), static_cast<size_t>(n_in), n_out, n_in, pairs.data());
+    std::vector<int8_t> panels(edgeattn::S8PanelBytes(n_out, n_in));
+    std::vector<int32_t> sums((n_out + 15) / 16 * 16);
+    edgeattn::PackS8Panels(w.data(), static_cast<size_t>(n_in), n_out, n_in, panels.data(),
+                           sums.data());
     for (bool packed : {false, true}) {
       std::vector<int16_t> y(static_cast<size_t>(rows) * n_out, 0x5555);
       edgeattn::LinearQArgs<int16_t> args{x.data(),
@@ -131,9 +150,11 @@ TEST_P(FixedPointKernels, LinearS16AtTheEdgesOfItsRanges) {
                                           y.data(),
                                           static_cast<size_t>(n_out),
                                           nullptr,
-                                          nullptr,
                                           nullptr};
-      if (packed && edgeattn::UsesS8Panels()) args.w_pairs = pairs.data();
+      if (packed && edgeattn::UsesS8Panels()) {
+        args.w_panels = reinterpret_cast<const uint8_t*>(panels.data());
+        args.w_column_sums = sums.data();
+      }
       edgeattn::LinearS16(args);
       ASSERT_EQ(y, want) << "n_in " << n_in << " packed " << packed;
     }

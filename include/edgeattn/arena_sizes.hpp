@@ -222,11 +222,11 @@ constexpr uint64_t S16KeyPanelRegionBytes(int32_t n_kv, int32_t d_k) {
 }
 
 // One weight matrix W [n_out, n_in] packed for the dot-product instructions
-// at plan time: int8 groups, or (int16 activations) W widened to int16 pairs.
-constexpr uint64_t WeightPanelRegionBytes(int32_t n_out, int32_t n_in, ea_dtype dtype) {
+// at plan time: int8 groups with W's column sums, for int8 and int16
+// activations alike (an int16 row is split into two rows of bytes).
+constexpr uint64_t WeightPanelRegionBytes(int32_t n_out, int32_t n_in, ea_dtype /* dtype */) {
   if (!kFixedPointPanels) return 0;
-  return dtype == EA_DTYPE_INT8 ? S8PanelRegionBytes(n_out, n_in)
-                                : S16PanelRegionBytes(n_out, n_in);
+  return S8PanelRegionBytes(n_out, n_in);
 }
 
 // The int8 softmax's table: 256 exponentials, their sum terms, those as

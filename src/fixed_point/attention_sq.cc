@@ -23,6 +23,7 @@
 #if HWY_TARGET == HWY_AVX3_DL
 #include "fixed_point/avx512_requantize-inl.h"
 #include "fixed_point/vnni_kv_panels-inl.h"
+#include "fixed_point/vnni_linear_s16-inl.h"
 #include "fixed_point/vnni_s16-inl.h"
 #include "fixed_point/vnni_tile-inl.h"
 #endif
@@ -342,25 +343,7 @@ void LinearS8Target(const LinearQArgs<int8_t>& a) {
 void LinearS16Target(const LinearQArgs<int16_t>& a) {
   const int64_t* bias = static_cast<const int64_t*>(a.bias);
 #if HWY_TARGET == HWY_AVX3_DL
-  if (a.w_pairs != nullptr) {
-    constexpr int32_t kGroup = vnni::kS16RowsPerPass;
-    int32_t r = 0;
-    for (; r + kGroup <= a.rows; r += kGroup) {
-      const int16_t* x[kGroup];
-      int16_t* y[kGroup];
-      for (int32_t i = 0; i < kGroup; ++i) {
-        x[i] = a.x + static_cast<size_t>(r + i) * a.ld_x;
-        y[i] = a.y + static_cast<size_t>(r + i) * a.ld_y;
-      }
-      vnni::LinearRowsS16<kGroup>(x, a.n_in, a.w_pairs, bias, a.multiplier, a.shift, a.n_out, y);
-    }
-    for (; r < a.rows; ++r) {
-      const int16_t* x = a.x + static_cast<size_t>(r) * a.ld_x;
-      int16_t* y = a.y + static_cast<size_t>(r) * a.ld_y;
-      vnni::LinearRowsS16<1>(&x, a.n_in, a.w_pairs, bias, a.multiplier, a.shift, a.n_out, &y);
-    }
-    return;
-  }
+  if (a.w_panels != nullptr) return vnni::LinearS16Packed(a);
 #endif
 #if HWY_TARGET == HWY_SCALAR && EDGEATTN_DSP_DOT_S8
   if (a.n_in <= kDspWidenedMax) return LinearS16Dsp(a);

@@ -32,12 +32,10 @@ struct LinearQArgs {
   int32_t output_offset;
   T* y;
   size_t ld_y;
-  // int8 with UsesS8Panels(): W + 128 packed (PackS8PanelsPlus128) and W's
-  // column sums.
+  // With UsesS8Panels(): W packed in 4-byte groups (int8 activations: W + 128,
+  // PackS8PanelsPlus128; int16: W, PackS8Panels) and W's column sums.
   const uint8_t* w_panels;
   const int32_t* w_column_sums;
-  // int16 with UsesS8Panels(): W widened to int16 pairs (s16_panels.h).
-  const int16_t* w_pairs;
 };
 
 void LinearS8(const LinearQArgs<int8_t>& args);

@@ -40,10 +40,6 @@ LinearQArgs<T> ColumnSlice(const LinearQArgs<T>& args, int32_t first, int32_t co
     slice.w_panels = args.w_panels + c / kS8PanelColumns * S8PanelBytes(kS8PanelColumns, args.n_in);
     slice.w_column_sums = args.w_column_sums + c;
   }
-  if (args.w_pairs != nullptr) {
-    slice.w_pairs =
-        args.w_pairs + c / kS16PanelColumns * S16PanelValues(kS16PanelColumns, args.n_in);
-  }
   return slice;
 }
 
@@ -146,14 +142,14 @@ const void* CarveWeightPanels(ea_arena* arena, ea_dtype dtype, const int8_t* w, 
                               int32_t n_in) {
   if (!kFixedPointPanels) return nullptr;
   void* region = CarveBytes(arena, WeightPanelRegionBytes(n_out, n_in, dtype));
+  int32_t* sums = S8PanelColumnSums(region, n_out, n_in);
   if (dtype == EA_DTYPE_INT16) {
-    PackS16PanelsFromS8(w, static_cast<size_t>(n_in), n_out, n_in, static_cast<int16_t*>(region));
-    return region;
+    PackS8Panels(w, static_cast<size_t>(n_in), n_out, n_in, static_cast<int8_t*>(region), sums);
+  } else {
+    PackS8PanelsPlus128(w, static_cast<size_t>(n_in), n_out, n_in, static_cast<uint8_t*>(region),
+                        sums);
   }
-  uint8_t* panels = static_cast<uint8_t*>(region);
-  PackS8PanelsPlus128(w, static_cast<size_t>(n_in), n_out, n_in, panels,
-                      S8PanelColumnSums(panels, n_out, n_in));
-  return panels;
+  return region;
 }
 
 bool RunProjection(const ea_parallel_for& parallel, const LinearQArgs<int8_t>& args) {

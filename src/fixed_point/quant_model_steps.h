@@ -52,8 +52,9 @@ void AddPositions(const int16_t* x_emb, const int16_t* table, const ea_add_quant
                   int16_t* x, size_t count);
 
 // W [n_out, n_in] packed into a carved WeightPanelRegionBytes region: int8
-// panels with their column sums, or (int16) W widened to int16 pairs; NULL
-// (nothing carved) without kFixedPointPanels.
+// panels with their column sums (int8 activations: W + 128, the unsigned
+// operand; int16: W, the signed one); NULL (nothing carved) without
+// kFixedPointPanels.
 const void* CarveWeightPanels(ea_arena* arena, ea_dtype dtype, const int8_t* w, int32_t n_out,
                               int32_t n_in);
 
@@ -77,15 +78,10 @@ LinearQArgs<T> ProjectionArgs(const T* x, int32_t rows, int32_t n_in, const int8
                       y,
                       ld_y,
                       nullptr,
-                      nullptr,
                       nullptr};
   if (panels != nullptr && UsesS8Panels()) {
-    if (sizeof(T) == 1) {
-      args.w_panels = static_cast<const uint8_t*>(panels);
-      args.w_column_sums = S8PanelColumnSumsOf(panels, n_out, n_in);
-    } else {
-      args.w_pairs = static_cast<const int16_t*>(panels);
-    }
+    args.w_panels = static_cast<const uint8_t*>(panels);
+    args.w_column_sums = S8PanelColumnSumsOf(panels, n_out, n_in);
   }
   return args;
 }

@@ -9,11 +9,6 @@ void PackS16Panels(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth, i
   PackColumnPanels<kS16PanelColumns, kS16PairDepth>(b, ld, 1, n_cols, depth, panels);
 }
 
-void PackS16PanelsFromS8(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth,
-                         int16_t* panels) {
-  PackColumnPanels<kS16PanelColumns, kS16PairDepth>(b, ld, 1, n_cols, depth, panels);
-}
-
 uint8_t* S16KeyHighBytes(void* region, int32_t n_kv, int32_t d_k) {
   return static_cast<uint8_t*>(region) + S16PanelRegionBytes(n_kv, d_k);
 }

@@ -34,11 +34,6 @@ constexpr size_t S16PanelValues(int32_t n_cols, int32_t depth) {
 // S16PanelValues(n_cols, depth) values.
 void PackS16Panels(const int16_t* b, size_t ld, int32_t n_cols, int32_t depth, int16_t* panels);
 
-// Packs int8 B[c][t] = b[c * ld + t] widened to int16 (W of the int16
-// projections: rows are output channels).
-void PackS16PanelsFromS8(const int8_t* b, size_t ld, int32_t n_cols, int32_t depth,
-                         int16_t* panels);
-
 // K's high bytes for the row-group score kernel (vnni_s16-inl.h): k >> 8
 // plus 128 (the unsigned operand of vpdpbusd) in s8_panels.h's layout of
 // 16 keys x 4-byte groups. With them q . k costs one vpdpwssd per pair (the

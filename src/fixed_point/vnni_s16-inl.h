@@ -1,8 +1,8 @@
-// The AVX512-VNNI int16 attention rows and FULLY_CONNECTED rows (AVX3_DL
-// only, beside vnni_tile-inl.h): 16 keys or 16 output columns per 512-bit
-// vector, with vpdpwssd (32 int16 products per instruction) on the pair
-// panels of s16_panels.h, four query or input rows per pass where the caller
-// has them (each K, V or W load then serves four rows: one row at a time
+// The AVX512-VNNI int16 attention rows (AVX3_DL only, beside vnni_tile-inl.h;
+// the int16 FULLY_CONNECTED is vnni_linear_s16-inl.h): 16 keys or 16 output
+// columns per 512-bit vector, with vpdpwssd (32 int16 products per
+// instruction) on the pair panels of s16_panels.h, four query rows per pass
+// where the caller has them (each K or V load then serves four rows: one row at a time
 // streamed all of K and V from L2 per row and ran at 0.3-0.5 vpdpwssd per
 // cycle on Zen 4), one row otherwise. Same integers as the scalar row kernels:
 // - scores q . k in int64, then TFLite's 64-bit requantisation
@@ -669,121 +669,6 @@ EA_VNNI_TARGET inline void ContextRowsS16(const int16_t* const* probs, int32_t n
   for (; t < d_v; t += kS16PanelColumns) {
     ContextRowsBlocksS16<kS16RowsPerPass, 1>(probs, pairs, v_pairs, panel_values, t, d_v,
                                              requantize, out);
-  }
-}
-
-// What the epilogue of 16 channels [c, c + 16) of an int16 FULLY_CONNECTED
-// needs per lane, made once per block of channels and used for every row:
-// the int64 bias (zero without one), and Requantize64's reduced multiplier,
-// rounding term and total shift, for the two halves of 8 channels. Lanes past
-// n_out are zero and never stored.
-struct ChannelsS16 {
-  int32_t c, count;
-  __m512i bias[2], reduced[2], round[2], total[2];
-};
-EA_VNNI_TARGET __attribute__((always_inline)) inline ChannelsS16 MakeChannelsS16(
-    const int64_t* bias, const int32_t* multiplier, const int32_t* shift, int32_t c,
-    int32_t n_out) {
-  ChannelsS16 ch;
-  ch.c = c;
-  ch.count = n_out - c < kS16PanelColumns ? n_out - c : kS16PanelColumns;
-  for (int half = 0; half < 2; ++half) {
-    const int32_t n = ch.count - 8 * half;
-    const __mmask8 valid =
-        n >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>(n > 0 ? (1u << n) - 1 : 0u);
-    const int32_t first = c + 8 * half;
-    // checked to lie within +-2^47 at plan time
-    ch.bias[half] =
-        bias != nullptr ? _mm512_maskz_loadu_epi64(valid, bias + first) : _mm512_setzero_si512();
-    const __m512i m = _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(valid, multiplier + first));
-    ch.total[half] =
-        _mm512_sub_epi64(_mm512_set1_epi64(15),
-                         _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(valid, shift + first)));
-    const __mmask8 cut = _mm512_cmplt_epi64_mask(m, _mm512_set1_epi64(0x7FFF0000));
-    ch.reduced[half] = _mm512_mask_mov_epi64(
-        _mm512_set1_epi64(0x7FFF), cut,
-        _mm512_srai_epi64(_mm512_add_epi64(m, _mm512_set1_epi64(1 << 15)), 16));
-    ch.round[half] = _mm512_sllv_epi64(_mm512_set1_epi64(1),
-                                       _mm512_sub_epi64(ch.total[half], _mm512_set1_epi64(1)));
-  }
-  return ch;
-}
-
-// Requantize64 to int16 of one half of 8 channels' int64 sums plus bias.
-EA_VNNI_TARGET __attribute__((always_inline)) inline __m128i Requantize64ToS16PerLane(
-    __m512i x, const ChannelsS16& ch, int half) {
-  x = _mm512_add_epi64(x, ch.bias[half]);
-  x = _mm512_max_epi64(_mm512_min_epi64(x, _mm512_set1_epi64(kRequantize64Limit - 1)),
-                       _mm512_set1_epi64(-kRequantize64Limit));
-  return _mm512_cvtsepi64_epi16(_mm512_srav_epi64(
-      _mm512_add_epi64(_mm512_mullo_epi64(x, ch.reduced[half]), ch.round[half]), ch.total[half]));
-}
-
-// The channels' outputs of one row from their int64 sums (two halves of 8),
-// to y[c, n_out).
-EA_VNNI_TARGET __attribute__((always_inline)) inline void StoreLinearS16(__m512i lo8, __m512i hi8,
-                                                                         const ChannelsS16& ch,
-                                                                         int16_t* y) {
-  const __m256i both =
-      _mm256_inserti128_si256(_mm256_castsi128_si256(Requantize64ToS16PerLane(lo8, ch, 0)),
-                              Requantize64ToS16PerLane(hi8, ch, 1), 1);
-  _mm256_mask_storeu_epi16(y + ch.c, static_cast<__mmask16>(FirstLanes(ch.count)), both);
-}
-
-// Pairs of an int16 FULLY_CONNECTED row an int32 lane may take: W is int8
-// widened, so a pair of products is at most 2^23 in magnitude and 255 pairs
-// stay below 2^31.
-inline constexpr int32_t kS16WeightPairsPerFlush = 255;
-
-// Channels [c0, c0 + 16 * kBlocks) of kRows rows x[r] (n_in values each) of
-// one int16 FULLY_CONNECTED, to y[r]: each weight load serves every row.
-template <int kRows, int kBlocks>
-EA_VNNI_TARGET __attribute__((always_inline)) inline void LinearRowsBlocksS16(
-    const int16_t* const* x, int32_t n_in, const int16_t* w_pairs, const int64_t* bias,
-    const int32_t* multiplier, const int32_t* shift, int32_t c0, int32_t n_out, int16_t* const* y) {
-  const int32_t pairs = (n_in + 1) / 2;
-  const size_t panel_values = static_cast<size_t>(pairs) * 32;
-  const int16_t* first = w_pairs + static_cast<size_t>(c0 / kS16PanelColumns) * panel_values;
-  __m512i sum_lo8[kRows][kBlocks], sum_hi8[kRows][kBlocks];
-  SetZero(sum_lo8);
-  SetZero(sum_hi8);
-  for (int32_t p0 = 0; p0 < pairs; p0 += kS16WeightPairsPerFlush) {
-    const int32_t end = pairs - p0 < kS16WeightPairsPerFlush ? pairs : p0 + kS16WeightPairsPerFlush;
-    __m512i acc[kRows][kBlocks];
-    SetZero(acc);
-    AddRowPairsTimesPanels<kRows, kBlocks>(x, n_in, p0, end, first, panel_values, acc);
-#pragma GCC unroll 4
-    for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 4
-      for (int b = 0; b < kBlocks; ++b) {
-        AddSplit(_mm512_setzero_si512(), acc[r][b], &sum_lo8[r][b], &sum_hi8[r][b]);
-      }
-    }
-  }
-#pragma GCC unroll 4
-  for (int b = 0; b < kBlocks; ++b) {
-    const ChannelsS16 ch =
-        MakeChannelsS16(bias, multiplier, shift, c0 + b * kS16PanelColumns, n_out);
-#pragma GCC unroll 4
-    for (int r = 0; r < kRows; ++r) StoreLinearS16(sum_lo8[r][b], sum_hi8[r][b], ch, y[r]);
-  }
-}
-
-// y[r][c] for r < kRows, c < n_out: kRows rows (kS16RowsPerPass, or 1 for
-// the rest) of TFLite's int16 FULLY_CONNECTED per channel at once.
-template <int kRows>
-EA_VNNI_TARGET inline void LinearRowsS16(const int16_t* const* x, int32_t n_in,
-                                         const int16_t* w_pairs, const int64_t* bias,
-                                         const int32_t* multiplier, const int32_t* shift,
-                                         int32_t n_out, int16_t* const* y) {
-  constexpr int32_t kPass = kS16BlocksPerPass * kS16PanelColumns;
-  int32_t c = 0;
-  for (; c + kPass <= n_out; c += kPass) {
-    LinearRowsBlocksS16<kRows, kS16BlocksPerPass>(x, n_in, w_pairs, bias, multiplier, shift, c,
-                                                  n_out, y);
-  }
-  for (; c < n_out; c += kS16PanelColumns) {
-    LinearRowsBlocksS16<kRows, 1>(x, n_in, w_pairs, bias, multiplier, shift, c, n_out, y);
   }
 }
 

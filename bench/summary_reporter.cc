@@ -241,7 +241,8 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
       printf(" %s |\n", DecodeRatios(reporter, shape, library).c_str());
     }
   }
-  // One line per cache length: the f32 cache against the peers, the others against it.
+  // One line per cache length and head width: the f32 cache against the peers, the others
+  // against it.
   bool ratios_header = false;
   for (const Shape& shape : shapes) {
     if (shape.kind != Kind::kDecodeStream) continue;
@@ -249,7 +250,11 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
     if (DecodeStreamTwinBenchmarkName(f32) != f32) continue;
     double f16 = -1.0, int8 = -1.0, int4 = -1.0, gqa = -1.0;
     for (const Shape& other : shapes) {
-      if (other.kind != Kind::kDecodeStream || other.n != shape.n) continue;
+      // The same length and head width (the long-context rows have two widths).
+      if (other.kind != Kind::kDecodeStream || other.n != shape.n ||
+          other.head_dim != shape.head_dim) {
+        continue;
+      }
       // f16, int8 and int4 of the same KV heads; the grouped-query ones have their own vs_f32
       // above.
       if (other.kv_storage != EA_KV_STORAGE_F32 && other.kv_heads != shape.kv_heads) continue;
@@ -263,12 +268,12 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
       printf("\nKV-cache ratios (tokens/s over tokens/s, same run; GQA: 8 query heads on 2 KV\n");
       printf("heads against the f32 cache with 8)\n\n");
       printf(
-          "| cache length | f32 cache vs Eigen | f32 cache vs oneDNN | f16 / f32 | int8 / f32 "
-          "| int4 / f32 | GQA / no GQA |\n");
+          "| cache length, head width | f32 cache vs Eigen | f32 cache vs oneDNN | f16 / f32 "
+          "| int8 / f32 | int4 / f32 | GQA / no GQA |\n");
       printf("|---|---:|---:|---:|---:|---:|---:|\n");
       ratios_header = true;
     }
-    printf("| %d |", shape.n);
+    printf("| %d, %d |", shape.n, shape.head_dim);
     PrintCell(TimeRatio(reporter, DecodeStreamPeerBenchmarkName(f32, Library::kEigen), f32),
               "%.2f");
     PrintCell(TimeRatio(reporter, DecodeStreamPeerBenchmarkName(f32, Library::kOnednn), f32),

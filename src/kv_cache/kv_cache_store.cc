@@ -48,22 +48,28 @@ void StoreHeadsS8(const KvRecordView& record, size_t slot, const float* k_head, 
   record.value_scales[slot] = QuantizeHeadS8(v_head, d, values, 4);
 }
 
+// Channels [c0, c0 + width) of a key or value head, one int4 group, after
+// its Hadamard rotation (int4_rotation.h) rounded into codes[0, width);
+// returns the group's scale.
+float QuantizeRotatedGroupS4(const float* head, size_t c0, size_t width, int8_t* codes) {
+  float rotated[EA_KV_INT4_GROUP];
+  memcpy(rotated, head + c0, width * sizeof(float));
+  RotateInt4Stored(rotated, width);
+  return QuantizeHeadS4(rotated, width, codes, 1);
+}
+
 // int4: one group of channels at a time, rounded into `staging` (at least
-// KvKeyChannels bytes) with its own scale, after its Hadamard rotation
-// (int4_rotation.h). The key codes of channel quads
-// 2i and 2i + 1 are the low and high nibbles of the slot's word in row i;
-// a value code replaces one nibble of its byte, the other belonging to the
-// slot four positions away.
+// KvKeyChannels bytes) with its own scale (QuantizeRotatedGroupS4). The key
+// codes of channel quads 2i and 2i + 1 are the low and high nibbles of the
+// slot's word in row i; a value code replaces one nibble of its byte, the
+// other belonging to the slot four positions away.
 void StoreHeadsS4(const KvRecordView& record, size_t slot, const float* k_head, const float* v_head,
                   size_t d, int8_t* staging) {
   const size_t channels =
       static_cast<size_t>(KvKeyChannels(static_cast<int32_t>(d), EA_KV_STORAGE_INT4));
   for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
-    const size_t width = Int4GroupWidth(d, c0);
-    float rotated[EA_KV_INT4_GROUP];
-    memcpy(rotated, k_head + c0, width * sizeof(float));
-    RotateInt4Stored(rotated, width);
-    record.key_scales[g * kKeyBlock + slot] = QuantizeHeadS4(rotated, width, staging + c0, 1);
+    record.key_scales[g * kKeyBlock + slot] =
+        QuantizeRotatedGroupS4(k_head, c0, Int4GroupWidth(d, c0), staging + c0);
   }
   for (size_t c = d; c < channels; ++c) staging[c] = 0;
   uint8_t* keys = static_cast<uint8_t*>(record.keys) + slot * 4;
@@ -78,10 +84,7 @@ void StoreHeadsS4(const KvRecordView& record, size_t slot, const float* k_head, 
   const uint8_t kept = static_cast<uint8_t>(0xF0u >> shift);
   for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
     const size_t width = Int4GroupWidth(d, c0);
-    float rotated[EA_KV_INT4_GROUP];
-    memcpy(rotated, v_head + c0, width * sizeof(float));
-    RotateInt4Stored(rotated, width);
-    record.value_scales[g * kKeyBlock + slot] = QuantizeHeadS4(rotated, width, staging, 1);
+    record.value_scales[g * kKeyBlock + slot] = QuantizeRotatedGroupS4(v_head, c0, width, staging);
     uint8_t* values = static_cast<uint8_t*>(record.values) + c0 * kKeyBlock / 2 +
                       (slot / 8) * width * 4 + slot % 4;
     for (size_t c = 0; c < width; ++c) {

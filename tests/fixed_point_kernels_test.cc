@@ -90,10 +90,10 @@ TEST_P(FixedPointKernels, LinearS8AtTheEdgesOfItsRanges) {
 // int16 projections: int64 accumulators with biases up to TFLite's 2^47
 // limit, shifts -31..7, the 16-bit multiplier cut at both ends; the row
 // kernel, and W's int8 panels where the target has vpdpbusd, each x split in
-// two unsigned bytes (vnni_linear_s16-inl.h): 93 channels (a tile of 64 and a 29-channel
-// tail), 5 rows (a tile of 3 and 2), x and W at their extremes in the first
-// rows and channels, and (packed only) depths of one whole split of 2048, one
-// value past it and three splits with a tail.
+// two unsigned bytes (vnni_linear_s16-inl.h): 93 channels (a tile of 64
+// and a 29-channel tail), 5 rows (a tile of 3 and 2), x and W at their
+// extremes in the first rows and channels, and (packed only) depths of one
+// whole split of 2048, one value past it and three splits with a tail.
 TEST_P(FixedPointKernels, LinearS16AtTheEdgesOfItsRanges) {
   RandomStream random(4343);
   for (const int n_in : {1, 5, 64, 300, 2048, 2049, 4101}) {

@@ -8,7 +8,6 @@
 #include "fixed_point/mha_quant_params.h"
 #include "fixed_point/quantized_position_table.h"
 #include "fixed_point/requantize.h"
-#include "fixed_point/s16_panels.h"
 #include "fixed_point/s8_panels.h"
 #include "kernels.h"
 #include "parallel_for.h"
@@ -20,13 +19,11 @@ void RunLinear(const LinearQArgs<int8_t>& args) { LinearS8(args); }
 void RunLinear(const LinearQArgs<int16_t>& args) { LinearS16(args); }
 
 // Output columns [first, first + count) of a projection, first a multiple of
-// kLinearColumnsPerTask: whole panels of the packed layouts, whole tiles of
-// the int8 kernel.
+// kLinearColumnsPerTask: whole panels of W's packed layout (int8 and int16
+// activations alike), whole tiles of the kernels.
 template <typename T>
 LinearQArgs<T> ColumnSlice(const LinearQArgs<T>& args, int32_t first, int32_t count) {
-  static_assert(
-      kLinearColumnsPerTask % kS8PanelColumns == 0 && kLinearColumnsPerTask % kS16PanelColumns == 0,
-      "a task's columns are whole panels");
+  static_assert(kLinearColumnsPerTask % kS8PanelColumns == 0, "a task's columns are whole panels");
   using Bias = std::conditional_t<sizeof(T) == 1, int32_t, int64_t>;
   const size_t c = static_cast<size_t>(first);
   LinearQArgs<T> slice = args;

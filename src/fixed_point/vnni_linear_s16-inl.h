@@ -29,8 +29,10 @@
 namespace edgeattn {
 namespace vnni {
 
-// Input values one split of a row holds (a multiple of 4).
+// Input values one split of a row holds. SplitRowsS16 writes whole blocks of
+// 64 bytes, so the split's rows hold whole blocks too.
 inline constexpr int32_t kSplitDepth = 2048;
+static_assert(kSplitDepth % 64 == 0, "whole 64-byte blocks per split row");
 // Input rows per tile: their high and low byte rows fill kTileRows.
 inline constexpr int32_t kS16LinearRows = kTileRows / 2;
 

@@ -372,7 +372,7 @@ lint: format-check
 
 # Generated weight headers (tools/convert_weights.py) are not formatted.
 FORMAT_SRCS := $(filter-out examples/reversal/reversal_weights.h examples/reversal/reversal_quant_weights.h,$(wildcard include/edgeattn/*.h \
-  include/edgeattn/*.hpp src/*.h src/*.cc src/*/*.h src/*/*.cc \
+  include/edgeattn/*.hpp src/*/*.h src/*/*.cc src/*/*/*.h src/*/*/*.cc src/*/*/*/*.h src/*/*/*/*.cc \
   tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
   examples/*.h examples/*/*.cc examples/*/*.c examples/*/*.h bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h \
   tests/consumers/*.c tests/consumers/*.h tests/fuzz/*.h tests/fuzz/*.cc))

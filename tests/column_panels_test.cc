@@ -1,5 +1,5 @@
 // The packed layouts of the dot-product kernels' right-hand operand
-// (src/fixed_point/s8_panels.h, s16_panels.h; the int8 one also + 128, as
+// (src/kernels/int/s8_panels.h, s16_panels.h; the int8 one also + 128, as
 // VNNI reads it) against a plain reading of the layout: panel p, group g, column c, depth k holds
 // B[16 p + c][G g + k], or 0 past B. Shapes cut panels and groups at every remainder, row strides
 // wider than the rows, and depths past 1024 bytes, where the int8 column
@@ -11,9 +11,9 @@
 
 #include <vector>
 
-#include "fixed_point/fixed_point_kernels.h"
-#include "fixed_point/s16_panels.h"
-#include "fixed_point/s8_panels.h"
+#include "kernels/int/int_kernels.h"
+#include "kernels/int/s16_panels.h"
+#include "kernels/int/s8_panels.h"
 #include "reference/random_tensor.h"
 
 namespace edgeattn_test {

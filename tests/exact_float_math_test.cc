@@ -1,4 +1,4 @@
-// The library's plan-time float maths without libm (src/fixed_point/
+// The library's plan-time float maths without libm (src/tflite/
 // exact_float_math.h, the round of edgeattn/sinusoidal_table.hpp)
 // against the C library it replaces, bit for bit, on every target this suite
 // runs on (host, aarch64, armhf, Cortex-M with newlib); and TFLite's Prepare
@@ -11,10 +11,10 @@
 #include <cmath>
 
 #include "edgeattn/sinusoidal_table.hpp"
-#include "fixed_point/exact_float_math.h"
-#include "fixed_point/quantize_multiplier.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
+#include "tflite/exact_float_math.h"
+#include "tflite/quantize_multiplier.h"
 
 namespace edgeattn_test {
 namespace {

@@ -1,4 +1,4 @@
-// The softmax's exponential (src/exp_f32-inl.h) against double-precision
+// The softmax's exponential (src/kernels/f32/exp_f32-inl.h) against double-precision
 // exp, on every SIMD target: the accuracy its header promises, at the edges of
 // its range and on a dense sweep of it.
 #undef HWY_TARGET_INCLUDE
@@ -7,7 +7,7 @@
 
 #include <hwy/highway.h>
 
-#include "exp_f32-inl.h"
+#include "kernels/f32/exp_f32-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn_test {
@@ -33,7 +33,7 @@ HWY_AFTER_NAMESPACE();
 #include <limits>
 #include <vector>
 
-#include "dispatch.h"
+#include "runtime/dispatch.h"
 #include "simd_targets.h"
 
 namespace edgeattn_test {

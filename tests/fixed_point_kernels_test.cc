@@ -2,7 +2,7 @@
 // target: TFLite's FULLY_CONNECTED and BATCH_MATMUL (tests/reference) with
 // accumulators that wrap modulo 2^32, every shift TFLite allows, multipliers
 // 0 to 2^31 - 1 and zero points at both ends, against the library's internal
-// kernels (src/fixed_point/fixed_point_kernels.h), packed (AVX512-VNNI) and
+// kernels (src/kernels/int/int_kernels.h), packed (AVX512-VNNI) and
 // row-major alike; TFLite's int16 SOFTMAX at every input shift.
 #include <gtest/gtest.h>
 #include <stdint.h>
@@ -11,10 +11,10 @@
 
 #include "data/tflite/golden_cases.h"
 #include "edgeattn/arena_sizes.hpp"
-#include "fixed_point/fixed_point_kernels.h"
-#include "fixed_point/s16_panels.h"
-#include "fixed_point/s8_panels.h"
-#include "fixed_point/softmax_s16.h"
+#include "kernels/int/int_kernels.h"
+#include "kernels/int/s16_panels.h"
+#include "kernels/int/s8_panels.h"
+#include "kernels/int/softmax_s16.h"
 #include "reference/random_tensor.h"
 #include "reference/s16_attention_args.h"
 #include "reference/tflite_chain_reference.h"

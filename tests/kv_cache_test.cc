@@ -137,7 +137,7 @@ TEST_P(KvCacheTest, GroupedAndMultiQueryHeadsReadTheirKvHead) {
 
 // The queries of a group share one pass over their KV head as the rows of one
 // grid; a head that is alone in its group is a grid of one row, which runs
-// wider strips (register_grid-inl.h, WidestStripCols). A grid cell sums in the
+// wider strips (kernels/f32/register_grid-inl.h, WidestStripCols). A grid cell sums in the
 // same order whatever the grid's shape, so 12 query heads on 2 (or 1) KV heads
 // give the same bits as the same queries on 12 KV heads that repeat them.
 TEST_P(KvCacheTest, GroupedHeadsEqualTheirKvHeadRepeatedBitForBit) {

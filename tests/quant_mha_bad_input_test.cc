@@ -1700,7 +1700,7 @@ TEST(QuantMhaGivenParams, PlanKeepsItsOwnCopy) {
 }
 
 // ea_mha_arena_size's largest max_tokens: the int16 softmax sums 32767 per
-// key in int32 (fixed_point/mha_quant_api.cc: 65535 tokens). No plan tensor
+// key in int32 (ops/mha/mha_quant_api.cc: 65535 tokens). No plan tensor
 // is larger than [max_tokens, d_model] or one row; the probabilities
 // [heads, n, n] are only a run's output (checked at run time, as ea_mha_run
 // does), so a config of 65535 tokens is valid.

@@ -7,7 +7,7 @@
 // first block of 16 differences has a non-zero probability to one where no
 // block is cut (diff_min cuts the table instead), and rows flat enough to pass
 // TFLite's abort limit. Compiled here in Highway's AVX3_DL pass, as
-// attention_sq.cc compiles it; other targets have no such function (the test
+// int_kernels.cc compiles it; other targets have no such function (the test
 // says so and skips).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "softmax_s8_row_test.cc"
@@ -15,10 +15,10 @@
 
 #include <hwy/highway.h>
 
-#include "fixed_point/softmax_s8.h"
+#include "kernels/int/softmax_s8.h"
 
 #if HWY_TARGET == HWY_AVX3_DL
-#include "fixed_point/avx512_requantize-inl.h"
+#include "kernels/int/x86/avx512_requantize-inl.h"
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -50,10 +50,10 @@ HWY_AFTER_NAMESPACE();
 #include <string>
 #include <vector>
 
-#include "dispatch.h"
-#include "fixed_point/fixed_point_kernels.h"
+#include "kernels/int/int_kernels.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
+#include "runtime/dispatch.h"
 
 namespace edgeattn_test {
 

@@ -1,5 +1,5 @@
 // The AVX512-VNNI int8 requantisation of a tile row
-// (src/fixed_point/avx512_requantize-inl.h, vnni::StoreRequantizedRow: rows
+// (src/kernels/int/x86/avx512_requantize-inl.h, vnni::StoreRequantizedRow: rows
 // of more than 48 lanes narrowed four blocks at once, shorter ones block by
 // block), whose single-shift form folds TFLite's two roundings
 // into one 64-bit shift for shifts in [-22, -1]: against the reference's
@@ -7,7 +7,7 @@
 // shift TFLite allows, at multipliers that make both roundings meet exact
 // ties (powers of two), at the int32 extremes and around -2^30, where the
 // first rounding's sign changes. Compiled here in Highway's AVX3_DL pass, as
-// attention_sq.cc compiles it; other targets have no such function (the test
+// int_kernels.cc compiles it; other targets have no such function (the test
 // says so and skips).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "vnni_requantize_test.cc"
@@ -16,7 +16,7 @@
 #include <hwy/highway.h>
 
 #if HWY_TARGET == HWY_AVX3_DL
-#include "fixed_point/avx512_requantize-inl.h"
+#include "kernels/int/x86/avx512_requantize-inl.h"
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -67,10 +67,10 @@ HWY_AFTER_NAMESPACE();
 #include <cmath>
 #include <vector>
 
-#include "dispatch.h"
-#include "fixed_point/fixed_point_kernels.h"
+#include "kernels/int/int_kernels.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
+#include "runtime/dispatch.h"
 
 namespace edgeattn_test {
 

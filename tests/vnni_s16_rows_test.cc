@@ -1,4 +1,4 @@
-// The AVX512-VNNI int16 rows (src/fixed_point/vnni_s16-inl.h) at their edges,
+// The AVX512-VNNI int16 rows (src/kernels/int/x86/vnni_s16-inl.h) at their edges,
 // each against the reference's TFLite ops:
 // - the softmax row (its table lookup without a gather, its shortcut for the
 //   saturating left shift) at every shift, against SOFTMAX;
@@ -10,7 +10,7 @@
 //   kernels for the rest and for d_k over 128) from a scratch full of
 //   garbage, against BATCH_MATMUL, SOFTMAX and BATCH_MATMUL.
 // The row functions are compiled here in Highway's AVX3_DL pass, as
-// attention_sq.cc compiles them; CPUs without AVX512-VNNI have no such rows
+// int_kernels.cc compiles them; CPUs without AVX512-VNNI have no such rows
 // (the tests say so and skip).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "vnni_s16_rows_test.cc"
@@ -19,7 +19,7 @@
 #include <hwy/highway.h>
 
 #if HWY_TARGET == HWY_AVX3_DL
-#include "fixed_point/vnni_s16-inl.h"
+#include "kernels/int/x86/vnni_s16-inl.h"
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -66,14 +66,14 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "data/tflite/golden_cases.h"
-#include "dispatch.h"
 #include "edgeattn/arena_sizes.hpp"
-#include "fixed_point/fixed_point_kernels.h"
-#include "fixed_point/s16_panels.h"
-#include "fixed_point/s8_panels.h"
+#include "kernels/int/int_kernels.h"
+#include "kernels/int/s16_panels.h"
+#include "kernels/int/s8_panels.h"
 #include "reference/random_tensor.h"
 #include "reference/s16_attention_args.h"
 #include "reference/tflite_chain_reference.h"
+#include "runtime/dispatch.h"
 
 namespace edgeattn_test {
 

@@ -5,9 +5,9 @@
 #
 #   sh tools/arm_mca.sh            from the repository root; markdown on stdout
 #
-# 1. Compiles src/attention_f32.cc and src/linear_f32.cc per core, and for the
-#    int8 kernels src/fixed_point/attention_sq.cc (plus, on Arm,
-#    src/fixed_point/softmax_s8.cc: the scalar int8 softmax that its NEON and
+# 1. Compiles src/kernels/f32/attention_f32.cc and src/kernels/f32/linear_f32.cc per core, and for the
+#    int8 kernels src/kernels/int/int_kernels.cc (plus, on Arm,
+#    src/kernels/int/softmax_s8.cc: the scalar int8 softmax that its NEON and
 #    SVE paths call), with the library's flags (LIB_CXXFLAGS in the Makefile:
 #    -O2, static dispatch) plus -g, which GCC guarantees does not change the
 #    generated code: the debug information only serves to name the loops.
@@ -29,7 +29,7 @@
 # 4. Whole key block, float prefill (a prediction built from step 3, not a
 #    simulation of the block): one micro tile of R query rows against one key
 #    block of B_c = kScoreTileKeys = 256 keys (edgeattn/arena_sizes.hpp; see
-#    src/attention_f32-inl.h), d = d_k = d_v = 64, L float lanes, C vectors
+#    src/kernels/f32/attention_f32-inl.h), d = d_k = d_v = 64, L float lanes, C vectors
 #    per grid strip (R x C: the score grid the table reports):
 #      score iterations  d * B_c / (C L)      (B_c / (C L) strips of d steps)
 #      exp iterations    R * B_c / L          (one vector of scores each)
@@ -101,7 +101,7 @@
 #   Cortex-M55   arm-none-eabi, the flags of toolchains/cortex-m55.mk.
 #                Highway has no MVE target: the library runs its SCALAR
 #                target there, and the float grids are the Helium loops of
-#                src/cortex_m_f32-inl.h, which this script does not name (their
+#                src/kernels/f32/cortex_m_f32-inl.h, which this script does not name (their
 #                rows read "no such loop found"); the exp row is SCALAR code.
 #                The low-overhead loop end `le` has no llvm-mca scheduling
 #                information and is left out of its input (the core's loop
@@ -168,9 +168,9 @@ LIB_FLAGS="-std=c++17 -O2 -DNDEBUG -Wall -Wextra -fno-exceptions -fno-rtti \
 CM55_FLAGS="-mcpu=cortex-m55 -mthumb -mfloat-abi=hard -mfpu=auto"
 # toolchains/host.mk's define for AVX3_DL; Highway 1.0.3 needs it with this -march.
 X86_FLAGS="-march=sapphirerapids -DHWY_WANT_AVX3_DL"
-ARM_INT8="fixed_point/attention_sq fixed_point/softmax_s8 kv_cache/decode_attention_s8"
-# The AVX3_DL softmax is vnni::SoftmaxS8Row, inside attention_sq.o.
-X86_INT8="fixed_point/attention_sq kv_cache/decode_attention_s8"
+ARM_INT8="kernels/int/int_kernels kernels/int/softmax_s8 kv_cache/decode_attention_s8"
+# The AVX3_DL softmax is vnni::SoftmaxS8Row, inside int_kernels.o.
+X86_INT8="kernels/int/int_kernels kv_cache/decode_attention_s8"
 
 # name|compiler|objdump|objdump options|core flags|mca triple|mca cpu|core shown|int8 sources
 CONFIGS="a76|aarch64-linux-gnu-g++|aarch64-linux-gnu-objdump||-mcpu=cortex-a76|aarch64|neoverse-n1|Cortex-A76|$ARM_INT8
@@ -192,7 +192,7 @@ compile() {  # compiler flags source object; one retry: the sources may be mid-e
   fi
 }
 
-# Objects and listings are named by the source's base name (attention_sq.lis).
+# Objects and listings are named by the source's base name (int_kernels.lis).
 echo "$CONFIGS" | while IFS='|' read -r name cxx objdump dumpopts flags _ _ _ int8; do
   mkdir -p "$OUT/$name"
   n=0
@@ -566,7 +566,7 @@ def header_constant(path, name, default):
         return default
 
 
-# The float prefill's key block (src/attention_f32-inl.h): B_c keys per score tile.
+# The float prefill's key block (src/kernels/f32/attention_f32-inl.h): B_c keys per score tile.
 B_C = header_constant('include/edgeattn/arena_sizes.hpp', 'kScoreTileKeys', 256)
 D_HEAD = 64
 
@@ -759,7 +759,7 @@ for name, cxx, objdump, dumpopts, flags, triple, cpu, core, int8 in configs:
     res = {k: results.get((name, k)) for k in ('score', 'pv', 'exp')}
     if any(v is None for v in res.values()):
         missing = ', '.join(LABELS[k] for k, v in res.items() if v is None)
-        hint = ('; its float grids are src/cortex_m_f32-inl.h\'s own loops, which this script '
+        hint = ('; its float grids are src/kernels/f32/cortex_m_f32-inl.h\'s own loops, which this script '
                 'does not name' if target == 'SCALAR' else '')
         blocks.append('- %s, %s: not estimated (no loop found for: %s%s).'
                       % (core, target, missing, hint))
@@ -1009,8 +1009,8 @@ header8 = ['core (llvm-mca model)', 'build', 'loop', 'grid', 'insns/iter',
            'cycles/iter (RThroughput)', 'dot instrs/iter', 'cycles/dot',
            'dot pipes (pressure view)', 'dot latency x pipes', 'dot-pipe use', 'throughput',
            'bound by', 'spills in loop']
-print('int8 kernels (same builds, plus `src/fixed_point/attention_sq.cc`, and on Arm '
-      '`src/fixed_point/softmax_s8.cc`). The dot-product instructions (vpdpbusd, sdot, udot) '
+print('int8 kernels (same builds, plus `src/kernels/int/int_kernels.cc`, and on Arm '
+      '`src/kernels/int/softmax_s8.cc`). The dot-product instructions (vpdpbusd, sdot, udot) '
       'take the FMAs\' place: each adds 4 byte products per 32-bit lane. "A.B" counts those whose '
       'two sources both change in the loop; the others multiply by a constant vector (sums '
       'for the zero points). The grid is R x V vectors (x86) or 1 or 2 A rows x 4 B rows '

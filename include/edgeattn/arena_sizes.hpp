@@ -193,7 +193,7 @@ constexpr QuantScratchLayout QuantScratch(int32_t n_kv, ea_dtype dtype = EA_DTYP
 }
 
 // Bytes of an int8 matrix B [n_cols, depth] packed in 16-column panels of
-// 4-byte groups (src/fixed_point/s8_panels.h), and its column sums.
+// 4-byte groups (src/kernels/int/s8_panels.h), and its column sums.
 constexpr uint64_t S8PanelRegionBytes(int32_t n_cols, int32_t depth) {
   return ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) *
                          RoundUp(static_cast<uint64_t>(depth), 4)) +
@@ -201,14 +201,14 @@ constexpr uint64_t S8PanelRegionBytes(int32_t n_cols, int32_t depth) {
 }
 
 // Bytes of an int16 matrix B [n_cols, depth] packed in 16-column panels of
-// 2-value pairs (src/fixed_point/s16_panels.h).
+// 2-value pairs (src/kernels/int/s16_panels.h).
 constexpr uint64_t S16PanelRegionBytes(int32_t n_cols, int32_t depth) {
   return ByteRegionBytes(RoundUp(static_cast<uint64_t>(n_cols), 16) *
                          RoundUp(static_cast<uint64_t>(depth), 2) * sizeof(int16_t));
 }
 
 // The deepest K whose high bytes the int16 row-group scores use: their
-// estimate stays within 2^31 of q . k up to here (src/fixed_point/s16_panels.h).
+// estimate stays within 2^31 of q . k up to here (src/kernels/int/s16_panels.h).
 inline constexpr int32_t kS16HighByteMaxDepth = 128;
 
 // K [n_kv, d_k] for the int16 dot-product kernels: its pairs, then, where
@@ -234,7 +234,7 @@ constexpr uint64_t WeightPanelRegionBytes(int32_t n_out, int32_t n_in, ea_dtype 
 inline constexpr uint64_t kSoftmaxS8TableBytes =
     2 * 256 * sizeof(int32_t) + 3 * 256 + 16 * sizeof(int32_t);
 
-// One fixed-point attention core (src/fixed_point/quant_attention_core.h):
+// One fixed-point attention core (src/ops/quant_attention_core.h):
 // the softmax table, K and V packed for the dot-product instructions (int8:
 // 4-byte groups; int16: pairs, and K's high bytes; x86 only,
 // kFixedPointPanels),

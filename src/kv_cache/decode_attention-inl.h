@@ -5,12 +5,12 @@
 // a block side by side (kv_cache_layout.h), so the cache is read as a single
 // stream that hardware prefetchers follow. For each record, every query that
 // sees part of the block takes one online-softmax step there
-// (online_softmax-inl.h): scores S = scale q K^T from the record's K^T panel
-// (score_tile-inl.h), then O = O * rescale + P V from its value rows
-// (weighted_values-inl.h). The query heads of a GQA group share a record: they
+// (kernels/f32/online_softmax-inl.h): scores S = scale q K^T from the record's K^T panel
+// (kernels/f32/score_tile-inl.h), then O = O * rescale + P V from its value rows
+// (kernels/f32/weighted_values-inl.h). The query heads of a GQA group share a record: they
 // are the rows of one register grid, so the group reads its keys and values
 // once. f16 records are widened to float as the grid loads them
-// (grid_operand_loads-inl.h); int8 records are read by integer dot products
+// (kernels/f32/grid_operand_loads-inl.h); int8 records are read by integer dot products
 // instead (decode_attention_s8.cc, int8_record_dots-inl.h), on the same pass
 // (DecodeRecords) and the same softmax step. The output rows are the
 // accumulators, normalised once at the end.
@@ -34,11 +34,11 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/kv_cache.h"
+#include "kernels/f32/online_softmax-inl.h"
+#include "kernels/f32/register_grid-inl.h"
+#include "kernels/f32/score_tile-inl.h"
+#include "kernels/f32/weighted_values-inl.h"
 #include "kv_cache/kv_cache_layout.h"
-#include "online_softmax-inl.h"
-#include "register_grid-inl.h"
-#include "score_tile-inl.h"
-#include "weighted_values-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {

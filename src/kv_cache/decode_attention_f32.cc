@@ -24,8 +24,8 @@ void DecodeAttentionF32Target(const ea_kv_cache& cache, const float* q, int32_t 
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "dispatch.h"
 #include "kv_cache/kv_cache_kernels.h"
+#include "runtime/dispatch.h"
 
 namespace edgeattn {
 

@@ -21,13 +21,13 @@
 
 #include <hwy/highway.h>
 
+#include "kernels/vector_tail-inl.h"
 #include "kv_cache/decode_attention-inl.h"
 #include "kv_cache/deferred_steps-inl.h"
 #include "kv_cache/int4_record_widen-inl.h"
 #include "kv_cache/int4_rotation.h"
 #include "kv_cache/int8_record_dots-inl.h"
 #include "kv_cache/quantize_head.h"
-#include "vector_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -280,8 +280,8 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "dispatch.h"
 #include "kv_cache/kv_cache_kernels.h"
+#include "runtime/dispatch.h"
 
 namespace edgeattn {
 

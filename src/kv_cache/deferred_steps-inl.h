@@ -26,9 +26,9 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/kv_cache.h"
+#include "kernels/f32/online_softmax-inl.h"
 #include "kv_cache/decode_attention-inl.h"
 #include "kv_cache/kv_cache_layout.h"
-#include "online_softmax-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {

@@ -148,8 +148,8 @@ void RotateInt4Target(float* x, size_t d, float divisor) {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "dispatch.h"
 #include "kv_cache/int4_rotation.h"
+#include "runtime/dispatch.h"
 
 namespace edgeattn {
 

@@ -23,7 +23,7 @@
 #if HWY_TARGET == HWY_AVX3_DL
 #include <immintrin.h>
 
-#include "fixed_point/vnni_tile-inl.h"  // EA_VNNI_TARGET
+#include "kernels/int/x86/vnni_tile-inl.h"  // EA_VNNI_TARGET
 #endif
 
 #if EA_INT8_DOTS == EA_INT8_DOTS_VNNI

@@ -16,8 +16,8 @@
 #include <hwy/highway.h>
 
 #include "edgeattn/arena_sizes.hpp"
-#include "register_grid-inl.h"
-#include "vector_tail-inl.h"
+#include "kernels/f32/register_grid-inl.h"
+#include "kernels/vector_tail-inl.h"
 
 // The instruction family of this target's int8 record kernels, one file each:
 // AVX-512 VNNI's vpdpbusd (int8_dots_vnni-inl.h); vpmaddwd on the other x86

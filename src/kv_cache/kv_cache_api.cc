@@ -4,12 +4,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/kv_cache.h"
 #include "kv_cache/kv_cache_kernels.h"
-#include "simd_target_cap.h"
-#include "validation.h"
+#include "runtime/arena.h"
+#include "runtime/simd_target_cap.h"
+#include "runtime/validation.h"
 
 namespace edgeattn {
 namespace {

@@ -17,8 +17,8 @@
 
 #include <hwy/highway.h>
 
-#include "online_softmax-inl.h"
-#include "vector_tail-inl.h"
+#include "kernels/f32/online_softmax-inl.h"
+#include "kernels/vector_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace edgeattn {
@@ -133,8 +133,8 @@ float QuantizeHeadTarget(const float* x, size_t d, int8_t* q, size_t stride, int
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include "dispatch.h"
 #include "kv_cache/quantize_head.h"
+#include "runtime/dispatch.h"
 
 namespace edgeattn {
 

@@ -1,5 +1,5 @@
 // The documented validation rules (include/edgeattn/edgeattn.h, DESIGN.md
-// section 6), restated independently of src/validation.cc: which statuses a
+// section 6), restated independently of src/runtime/validation.cc: which statuses a
 // call may return for a given argument set. The order in which the library
 // checks is not documented, so a call that breaks several rules may return
 // the status of any of them; a call that breaks none must return EA_OK.
@@ -59,7 +59,7 @@ StatusSet QuantMhaShapeRules(const ea_mha_config& config);
 StatusSet QuantScalesRules(const ea_mha_config& config);
 // TFLite's integers, given or derived, against the ranges TFLite's kernels
 // (and edgeattn's) accept. The header names the fields but not every range:
-// these restate src/fixed_point/mha_quant_params.cc (README.md note 16).
+// these restate src/tflite/mha_quant_params.cc (README.md note 16).
 StatusSet QuantParamsRules(const ea_mha_config& config, const ea_mha_quant_params& params);
 // Fixed-point single-head self-attention (edgeattn.h): the same rules for
 // its shape (d_k and d_v for heads), its scales (w_q, w_k, w_v's per-channel

@@ -49,7 +49,7 @@ FUZZ_CHECK_SRCS := attention_facts contract_checks expected_status memory_pool r
 ifeq ($(FUZZ_SRC_ROOT),.)
 FUZZ_LIB_SRCS ?= $(LIB_SRCS)
 else
-FUZZ_LIB_SRCS ?= $(patsubst $(FUZZ_SRC_ROOT)/%,%,$(wildcard $(FUZZ_SRC_ROOT)/src/*.cc \
+FUZZ_LIB_SRCS ?= $(patsubst $(FUZZ_SRC_ROOT)/%,%,$(wildcard $(FUZZ_SRC_ROOT)/src/*.cc $(FUZZ_SRC_ROOT)/src/*/*/*.cc $(FUZZ_SRC_ROOT)/src/*/*/*/*.cc \
   $(FUZZ_SRC_ROOT)/src/*/*.cc))
 endif
 FUZZ_LIB_OBJS := $(patsubst %.cc,$(FUZZ_BUILD)/lib/%.o,$(FUZZ_LIB_SRCS))

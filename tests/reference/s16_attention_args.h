@@ -6,7 +6,7 @@
 #ifndef EDGEATTN_TESTS_REFERENCE_S16_ATTENTION_ARGS_H_
 #define EDGEATTN_TESTS_REFERENCE_S16_ATTENTION_ARGS_H_
 
-#include "fixed_point/fixed_point_kernels.h"
+#include "kernels/int/int_kernels.h"
 #include "reference/tflite_chain_reference.h"
 
 namespace edgeattn_test {

@@ -1,0 +1,303 @@
+// C entry points of the fixed-point MHA decoder (edgeattn/mha_quant_decode.h):
+// ea_mha_run_s8 / _s16's causal layer one step at a time. A step's k is
+// projected straight into its cache rows and its v transposed into the
+// cache's V^T (on x86 both also added to each head's VNNI panels), so the
+// attention of its queries reads the cache in place, with the kernels and
+// integers of the full run.
+#include <stddef.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/mha_quant_decode.h"
+#include "kernels/int/int_kernels.h"
+#include "kernels/int/s16_panels.h"
+#include "kernels/int/s8_panels.h"
+#include "ops/mha/mha_quant_api.h"
+#include "ops/quant_attention_core.h"
+#include "ops/quant_model_steps.h"
+#include "runtime/arena.h"
+#include "runtime/simd_target_cap.h"
+#include "runtime/validation.h"
+
+namespace edgeattn {
+namespace {
+
+ea_status Validate(const ea_mha_quant_decoder_config& c) {
+  ea_status status = ValidateMhaQuantConfig(c.layer);
+  if (status != EA_OK) return status;
+  if (c.layer.mask != EA_MASK_CAUSAL) return EA_ERR_BAD_ARGUMENT;
+  if (c.max_step_tokens <= 0 || c.max_step_tokens > c.layer.max_tokens) {
+    return EA_ERR_BAD_DIMENSION;
+  }
+  size_t bytes = 0;
+  return ToSize(MhaQuantDecoderArenaBytes(c), &bytes);
+}
+
+void TransposeHead(const int8_t* v, size_t ld, int32_t rows, int32_t cols, int8_t* dst,
+                   size_t ld_dst) {
+  TransposeS8(v, ld, rows, cols, dst, ld_dst);
+}
+void TransposeHead(const int16_t* v, size_t ld, int32_t rows, int32_t cols, int16_t* dst,
+                   size_t ld_dst) {
+  TransposeS16(v, ld, rows, cols, dst, ld_dst);
+}
+void AttendRows(const AttentionQArgs<int8_t>& a, void* scratch) {
+  AttendRowsS8(a, 0, a.n_q, scratch);
+}
+void AttendRows(const AttentionQArgs<int16_t>& a, void* scratch) {
+  AttendRowsS16(a, 0, a.n_q, scratch);
+}
+
+// Where the parts of head h's cache in the dot-product panels start
+// (MhaQuantDecoderHeadPanelBytes; packed for max_tokens keys): the one
+// place that knows the layout, for the stores and the attention alike.
+// int8: K + 128, its per-key terms q_offset * sum_t k, and V.
+struct S8HeadPanels {
+  uint8_t* keys;
+  int32_t* key_terms;
+  int8_t* values;
+};
+// int16: K in pairs, its high bytes (NULL past kS16HighByteMaxDepth, where
+// the row groups do not read them), and V in pairs.
+struct S16HeadPanels {
+  int16_t* keys;
+  uint8_t* key_high_bytes;
+  int16_t* values;
+};
+template <typename T>
+using HeadPanels = std::conditional_t<sizeof(T) == 1, S8HeadPanels, S16HeadPanels>;
+
+uint8_t* HeadPanelRegion(const ea_mha_quant_decoder& d, int32_t h) {
+  const ea_mha_config& c = d.config.layer;
+  return static_cast<uint8_t*>(d.head_panels) +
+         static_cast<size_t>(h) *
+             MhaQuantDecoderHeadPanelBytes(c.max_tokens, c.d_model / c.heads, c.dtype);
+}
+void PanelsOfHead(const ea_mha_quant_decoder& d, int32_t h, S8HeadPanels* p) {
+  const ea_mha_config& c = d.config.layer;
+  const int32_t d_k = c.d_model / c.heads;
+  uint8_t* region = HeadPanelRegion(d, h);
+  p->keys = region;
+  p->key_terms = S8PanelColumnSums(region, c.max_tokens, d_k);
+  p->values = reinterpret_cast<int8_t*>(region + S8PanelRegionBytes(c.max_tokens, d_k));
+}
+void PanelsOfHead(const ea_mha_quant_decoder& d, int32_t h, S16HeadPanels* p) {
+  const ea_mha_config& c = d.config.layer;
+  const int32_t d_k = c.d_model / c.heads;
+  uint8_t* region = HeadPanelRegion(d, h);
+  p->keys = reinterpret_cast<int16_t*>(region);
+  p->key_high_bytes =
+      d_k <= kS16HighByteMaxDepth ? S16KeyHighBytes(region, c.max_tokens, d_k) : nullptr;
+  p->values = reinterpret_cast<int16_t*>(region + S16KeyPanelRegionBytes(c.max_tokens, d_k));
+}
+
+// Keys and values [position, position + n) of a head (k, v: its columns of
+// the step's rows, ld apart) into its panels: the columns the full run's
+// packing gives the whole cache (quant_attention_core.cc).
+void AddToPanels(const S8HeadPanels& p, int32_t d_k, int32_t max_tokens, const int8_t* k,
+                 const int8_t* v, size_t ld, size_t position, int32_t n, int32_t q_offset) {
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t j = static_cast<int32_t>(position) + i;
+    StoreS8PanelColumnPlus128(k + static_cast<size_t>(i) * ld, d_k, j, p.keys, p.key_terms);
+    p.key_terms[j] = static_cast<int32_t>(static_cast<uint32_t>(q_offset) *
+                                          static_cast<uint32_t>(p.key_terms[j]));
+    StoreS8PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, max_tokens, p.values);
+  }
+}
+void AddToPanels(const S16HeadPanels& p, int32_t d_k, int32_t max_tokens, const int16_t* k,
+                 const int16_t* v, size_t ld, size_t position, int32_t n,
+                 int32_t /* q_offset: zero */) {
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t j = static_cast<int32_t>(position) + i;
+    const int16_t* key = k + static_cast<size_t>(i) * ld;
+    StoreS16PanelColumn(key, d_k, j, p.keys);
+    if (p.key_high_bytes != nullptr) StoreS16HighBytesColumnPlus128(key, d_k, j, p.key_high_bytes);
+    StoreS16PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, max_tokens, p.values);
+  }
+}
+
+// A head's attention reads its panels.
+void ReadPanels(const S8HeadPanels& p, int32_t max_tokens, AttentionQArgs<int8_t>* a) {
+  a->k_panels = p.keys;
+  a->k_column_sums = p.key_terms;
+  a->v_panels = p.values;
+  a->v_panel_stride = S8PanelBytes(kS8PanelColumns, max_tokens);
+}
+void ReadPanels(const S16HeadPanels& p, int32_t max_tokens, AttentionQArgs<int16_t>* a) {
+  a->k_pairs = p.keys;
+  a->k_high_bytes = p.key_high_bytes;
+  a->v_pairs = p.values;
+  a->v_panel_stride = S16PanelValues(kS16PanelColumns, max_tokens);
+}
+
+// One step of n tokens at positions [p, p + n). Arguments are validated.
+template <typename T>
+void Step(const ea_mha_quant_decoder& d, const T* x, int32_t n, T* y) {
+  const ea_mha_config& c = d.config.layer;
+  const ea_mha_quant_params& p = d.params;
+  const ea_mha_quant_weights& w = d.weights;
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t position = static_cast<size_t>(d.length);
+  const size_t positions = static_cast<size_t>(c.max_tokens);
+  const int32_t d_k = c.d_model / c.heads;
+  const T* input = x;
+  if (d.position_table != nullptr) {
+    T* positioned = static_cast<T*>(d.x_positioned);
+    AddPositions(x, static_cast<const T*>(d.position_table) + position * e, p.add, positioned,
+                 static_cast<size_t>(n) * e);
+    input = positioned;
+  }
+  T* q = static_cast<T*>(d.q);
+  T* v = static_cast<T*>(d.v);
+  T* context = static_cast<T*>(d.context);
+  T* keys = static_cast<T*>(d.keys);
+  T* values_transposed = static_cast<T*>(d.values_transposed);
+  const ea_parallel_for calling_thread{};
+  // The calling thread keeps the worker contract: projections cannot fail.
+  const auto project = [&](int32_t which, const ea_linear_quant_params& params, T* out) {
+    (void)ProjectInProj(calling_thread, c, w, d.weight_panels[which], which, params, input, n, 0,
+                        c.d_model, out);
+  };
+  project(0, p.q_proj, q);
+  project(1, p.k_proj, keys + position * e);
+  project(2, p.v_proj, v);
+  for (int32_t h = 0; h < c.heads; ++h) {
+    const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
+    TransposeHead(v + column, e, n, d_k, values_transposed + column * positions + position,
+                  positions);
+  }
+
+  ea_quant_core core{};  // only the softmax's table: K and V are read in place
+  core.softmax_table = d.softmax_table;
+  const int32_t seen = static_cast<int32_t>(position) + n;
+  AttentionQArgs<T> head =
+      QuantCoreArgs<T>(p.scores, p.softmax, p.context, core, {n, seen, d_k, d_k, /*causal=*/true});
+  head.ld_q = e;
+  head.ld_k = e;
+  head.ld_vt = positions;
+  head.ld_out = e;
+  // The panels are written whatever the target, so that a later step on
+  // AVX3_DL finds every key in them.
+  const bool packed = d.head_panels != nullptr && UsesS8Panels();
+  for (int32_t h = 0; h < c.heads; ++h) {
+    const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
+    if (d.head_panels != nullptr) {
+      HeadPanels<T> panels;
+      PanelsOfHead(d, h, &panels);
+      AddToPanels(panels, d_k, c.max_tokens, keys + position * e + column, v + column, e, position,
+                  n, head.q_offset);
+      if (packed) ReadPanels(panels, c.max_tokens, &head);
+    }
+    head.q = q + column;
+    head.k = keys + column;
+    head.v_transposed = values_transposed + column * positions;
+    head.out = context + column;
+    AttendRows(head, d.row_scratch);
+  }
+  (void)RunProjection(calling_thread,
+                      ProjectionArgs<T>(context, n, c.d_model, w.out_proj_weight, w.out_proj_bias,
+                                        p.out_proj, c.d_model, y, e, d.weight_panels[3]));
+}
+
+template <typename T>
+ea_status CheckedStep(ea_mha_quant_decoder* decoder, ea_dtype dtype, const T* x, int32_t n_tokens,
+                      T* y) {
+  if (decoder == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
+  if (decoder->ready != EA_PLAN_READY || decoder->config.layer.dtype != dtype) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  const ea_mha_config& c = decoder->config.layer;
+  if (n_tokens <= 0 || n_tokens > decoder->config.max_step_tokens) return EA_ERR_BAD_DIMENSION;
+  if (decoder->length + n_tokens > c.max_tokens) return EA_ERR_CACHE_FULL;
+  const size_t io_bytes =
+      static_cast<size_t>(n_tokens) * static_cast<size_t>(c.d_model) * sizeof(T);
+  const MhaQuantKept kept = MhaQuantKeptExtents(c, decoder->weights, decoder->position_table);
+  const ea_status status =
+      CheckStepMemory({x, io_bytes}, {y, io_bytes}, kept.extents, kMhaQuantKeptCount,
+                      {decoder->carve, decoder->carve_bytes});
+  if (status != EA_OK) return status;
+  Step(*decoder, x, n_tokens, y);
+  decoder->length += n_tokens;
+  return EA_OK;
+}
+
+}  // namespace
+}  // namespace edgeattn
+
+extern "C" {
+
+ea_status ea_mha_quant_decoder_arena_size(const ea_mha_quant_decoder_config* config,
+                                          size_t* bytes) {
+  if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  const ea_status status = edgeattn::Validate(*config);
+  if (status != EA_OK) return status;
+  return edgeattn::ToSize(edgeattn::MhaQuantDecoderArenaBytes(*config), bytes);
+}
+
+ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
+                                    const ea_mha_quant_decoder_config* config,
+                                    const ea_mha_quant_weights* weights, ea_arena* arena) {
+  using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
+  if (decoder == nullptr) return EA_ERR_NULL_POINTER;
+  decoder->ready = 0;  // a failed re-init must not leave the old plan usable
+  ApplySimdTargetCap();
+  if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
+  if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  const ea_mha_config& c = config->layer;
+  ea_status status = Validate(*config);
+  const uint64_t bytes = status == EA_OK ? MhaQuantDecoderArenaBytes(*config) : 0;
+  ea_mha_quant_params derived{};
+  if (status == EA_OK) status = PrepareMhaQuantCarve(c, *weights, *arena, bytes, &derived);
+  if (status != EA_OK) return status;
+
+  const uint64_t element = FixedPointBytes(c.dtype);
+  const uint64_t e = static_cast<uint64_t>(c.d_model);
+  const uint64_t stream = static_cast<uint64_t>(c.max_tokens) * e * element;
+  const uint64_t step = static_cast<uint64_t>(config->max_step_tokens) * e * element;
+  decoder->carve = arena->base + arena->used;
+  decoder->carve_bytes = static_cast<size_t>(bytes);
+  decoder->config = *config;
+  decoder->weights = *weights;
+  CarveMhaQuantParams(arena, c, derived, &decoder->params);
+  decoder->position_table = ResolveMhaQuantPositionTable(arena, c);
+  decoder->x_positioned = decoder->position_table != nullptr ? CarveBytes(arena, step) : nullptr;
+  decoder->q = CarveBytes(arena, step);
+  decoder->v = CarveBytes(arena, step);
+  decoder->context = CarveBytes(arena, step);
+  decoder->keys = CarveBytes(arena, stream);
+  decoder->values_transposed = CarveBytes(arena, stream);
+  decoder->head_panels =
+      kFixedPointPanels ? CarveBytes(arena, static_cast<uint64_t>(c.heads) *
+                                                MhaQuantDecoderHeadPanelBytes(
+                                                    c.max_tokens, c.d_model / c.heads, c.dtype))
+                        : nullptr;
+  CarveMhaQuantPanels(arena, c, *weights, decoder->weight_panels);
+  decoder->softmax_table = CarveSoftmaxS8Table(arena, c.dtype, decoder->params.softmax);
+  decoder->row_scratch = CarveBytes(arena, QuantScratch(c.max_tokens, c.dtype).bytes);
+  decoder->length = 0;
+  decoder->ready = EA_PLAN_READY;
+  return EA_OK;
+}
+
+ea_status ea_mha_quant_decoder_reset(ea_mha_quant_decoder* decoder) {
+  if (decoder == nullptr) return EA_ERR_NULL_POINTER;
+  if (decoder->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
+  decoder->length = 0;
+  return EA_OK;
+}
+
+ea_status ea_mha_quant_decoder_step_s8(ea_mha_quant_decoder* decoder, const int8_t* x,
+                                       int32_t n_tokens, int8_t* y) {
+  return edgeattn::CheckedStep(decoder, EA_DTYPE_INT8, x, n_tokens, y);
+}
+
+ea_status ea_mha_quant_decoder_step_s16(ea_mha_quant_decoder* decoder, const int16_t* x,
+                                        int32_t n_tokens, int16_t* y) {
+  return edgeattn::CheckedStep(decoder, EA_DTYPE_INT16, x, n_tokens, y);
+}
+
+}  // extern "C"

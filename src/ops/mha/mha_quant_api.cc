@@ -1,0 +1,309 @@
+// C entry points of fixed-point multi-head attention: TFLite's op chain
+// ADD -> FULLY_CONNECTED (q, k, v) -> per head BATCH_MATMUL, SOFTMAX,
+// BATCH_MATMUL -> FULLY_CONNECTED, fused per head and query block.
+#include "ops/mha/mha_quant_api.h"
+#include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/edgeattn.h"
+#include "kernels/int/int_kernels.h"
+#include "kernels/int/softmax_s16.h"
+#include "ops/quant_attention_core.h"
+#include "ops/quant_model_steps.h"
+#include "runtime/arena.h"
+#include "runtime/parallel_for.h"
+#include "runtime/simd_target_cap.h"
+#include "runtime/validation.h"
+#include "tflite/mha_quant_params.h"
+
+namespace edgeattn {
+namespace {
+
+bool IsFixedPoint(ea_dtype dtype) { return dtype == EA_DTYPE_INT8 || dtype == EA_DTYPE_INT16; }
+
+uint64_t ArenaBytes(const ea_mha_config& c) {
+  return MhaQuantArenaBytes(c.max_tokens, c.d_model, c.heads, c.dtype, MhaQuantPositions(c),
+                            c.parallel.max_workers);
+}
+
+size_t ElementBytes(const ea_mha_config& c) {
+  return static_cast<size_t>(FixedPointBytes(c.dtype));
+}
+
+// The plan's own copy of the caller's integers (which may then live on the
+// caller's stack).
+void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_params* params) {
+  const int32_t e = c.d_model;
+  const ea_mha_quant_params& given = *c.quant_params;
+  *params = given;
+  CopyLinearParams(given.q_proj, e, channel_ints, channel_ints + e, &params->q_proj);
+  CopyLinearParams(given.k_proj, e, channel_ints + 2 * e, channel_ints + 3 * e, &params->k_proj);
+  CopyLinearParams(given.v_proj, e, channel_ints + 4 * e, channel_ints + 5 * e, &params->v_proj);
+  CopyLinearParams(given.out_proj, e, channel_ints + 6 * e, channel_ints + 7 * e,
+                   &params->out_proj);
+}
+
+}  // namespace
+
+ea_status ValidateMhaQuantConfig(const ea_mha_config& c) {
+  if (!IsFixedPoint(c.dtype))
+    return c.dtype == EA_DTYPE_F32 ? EA_ERR_BAD_ARGUMENT : CheckDtype(c.dtype);
+  ea_status status = CheckPositive(c.max_tokens, c.d_model, c.heads, 1);
+  if (status == EA_OK && c.d_model % c.heads != 0) status = EA_ERR_HEADS_MISMATCH;
+  if (status == EA_OK) status = CheckElements(c.max_tokens, c.d_model);
+  if (status == EA_OK) status = CheckElements(3 * int64_t{c.d_model}, c.d_model);
+  if (status == EA_OK && c.max_tokens > kMaxFixedPointKeys) status = EA_ERR_DIMENSION_OVERFLOW;
+  if (status == EA_OK) status = CheckMask(c.mask);
+  if (status == EA_OK) status = ValidateParallelFor(c.parallel);
+  if (status != EA_OK) return status;
+  status = CheckQuantModelInput(c.dtype, c.position, c.quant_position_table,
+                                c.quant_scales != nullptr ? &c.quant_scales->position : nullptr,
+                                c.quant_params != nullptr);
+  if (status != EA_OK) return status;
+  if (c.quant_params != nullptr) return CheckMhaQuantParams(c, *c.quant_params);
+  return EA_OK;
+}
+
+ea_status CheckMhaQuantTensors(const ea_mha_config& c, const ea_mha_quant_weights& w) {
+  ea_status status = CheckQuantBias(c.dtype, w.in_proj_bias, 3 * c.d_model);
+  if (status == EA_OK) status = CheckQuantBias(c.dtype, w.out_proj_bias, c.d_model);
+  if (status == EA_OK) {
+    const void* table = TableTheModeReads(c.position, c.quant_position_table);
+    status = CheckQuantTableAlignment(c.dtype, table);
+  }
+  return status;
+}
+
+MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w,
+                                 const void* table) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t bias_bytes = c.dtype == EA_DTYPE_INT16 ? sizeof(int64_t) : sizeof(int32_t);
+  MhaQuantKept kept{};
+  kept.extents[0] = Extent{w.in_proj_weight, 3 * e * e};
+  kept.extents[1] = Extent{w.in_proj_bias, 3 * e * bias_bytes};
+  kept.extents[2] = Extent{w.out_proj_weight, e * e};
+  kept.extents[3] = Extent{w.out_proj_bias, e * bias_bytes};
+  kept.extents[4] = Extent{table, static_cast<size_t>(c.max_tokens) * e * ElementBytes(c)};
+  return kept;
+}
+
+PositionStorage MhaQuantPositions(const ea_mha_config& c) {
+  return StorageOf(c.position, c.quant_position_table == nullptr);
+}
+
+ea_status PrepareMhaQuantCarve(const ea_mha_config& c, const ea_mha_quant_weights& w,
+                               const ea_arena& arena, uint64_t carve_bytes,
+                               ea_mha_quant_params* derived) {
+  ea_status status = CheckMhaQuantTensors(c, w);
+  if (status == EA_OK) status = CheckArenaFits(&arena, carve_bytes);
+  if (status == EA_OK) {
+    const MhaQuantKept kept =
+        MhaQuantKeptExtents(c, w, TableTheModeReads(c.position, c.quant_position_table));
+    status = CheckKeptOutsideCarve(kept.extents, kMhaQuantKeptCount, NextCarve(arena, carve_bytes));
+  }
+  if (status != EA_OK || c.quant_params != nullptr) return status;
+  return DeriveMhaQuantParams(c, derived,
+                              static_cast<int32_t*>(static_cast<void*>(arena.base + arena.used)));
+}
+
+const void* ResolveMhaQuantPositionTable(ea_arena* arena, const ea_mha_config& c) {
+  return ResolveQuantPositionTable(
+      arena, c.dtype, MhaQuantPositions(c), c.quant_position_table, c.max_tokens, c.d_model,
+      c.quant_scales != nullptr ? c.quant_scales->position : ea_quant{});
+}
+
+void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& c,
+                         const ea_mha_quant_params& derived, ea_mha_quant_params* params) {
+  int32_t* channel_ints = static_cast<int32_t*>(
+      CarveBytes(arena, EA_MHA_QUANT_CHANNEL_INTS(c.d_model) * sizeof(int32_t)));
+  if (c.quant_params == nullptr) {
+    *params = derived;  // its arrays are channel_ints already
+  } else {
+    CopyParams(c, channel_ints, params);
+  }
+}
+
+void CarveMhaQuantPanels(ea_arena* arena, const ea_mha_config& c, const ea_mha_quant_weights& w,
+                         void* panels[4]) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  for (size_t which = 0; which < 3; ++which) {
+    panels[which] = const_cast<void*>(
+        CarveWeightPanels(arena, c.dtype, w.in_proj_weight + which * e * e, c.d_model, c.d_model));
+  }
+  panels[3] =
+      const_cast<void*>(CarveWeightPanels(arena, c.dtype, w.out_proj_weight, c.d_model, c.d_model));
+}
+
+namespace {
+
+const void* Panels(const ea_mha_quant_plan& plan, int which) { return plan.weight_panels[which]; }
+
+template <typename T>
+ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* attn_weights) {
+  const ea_mha_config& c = plan.config;
+  const ea_mha_quant_params& p = plan.params;
+  const ea_mha_quant_weights& w = plan.weights;
+  const size_t e = static_cast<size_t>(c.d_model);
+  const int32_t d_k = c.d_model / c.heads;
+  const T* input = x;
+  if (plan.position_table != nullptr) {
+    // ADD(x_emb, P) into y: W_O writes y only after the last head, and y is
+    // x or lies apart from it (CheckedRun).
+    AddPositions(x, static_cast<const T*>(plan.position_table), p.add, y,
+                 static_cast<size_t>(n) * e);
+    input = y;
+  }
+  T* q = static_cast<T*>(plan.q);
+  T* k = static_cast<T*>(plan.k);
+  T* v = static_cast<T*>(plan.v);
+  T* context = static_cast<T*>(plan.context);
+  // Head by head, Q, K and V hold one head's d_k columns (ld d_k); else all
+  // heads side by side (ld d_model), projected before the first head.
+  const int32_t projected_columns = kMhaQuantHeadByHead ? d_k : c.d_model;
+  const auto project = [&](int32_t first_column) {
+    const ea_linear_quant_params* params[3] = {&p.q_proj, &p.k_proj, &p.v_proj};
+    T* out[3] = {q, k, v};
+    bool ok = true;
+    for (int32_t which = 0; which < 3; ++which) {
+      ok = ProjectInProj(c.parallel, c, w, Panels(plan, which), which, *params[which], input, n,
+                         first_column, projected_columns, out[which]) &&
+           ok;
+    }
+    return ok;
+  };
+  bool ok = kMhaQuantHeadByHead || project(0);
+  AttentionQArgs<T> head = QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan.core,
+                                            {n, n, d_k, d_k, c.mask == EA_MASK_CAUSAL});
+  head.ld_q = static_cast<size_t>(projected_columns);
+  head.ld_k = static_cast<size_t>(projected_columns);
+  head.ld_out = e;
+  head.ld_probs = static_cast<size_t>(n);
+  for (int32_t h = 0; h < c.heads; ++h) {
+    const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
+    const size_t in_projected = kMhaQuantHeadByHead ? 0 : column;
+    if (kMhaQuantHeadByHead) ok = project(h * d_k) && ok;
+    head.q = q + in_projected;
+    head.k = k + in_projected;
+    head.out = context + column;
+    head.probs = attn_weights != nullptr
+                     ? attn_weights + static_cast<size_t>(h) * static_cast<size_t>(n) * n
+                     : nullptr;
+    ok = RunQuantAttention(c.parallel, head, v + in_projected,
+                           static_cast<size_t>(projected_columns), plan.core) &&
+         ok;
+  }
+  ok = RunProjection(c.parallel,
+                     ProjectionArgs<T>(context, n, c.d_model, w.out_proj_weight, w.out_proj_bias,
+                                       p.out_proj, c.d_model, y, e, Panels(plan, 3))) &&
+       ok;
+  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
+}
+
+template <typename T>
+ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, int32_t n_tokens,
+                     T* y, T* attn_weights) {
+  if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
+  if (plan->ready != EA_PLAN_READY || plan->config.dtype != dtype) return EA_ERR_BAD_ARGUMENT;
+  const ea_mha_config& c = plan->config;
+  if (n_tokens <= 0 || n_tokens > c.max_tokens) return EA_ERR_BAD_DIMENSION;
+  if (attn_weights != nullptr &&
+      int64_t{c.heads} * n_tokens * n_tokens > static_cast<int64_t>(EA_MAX_ELEMENTS)) {
+    return EA_ERR_DIMENSION_OVERFLOW;
+  }
+  const size_t n = static_cast<size_t>(n_tokens);
+  const size_t activation_bytes = n * static_cast<size_t>(c.d_model) * sizeof(T);
+  const size_t weight_bytes = static_cast<size_t>(c.heads) * n * n * sizeof(T);
+  const Extent y_extent{y, activation_bytes};
+  const Extent weights_extent{attn_weights, attn_weights != nullptr ? weight_bytes : 0};
+  const MhaQuantKept kept = MhaQuantKeptExtents(c, plan->weights, plan->position_table);
+  const Extent carve{plan->carve, plan->carve_bytes};
+  // The run reads x until the last head (head by head) and keeps ADD(x, P) in
+  // y: y is x or apart from it, and attn_weights apart from both.
+  const Extent x_extent{x, activation_bytes};
+  if (Overlaps(y_extent.begin, y_extent.bytes, weights_extent.begin, weights_extent.bytes) ||
+      Overlaps(x_extent.begin, x_extent.bytes, weights_extent.begin, weights_extent.bytes) ||
+      (static_cast<const void*>(y) != static_cast<const void*>(x) &&
+       Overlaps(x_extent.begin, x_extent.bytes, y_extent.begin, y_extent.bytes))) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  const ea_status status = CheckModelRunMemory(x_extent, y_extent, weights_extent, kept.extents,
+                                               kMhaQuantKeptCount, carve);
+  if (status != EA_OK) return status;
+  return Run(*plan, x, n_tokens, y, attn_weights);
+}
+
+}  // namespace
+
+ea_status MhaQuantArenaSize(const ea_mha_config& config, size_t* bytes) {
+  const ea_status status = ValidateMhaQuantConfig(config);
+  if (status != EA_OK) return status;
+  return ToSize(ArenaBytes(config), bytes);
+}
+
+}  // namespace edgeattn
+
+extern "C" {
+
+ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* params,
+                              int32_t* channel_ints, size_t channel_int_count) {
+  if (config == nullptr || params == nullptr || channel_ints == nullptr) return EA_ERR_NULL_POINTER;
+  if (!edgeattn::IsFixedPoint(config->dtype))
+    return edgeattn::CheckDtype(config->dtype) == EA_OK ? EA_ERR_BAD_ARGUMENT
+                                                        : edgeattn::CheckDtype(config->dtype);
+  ea_status status = edgeattn::CheckPositive(config->d_model, config->heads, 1, 1);
+  if (status == EA_OK && config->d_model % config->heads != 0) status = EA_ERR_HEADS_MISMATCH;
+  // The weights' element limit bounds d_model, and with it 8 * d_model.
+  if (status == EA_OK)
+    status = edgeattn::CheckElements(3 * int64_t{config->d_model}, config->d_model);
+  if (status != EA_OK) return status;
+  if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->d_model)) return EA_ERR_ARENA_TOO_SMALL;
+  return edgeattn::DeriveMhaQuantParams(*config, params, channel_ints);
+}
+
+ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* config,
+                                 const ea_mha_quant_weights* weights, ea_arena* arena) {
+  using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
+  if (plan == nullptr) return EA_ERR_NULL_POINTER;
+  plan->ready = 0;
+  ApplySimdTargetCap();
+  if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
+  if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  const ea_mha_config& c = *config;
+  ea_status status = ValidateMhaQuantConfig(c);
+  ea_mha_quant_params derived{};
+  if (status == EA_OK) status = PrepareMhaQuantCarve(c, *weights, *arena, ArenaBytes(c), &derived);
+  if (status != EA_OK) return status;
+
+  const uint64_t element = FixedPointBytes(c.dtype);
+  const uint64_t tensor =
+      static_cast<uint64_t>(c.max_tokens) * static_cast<uint64_t>(c.d_model) * element;
+  plan->carve = arena->base + arena->used;
+  plan->carve_bytes = static_cast<size_t>(ArenaBytes(c));
+  plan->config = c;
+  plan->weights = *weights;
+  CarveMhaQuantParams(arena, c, derived, &plan->params);
+  plan->position_table = ResolveMhaQuantPositionTable(arena, c);
+  const int32_t d_k = c.d_model / c.heads;
+  const uint64_t projected = kMhaQuantHeadByHead ? tensor / static_cast<uint64_t>(c.heads) : tensor;
+  plan->q = CarveBytes(arena, projected);
+  plan->k = CarveBytes(arena, projected);
+  plan->v = CarveBytes(arena, projected);
+  plan->context = CarveBytes(arena, tensor);
+  CarveMhaQuantPanels(arena, c, *weights, plan->weight_panels);
+  plan->core = CarveQuantCore(arena, c.dtype, c.max_tokens, d_k, d_k, c.parallel.max_workers,
+                              plan->params.softmax);
+  plan->ready = EA_PLAN_READY;
+  return EA_OK;
+}
+
+ea_status ea_mha_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens, int8_t* y,
+                        int8_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, y, attn_weights);
+}
+
+ea_status ea_mha_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
+                         int16_t* y, int16_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, y, attn_weights);
+}
+
+}  // extern "C"

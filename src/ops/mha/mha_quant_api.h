@@ -1,0 +1,89 @@
+// What other entry points need from fixed-point MHA's: the arena size of a
+// fixed-point config (ea_mha_arena_size serves every dtype), and the
+// validation and carving steps the fixed-point decoder
+// (edgeattn/mha_quant_decode.h) shares with ea_mha_quant_plan_init.
+#ifndef EDGEATTN_SRC_OPS_MHA_MHA_QUANT_API_H_
+#define EDGEATTN_SRC_OPS_MHA_MHA_QUANT_API_H_
+
+#include <stddef.h>
+
+#include "edgeattn/edgeattn.h"
+#include "ops/quant_model_steps.h"
+#include "runtime/arena.h"
+#include "runtime/validation.h"
+
+namespace edgeattn {
+
+// Validates a fixed-point MHA config and returns its arena bytes.
+ea_status MhaQuantArenaSize(const ea_mha_config& config, size_t* bytes);
+
+// ea_mha_quant_plan_init's rules for the config, and for the tensors it
+// reads as void*: biases (aligned; int16 ones within TFLite's 2^47
+// accumulator domain) and the caller's position table (aligned).
+ea_status ValidateMhaQuantConfig(const ea_mha_config& config);
+ea_status CheckMhaQuantTensors(const ea_mha_config& config, const ea_mha_quant_weights& weights);
+
+// What a fixed-point MHA reads and must not overwrite: in_proj weight and
+// bias, out_proj weight and bias, the caller's quantized position table.
+inline constexpr size_t kMhaQuantKeptCount = 5;
+struct MhaQuantKept {
+  Extent extents[kMhaQuantKeptCount];
+};
+MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& config, const ea_mha_quant_weights& weights,
+                                 const void* table);
+
+// Where the position table comes from (the caller's quantized table, or
+// none, or one quantized into the arena at plan time).
+PositionStorage MhaQuantPositions(const ea_mha_config& config);
+
+// What the plan and the decoder check before they carve `carve_bytes` of the
+// arena (config already validated): int16 biases, that the carve fits and
+// misses the kept tensors, then a plan's integers. TFLite's Prepare on the
+// config's scales (if it gives no integers) writes the per-channel arrays
+// into the arena's next free bytes, so a refusal leaves the arena unused;
+// the first carve (CarveMhaQuantParams) then takes those bytes
+// (EA_MHA_QUANT_CHANNEL_INTS) and *derived is the derived integers, or
+// untouched where the config gives its own.
+ea_status PrepareMhaQuantCarve(const ea_mha_config& config, const ea_mha_quant_weights& weights,
+                               const ea_arena& arena, uint64_t carve_bytes,
+                               ea_mha_quant_params* derived);
+// *params: the plan's own copy of the config's integers, or the derived ones.
+void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& config,
+                         const ea_mha_quant_params& derived, ea_mha_quant_params* params);
+
+// The position table the plan adds (quantized into the arena now where the
+// config asks for it), or NULL without positions.
+const void* ResolveMhaQuantPositionTable(ea_arena* arena, const ea_mha_config& config);
+
+// W_Q, W_K, W_V and W_O packed for the dot-product instructions (NULL each
+// where the CPU family has none).
+void CarveMhaQuantPanels(ea_arena* arena, const ea_mha_config& config,
+                         const ea_mha_quant_weights& weights, void* panels[4]);
+
+// out [rows, columns] (ld columns) = FULLY_CONNECTED(x [rows, d_model])
+// through output channels [first_column, first_column + columns) of in_proj's
+// W_Q, W_K or W_V (which = 0, 1, 2), with their biases and integers, on the
+// parallel-for. Panels (x86) only for all d_model columns. False when the hook
+// broke its worker contract.
+template <typename T>
+bool ProjectInProj(const ea_parallel_for& parallel, const ea_mha_config& c,
+                   const ea_mha_quant_weights& w, const void* panels, int32_t which,
+                   const ea_linear_quant_params& params, const T* x, int32_t rows,
+                   int32_t first_column, int32_t columns, T* out) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t first = static_cast<size_t>(which) * e + static_cast<size_t>(first_column);
+  const size_t bias_bytes = sizeof(T) == 1 ? sizeof(int32_t) : sizeof(int64_t);
+  const uint8_t* bias = static_cast<const uint8_t*>(w.in_proj_bias);
+  const ea_linear_quant_params slice{params.input_offset, params.output_offset,
+                                     params.output_multiplier + first_column,
+                                     params.output_shift + first_column};
+  return RunProjection(
+      parallel,
+      ProjectionArgs(x, rows, c.d_model, w.in_proj_weight + first * e,
+                     bias != nullptr ? bias + first * bias_bytes : nullptr, slice, columns, out,
+                     static_cast<size_t>(columns), columns == c.d_model ? panels : nullptr));
+}
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_OPS_MHA_MHA_QUANT_API_H_

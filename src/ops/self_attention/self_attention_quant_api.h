@@ -1,0 +1,18 @@
+// What the float self-attention entry points need from the fixed-point ones:
+// the arena size of a fixed-point config (ea_self_attention_arena_size serves
+// every dtype).
+#ifndef EDGEATTN_SRC_OPS_SELF_ATTENTION_SELF_ATTENTION_QUANT_API_H_
+#define EDGEATTN_SRC_OPS_SELF_ATTENTION_SELF_ATTENTION_QUANT_API_H_
+
+#include <stddef.h>
+
+#include "edgeattn/edgeattn.h"
+
+namespace edgeattn {
+
+// Validates a fixed-point self-attention config and returns its arena bytes.
+ea_status SelfAttentionQuantArenaSize(const ea_self_attention_config& config, size_t* bytes);
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_OPS_SELF_ATTENTION_SELF_ATTENTION_QUANT_API_H_

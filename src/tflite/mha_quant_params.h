@@ -1,0 +1,50 @@
+// The quantization of fixed-point MHA and Attention(Q, K, V) plans: TFLite's
+// Prepare on float scales (ea_mha_quant_derive), and the range checks every
+// integer parameter passes before a plan uses it, whether derived or given.
+#ifndef EDGEATTN_SRC_TFLITE_MHA_QUANT_PARAMS_H_
+#define EDGEATTN_SRC_TFLITE_MHA_QUANT_PARAMS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edgeattn/edgeattn.h"
+
+namespace edgeattn {
+
+// Scales and zero points of config->quant_scales, then TFLite's Prepare into
+// *params with per-channel arrays in channel_ints[8 * d_model] (q, k, v, out:
+// multipliers then shifts). config's dtype and d_model are already valid.
+ea_status DeriveMhaQuantParams(const ea_mha_config& config, ea_mha_quant_params* params,
+                               int32_t* channel_ints);
+
+// The same for single-head self-attention, channel_ints[2 * (2 * d_k + d_v)]
+// (q, k, v: multipliers then shifts).
+ea_status DeriveSelfAttentionQuantParams(const ea_self_attention_config& config,
+                                         ea_self_attention_quant_params* params,
+                                         int32_t* channel_ints);
+ea_status CheckSelfAttentionQuantParams(const ea_self_attention_config& config,
+                                        const ea_self_attention_quant_params& params);
+
+// TFLite's Prepare of ADD (CalculateOpDataAdd) on the quantization of its
+// tensors, and the ranges its integers must lie in (EA_ERR_BAD_ARGUMENT
+// otherwise).
+ea_add_quant_params DeriveAdd(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant out);
+ea_status CheckAdd(ea_dtype dtype, const ea_add_quant_params& params);
+
+// A positive, finite scale and a zero point of the dtype's range (int16: 0).
+bool IsValidQuant(ea_dtype dtype, ea_quant quant);
+
+// EA_ERR_NULL_POINTER for a missing per-channel array, EA_ERR_BAD_ARGUMENT
+// for any value outside what the kernels (and TFLite) accept.
+ea_status CheckMhaQuantParams(const ea_mha_config& config, const ea_mha_quant_params& params);
+
+// The same for fixed-point Attention(Q, K, V): the softmax's beta is the
+// config's scale (1/sqrt(d_k) by default). Writes *params only on EA_OK.
+ea_status DeriveAttentionQuantParams(ea_dtype dtype, float beta,
+                                     const ea_attention_quant_scales& scales,
+                                     ea_attention_quant_params* params);
+ea_status CheckAttentionQuantParams(ea_dtype dtype, const ea_attention_quant_params& params);
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_TFLITE_MHA_QUANT_PARAMS_H_

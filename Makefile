@@ -365,6 +365,7 @@ lint: format-check
 	@sh tools/check_version_text.sh
 	@sh tools/install_deps.sh cppcheck
 	@sh tools/check_sources.sh
+	@sh tools/check_layers.sh
 	cppcheck --quiet --error-exitcode=1 --std=c++17 --language=c++ \
 	  --enable=warning,performance,portability --inline-suppr \
 	  --suppress=missingIncludeSystem -Iinclude -Isrc \

@@ -26,7 +26,6 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include "edgeattn/edgeattn.h"
-#include "kernels/f32/f32_kernels.h"
 #include "runtime/dispatch.h"
 #include "runtime/simd_target_cap.h"
 
@@ -35,9 +34,10 @@ namespace edgeattn {
 EA_EXPORT(TargetNameHere);
 EA_EXPORT(VectorBytesHere);
 
-const char* ActiveTargetName() { return EA_DISPATCH(TargetNameHere)(); }
+// hwy::TargetName of the target the dispatcher picks now, and its vector width.
+static const char* ActiveTargetName() { return EA_DISPATCH(TargetNameHere)(); }
 
-size_t ActiveVectorBytes() { return EA_DISPATCH(VectorBytesHere)(); }
+static size_t ActiveVectorBytes() { return EA_DISPATCH(VectorBytesHere)(); }
 
 }  // namespace edgeattn
 

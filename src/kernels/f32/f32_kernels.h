@@ -105,10 +105,6 @@ inline LinearTask LinearTaskOf(int32_t task, int32_t rows, int32_t n_out) {
 // out[i] = a[i] + b[i].
 void AddF32(const float* a, const float* b, float* out, size_t count);
 
-// hwy::TargetName of the target the dispatcher picks now, and its vector width.
-const char* ActiveTargetName();
-size_t ActiveVectorBytes();
-
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_SRC_KERNELS_F32_F32_KERNELS_H_

@@ -80,9 +80,9 @@ LIB_SRCS := $(shell sed -e '/^\#/d' -e '/^[[:space:]]*$$/d' src/sources.txt)
 LIB_OBJS := $(LIB_SRCS:%.cc=$(BUILD)/%.o)
 TARGET_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(TARGET_OBJS_SRC))
 
-# Every tests/*_test.cc goes into one GoogleTest binary; the no-heap proof
-# interposes malloc and so is a binary of its own.
-SUITE_SRCS := $(filter-out tests/no_heap_test.cc,$(wildcard tests/*_test.cc)) \
+# Every tests/<layer>/*_test.cc goes into one GoogleTest binary; the no-heap
+# proof interposes malloc and so is a binary of its own.
+SUITE_SRCS := $(filter-out tests/contract/no_heap_test.cc,$(wildcard tests/*/*_test.cc)) \
   $(wildcard tests/reference/*.cc) $(wildcard tests/data/tflite/*.cc) \
   $(wildcard tests/data/weights/*.cc)
 SUITE_OBJS := $(SUITE_SRCS:%.cc=$(BUILD)/%.o) $(BUILD)/examples/c_usage.o \
@@ -187,7 +187,7 @@ $(SUITE): $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LIBS) $(TARGET_LINK_DEPS)
 	$(CXX) $(SAN_FLAGS) -o $@ $(SUITE_OBJS) $(TARGET_OBJS) $(LIB) $(GTEST_LDLIBS) \
 	  $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
-$(NO_HEAP): $(BUILD)/tests/no_heap_test.o $(BUILD)/tests/reference/random_tensor.o \
+$(NO_HEAP): $(BUILD)/tests/contract/no_heap_test.o $(BUILD)/tests/reference/random_tensor.o \
   $(BUILD)/tests/data/weights/sample_files.o $(LIB)
 	$(CXX) -o $@ $^ $(GTEST_LDLIBS) $(LIB_DEPS_LDLIBS) $(TARGET_LDFLAGS)
 
@@ -374,7 +374,7 @@ lint: format-check
 # Generated weight headers (tools/convert_weights.py) are not formatted.
 FORMAT_SRCS := $(filter-out examples/reversal/reversal_weights.h examples/reversal/reversal_quant_weights.h,$(wildcard include/edgeattn/*.h \
   include/edgeattn/*.hpp src/*/*.h src/*/*.cc src/*/*/*.h src/*/*/*.cc src/*/*/*/*.h src/*/*/*/*.cc \
-  tests/*.h tests/*.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
+  tests/*.h tests/*/*_test.cc tests/reference/*.h tests/reference/*.cc examples/*.c examples/*.cc \
   examples/*.h examples/*/*.cc examples/*/*.c examples/*/*.h bench/*.h bench/*.cc platform/*/*.c platform/*/*.cc platform/*/*.h \
   tests/consumers/*.c tests/consumers/*.h tests/fuzz/*.h tests/fuzz/*.cc))
 

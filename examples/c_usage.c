@@ -1,5 +1,5 @@
 /* Firmware-style use from C11: a static arena, a plan, a run with no allocation.
- * The README shows this file verbatim (make lint checks), and tests/c_api_test.cc
+ * The README shows this file verbatim (make lint checks), and tests/ops/c_api_test.cc
  * runs it against the double-precision reference, so the example cannot rot. */
 #include "c_usage.h" /* edgeattn/edgeattn.h, and the shape: 8 tokens, d_model 16, 2 heads */
 

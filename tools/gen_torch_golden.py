@@ -5,7 +5,7 @@ Why: tests/reference/ is our own double-precision reading of the formulas, so
 a misreading there (weight layout, head split, scale, mask direction) would be
 shared by the library and its tests. This script asks torch.nn.MultiheadAttention
 itself, the layout the C API promises to match, and freezes its answers as C++
-arrays that tests/torch_golden_test.cc compares every SIMD target against.
+arrays that tests/contract/torch_golden_test.cc compares every SIMD target against.
 
 Every weight and input is rounded to float32 first; torch then computes the
 expected outputs in float64 from those rounded values, so the only difference
@@ -117,7 +117,7 @@ def main():
                "//\n"
                "// torch.nn.MultiheadAttention(batch_first=True) in float64 on float32-rounded\n"
                "// weights and inputs; expected outputs are float64 results rounded to float.\n"
-               "// Included by tests/torch_golden_test.cc only.\n" % torch.__version__)
+               "// Included by tests/contract/torch_golden_test.cc only.\n" % torch.__version__)
     out.append("// clang-format off\n")
     out.append("namespace torch_golden {\n")
     out.append("struct TorchMhaCase {\n"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # make matrix: builds and runs the test suite of every target (SVE and SVE2 at
 # every vector length), prints one table, and fails on any test failure or on
-# any difference in the cross-target digest (tests/digest_test.cc).
+# any difference in the cross-target digest (tests/contract/digest_test.cc).
 # Usage: tools/matrix.sh [spec ...]   (default: all of them), a spec being
 #   target                  the whole suite
 #   target:bits             the whole suite at an SVE vector length

@@ -8,7 +8,7 @@ specification) and as npz. Both convert to the same blob, byte for byte; a
 reader written here from docs/WEIGHT_FILES.md gets every tensor back, packed
 ones unpacked; the header's literals parse back to the same values.
 
---emit DIR also writes the C++ suite's inputs (tests/weight_file_test.cc):
+--emit DIR also writes the C++ suite's inputs (tests/weights/weight_file_test.cc):
 sample_files.cc (the safetensors file and the blob as aligned byte arrays)
 and sample_weights.h (the header). Without --emit the committed copies in
 tests/data/weights must equal what this run makes.
@@ -32,7 +32,7 @@ DATA = os.path.join(REPO, "tests", "data", "weights")
 
 
 def sample_value(tensor_index, count, kind):
-    """The values tests/weight_file_test.cc recomputes: exact in every dtype."""
+    """The values tests/weights/weight_file_test.cc recomputes: exact in every dtype."""
     i = np.arange(count, dtype=np.int64)
     if kind == "f":
         return ((i * 37 + tensor_index * 11) % 257 - 128) / 64.0

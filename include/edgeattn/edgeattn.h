@@ -49,7 +49,7 @@ extern "C" {
 #define EA_ENUM_RANGE_MIN_ (-0x7FFFFFFF - 1)
 #define EA_ENUM_RANGE_MAX_ 0x7FFFFFFF
 
-/* Each code lists every cause that returns it. tests/status_codes_test.cc
+/* Each code lists every cause that returns it. tests/contract/status_codes_test.cc
  * triggers each one, except the two a build cannot reach: the size_t overflow
  * only on 32-bit targets, the target cap below a static build's target only
  * in tests/simd_target_cap_test.cc. */

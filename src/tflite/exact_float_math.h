@@ -3,7 +3,7 @@
 // no libm: frexp and sqrtf here; round is constexpr_math's
 // (sinusoidal_table.hpp), and floor a cast where its argument is never
 // negative. Exact by construction: each works on the binary representation or
-// where float arithmetic is exact; tests/exact_float_math_test.cc compares
+// where float arithmetic is exact; tests/tflite/exact_float_math_test.cc compares
 // them with the C library on every target. Plan time only (the run path has no
 // float).
 #ifndef EDGEATTN_SRC_TFLITE_EXACT_FLOAT_MATH_H_

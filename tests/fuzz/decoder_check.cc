@@ -29,7 +29,7 @@ constexpr double kTinyOutputs = 1e-30;
 constexpr double kMaxScoreStep = 0.5;  // a storage step moving a score further: not bounded
 constexpr uint64_t kRoundingSeeds[2] = {0x5eed, 0xbeef};
 
-// Relative bound past the storage slack. f16 as tests/mha_decode_test.cc's
+// Relative bound past the storage slack. f16 as tests/ops/mha_decode_test.cc's
 // BoundFor; int8's and int4's rounding of queries and weights is in the
 // slack instead.
 double StorageBound(StoredAs storage) {

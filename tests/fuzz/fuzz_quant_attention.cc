@@ -46,7 +46,7 @@ ea_quant* TensorField(ea_attention_quant_scales* s, int i) {
   return fields[i];
 }
 
-// tests/quant_attention_test.cc's scales: q, k, v spanning their range,
+// tests/ops/quant_attention_test.cc's scales: q, k, v spanning their range,
 // scores scaled for d_k, the output 0.7 of v's.
 float NominalScale(int i, bool int8, int32_t d_k) {
   const double range = int8 ? 74.0 : 18900.0;

@@ -9,7 +9,7 @@
 // from the formulas of ../shared/golden/README.md and the documented semantics of
 // gemmlowp's fixed point and TFLite's reference kernels (no code of theirs): the
 // library's fixed-point path must equal it integer for integer, and
-// tests/tflite_golden_test.cc proves it equals TFLite Micro on the golden data.
+// tests/contract/tflite_golden_test.cc proves it equals TFLite Micro on the golden data.
 //
 // The one departure from TFLite: where its int8 softmax aborts (a row's sum of
 // exps reaches 512), this reference saturates; see SoftmaxInt8Row.

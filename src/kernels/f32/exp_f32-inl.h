@@ -11,7 +11,7 @@
 // tolerance does not need): on a core whose FMAs and other vector
 // instructions share two pipes, every one of them is an FMA slot lost.
 //
-// Accuracy (tests/exp_test.cc, every target): relative error below
+// Accuracy (tests/kernels/exp_test.cc, every target): relative error below
 // 3e-7 + |x| 2^-23 (the second term: the rounding of x log2(e) and of the
 // constant log2(e); the input s - max carries |s| 2^-24 anyway) for results of
 // 2^-126 and above. Smaller results are 0 or a denormal no larger than twice

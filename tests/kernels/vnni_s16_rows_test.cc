@@ -13,7 +13,7 @@
 // int_kernels.cc compiles them; CPUs without AVX512-VNNI have no such rows
 // (the tests say so and skip).
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "vnni_s16_rows_test.cc"
+#define HWY_TARGET_INCLUDE "kernels/vnni_s16_rows_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
 #include <hwy/highway.h>

@@ -10,7 +10,7 @@
 // int_kernels.cc compiles it; other targets have no such function (the test
 // says so and skips).
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "softmax_s8_row_test.cc"
+#define HWY_TARGET_INCLUDE "kernels/softmax_s8_row_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
 #include <hwy/highway.h>

@@ -192,7 +192,7 @@ TEST(PthreadPool, RefusesWorkerCountsItCannotServe) {
 #else
 TEST(PthreadPool, MhaOnThreadsIsBitIdenticalToOneThread) {
   GTEST_SKIP() << "this target has no pthreads (bare metal): the pool example is not built; "
-                  "tests/parallel_for_test.cc still checks schedules on one thread";
+                  "tests/runtime/parallel_for_test.cc still checks schedules on one thread";
 }
 #endif
 

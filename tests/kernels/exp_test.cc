@@ -2,7 +2,7 @@
 // exp, on every SIMD target: the accuracy its header promises, at the edges of
 // its range and on a dense sweep of it.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "exp_test.cc"
+#define HWY_TARGET_INCLUDE "kernels/exp_test.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
 #include <hwy/highway.h>

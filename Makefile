@@ -366,6 +366,7 @@ lint: format-check
 	@sh tools/install_deps.sh cppcheck
 	@sh tools/check_sources.sh
 	@sh tools/check_layers.sh
+	@sh tools/check_entry_point_tables.sh
 	cppcheck --quiet --error-exitcode=1 --std=c++17 --language=c++ \
 	  --enable=warning,performance,portability --inline-suppr \
 	  --suppress=missingIncludeSystem -Iinclude -Isrc \

@@ -6,7 +6,7 @@
 // n = 128 attention). Edges (fewer than four keys or features left, the zero
 // padding) and targets without 128-bit vectors (SCALAR) or with only
 // length-agnostic ones (SVE) take the scalar path. The result is the same
-// floats either way (tests/kernels/packed_weights_test.cc, every target).
+// floats either way (tests/kernels/pack_panels_test.cc, every target).
 
 #if defined(EDGEATTN_SRC_KERNELS_F32_PACK_PANELS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EDGEATTN_SRC_KERNELS_F32_PACK_PANELS_INL_H_

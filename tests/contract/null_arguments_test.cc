@@ -27,6 +27,7 @@
 #include "edgeattn/rope.h"
 #include "edgeattn/weight_file.h"
 #include "model_fixture.h"
+#include "planned_operation.h"
 #include "reference/quant_mha_fixture.h"
 #include "test_support.h"
 #include "untouched_bytes.h"
@@ -40,35 +41,131 @@ constexpr int32_t kHeads = 2;
 constexpr int32_t kDHead = kDModel / kHeads;
 constexpr size_t kElements = static_cast<size_t>(kTokens) * kDModel;
 
-// A caller's buffer and the arena struct over it.
-struct OwnedArena {
+// The arena an init row initialises into, beside the planned one.
+struct SpareArena {
   AlignedBytes storage{0};
   ea_arena arena{};
-  void Init(size_t bytes) {
-    storage = AlignedBytes(bytes);
+  explicit SpareArena(size_t bytes) : storage(bytes) {
     ea_arena_init(&arena, storage.data(), bytes);
-  }
-  void Remember(const char* what, UntouchedBytes* watched) const {
-    watched->Remember(what, storage.data(), storage.size());
-    watched->Remember(what, &arena, sizeof(arena));
   }
 };
 
-// One valid instance of every family, planned and ready, with inputs and
-// outputs; `spare_*` are the objects the init rows initialise, over arenas
-// of their own.
+using PlannedCache = Planned<ea_kv_cache, ea_kv_cache_config>;
+using PlannedDecoder = Planned<ea_mha_decoder, ea_mha_decoder_config, ea_mha_weights>;
+using PlannedCross = Planned<ea_mha_cross, ea_mha_cross_config, ea_mha_weights>;
+using PlannedQuantAttention = Planned<ea_attention_quant_plan, ea_attention_config>;
+using PlannedQuantSelfAttention = Planned<ea_self_attention_quant_plan, ea_self_attention_config,
+                                          ea_self_attention_quant_weights>;
+using PlannedQuantDecoder =
+    Planned<ea_mha_quant_decoder, ea_mha_quant_decoder_config, ea_mha_quant_weights>;
+
+ea_kv_cache_config CacheConfig() {
+  ea_kv_cache_config c{};
+  c.capacity = kTokens;
+  c.n_heads = kHeads;
+  c.n_kv_heads = kHeads;
+  c.d_head = kDHead;
+  c.max_queries = kTokens;
+  c.storage = EA_KV_STORAGE_F32;
+  return c;
+}
+
+ea_mha_decoder_config DecoderConfig() {
+  ea_mha_decoder_config c{};
+  c.d_model = kDModel;
+  c.n_heads = kHeads;
+  c.n_kv_heads = kHeads;
+  c.max_positions = kTokens;
+  c.max_tokens = kTokens;
+  c.storage = EA_KV_STORAGE_F32;
+  return c;
+}
+
+ea_mha_cross_config CrossConfig() {
+  ea_mha_cross_config c{};
+  c.d_model = kDModel;
+  c.n_heads = kHeads;
+  c.max_memory = kTokens;
+  c.max_queries = kTokens;
+  c.storage = EA_KV_STORAGE_F32;
+  return c;
+}
+
+// int16 activations are symmetric: every zero point 0.
+ea_attention_quant_scales AttentionScales(ea_dtype dtype) {
+  const bool int8 = dtype == EA_DTYPE_INT8;
+  ea_attention_quant_scales s{};
+  s.q = {0.05f, int8 ? 1 : 0};
+  s.k = {0.04f, int8 ? -2 : 0};
+  s.v = {0.03f, int8 ? 3 : 0};
+  s.scores = {0.02f, 0};
+  s.output = {0.02f, 0};
+  return s;
+}
+
+ea_attention_config AttentionConfig(ea_dtype dtype, const ea_attention_quant_scales* scales) {
+  ea_attention_config c{};
+  c.dtype = dtype;
+  c.n_q = kTokens;
+  c.n_kv = kTokens;
+  c.d_k = kDModel;
+  c.d_v = kDModel;
+  c.quant_scales = scales;
+  return c;
+}
+
+ea_self_attention_quant_scales SelfAttentionScales(ea_dtype dtype, const float* w_scales) {
+  const bool int8 = dtype == EA_DTYPE_INT8;
+  ea_self_attention_quant_scales s{};
+  s.input = {0.05f, int8 ? 2 : 0};
+  s.q = {0.05f, int8 ? 1 : 0};
+  s.k = {0.04f, int8 ? -1 : 0};
+  s.v = {0.03f, 0};
+  s.scores = {0.02f, 0};
+  s.output = {0.02f, 0};
+  s.w_q_scales = w_scales;
+  s.w_k_scales = w_scales;
+  s.w_v_scales = w_scales;
+  return s;
+}
+
+ea_self_attention_config SelfAttentionConfig(ea_dtype dtype,
+                                             const ea_self_attention_quant_scales* scales) {
+  ea_self_attention_config c{};
+  c.dtype = dtype;
+  c.max_tokens = kTokens;
+  c.d_model = kDModel;
+  c.d_k = kDHead;
+  c.d_v = kDHead;
+  c.quant_scales = scales;
+  return c;
+}
+
+ea_mha_quant_decoder_config QuantDecoderConfig(const QuantMhaLayer& layer) {
+  ea_mha_quant_decoder_config c{};
+  c.layer = layer.config;
+  c.max_step_tokens = kTokens;
+  return c;
+}
+
+// One valid instance of every family, planned and ready (planned_operation.h),
+// with inputs and outputs; `spare_*` are the objects the init rows initialise,
+// over arenas of their own.
 struct World {
   // Float KV cache, decoder and cross-attention on a 2-head layer of 8.
   MhaModel model{kDModel, kHeads, true, 7100};
-  ea_kv_cache_config cache_config{};
-  OwnedArena cache_arena, spare_cache_arena;
-  ea_kv_cache cache{}, spare_cache{};
-  ea_mha_decoder_config decoder_config{};
-  OwnedArena decoder_arena, spare_decoder_arena;
-  ea_mha_decoder decoder{}, spare_decoder{};
-  ea_mha_cross_config cross_config{};
-  OwnedArena cross_arena, spare_cross_arena;
-  ea_mha_cross cross{}, spare_cross{};
+  ea_mha_weights weights = model.Weights();
+  ea_kv_cache_config cache_config = CacheConfig();
+  PlannedCache cache{ea_kv_cache_arena_size, ea_kv_cache_init, cache_config};
+  ea_mha_decoder_config decoder_config = DecoderConfig();
+  PlannedDecoder decoder{ea_mha_decoder_arena_size, ea_mha_decoder_init, decoder_config, weights};
+  ea_mha_cross_config cross_config = CrossConfig();
+  PlannedCross cross{ea_mha_cross_arena_size, ea_mha_cross_init, cross_config, weights};
+  SpareArena spare_cache_arena{cache.bytes}, spare_decoder_arena{decoder.bytes},
+      spare_cross_arena{cross.bytes};
+  ea_kv_cache spare_cache{};
+  ea_mha_decoder spare_decoder{};
+  ea_mha_cross spare_cross{};
   std::vector<float> x = std::vector<float>(kElements, 0.25f);
   std::vector<float> y = std::vector<float>(kElements);
   std::vector<float> packed = std::vector<float>(64 * kDModel);  // one panel of 64 outputs
@@ -77,22 +174,36 @@ struct World {
   size_t bytes = 0;
 
   // Fixed-point Attention(Q, K, V), int8 and int16.
-  ea_attention_quant_scales attention_scales{}, attention_scales_s16{};
-  ea_attention_config attention_s8{}, attention_s16{};
-  OwnedArena attention_s8_arena, attention_s16_arena, spare_attention_arena;
-  ea_attention_quant_plan plan_s8{}, plan_s16{}, spare_attention_plan{};
+  ea_attention_quant_scales attention_scales_s8 = AttentionScales(EA_DTYPE_INT8),
+                            attention_scales_s16 = AttentionScales(EA_DTYPE_INT16);
+  ea_attention_config attention_s8 = AttentionConfig(EA_DTYPE_INT8, &attention_scales_s8),
+                      attention_s16 = AttentionConfig(EA_DTYPE_INT16, &attention_scales_s16);
+  PlannedQuantAttention plan_s8{ea_attention_arena_size, ea_attention_quant_plan_init,
+                                attention_s8};
+  PlannedQuantAttention plan_s16{ea_attention_arena_size, ea_attention_quant_plan_init,
+                                 attention_s16};
+  SpareArena spare_attention_arena{plan_s16.bytes};
+  ea_attention_quant_plan spare_attention_plan{};
   std::vector<int8_t> q8 = std::vector<int8_t>(kElements, 3), out8 = std::vector<int8_t>(kElements);
   std::vector<int16_t> q16 = std::vector<int16_t>(kElements, 300),
                        out16 = std::vector<int16_t>(kElements);
 
-  // Fixed-point self-attention (int8, one head of kDHead) and its derive.
+  // Fixed-point self-attention (one head of kDHead), int8 and int16, and its derive.
   std::vector<float> w_scales = std::vector<float>(kDHead, 0.01f);
-  ea_self_attention_quant_scales self_scales{}, self_scales16{};
-  ea_self_attention_config self_config{}, self_config16{};
   std::vector<int8_t> self_w = std::vector<int8_t>(static_cast<size_t>(kDHead) * kDModel, 5);
-  ea_self_attention_quant_weights self_weights{};
-  OwnedArena self_arena, self_arena16, spare_self_arena;
-  ea_self_attention_quant_plan self_plan{}, self_plan16{}, spare_self_plan{};
+  ea_self_attention_quant_weights self_weights{self_w.data(), self_w.data(), self_w.data(),
+                                               nullptr,       nullptr,       nullptr};
+  ea_self_attention_quant_scales self_scales = SelfAttentionScales(EA_DTYPE_INT8, w_scales.data()),
+                                 self_scales16 =
+                                     SelfAttentionScales(EA_DTYPE_INT16, w_scales.data());
+  ea_self_attention_config self_config = SelfAttentionConfig(EA_DTYPE_INT8, &self_scales),
+                           self_config16 = SelfAttentionConfig(EA_DTYPE_INT16, &self_scales16);
+  PlannedQuantSelfAttention self_plan{ea_self_attention_arena_size,
+                                      ea_self_attention_quant_plan_init, self_config, self_weights};
+  PlannedQuantSelfAttention self_plan16{
+      ea_self_attention_arena_size, ea_self_attention_quant_plan_init, self_config16, self_weights};
+  SpareArena spare_self_arena{self_plan.bytes};
+  ea_self_attention_quant_plan spare_self_plan{};
   ea_self_attention_quant_params self_params{};
   std::vector<int32_t> self_channel_ints =
       std::vector<int32_t>(EA_SELF_ATTENTION_QUANT_CHANNEL_INTS(kDHead, kDHead));
@@ -105,9 +216,14 @@ struct World {
   QuantMhaCase quant16 =
       RandomQuantMha(EA_DTYPE_INT16, {kTokens, kDModel, kHeads, true, true}, 7300);
   QuantMhaLayer layer8{quant8}, layer16{quant16};
-  ea_mha_quant_decoder_config quant_config8{}, quant_config16{};
-  OwnedArena quant_arena8, quant_arena16, spare_quant_arena;
-  ea_mha_quant_decoder quant_decoder8{}, quant_decoder16{}, spare_quant_decoder{};
+  ea_mha_quant_decoder_config quant_config8 = QuantDecoderConfig(layer8),
+                              quant_config16 = QuantDecoderConfig(layer16);
+  PlannedQuantDecoder quant_decoder8{ea_mha_quant_decoder_arena_size, ea_mha_quant_decoder_init,
+                                     quant_config8, layer8.weights};
+  PlannedQuantDecoder quant_decoder16{ea_mha_quant_decoder_arena_size, ea_mha_quant_decoder_init,
+                                      quant_config16, layer16.weights};
+  SpareArena spare_quant_arena{quant_decoder16.bytes};
+  ea_mha_quant_decoder spare_quant_decoder{};
 
   // Weight files.
   ea_weight_file file{}, spare_file{};
@@ -119,119 +235,17 @@ struct World {
   bool ready = false;
 
   World() {
-    cache_config.capacity = kTokens;
-    cache_config.n_heads = kHeads;
-    cache_config.n_kv_heads = kHeads;
-    cache_config.d_head = kDHead;
-    cache_config.max_queries = kTokens;
-    cache_config.storage = EA_KV_STORAGE_F32;
-    if (ea_kv_cache_arena_size(&cache_config, &bytes) != EA_OK) return;
-    cache_arena.Init(bytes);
-    spare_cache_arena.Init(bytes);
-    if (ea_kv_cache_init(&cache, &cache_config, &cache_arena.arena) != EA_OK) return;
-    if (ea_kv_cache_append(&cache, x.data(), x.data(), 1) != EA_OK) return;  // a key to attend to
-
-    decoder_config.d_model = kDModel;
-    decoder_config.n_heads = kHeads;
-    decoder_config.n_kv_heads = kHeads;
-    decoder_config.max_positions = kTokens;
-    decoder_config.max_tokens = kTokens;
-    decoder_config.storage = EA_KV_STORAGE_F32;
-    const ea_mha_weights weights = model.Weights();
-    if (ea_mha_decoder_arena_size(&decoder_config, &bytes) != EA_OK) return;
-    decoder_arena.Init(bytes);
-    spare_decoder_arena.Init(bytes);
-    if (ea_mha_decoder_init(&decoder, &decoder_config, &weights, &decoder_arena.arena) != EA_OK) {
-      return;
+    for (ea_status planned :
+         {cache.status, decoder.status, cross.status, plan_s8.status, plan_s16.status,
+          self_plan.status, self_plan16.status, quant_decoder8.status, quant_decoder16.status}) {
+      if (planned != EA_OK) return;
     }
-
-    cross_config.d_model = kDModel;
-    cross_config.n_heads = kHeads;
-    cross_config.max_memory = kTokens;
-    cross_config.max_queries = kTokens;
-    cross_config.storage = EA_KV_STORAGE_F32;
-    if (ea_mha_cross_arena_size(&cross_config, &bytes) != EA_OK) return;
-    cross_arena.Init(bytes);
-    spare_cross_arena.Init(bytes);
-    if (ea_mha_cross_init(&cross, &cross_config, &weights, &cross_arena.arena) != EA_OK) return;
-    if (ea_mha_cross_set_memory(&cross, x.data(), kTokens) != EA_OK) return;
-
-    attention_scales.q = {0.05f, 1};
-    attention_scales.k = {0.04f, -2};
-    attention_scales.v = {0.03f, 3};
-    attention_scales.scores = {0.02f, 0};
-    attention_scales.output = {0.02f, 0};
-    attention_s8.dtype = EA_DTYPE_INT8;
-    attention_s8.n_q = kTokens;
-    attention_s8.n_kv = kTokens;
-    attention_s8.d_k = kDModel;
-    attention_s8.d_v = kDModel;
-    attention_s8.quant_scales = &attention_scales;
-    attention_s16 = attention_s8;
-    attention_s16.dtype = EA_DTYPE_INT16;
-    attention_scales_s16 = attention_scales;
-    for (ea_quant* q : {&attention_scales_s16.q, &attention_scales_s16.k, &attention_scales_s16.v,
-                        &attention_scales_s16.scores, &attention_scales_s16.output}) {
-      q->zero_point = 0;  // int16 activations are symmetric
-    }
-    attention_s16.quant_scales = &attention_scales_s16;
-    if (!PlanAttention(attention_s8, &attention_s8_arena, &plan_s8)) return;
-    if (!PlanAttention(attention_s16, &attention_s16_arena, &plan_s16)) return;
-    if (ea_attention_arena_size(&attention_s16, &bytes) != EA_OK) return;
-    spare_attention_arena.Init(bytes);
-
-    self_scales.input = {0.05f, 2};
-    self_scales.q = {0.05f, 1};
-    self_scales.k = {0.04f, -1};
-    self_scales.v = {0.03f, 0};
-    self_scales.scores = {0.02f, 0};
-    self_scales.output = {0.02f, 0};
-    self_scales.w_q_scales = w_scales.data();
-    self_scales.w_k_scales = w_scales.data();
-    self_scales.w_v_scales = w_scales.data();
-    self_config.dtype = EA_DTYPE_INT8;
-    self_config.max_tokens = kTokens;
-    self_config.d_model = kDModel;
-    self_config.d_k = kDHead;
-    self_config.d_v = kDHead;
-    self_config.quant_scales = &self_scales;
-    self_weights.w_q = self_w.data();
-    self_weights.w_k = self_w.data();
-    self_weights.w_v = self_w.data();
-    if (ea_self_attention_arena_size(&self_config, &bytes) != EA_OK) return;
-    self_arena.Init(bytes);
-    spare_self_arena.Init(bytes);
-    if (ea_self_attention_quant_plan_init(&self_plan, &self_config, &self_weights,
-                                          &self_arena.arena) != EA_OK) {
-      return;
-    }
-    self_scales16 = self_scales;
-    for (ea_quant* q : {&self_scales16.input, &self_scales16.q, &self_scales16.k, &self_scales16.v,
-                        &self_scales16.scores, &self_scales16.output}) {
-      q->zero_point = 0;  // int16 activations are symmetric
-    }
-    self_config16 = self_config;
-    self_config16.dtype = EA_DTYPE_INT16;
-    self_config16.quant_scales = &self_scales16;
-    if (ea_self_attention_arena_size(&self_config16, &bytes) != EA_OK) return;
-    self_arena16.Init(bytes);
-    if (ea_self_attention_quant_plan_init(&self_plan16, &self_config16, &self_weights,
-                                          &self_arena16.arena) != EA_OK) {
-      return;
-    }
-
-    if (ea_add_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2}, &add8) != EA_OK ||
-        ea_add_quant_derive(EA_DTYPE_INT16, {0.05f, 0}, {0.04f, 0}, {0.06f, 0}, &add16) != EA_OK) {
-      return;
-    }
-
-    if (!PlanQuantDecoder(layer8, &quant_config8, &quant_arena8, &quant_decoder8)) return;
-    if (!PlanQuantDecoder(layer16, &quant_config16, &quant_arena16, &quant_decoder16)) return;
-    if (ea_mha_quant_decoder_arena_size(&quant_config16, &bytes) != EA_OK) return;
-    spare_quant_arena.Init(bytes);
-
-    if (ea_weight_file_open(&file, kSampleBlob, kSampleBlob_size) != EA_OK) return;
-    ready = true;
+    ready =
+        ea_kv_cache_append(&cache.plan, x.data(), x.data(), 1) == EA_OK &&  // a key to see
+        ea_mha_cross_set_memory(&cross.plan, x.data(), kTokens) == EA_OK &&
+        ea_add_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2}, &add8) == EA_OK &&
+        ea_add_quant_derive(EA_DTYPE_INT16, {0.05f, 0}, {0.04f, 0}, {0.06f, 0}, &add16) == EA_OK &&
+        ea_weight_file_open(&file, kSampleBlob, kSampleBlob_size) == EA_OK;
   }
   World(const World&) = delete;
   World& operator=(const World&) = delete;
@@ -261,23 +275,21 @@ struct World {
                             sizeof(spare_quant_decoder));
     watched->FillWithCanary("spare file", &spare_file, sizeof(spare_file));
     watched->Remember("x", x.data(), x.size() * sizeof(float));
-    watched->Remember("cache", &cache, sizeof(cache));
-    watched->Remember("decoder", &decoder, sizeof(decoder));
-    watched->Remember("cross", &cross, sizeof(cross));
-    watched->Remember("plan s8", &plan_s8, sizeof(plan_s8));
-    watched->Remember("plan s16", &plan_s16, sizeof(plan_s16));
-    watched->Remember("self plan", &self_plan, sizeof(self_plan));
-    watched->Remember("self plan 16", &self_plan16, sizeof(self_plan16));
-    watched->Remember("quant decoder 8", &quant_decoder8, sizeof(quant_decoder8));
-    watched->Remember("quant decoder 16", &quant_decoder16, sizeof(quant_decoder16));
     watched->Remember("add8", &add8, sizeof(add8));
     watched->Remember("file", &file, sizeof(file));
-    for (const OwnedArena* a :
-         {&cache_arena, &spare_cache_arena, &decoder_arena, &spare_decoder_arena, &cross_arena,
-          &spare_cross_arena, &attention_s8_arena, &attention_s16_arena, &spare_attention_arena,
-          &self_arena, &self_arena16, &spare_self_arena, &quant_arena8, &quant_arena16,
-          &spare_quant_arena}) {
-      a->Remember("an arena", watched);
+    RememberPlanned("cache", cache, watched);
+    RememberPlanned("decoder", decoder, watched);
+    RememberPlanned("cross", cross, watched);
+    RememberPlanned("plan s8", plan_s8, watched);
+    RememberPlanned("plan s16", plan_s16, watched);
+    RememberPlanned("self plan", self_plan, watched);
+    RememberPlanned("self plan 16", self_plan16, watched);
+    RememberPlanned("quant decoder 8", quant_decoder8, watched);
+    RememberPlanned("quant decoder 16", quant_decoder16, watched);
+    for (const SpareArena* a : {&spare_cache_arena, &spare_decoder_arena, &spare_cross_arena,
+                                &spare_attention_arena, &spare_self_arena, &spare_quant_arena}) {
+      watched->Remember("a spare arena", a->storage.data(), a->storage.size());
+      watched->Remember("a spare arena struct", &a->arena, sizeof(a->arena));
     }
   }
 
@@ -294,21 +306,11 @@ struct World {
   }
 
  private:
-  bool PlanAttention(const ea_attention_config& config, OwnedArena* arena,
-                     ea_attention_quant_plan* plan) {
-    size_t need = 0;
-    if (ea_attention_arena_size(&config, &need) != EA_OK) return false;
-    arena->Init(need);
-    return ea_attention_quant_plan_init(plan, &config, &arena->arena) == EA_OK;
-  }
-  static bool PlanQuantDecoder(const QuantMhaLayer& layer, ea_mha_quant_decoder_config* config,
-                               OwnedArena* arena, ea_mha_quant_decoder* decoder) {
-    config->layer = layer.config;
-    config->max_step_tokens = kTokens;
-    size_t need = 0;
-    if (ea_mha_quant_decoder_arena_size(config, &need) != EA_OK) return false;
-    arena->Init(need);
-    return ea_mha_quant_decoder_init(decoder, config, &layer.weights, &arena->arena) == EA_OK;
+  // A planned object and its arena's bytes.
+  template <typename P>
+  static void RememberPlanned(const char* what, const P& planned, UntouchedBytes* watched) {
+    watched->Remember(what, &planned.plan, sizeof(planned.plan));
+    watched->Remember(what, planned.storage.data(), planned.storage.size());
   }
 };
 
@@ -355,25 +357,25 @@ const NullRow kNullRows[] = {
     EA_ROW(ea_kv_cache_init, arena,
            ea_kv_cache_init(&w.spare_cache, &w.cache_config,
                             Maybe(null_argument, &w.spare_cache_arena.arena))),
-    EA_ROW(ea_kv_cache_reset, cache, ea_kv_cache_reset(Maybe(null_argument, &w.cache))),
+    EA_ROW(ea_kv_cache_reset, cache, ea_kv_cache_reset(Maybe(null_argument, &w.cache.plan))),
     EA_ROW(ea_kv_cache_append, cache,
-           ea_kv_cache_append(Maybe(null_argument, &w.cache), w.x.data(), w.x.data(), 1)),
+           ea_kv_cache_append(Maybe(null_argument, &w.cache.plan), w.x.data(), w.x.data(), 1)),
     EA_ROW(ea_kv_cache_append, k,
-           ea_kv_cache_append(&w.cache, Maybe(null_argument, w.x.data()), w.x.data(), 1)),
+           ea_kv_cache_append(&w.cache.plan, Maybe(null_argument, w.x.data()), w.x.data(), 1)),
     EA_ROW(ea_kv_cache_append, v,
-           ea_kv_cache_append(&w.cache, w.x.data(), Maybe(null_argument, w.x.data()), 1)),
+           ea_kv_cache_append(&w.cache.plan, w.x.data(), Maybe(null_argument, w.x.data()), 1)),
     EA_ROW(ea_kv_cache_attend, cache,
-           ea_kv_cache_attend(Maybe(null_argument, &w.cache), w.x.data(), 1, w.y.data())),
+           ea_kv_cache_attend(Maybe(null_argument, &w.cache.plan), w.x.data(), 1, w.y.data())),
     EA_ROW(ea_kv_cache_attend, q,
-           ea_kv_cache_attend(&w.cache, Maybe(null_argument, w.x.data()), 1, w.y.data())),
+           ea_kv_cache_attend(&w.cache.plan, Maybe(null_argument, w.x.data()), 1, w.y.data())),
     EA_ROW(ea_kv_cache_attend, out,
-           ea_kv_cache_attend(&w.cache, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
+           ea_kv_cache_attend(&w.cache.plan, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
     EA_ROW(ea_kv_cache_attend_all, cache,
-           ea_kv_cache_attend_all(Maybe(null_argument, &w.cache), w.x.data(), 1, w.y.data())),
+           ea_kv_cache_attend_all(Maybe(null_argument, &w.cache.plan), w.x.data(), 1, w.y.data())),
     EA_ROW(ea_kv_cache_attend_all, q,
-           ea_kv_cache_attend_all(&w.cache, Maybe(null_argument, w.x.data()), 1, w.y.data())),
+           ea_kv_cache_attend_all(&w.cache.plan, Maybe(null_argument, w.x.data()), 1, w.y.data())),
     EA_ROW(ea_kv_cache_attend_all, out,
-           ea_kv_cache_attend_all(&w.cache, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
+           ea_kv_cache_attend_all(&w.cache.plan, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
 
     // The float decoder.
     EA_ROW(ea_mha_decoder_arena_size, config,
@@ -382,24 +384,24 @@ const NullRow kNullRows[] = {
            ea_mha_decoder_arena_size(&w.decoder_config, Maybe(null_argument, &w.bytes))),
     EA_ROW(ea_mha_decoder_init, decoder,
            ea_mha_decoder_init(Maybe(null_argument, &w.spare_decoder), &w.decoder_config,
-                               &w.decoder.weights, &w.spare_decoder_arena.arena)),
+                               &w.weights, &w.spare_decoder_arena.arena)),
     EA_ROW(ea_mha_decoder_init, config,
            ea_mha_decoder_init(&w.spare_decoder, Maybe(null_argument, &w.decoder_config),
-                               &w.decoder.weights, &w.spare_decoder_arena.arena)),
+                               &w.weights, &w.spare_decoder_arena.arena)),
     EA_ROW(ea_mha_decoder_init, weights,
            ea_mha_decoder_init(&w.spare_decoder, &w.decoder_config,
-                               Maybe(null_argument, &w.decoder.weights),
-                               &w.spare_decoder_arena.arena)),
+                               Maybe(null_argument, &w.weights), &w.spare_decoder_arena.arena)),
     EA_ROW(ea_mha_decoder_init, arena,
-           ea_mha_decoder_init(&w.spare_decoder, &w.decoder_config, &w.decoder.weights,
+           ea_mha_decoder_init(&w.spare_decoder, &w.decoder_config, &w.weights,
                                Maybe(null_argument, &w.spare_decoder_arena.arena))),
-    EA_ROW(ea_mha_decoder_reset, decoder, ea_mha_decoder_reset(Maybe(null_argument, &w.decoder))),
+    EA_ROW(ea_mha_decoder_reset, decoder,
+           ea_mha_decoder_reset(Maybe(null_argument, &w.decoder.plan))),
     EA_ROW(ea_mha_decoder_step, decoder,
-           ea_mha_decoder_step(Maybe(null_argument, &w.decoder), w.x.data(), 1, w.y.data())),
+           ea_mha_decoder_step(Maybe(null_argument, &w.decoder.plan), w.x.data(), 1, w.y.data())),
     EA_ROW(ea_mha_decoder_step, x,
-           ea_mha_decoder_step(&w.decoder, Maybe(null_argument, w.x.data()), 1, w.y.data())),
+           ea_mha_decoder_step(&w.decoder.plan, Maybe(null_argument, w.x.data()), 1, w.y.data())),
     EA_ROW(ea_mha_decoder_step, y,
-           ea_mha_decoder_step(&w.decoder, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
+           ea_mha_decoder_step(&w.decoder.plan, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
 
     // Cross-attention.
     EA_ROW(ea_mha_cross_arena_size, config,
@@ -407,27 +409,27 @@ const NullRow kNullRows[] = {
     EA_ROW(ea_mha_cross_arena_size, bytes,
            ea_mha_cross_arena_size(&w.cross_config, Maybe(null_argument, &w.bytes))),
     EA_ROW(ea_mha_cross_init, cross,
-           ea_mha_cross_init(Maybe(null_argument, &w.spare_cross), &w.cross_config,
-                             &w.cross.weights, &w.spare_cross_arena.arena)),
+           ea_mha_cross_init(Maybe(null_argument, &w.spare_cross), &w.cross_config, &w.weights,
+                             &w.spare_cross_arena.arena)),
     EA_ROW(ea_mha_cross_init, config,
-           ea_mha_cross_init(&w.spare_cross, Maybe(null_argument, &w.cross_config),
-                             &w.cross.weights, &w.spare_cross_arena.arena)),
+           ea_mha_cross_init(&w.spare_cross, Maybe(null_argument, &w.cross_config), &w.weights,
+                             &w.spare_cross_arena.arena)),
     EA_ROW(ea_mha_cross_init, weights,
-           ea_mha_cross_init(&w.spare_cross, &w.cross_config,
-                             Maybe(null_argument, &w.cross.weights), &w.spare_cross_arena.arena)),
+           ea_mha_cross_init(&w.spare_cross, &w.cross_config, Maybe(null_argument, &w.weights),
+                             &w.spare_cross_arena.arena)),
     EA_ROW(ea_mha_cross_init, arena,
-           ea_mha_cross_init(&w.spare_cross, &w.cross_config, &w.cross.weights,
+           ea_mha_cross_init(&w.spare_cross, &w.cross_config, &w.weights,
                              Maybe(null_argument, &w.spare_cross_arena.arena))),
     EA_ROW(ea_mha_cross_set_memory, cross,
-           ea_mha_cross_set_memory(Maybe(null_argument, &w.cross), w.x.data(), kTokens)),
+           ea_mha_cross_set_memory(Maybe(null_argument, &w.cross.plan), w.x.data(), kTokens)),
     EA_ROW(ea_mha_cross_set_memory, memory,
-           ea_mha_cross_set_memory(&w.cross, Maybe(null_argument, w.x.data()), kTokens)),
+           ea_mha_cross_set_memory(&w.cross.plan, Maybe(null_argument, w.x.data()), kTokens)),
     EA_ROW(ea_mha_cross_run, cross,
-           ea_mha_cross_run(Maybe(null_argument, &w.cross), w.x.data(), 1, w.y.data())),
+           ea_mha_cross_run(Maybe(null_argument, &w.cross.plan), w.x.data(), 1, w.y.data())),
     EA_ROW(ea_mha_cross_run, x,
-           ea_mha_cross_run(&w.cross, Maybe(null_argument, w.x.data()), 1, w.y.data())),
+           ea_mha_cross_run(&w.cross.plan, Maybe(null_argument, w.x.data()), 1, w.y.data())),
     EA_ROW(ea_mha_cross_run, y,
-           ea_mha_cross_run(&w.cross, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
+           ea_mha_cross_run(&w.cross.plan, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
 
     // Fixed-point Attention(Q, K, V).
     EA_ROW(ea_attention_quant_plan_init, plan,
@@ -441,34 +443,34 @@ const NullRow kNullRows[] = {
            ea_attention_quant_plan_init(&w.spare_attention_plan, &w.attention_s16,
                                         Maybe(null_argument, &w.spare_attention_arena.arena))),
     EA_ROW(ea_attention_run_s8, plan,
-           ea_attention_run_s8(Maybe(null_argument, &w.plan_s8), w.q8.data(), w.q8.data(),
+           ea_attention_run_s8(Maybe(null_argument, &w.plan_s8.plan), w.q8.data(), w.q8.data(),
                                w.q8.data(), w.out8.data(), nullptr)),
     EA_ROW(ea_attention_run_s8, q,
-           ea_attention_run_s8(&w.plan_s8, Maybe(null_argument, w.q8.data()), w.q8.data(),
+           ea_attention_run_s8(&w.plan_s8.plan, Maybe(null_argument, w.q8.data()), w.q8.data(),
                                w.q8.data(), w.out8.data(), nullptr)),
     EA_ROW(ea_attention_run_s8, k,
-           ea_attention_run_s8(&w.plan_s8, w.q8.data(), Maybe(null_argument, w.q8.data()),
+           ea_attention_run_s8(&w.plan_s8.plan, w.q8.data(), Maybe(null_argument, w.q8.data()),
                                w.q8.data(), w.out8.data(), nullptr)),
     EA_ROW(ea_attention_run_s8, v,
-           ea_attention_run_s8(&w.plan_s8, w.q8.data(), w.q8.data(),
+           ea_attention_run_s8(&w.plan_s8.plan, w.q8.data(), w.q8.data(),
                                Maybe(null_argument, w.q8.data()), w.out8.data(), nullptr)),
     EA_ROW(ea_attention_run_s8, out,
-           ea_attention_run_s8(&w.plan_s8, w.q8.data(), w.q8.data(), w.q8.data(),
+           ea_attention_run_s8(&w.plan_s8.plan, w.q8.data(), w.q8.data(), w.q8.data(),
                                Maybe(null_argument, w.out8.data()), nullptr)),
     EA_ROW(ea_attention_run_s16, plan,
-           ea_attention_run_s16(Maybe(null_argument, &w.plan_s16), w.q16.data(), w.q16.data(),
+           ea_attention_run_s16(Maybe(null_argument, &w.plan_s16.plan), w.q16.data(), w.q16.data(),
                                 w.q16.data(), w.out16.data(), nullptr)),
     EA_ROW(ea_attention_run_s16, q,
-           ea_attention_run_s16(&w.plan_s16, Maybe(null_argument, w.q16.data()), w.q16.data(),
+           ea_attention_run_s16(&w.plan_s16.plan, Maybe(null_argument, w.q16.data()), w.q16.data(),
                                 w.q16.data(), w.out16.data(), nullptr)),
     EA_ROW(ea_attention_run_s16, k,
-           ea_attention_run_s16(&w.plan_s16, w.q16.data(), Maybe(null_argument, w.q16.data()),
+           ea_attention_run_s16(&w.plan_s16.plan, w.q16.data(), Maybe(null_argument, w.q16.data()),
                                 w.q16.data(), w.out16.data(), nullptr)),
     EA_ROW(ea_attention_run_s16, v,
-           ea_attention_run_s16(&w.plan_s16, w.q16.data(), w.q16.data(),
+           ea_attention_run_s16(&w.plan_s16.plan, w.q16.data(), w.q16.data(),
                                 Maybe(null_argument, w.q16.data()), w.out16.data(), nullptr)),
     EA_ROW(ea_attention_run_s16, out,
-           ea_attention_run_s16(&w.plan_s16, w.q16.data(), w.q16.data(), w.q16.data(),
+           ea_attention_run_s16(&w.plan_s16.plan, w.q16.data(), w.q16.data(), w.q16.data(),
                                 Maybe(null_argument, w.out16.data()), nullptr)),
 
     // Fixed-point self-attention.
@@ -498,23 +500,23 @@ const NullRow kNullRows[] = {
            ea_self_attention_quant_plan_init(&w.spare_self_plan, &w.self_config, &w.self_weights,
                                              Maybe(null_argument, &w.spare_self_arena.arena))),
     EA_ROW(ea_self_attention_run_s8, plan,
-           ea_self_attention_run_s8(Maybe(null_argument, &w.self_plan), w.q8.data(), kTokens,
+           ea_self_attention_run_s8(Maybe(null_argument, &w.self_plan.plan), w.q8.data(), kTokens,
                                     w.out8.data(), nullptr)),
     EA_ROW(ea_self_attention_run_s8, x,
-           ea_self_attention_run_s8(&w.self_plan, Maybe(null_argument, w.q8.data()), kTokens,
+           ea_self_attention_run_s8(&w.self_plan.plan, Maybe(null_argument, w.q8.data()), kTokens,
                                     w.out8.data(), nullptr)),
     EA_ROW(ea_self_attention_run_s8, y,
-           ea_self_attention_run_s8(&w.self_plan, w.q8.data(), kTokens,
+           ea_self_attention_run_s8(&w.self_plan.plan, w.q8.data(), kTokens,
                                     Maybe(null_argument, w.out8.data()), nullptr)),
 
     EA_ROW(ea_self_attention_run_s16, plan,
-           ea_self_attention_run_s16(Maybe(null_argument, &w.self_plan16), w.q16.data(), kTokens,
-                                     w.out16.data(), nullptr)),
+           ea_self_attention_run_s16(Maybe(null_argument, &w.self_plan16.plan), w.q16.data(),
+                                     kTokens, w.out16.data(), nullptr)),
     EA_ROW(ea_self_attention_run_s16, x,
-           ea_self_attention_run_s16(&w.self_plan16, Maybe(null_argument, w.q16.data()), kTokens,
-                                     w.out16.data(), nullptr)),
+           ea_self_attention_run_s16(&w.self_plan16.plan, Maybe(null_argument, w.q16.data()),
+                                     kTokens, w.out16.data(), nullptr)),
     EA_ROW(ea_self_attention_run_s16, y,
-           ea_self_attention_run_s16(&w.self_plan16, w.q16.data(), kTokens,
+           ea_self_attention_run_s16(&w.self_plan16.plan, w.q16.data(), kTokens,
                                      Maybe(null_argument, w.out16.data()), nullptr)),
 
     // Packed weights.
@@ -577,24 +579,24 @@ const NullRow kNullRows[] = {
            ea_mha_quant_decoder_init(&w.spare_quant_decoder, &w.quant_config16, &w.layer16.weights,
                                      Maybe(null_argument, &w.spare_quant_arena.arena))),
     EA_ROW(ea_mha_quant_decoder_reset, decoder,
-           ea_mha_quant_decoder_reset(Maybe(null_argument, &w.quant_decoder8))),
+           ea_mha_quant_decoder_reset(Maybe(null_argument, &w.quant_decoder8.plan))),
     EA_ROW(ea_mha_quant_decoder_step_s8, decoder,
-           ea_mha_quant_decoder_step_s8(Maybe(null_argument, &w.quant_decoder8), w.q8.data(), 1,
-                                        w.out8.data())),
+           ea_mha_quant_decoder_step_s8(Maybe(null_argument, &w.quant_decoder8.plan), w.q8.data(),
+                                        1, w.out8.data())),
     EA_ROW(ea_mha_quant_decoder_step_s8, x,
-           ea_mha_quant_decoder_step_s8(&w.quant_decoder8, Maybe(null_argument, w.q8.data()), 1,
-                                        w.out8.data())),
+           ea_mha_quant_decoder_step_s8(&w.quant_decoder8.plan, Maybe(null_argument, w.q8.data()),
+                                        1, w.out8.data())),
     EA_ROW(ea_mha_quant_decoder_step_s8, y,
-           ea_mha_quant_decoder_step_s8(&w.quant_decoder8, w.q8.data(), 1,
+           ea_mha_quant_decoder_step_s8(&w.quant_decoder8.plan, w.q8.data(), 1,
                                         Maybe(null_argument, w.out8.data()))),
     EA_ROW(ea_mha_quant_decoder_step_s16, decoder,
-           ea_mha_quant_decoder_step_s16(Maybe(null_argument, &w.quant_decoder16), w.q16.data(), 1,
-                                         w.out16.data())),
+           ea_mha_quant_decoder_step_s16(Maybe(null_argument, &w.quant_decoder16.plan),
+                                         w.q16.data(), 1, w.out16.data())),
     EA_ROW(ea_mha_quant_decoder_step_s16, x,
-           ea_mha_quant_decoder_step_s16(&w.quant_decoder16, Maybe(null_argument, w.q16.data()), 1,
-                                         w.out16.data())),
+           ea_mha_quant_decoder_step_s16(&w.quant_decoder16.plan,
+                                         Maybe(null_argument, w.q16.data()), 1, w.out16.data())),
     EA_ROW(ea_mha_quant_decoder_step_s16, y,
-           ea_mha_quant_decoder_step_s16(&w.quant_decoder16, w.q16.data(), 1,
+           ea_mha_quant_decoder_step_s16(&w.quant_decoder16.plan, w.q16.data(), 1,
                                          Maybe(null_argument, w.out16.data()))),
 
     // RoPE.

@@ -66,9 +66,11 @@ EA_EXPORT(Probabilities);
 
 namespace {
 
-constexpr size_t kMaxRows = 8;  // kMaxSoftmaxRows
+// The kernel's own constants (the same on every target; these are the
+// static target's).
+constexpr size_t kMaxRows = edgeattn::HWY_NAMESPACE::kMaxSoftmaxRows;
+constexpr float kLowest = edgeattn::HWY_NAMESPACE::kInitialRowMax;
 constexpr size_t kStride = 256;
-constexpr float kLowest = -3.40282347e38f;  // kInitialRowMax
 
 // The exponential's relative bound (exp_f32-inl.h) for |x| up to 40, with
 // room for the sums of a few hundred terms.

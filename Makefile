@@ -270,7 +270,7 @@ install-files: $(LIB)
 	install -m 644 include/edgeattn/*.h include/edgeattn/*.hpp $(DESTDIR)$(PREFIX)/include/edgeattn
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libedgeattn.a
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n \
-	  's/^#define EDGEATTN_VERSION_STRING "\(.*\)"/\1/p' include/edgeattn/edgeattn.h)|' \
+	  's/^#define EDGEATTN_VERSION_STRING "\(.*\)"/\1/p' include/edgeattn/common.h)|' \
 	  -e 's|@REQUIRES@|$(PKGCONFIG_REQUIRES)|' -e '/^Requires: *$$/d' -e 's|@LIBS@|$(PKGCONFIG_LIBS)|' \
 	  tools/edgeattn.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/edgeattn.pc

@@ -113,7 +113,7 @@ void SetStreamCounters(benchmark::State& state, const Shape& shape) {
       benchmark::Counter(shape.n, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// A fixed-point row: edgeattn's ea_mha_run_s8 / _s16 (kMhaDecode: ea_mha_quant_decoder's
+// A fixed-point row: edgeattn's ea_mha_quant_run_s8 / _s16 (kMhaDecode: ea_decoder_quant's
 // steps) on one worker, best target. Counters
 // gops (integer operations, counted as the f32 rows' FLOPs) and pct_peak against the row's
 // integer probe; vs_f32 is added by the reporters.
@@ -170,10 +170,10 @@ void SetDecodeCounters(benchmark::State& state, const Shape& shape, double peak_
 }
 
 const char* KvStorageLabel(ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_F16    ? "f16"
-         : storage == EA_KV_STORAGE_INT8 ? "int8"
-         : storage == EA_KV_STORAGE_INT4 ? "int4"
-                                         : "f32";
+  return storage == EA_KV_STORAGE_F16  ? "f16"
+         : storage == EA_KV_STORAGE_Q8 ? "int8"
+         : storage == EA_KV_STORAGE_Q4 ? "int4"
+                                       : "f32";
 }
 
 // A KV-cache row: edgeattn's cache, one token of the stream per iteration (append its K/V,

@@ -67,10 +67,10 @@ DecodeStreamCheckResult CheckDecodeStreams(const std::vector<Shape>& shapes) {
     if (shape.kv_storage == EA_KV_STORAGE_F16) {
       limit = kMaxStreamGapF16;
       worst = &result.worst_gap_f16;
-    } else if (shape.kv_storage == EA_KV_STORAGE_INT8) {
+    } else if (shape.kv_storage == EA_KV_STORAGE_Q8) {
       limit = kMaxStreamGapInt8;
       worst = &result.worst_gap_int8;
-    } else if (shape.kv_storage == EA_KV_STORAGE_INT4) {
+    } else if (shape.kv_storage == EA_KV_STORAGE_Q4) {
       limit = kMaxStreamGapInt4;
       worst = &result.worst_gap_int4;
     }

@@ -19,7 +19,7 @@ ea_status RunFloatMha(const DequantizedMha& layer, std::vector<float>* y) {
   config.dtype = EA_DTYPE_F32;
   config.max_tokens = layer.n;
   config.d_model = layer.d_model;
-  config.heads = layer.heads;
+  config.n_heads = layer.heads;
   config.mask = layer.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
   config.position = EA_POSITION_NONE;
   const ea_mha_weights weights = {layer.in_proj.data(), layer.in_bias.data(), layer.out_proj.data(),
@@ -31,7 +31,7 @@ ea_status RunFloatMha(const DequantizedMha& layer, std::vector<float>* y) {
   ea_arena arena;
   ea_mha_plan plan;
   status = ea_arena_init(&arena, buffer.data(), buffer.size());
-  if (status == EA_OK) status = ea_mha_plan_init(&plan, &config, &weights, &arena);
+  if (status == EA_OK) status = ea_mha_init(&plan, &config, &weights, &arena);
   y->assign(static_cast<size_t>(layer.n) * layer.d_model, 0.0f);
   if (status == EA_OK)
     status = ea_mha_run(&plan, layer.x.data(), layer.n, layer.n, y->data(), nullptr);
@@ -55,12 +55,12 @@ bool CheckShape(const Shape& shape, QuantCheckResult* result) {
   const std::unique_ptr<QuantWorkload> workload = MakeQuantWorkload(shape);
   ea_status status = workload->plan_status();
   const bool decode = shape.kind == Kind::kMhaDecode;
-  const char* failed_call = decode ? "ea_mha_quant_decoder_init" : "ea_mha_quant_plan_init";
+  const char* failed_call = decode ? "ea_decoder_quant_init" : "ea_mha_quant_init";
   if (status == EA_OK) {
     status = workload->Run();
     failed_call = shape.precision == Precision::kS8
-                      ? (decode ? "ea_mha_quant_decoder_step_s8" : "ea_mha_run_s8")
-                      : (decode ? "ea_mha_quant_decoder_step_s16" : "ea_mha_run_s16");
+                      ? (decode ? "ea_decoder_quant_step_s8" : "ea_mha_quant_run_s8")
+                      : (decode ? "ea_decoder_quant_step_s16" : "ea_mha_quant_run_s16");
   }
   if (status != EA_OK) {
     printf("fixed-point check %s: %s failed: %s (%d)\n", name.c_str(), failed_call,

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "bench_inputs.h"
-#include "edgeattn/mha_quant_decode.h"
+#include "edgeattn/decoder.h"
 
 namespace edgeattn_bench {
 namespace {
@@ -46,10 +46,10 @@ struct Dtype<int8_t> {
   static constexpr float kStepRatio = 1.0f;
   static int32_t Zero(int32_t int8_zero_point) { return int8_zero_point; }
   static ea_status Run(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n, int8_t* y) {
-    return ea_mha_run_s8(plan, x, n, y, nullptr);
+    return ea_mha_quant_run_s8(plan, x, n, y, nullptr);
   }
-  static ea_status Step(ea_mha_quant_decoder* decoder, const int8_t* x, int8_t* y) {
-    return ea_mha_quant_decoder_step_s8(decoder, x, 1, y);
+  static ea_status Step(ea_decoder_quant* decoder, const int8_t* x, int8_t* y) {
+    return ea_decoder_quant_step_s8(decoder, x, 1, y);
   }
 };
 template <>
@@ -59,10 +59,10 @@ struct Dtype<int16_t> {
   static constexpr float kStepRatio = kInt16StepRatio;
   static int32_t Zero(int32_t) { return 0; }
   static ea_status Run(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n, int16_t* y) {
-    return ea_mha_run_s16(plan, x, n, y, nullptr);
+    return ea_mha_quant_run_s16(plan, x, n, y, nullptr);
   }
-  static ea_status Step(ea_mha_quant_decoder* decoder, const int16_t* x, int16_t* y) {
-    return ea_mha_quant_decoder_step_s16(decoder, x, 1, y);
+  static ea_status Step(ea_decoder_quant* decoder, const int16_t* x, int16_t* y) {
+    return ea_decoder_quant_step_s16(decoder, x, 1, y);
   }
 };
 
@@ -128,29 +128,29 @@ class QuantMhaWorkload final : public QuantWorkload {
     config.dtype = Dtype<T>::kDtype;
     config.max_tokens = n_;
     config.d_model = d_model_;
-    config.heads = shape.heads;
+    config.n_heads = shape.heads;
     config.mask = shape.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
     config.position = EA_POSITION_NONE;
     config.quant_scales = &scales_;
     const ea_mha_quant_weights weights = {in_proj_.data(), in_bias_.data(), out_proj_.data(),
                                           out_bias_.data()};
-    const ea_mha_quant_decoder_config decoder_config = {config, 1};
+    const ea_decoder_quant_config decoder_config = {config, 1};
     size_t bytes = 0;
-    plan_status_ = decode_ ? ea_mha_quant_decoder_arena_size(&decoder_config, &bytes)
-                           : ea_mha_arena_size(&config, &bytes);
+    plan_status_ = decode_ ? ea_decoder_quant_arena_size(&decoder_config, &bytes)
+                           : ea_mha_quant_arena_size(&config, &bytes);
     if (plan_status_ != EA_OK) return;
     buffer_ = std::make_unique<AlignedBuffer>(bytes);
     ea_arena arena;
     plan_status_ = ea_arena_init(&arena, buffer_->data(), buffer_->size());
     if (plan_status_ != EA_OK) return;
-    plan_status_ = decode_ ? ea_mha_quant_decoder_init(&decoder_, &decoder_config, &weights, &arena)
-                           : ea_mha_quant_plan_init(&plan_, &config, &weights, &arena);
+    plan_status_ = decode_ ? ea_decoder_quant_init(&decoder_, &decoder_config, &weights, &arena)
+                           : ea_mha_quant_init(&plan_, &config, &weights, &arena);
   }
 
   ea_status Run() override {
     if (plan_status_ != EA_OK) return plan_status_;
     if (!decode_) return Dtype<T>::Run(&plan_, x_.data(), n_, y_.data());
-    ea_status status = ea_mha_quant_decoder_reset(&decoder_);
+    ea_status status = ea_decoder_quant_reset(&decoder_);
     const size_t row = static_cast<size_t>(d_model_);
     for (int32_t t = 0; t < n_ && status == EA_OK; ++t) {
       status = Dtype<T>::Step(&decoder_, x_.data() + t * row, y_.data() + t * row);
@@ -225,14 +225,14 @@ class QuantMhaWorkload final : public QuantWorkload {
 
   int32_t n_;
   int32_t d_model_;
-  bool decode_;  // kMhaDecode: the stream through ea_mha_quant_decoder, one token per step
+  bool decode_;  // kMhaDecode: the stream through ea_decoder_quant, one token per step
   ea_mha_quant_scales scales_ = {};
   std::vector<float> in_scales_, out_scales_;
   std::vector<int8_t> in_proj_, out_proj_;
   std::vector<Bias> in_bias_, out_bias_;
   std::vector<T> x_, y_;
   ea_mha_quant_plan plan_ = {};
-  ea_mha_quant_decoder decoder_ = {};
+  ea_decoder_quant decoder_ = {};
   std::unique_ptr<AlignedBuffer> buffer_;
 };
 

@@ -1,7 +1,7 @@
 // One fixed-point shape made runnable (s8/... or s16/...): an MHA layer quantized the way a
-// TFLite int8 or 16x8 model stores one, planned once with ea_mha_quant_plan_init into an
-// aligned arena and run with ea_mha_run_s8 / ea_mha_run_s16 (no attention weights out). The
-// quantization is made up but plausible: deterministic pseudo-random int8 weights with
+// TFLite int8 or 16x8 model stores one, planned once with ea_mha_quant_init into an
+// aligned arena and run with ea_mha_quant_run_s8 / ea_mha_quant_run_s16 (no attention weights out).
+// The quantization is made up but plausible: deterministic pseudo-random int8 weights with
 // per-channel scales near 2 / (127 sqrt(d_model)), activation scales chosen so that every
 // tensor of the chain spans a good part of its integer range without saturating (the
 // scores wide enough for the softmax to pick keys out of 2048); int8 zero points small and
@@ -45,9 +45,10 @@ struct QuantOutputSpread {
 class QuantWorkload {
  public:
   virtual ~QuantWorkload() = default;
-  // EA_OK once the plan is made (ea_mha_arena_size, ea_arena_init, ea_mha_quant_plan_init).
+  // EA_OK once the plan is made (ea_mha_quant_arena_size, ea_arena_init, ea_mha_quant_init).
   ea_status plan_status() const { return plan_status_; }
-  // ea_mha_run_s8 / ea_mha_run_s16 over all n tokens (kMhaDecode: the n one-token steps).
+  // ea_mha_quant_run_s8 / ea_mha_quant_run_s16 over all n tokens (kMhaDecode: the n one-token
+  // steps).
   virtual ea_status Run() = 0;
   // The layer in real numbers (inputs, weights and biases dequantized).
   const DequantizedMha& dequantized() const { return dequantized_; }
@@ -62,8 +63,8 @@ class QuantWorkload {
 
 // The shape's workload: s8 or s16, MHA of DModel(shape) over shape.heads heads (a prefill
 // shape: one head), causal or not, no position table; a kMhaDecode shape runs the same causal
-// layer as a stream through ea_mha_quant_decoder (ea_mha_quant_decoder_arena_size,
-// ea_mha_quant_decoder_init; Run resets it and steps one token at a time). Fixed-point shapes
+// layer as a stream through ea_decoder_quant (ea_decoder_quant_arena_size,
+// ea_decoder_quant_init; Run resets it and steps one token at a time). Fixed-point shapes
 // only.
 std::unique_ptr<QuantWorkload> MakeQuantWorkload(const Shape& shape);
 

@@ -48,8 +48,8 @@ void AddDecodeRows(std::vector<Shape>* shapes, int32_t n_kv) {
   shapes->push_back(Decode(n_kv));
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F32));
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F16));
-  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT8));
-  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT4));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_Q8));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_Q4));
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F32, kGqaKvHeads));
 }
 
@@ -62,14 +62,14 @@ void AddLongContextRows(std::vector<Shape>* shapes, int32_t n_kv, int32_t head_d
     AddDecodeRows(shapes, n_kv);
   } else {
     for (const ea_kv_storage storage :
-         {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_INT8, EA_KV_STORAGE_INT4}) {
+         {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_Q8, EA_KV_STORAGE_Q4}) {
       shapes->push_back(DecodeStream(n_kv, storage, kDecodeHeads, head_dim));
     }
     shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F32, kGqaKvHeads, head_dim));
   }
   shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_F16, kGqaKvHeads, head_dim));
-  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT8, kGqaKvHeads, head_dim));
-  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_INT4, kGqaKvHeads, head_dim));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_Q8, kGqaKvHeads, head_dim));
+  shapes->push_back(DecodeStream(n_kv, EA_KV_STORAGE_Q4, kGqaKvHeads, head_dim));
 }
 
 // The shape, then the same shape with edgeattn capped at AVX2.
@@ -134,9 +134,9 @@ const char* KvStorageName(ea_kv_storage storage) {
       return "f32";
     case EA_KV_STORAGE_F16:
       return "f16";
-    case EA_KV_STORAGE_INT8:
+    case EA_KV_STORAGE_Q8:
       return "s8kv";
-    case EA_KV_STORAGE_INT4:
+    case EA_KV_STORAGE_Q4:
       return "s4kv";
     default:
       return "?";

@@ -26,7 +26,7 @@ enum class Kind {
                   // its K/V, attend its query; window = capacity = n, so n positions are read
   kMhaDecode      // a whole causal MHA layer (kDecodeHeads heads of head_dim, projections
                   // included) decoding a stream of n tokens, one per step from position 0:
-                  // ea_mha_decoder (f32 cache), ea_mha_quant_decoder (s8, s16); one iteration is
+                  // ea_decoder (f32 cache), ea_decoder_quant (s8, s16); one iteration is
                   // the whole stream (reset, n steps), so it reads caches of 0 to n - 1 positions
 };
 
@@ -37,14 +37,14 @@ enum class SimdTarget {
 };
 
 // The arithmetic of edgeattn's row. The fixed-point dtypes exist for MHA only
-// (ea_mha_run_s8 / _s16), so an s8 or s16 "prefill" row is the MHA layer of one head with
+// (ea_mha_quant_run_s8 / _s16), so an s8 or s16 "prefill" row is the MHA layer of one head with
 // d_model = head_dim, no position table: the three projections, Attention(Q, K, V) and the
 // output projection, where an f32 prefill row is Attention(Q, K, V) alone. Its f32 reference
 // row (F32Twin) is therefore the f32 MHA of that layer, "f32/mha/dm64h1/...".
 enum class Precision {
   kF32,  // float32 (every library)
-  kS8,   // EA_DTYPE_INT8, ea_mha_run_s8 (edgeattn only)
-  kS16   // EA_DTYPE_INT16 (TFLite 16x8), ea_mha_run_s16 (edgeattn only)
+  kS8,   // EA_DTYPE_INT8, ea_mha_quant_run_s8 (edgeattn only)
+  kS16   // EA_DTYPE_INT16 (TFLite 16x8), ea_mha_quant_run_s16 (edgeattn only)
 };
 
 inline constexpr int32_t kMhaDModel = 256;

@@ -146,7 +146,9 @@ void PrintFixedPointTable(const SummaryReporter& reporter, const std::vector<Sha
     const double seconds = reporter.SecondsPerIteration(name);
     if (seconds <= 0.0) continue;
     if (!header) {
-      printf("\nfixed-point rows (edgeattn only, one core; ea_mha_run_s8 / ea_mha_run_s16):\n");
+      printf(
+          "\nfixed-point rows (edgeattn only, one core; ea_mha_quant_run_s8 / "
+          "ea_mha_quant_run_s16):\n");
       printf("GOP/s = 2 integer ops per multiply-accumulate, the FLOP count of the same layer's\n");
       printf(
           "f32 row; s8/s16 prefill rows are single-head MHA layers, projections included, and\n");
@@ -260,8 +262,8 @@ void PrintDecodeTable(const SummaryReporter& reporter, const std::vector<Shape>&
       if (other.kv_storage != EA_KV_STORAGE_F32 && other.kv_heads != shape.kv_heads) continue;
       const double ratio = TimeRatio(reporter, f32, BenchmarkName(other, Library::kEdgeattn));
       if (other.kv_storage == EA_KV_STORAGE_F16) f16 = ratio;
-      if (other.kv_storage == EA_KV_STORAGE_INT8) int8 = ratio;
-      if (other.kv_storage == EA_KV_STORAGE_INT4) int4 = ratio;
+      if (other.kv_storage == EA_KV_STORAGE_Q8) int8 = ratio;
+      if (other.kv_storage == EA_KV_STORAGE_Q4) int4 = ratio;
       if (other.kv_storage == EA_KV_STORAGE_F32 && other.kv_heads != shape.kv_heads) gqa = ratio;
     }
     if (!ratios_header) {
@@ -297,8 +299,8 @@ void PrintMhaDecodeTable(const SummaryReporter& reporter, const std::vector<Shap
     if (seconds <= 0.0) continue;
     if (!header) {
       printf("\ndecoding MHA layers (edgeattn only, one core): a stream of n tokens from\n");
-      printf("position 0, one per step, projections included; f32: ea_mha_decoder (f32\n");
-      printf("cache), s8 / s16: ea_mha_quant_decoder. GFLOP/s or GOP/s count the causal MHA\n");
+      printf("position 0, one per step, projections included; f32: ea_decoder (f32\n");
+      printf("cache), s8 / s16: ea_decoder_quant. GFLOP/s or GOP/s count the causal MHA\n");
       printf("of the n tokens; vs_f32 = the f32 decoder's time / this row's\n\n");
       printf("| shape | tokens/s | GFLOP/s or GOP/s | vs_f32 |\n");
       printf("|---|---:|---:|---:|\n");

@@ -15,7 +15,7 @@ ea_parallel_for WorkerPool::HookFor(int32_t workers) {
   ea_parallel_for hook = {};
   if (workers <= 1) return hook;
   if (started_ && workers == pool_.workers) return ea_pthread_pool_hook(&pool_);
-  hook.max_workers = workers;  // run stays NULL: plan_init refuses it
+  hook.max_workers = workers;  // run stays NULL: init refuses it
   return hook;
 }
 

@@ -31,7 +31,7 @@ class WorkerPool {
 
   // The parallel-for hook of a row on `workers` workers: zero (single-threaded, no hook) for
   // one, the pool's hook for the pool's own count. Any other count gets a hook without a run
-  // function, which plan_init refuses (EA_ERR_NULL_POINTER): the row fails instead of running
+  // function, which init refuses (EA_ERR_NULL_POINTER): the row fails instead of running
   // on fewer workers than its name says.
   ea_parallel_for HookFor(int32_t workers);
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "bench_inputs.h"
-#include "edgeattn/mha_decode.h"
+#include "edgeattn/decoder.h"
 #include "eigen_attention.h"
 #include "onednn_attention.h"
 
@@ -22,7 +22,7 @@ struct AttentionPlan {
     buffer = std::make_unique<AlignedBuffer>(bytes);
     ea_arena arena;
     if (status == EA_OK) status = ea_arena_init(&arena, buffer->data(), buffer->size());
-    if (status == EA_OK) status = ea_attention_plan_init(&plan, &config, &arena);
+    if (status == EA_OK) status = ea_attention_init(&plan, &config, &arena);
   }
 
   ea_attention_config config;
@@ -85,7 +85,7 @@ class PrefillWorkload : public Workload {
 
 // MHA over d_model = heads x head_dim (kMhaDModel with kMhaHeads heads, or the single-head
 // layers of the fixed-point prefill rows' F32Twin), no mask or causal, no positions, with
-// biases. A decoding workload (kMhaDecode, causal) runs edgeattn's side as ea_mha_decoder, one
+// biases. A decoding workload (kMhaDecode, causal) runs edgeattn's side as ea_decoder, one
 // token per step from position 0, whose stream gives the rows of the peers' causal MHA.
 class MhaWorkload : public Workload {
  public:
@@ -113,7 +113,7 @@ class MhaWorkload : public Workload {
     config.dtype = EA_DTYPE_F32;
     config.max_tokens = n;
     config.d_model = d_model;
-    config.heads = heads;
+    config.n_heads = heads;
     config.mask = causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
     config.position = EA_POSITION_NONE;
     config.parallel = parallel;
@@ -125,16 +125,15 @@ class MhaWorkload : public Workload {
     if (plan_status_ == EA_OK) {
       plan_status_ = ea_arena_init(&arena, buffer_->data(), buffer_->size());
     }
-    if (plan_status_ == EA_OK) plan_status_ = ea_mha_plan_init(&plan_, &config, &weights, &arena);
+    if (plan_status_ == EA_OK) plan_status_ = ea_mha_init(&plan_, &config, &weights, &arena);
   }
 
   ea_status RunEdgeattn() override {
     if (!decode_) return ea_mha_run(&plan_, x_.data(), n_, n_, edgeattn_out_.data(), nullptr);
-    ea_status status = ea_mha_decoder_reset(&decoder_);
+    ea_status status = ea_decoder_reset(&decoder_);
     const size_t row = static_cast<size_t>(d_model_);
     for (int32_t t = 0; t < n_ && status == EA_OK; ++t) {
-      status =
-          ea_mha_decoder_step(&decoder_, x_.data() + t * row, 1, edgeattn_out_.data() + t * row);
+      status = ea_decoder_step(&decoder_, x_.data() + t * row, 1, edgeattn_out_.data() + t * row);
     }
     return status;
   }
@@ -154,23 +153,23 @@ class MhaWorkload : public Workload {
 
   // An f32 cache of n positions, one token per step, no positions or window.
   void PlanDecoder(int32_t heads) {
-    ea_mha_decoder_config config = {};
+    ea_decoder_config config = {};
     config.d_model = d_model_;
     config.n_heads = heads;
     config.n_kv_heads = heads;
     config.max_positions = n_;
-    config.max_tokens = 1;
+    config.max_step_tokens = 1;
     config.storage = EA_KV_STORAGE_F32;
     config.position = EA_POSITION_NONE;
     const ea_mha_weights weights = EdgeattnWeights();
     size_t bytes = 0;
-    plan_status_ = ea_mha_decoder_arena_size(&config, &bytes);
+    plan_status_ = ea_decoder_arena_size(&config, &bytes);
     if (plan_status_ != EA_OK) return;
     buffer_ = std::make_unique<AlignedBuffer>(bytes);
     ea_arena arena;
     plan_status_ = ea_arena_init(&arena, buffer_->data(), buffer_->size());
     if (plan_status_ == EA_OK) {
-      plan_status_ = ea_mha_decoder_init(&decoder_, &config, &weights, &arena);
+      plan_status_ = ea_decoder_init(&decoder_, &config, &weights, &arena);
     }
   }
 
@@ -180,7 +179,7 @@ class MhaWorkload : public Workload {
   std::vector<float> x_, in_proj_, in_bias_, out_proj_, out_bias_;
   MhaWeights weights_;
   ea_mha_plan plan_ = {};
-  ea_mha_decoder decoder_ = {};
+  ea_decoder decoder_ = {};
   std::unique_ptr<AlignedBuffer> buffer_;
   EigenMha eigen_;
   OnednnMha onednn_;

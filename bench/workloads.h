@@ -48,7 +48,7 @@ class Workload {
 // decode_stream.h, nullptr here), edgeattn planned with `parallel` (zero: one worker; a
 // multi-worker shape passes WorkerPool::HookFor(shape.workers), and plans an arena with a score
 // tile per worker). A shape with SimdTarget::kAvx2 must be made under the AVX2 cap
-// (ScopedSimdCap), which plan_init applies.
+// (ScopedSimdCap), which init applies.
 std::unique_ptr<Workload> MakeWorkload(const Shape& shape, const ea_parallel_for& parallel);
 
 }  // namespace edgeattn_bench

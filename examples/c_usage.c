@@ -14,14 +14,14 @@ ea_status c_usage_mha(const ea_mha_weights* weights, const float* x, float* y) {
       .dtype = EA_DTYPE_F32,
       .max_tokens = C_USAGE_TOKENS,
       .d_model = C_USAGE_D_MODEL,
-      .heads = C_USAGE_HEADS,
+      .n_heads = C_USAGE_HEADS,
       .mask = EA_MASK_CAUSAL,
       .position = EA_POSITION_SINUSOIDAL,
       .position_table = NULL, /* NULL: filled into the arena at plan time */
   };
   ea_arena arena;
   ea_status status = ea_arena_init(&arena, arena_buffer, sizeof arena_buffer);
-  if (status == EA_OK) status = ea_mha_plan_init(&plan, &config, weights, &arena);
+  if (status == EA_OK) status = ea_mha_init(&plan, &config, weights, &arena);
   if (status == EA_OK) {
     status = ea_mha_run(&plan, x, /*n_tokens=*/C_USAGE_TOKENS, /*n_valid_keys=*/C_USAGE_TOKENS, y,
                         /*attn_weights=*/NULL);

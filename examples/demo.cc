@@ -137,7 +137,7 @@ int TimeLargeAttentionOnWorkers(ea_arena* arena, double one_worker_seconds, doub
   ea_attention_config config = Large::Config();
   config.parallel = ea_pthread_pool_hook(&g_pool);
   ea_attention_plan plan;
-  const ea_status status = ea_attention_plan_init(&plan, &config, arena);
+  const ea_status status = ea_attention_init(&plan, &config, arena);
   const double best = status == EA_OK ? BestOfFive(plan, g_out_workers) : -1.0;
   ea_pthread_pool_stop(&g_pool);
   if (best < 0.0) return 1;

@@ -1,5 +1,5 @@
 // A ready plan of each operation in an arena of exactly its documented size:
-// the set-up most tests share (size, arena, plan_init), in one line.
+// the set-up most tests share (size, arena, init), in one line.
 // `status` is the first non-OK status of the three calls, EA_OK when the plan
 // is ready. The arena storage lives (and stays put) as long as the object.
 #ifndef EDGEATTN_TESTS_PLANNED_OPERATION_H_
@@ -39,15 +39,15 @@ using PlannedSelfAttention =
 using PlannedMha = Planned<ea_mha_plan, ea_mha_config, ea_mha_weights>;
 
 inline PlannedAttention PlanAttention(const ea_attention_config& config) {
-  return PlannedAttention(ea_attention_arena_size, ea_attention_plan_init, config);
+  return PlannedAttention(ea_attention_arena_size, ea_attention_init, config);
 }
 inline PlannedSelfAttention PlanSelfAttention(const ea_self_attention_config& config,
                                               const ea_self_attention_weights& weights) {
-  return PlannedSelfAttention(ea_self_attention_arena_size, ea_self_attention_plan_init, config,
+  return PlannedSelfAttention(ea_self_attention_arena_size, ea_self_attention_init, config,
                               weights);
 }
 inline PlannedMha PlanMha(const ea_mha_config& config, const ea_mha_weights& weights) {
-  return PlannedMha(ea_mha_arena_size, ea_mha_plan_init, config, weights);
+  return PlannedMha(ea_mha_arena_size, ea_mha_init, config, weights);
 }
 
 }  // namespace edgeattn_test

@@ -15,8 +15,8 @@
 namespace edgeattn_test {
 
 // Every KV cache storage (edgeattn/kv_cache.h), for the suites that run each.
-constexpr ea_kv_storage kEveryKvStorage[] = {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16,
-                                             EA_KV_STORAGE_INT8, EA_KV_STORAGE_INT4};
+constexpr ea_kv_storage kEveryKvStorage[] = {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_Q8,
+                                             EA_KV_STORAGE_Q4};
 
 // The float32 contract (README "Numerics"): max |y - y_ref| <= bound * max |y_ref|
 // against the double-precision reference, on every target. Scores and exp

@@ -216,7 +216,7 @@ def fixed_point_caption(results):
                 f"{context.get(dtype + '_peak_probe', '?').split(',')[0]}")
 
     return (
-        "Fixed-point rows: edgeattn's int8 and int16 MHA (`ea_mha_run_s8` / `_s16`, TFLite's "
+        "Fixed-point rows: edgeattn's int8 and int16 MHA (`ea_mha_quant_run_s8` / `_s16`, TFLite's "
         "integer chain) alone, one core. GOP/s counts 2 integer ops per multiply-accumulate, "
         "the FLOP count of the f32 row of the same layer. `s8`/`s16` prefill rows are "
         "single-head MHA layers (d_model = d), the three projections and the output "

@@ -1,11 +1,11 @@
 #!/bin/sh
 # The version a user reads must be the one the headers define: the README's "Status:"
 # line and the CHANGELOG's newest entry both name EDGEATTN_VERSION_STRING
-# (include/edgeattn/edgeattn.h). Run by `make lint`; README's status said 0.17.0 for three
+# (include/edgeattn/common.h). Run by `make lint`; README's status said 0.17.0 for three
 # releases before this check.
 set -eu
 cd "$(dirname "$0")/.."
-version=$(sed -n 's/^#define EDGEATTN_VERSION_STRING "\(.*\)"/\1/p' include/edgeattn/edgeattn.h)
+version=$(sed -n 's/^#define EDGEATTN_VERSION_STRING "\(.*\)"/\1/p' include/edgeattn/common.h)
 status=0
 if ! grep -q "^Status: version $version," README.md; then
   echo "check_version_text: README.md's 'Status: version ...,' line does not name $version" >&2

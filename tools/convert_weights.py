@@ -10,7 +10,7 @@ edgeattn reads without copying:
 --pack NAME (repeatable, or --pack-linear for every 2-D float tensor whose
 name ends in "weight") stores W [n_out, n_in] already packed for the
 projection kernel: panels of 64 output rows, each [n_in][64], zero padded,
-exactly as ea_pack_linear_weights packs it, so plans take it with
+exactly as ea_linear_pack_weights packs it, so plans take it with
 EA_WEIGHTS_PACKED and pack nothing at init.
 
 Needs Python 3 and numpy only. Values are written exactly: floats as
@@ -97,7 +97,7 @@ def read_tensors(path):
 
 
 def pack_linear(w):
-    """W [n_out, n_in] as ea_pack_linear_weights packs it."""
+    """W [n_out, n_in] as ea_linear_pack_weights packs it."""
     n_out, n_in = w.shape
     panels = (n_out + PANEL_ROWS - 1) // PANEL_ROWS
     padded = np.zeros((panels * PANEL_ROWS, n_in), dtype="<f4")

@@ -4,7 +4,7 @@
 Input: the float state_dict that tools/train_reversal_model.py saves (npz).
 Output: an npz of the integer model for tools/convert_weights.py, which
 examples/reversal/reversal_quant_model.cc runs on two ea_mha_quant_decoders
-(edgeattn/mha_quant_decode.h) and ea_add_s8, in TFLite's integers only.
+(edgeattn/decoder.h) and ea_add_quant_run_s8, in TFLite's integers only.
 
 Post-training static quantization as TFLite's converter does it:
 - weights int8, symmetric, one scale per output channel (max |w| / 127);

@@ -10,7 +10,7 @@ digits' places apart.
 
 Model: token embedding + sinusoidal positions -> N_LAYERS causal
 nn.MultiheadAttention layers with residuals -> a linear readout. No layer
-norm or MLP: every op is one edgeattn runs (ea_mha_decoder) or a vector add.
+norm or MLP: every op is one edgeattn runs (ea_decoder) or a vector add.
 
 Writes the state_dict as npz (for tools/convert_weights.py) and prints the
 held-out accuracy with and without the position table.

@@ -9,8 +9,8 @@
 // added to x) at the two shapes of the CMSIS-NN comparison (n 64, d_model 64
 // and n 128, d_model 128, 4 heads), a causal int8 row, and one int8 decoder
 // step after 128 and after 512 cached tokens. Components of the int8 and
-// int16 layers: the ADD of the table (ea_add_s8 / _s16 over n x d_model) and
-// the four heads' attention (ea_attention_run_s8 / _s16 on [n, d_k] q, k, v:
+// int16 layers: the ADD of the table (ea_add_quant_run_s8 / _s16 over n x d_model) and
+// the four heads' attention (ea_attention_quant_run_s8 / _s16 on [n, d_k] q, k, v:
 // QK^T, softmax, P V);
 // the projections are the layer's instructions less those two.
 //
@@ -27,7 +27,7 @@
 #include <initializer_list>
 
 #include "edgeattn/edgeattn.h"
-#include "edgeattn/mha_quant_decode.h"
+#include "edgeattn/decoder.h"
 #include "instruction_counter.h"
 #include "stack_watermark.h"
 
@@ -191,7 +191,7 @@ struct QuantLayer {
     config.dtype = dtype;
     config.max_tokens = n;
     config.d_model = d_model;
-    config.heads = heads;
+    config.n_heads = heads;
     config.mask = mask;
     config.position = EA_POSITION_LEARNED;
     config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
@@ -218,18 +218,18 @@ void QuantMhaRow(const char* name, ea_dtype dtype, int32_t n, int32_t d_model, i
                  ea_mask mask) {
   QuantLayer layer(dtype, n, d_model, heads, mask);
   size_t bytes = 0;
-  Check(ea_mha_arena_size(&layer.config, &bytes), "ea_mha_arena_size");
+  Check(ea_mha_quant_arena_size(&layer.config, &bytes), "ea_mha_quant_arena_size");
   Arena arena(bytes);
   ea_mha_quant_plan plan{};
-  Check(ea_mha_quant_plan_init(&plan, &layer.config, &layer.weights, &arena.arena),
-        "ea_mha_quant_plan_init");
+  Check(ea_mha_quant_init(&plan, &layer.config, &layer.weights, &arena.arena),
+        "ea_mha_quant_init");
   const bool int8 = dtype == EA_DTYPE_INT8;
   Row row{name, int8 ? "int8" : "int16", "layer", n, d_model, heads,
           MhaMacs(n, d_model, mask == EA_MASK_CAUSAL), 0, bytes, 0};
   ea_status status = EA_OK;
   Measure(&row, [&] {
-    status = int8 ? ea_mha_run_s8(&plan, layer.x.As<int8_t>(), n, layer.y.As<int8_t>(), nullptr)
-                  : ea_mha_run_s16(&plan, layer.x.As<int16_t>(), n, layer.y.As<int16_t>(), nullptr);
+    status = int8 ? ea_mha_quant_run_s8(&plan, layer.x.As<int8_t>(), n, layer.y.As<int8_t>(), nullptr)
+                  : ea_mha_quant_run_s16(&plan, layer.x.As<int16_t>(), n, layer.y.As<int16_t>(), nullptr);
   });
   Check(status, "ea_mha_run");
   Print(row);
@@ -241,9 +241,9 @@ void QuantMhaRow(const char* name, ea_dtype dtype, int32_t n, int32_t d_model, i
   Row add{"add", type, "component", n, d_model, heads, 0, 0, 0, 0};
   const size_t count = static_cast<size_t>(n) * d_model;
   Measure(&add, [&] {
-    status = int8 ? ea_add_s8(layer.x.As<int8_t>(), layer.table.As<int8_t>(), count, &p.add,
+    status = int8 ? ea_add_quant_run_s8(layer.x.As<int8_t>(), layer.table.As<int8_t>(), count, &p.add,
                               layer.y.As<int8_t>())
-                  : ea_add_s16(layer.x.As<int16_t>(), layer.table.As<int16_t>(), count, &p.add,
+                  : ea_add_quant_run_s16(layer.x.As<int16_t>(), layer.table.As<int16_t>(), count, &p.add,
                                layer.y.As<int16_t>());
   });
   Check(status, "ea_add");
@@ -258,11 +258,11 @@ void QuantMhaRow(const char* name, ea_dtype dtype, int32_t n, int32_t d_model, i
   attention.mask = EA_MASK_NONE;
   attention.quant_params = &attention_params;
   size_t attention_bytes = 0;
-  Check(ea_attention_arena_size(&attention, &attention_bytes), "ea_attention_arena_size");
+  Check(ea_attention_quant_arena_size(&attention, &attention_bytes), "ea_attention_quant_arena_size");
   Arena attention_arena(attention_bytes);
   ea_attention_quant_plan attention_plan{};
-  Check(ea_attention_quant_plan_init(&attention_plan, &attention, &attention_arena.arena),
-        "ea_attention_quant_plan_init");
+  Check(ea_attention_quant_init(&attention_plan, &attention, &attention_arena.arena),
+        "ea_attention_quant_init");
   const size_t head_values = static_cast<size_t>(n) * d_k;
   const size_t head_bytes = head_values * layer.element;
   Block q(head_bytes), k(head_bytes), v(head_bytes), out(head_bytes);
@@ -278,9 +278,9 @@ void QuantMhaRow(const char* name, ea_dtype dtype, int32_t n, int32_t d_model, i
                 2 * static_cast<uint64_t>(n) * n * d_model, 0, attention_bytes, 0};
   Measure(&heads_row, [&] {
     for (int32_t h = 0; h < heads && status == EA_OK; ++h) {
-      status = int8 ? ea_attention_run_s8(&attention_plan, q.As<int8_t>(), k.As<int8_t>(),
+      status = int8 ? ea_attention_quant_run_s8(&attention_plan, q.As<int8_t>(), k.As<int8_t>(),
                                           v.As<int8_t>(), out.As<int8_t>(), nullptr)
-                    : ea_attention_run_s16(&attention_plan, q.As<int16_t>(), k.As<int16_t>(),
+                    : ea_attention_quant_run_s16(&attention_plan, q.As<int16_t>(), k.As<int16_t>(),
                                            v.As<int16_t>(), out.As<int16_t>(), nullptr);
     }
   });
@@ -303,7 +303,7 @@ void FloatMhaRow(const char* name, int32_t n, int32_t d_model, int32_t heads) {
   config.dtype = EA_DTYPE_F32;
   config.max_tokens = n;
   config.d_model = d_model;
-  config.heads = heads;
+  config.n_heads = heads;
   config.mask = EA_MASK_NONE;
   config.position = EA_POSITION_LEARNED;
   config.position_table = table.As<float>();
@@ -314,7 +314,7 @@ void FloatMhaRow(const char* name, int32_t n, int32_t d_model, int32_t heads) {
   Check(ea_mha_arena_size(&config, &bytes), "ea_mha_arena_size");
   Arena arena(bytes);
   ea_mha_plan plan{};
-  Check(ea_mha_plan_init(&plan, &config, &weights, &arena.arena), "ea_mha_plan_init");
+  Check(ea_mha_init(&plan, &config, &weights, &arena.arena), "ea_mha_init");
   Row row{name, "f32", "layer", n, d_model, heads, MhaMacs(n, d_model, false), 0, bytes, 0};
   ea_status status = EA_OK;
   Measure(&row, [&] { status = ea_mha_run(&plan, x.As<float>(), n, n, y.As<float>(), nullptr); });
@@ -327,20 +327,20 @@ void FloatMhaRow(const char* name, int32_t n, int32_t d_model, int32_t heads) {
 void DecodeRow(const char* name, int32_t cached, int32_t d_model, int32_t heads) {
   const int32_t capacity = cached + 1;
   QuantLayer layer(EA_DTYPE_INT8, capacity, d_model, heads, EA_MASK_CAUSAL);
-  ea_mha_quant_decoder_config config{layer.config, 128};
+  ea_decoder_quant_config config{layer.config, 128};
   size_t bytes = 0;
-  Check(ea_mha_quant_decoder_arena_size(&config, &bytes), "ea_mha_quant_decoder_arena_size");
+  Check(ea_decoder_quant_arena_size(&config, &bytes), "ea_decoder_quant_arena_size");
   Arena arena(bytes);
-  ea_mha_quant_decoder decoder{};
-  Check(ea_mha_quant_decoder_init(&decoder, &config, &layer.weights, &arena.arena),
-        "ea_mha_quant_decoder_init");
+  ea_decoder_quant decoder{};
+  Check(ea_decoder_quant_init(&decoder, &config, &layer.weights, &arena.arena),
+        "ea_decoder_quant_init");
   const int8_t* x = layer.x.As<int8_t>();
   int8_t* y = layer.y.As<int8_t>();
   for (int32_t done = 0; done < cached;) {
     const int32_t step = cached - done < 128 ? cached - done : 128;
-    Check(ea_mha_quant_decoder_step_s8(&decoder, x + static_cast<size_t>(done) * d_model, step,
+    Check(ea_decoder_quant_step_s8(&decoder, x + static_cast<size_t>(done) * d_model, step,
                                        y + static_cast<size_t>(done) * d_model),
-          "ea_mha_quant_decoder_step_s8 (prefill)");
+          "ea_decoder_quant_step_s8 (prefill)");
     done += step;
   }
   const uint64_t e = static_cast<uint64_t>(d_model);
@@ -348,8 +348,8 @@ void DecodeRow(const char* name, int32_t cached, int32_t d_model, int32_t heads)
           4 * e * e + 2 * (static_cast<uint64_t>(cached) + 1) * e, 0, bytes, 0};
   ea_status status = EA_OK;
   const size_t at = static_cast<size_t>(cached) * d_model;
-  Measure(&row, [&] { status = ea_mha_quant_decoder_step_s8(&decoder, x + at, 1, y + at); });
-  Check(status, "ea_mha_quant_decoder_step_s8");
+  Measure(&row, [&] { status = ea_decoder_quant_step_s8(&decoder, x + at, 1, y + at); });
+  Check(status, "ea_decoder_quant_step_s8");
   Print(row);
 }
 

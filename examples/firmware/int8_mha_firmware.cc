@@ -85,7 +85,7 @@ int main() {
   config.dtype = EA_DTYPE_INT8;
   config.max_tokens = kTokens;
   config.d_model = kDModel;
-  config.heads = kHeads;
+  config.n_heads = kHeads;
   config.mask = EA_MASK_NONE;
   config.position = EA_POSITION_SINUSOIDAL;
   config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
@@ -95,10 +95,10 @@ int main() {
                                      kOutBias.values};
   ea_arena arena;
   ea_status status = ea_arena_init(&arena, g_arena.bytes, sizeof g_arena.bytes);
-  if (status == EA_OK) status = ea_mha_quant_plan_init(&g_plan, &config, &weights, &arena);
+  if (status == EA_OK) status = ea_mha_quant_init(&g_plan, &config, &weights, &arena);
   // Token embeddings would come from the application; here, a fixed pattern.
   for (int i = 0; i < kTokens * kDModel; ++i) g_x[i] = static_cast<int8_t>(i * 37);
-  if (status == EA_OK) status = ea_mha_run_s8(&g_plan, g_x, kTokens, g_y, nullptr);
+  if (status == EA_OK) status = ea_mha_quant_run_s8(&g_plan, g_x, kTokens, g_y, nullptr);
   if (status != EA_OK) {
     printf("int8 MHA failed: %s\n", ea_status_str(status));
     return 1;

@@ -71,10 +71,10 @@ int main() {
     bool integers;
   } cases[] = {{"f32 cache", EA_KV_STORAGE_F32, true, false},
                {"f16 cache", EA_KV_STORAGE_F16, true, false},
-               {"int8 cache", EA_KV_STORAGE_INT8, true, false},
-               {"int4 cache", EA_KV_STORAGE_INT4, true, false},
+               {"int8 cache", EA_KV_STORAGE_Q8, true, false},
+               {"int4 cache", EA_KV_STORAGE_Q4, true, false},
                {"f32 cache, no position table", EA_KV_STORAGE_F32, false, false},
-               {"int8 model, TFLite integers", EA_KV_STORAGE_INT8, true, true}};
+               {"int8 model, TFLite integers", EA_KV_STORAGE_Q8, true, true}};
   for (const Case& c : cases) {
     Result r{};
     if (!Run(c.storage, c.positions, c.integers, &r)) {

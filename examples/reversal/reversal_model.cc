@@ -7,13 +7,13 @@
 namespace reversal {
 namespace {
 
-constexpr ea_mha_decoder_config LayerConfig(ea_kv_storage storage) {
-  ea_mha_decoder_config c{};
+constexpr ea_decoder_config LayerConfig(ea_kv_storage storage) {
+  ea_decoder_config c{};
   c.d_model = kDModel;
   c.n_heads = kHeads;
   c.n_kv_heads = kHeads;
   c.max_positions = kPositions;
-  c.max_tokens = kPromptTokens;
+  c.max_step_tokens = kPromptTokens;
   c.window = 0;
   c.storage = storage;
   c.position = EA_POSITION_NONE;  // the model adds P before the first layer only
@@ -22,9 +22,9 @@ constexpr ea_mha_decoder_config LayerConfig(ea_kv_storage storage) {
 }
 
 // The largest of the storages' arenas, so one static buffer serves all.
-constexpr uint64_t kArenaBytes = edgeattn::MhaDecoderArenaBytes(LayerConfig(EA_KV_STORAGE_F32));
-static_assert(kArenaBytes >= edgeattn::MhaDecoderArenaBytes(LayerConfig(EA_KV_STORAGE_INT8)), "");
-static_assert(kArenaBytes >= edgeattn::MhaDecoderArenaBytes(LayerConfig(EA_KV_STORAGE_INT4)), "");
+constexpr uint64_t kArenaBytes = edgeattn::DecoderArenaBytes(LayerConfig(EA_KV_STORAGE_F32));
+static_assert(kArenaBytes >= edgeattn::DecoderArenaBytes(LayerConfig(EA_KV_STORAGE_Q8)), "");
+static_assert(kArenaBytes >= edgeattn::DecoderArenaBytes(LayerConfig(EA_KV_STORAGE_Q4)), "");
 alignas(64) uint8_t g_arenas[kLayers][kArenaBytes];
 
 // sin/cos positions as constant data, computed by the compiler.
@@ -49,11 +49,11 @@ int32_t Argmax(const float* logits) {
 ea_status Model::Init(ea_kv_storage storage, bool positions) {
   positions_ = positions;
   length_ = 0;
-  const ea_mha_decoder_config config = LayerConfig(storage);
+  const ea_decoder_config config = LayerConfig(storage);
   for (int32_t l = 0; l < kLayers; ++l) {
     ea_arena arena;
     ea_status status = ea_arena_init(&arena, g_arenas[l], sizeof(g_arenas[l]));
-    if (status == EA_OK) status = ea_mha_decoder_init(&layers_[l], &config, &kWeights[l], &arena);
+    if (status == EA_OK) status = ea_decoder_init(&layers_[l], &config, &kWeights[l], &arena);
     if (status != EA_OK) return status;
   }
   return EA_OK;
@@ -71,7 +71,7 @@ ea_status Model::Step(const int32_t* tokens, int32_t n, int32_t* next) {
     }
   }
   for (int32_t l = 0; l < kLayers; ++l) {
-    const ea_status status = ea_mha_decoder_step(&layers_[l], &h[0][0], n, &attended[0][0]);
+    const ea_status status = ea_decoder_step(&layers_[l], &h[0][0], n, &attended[0][0]);
     if (status != EA_OK) return status;
     for (int32_t t = 0; t < n; ++t) {
       for (int32_t i = 0; i < kDModel; ++i) h[t][i] += attended[t][i];  // residual
@@ -89,8 +89,8 @@ ea_status Model::Step(const int32_t* tokens, int32_t n, int32_t* next) {
 }
 
 ea_status Model::Reverse(const int32_t* digits, int32_t* out) {
-  for (ea_mha_decoder& layer : layers_) {
-    const ea_status status = ea_mha_decoder_reset(&layer);
+  for (ea_decoder& layer : layers_) {
+    const ea_status status = ea_decoder_reset(&layer);
     if (status != EA_OK) return status;
   }
   length_ = 0;

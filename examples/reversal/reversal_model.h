@@ -1,6 +1,6 @@
 // The trained reversal model (tools/train_reversal_model.py) on edgeattn:
 // token embedding + sinusoidal positions -> two causal MHA layers with
-// residuals, each an ea_mha_decoder on its own KV cache -> linear readout.
+// residuals, each an ea_decoder on its own KV cache -> linear readout.
 // Decoding is greedy, one token per step after the prompt (8 digits and the
 // separator) went in as one step. Static arenas, no heap: the same code runs
 // hosted and on Cortex-M with the weights in flash (reversal_weights.h).
@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "edgeattn/mha_decode.h"
+#include "edgeattn/decoder.h"
 
 namespace reversal {
 
@@ -50,7 +50,7 @@ class Model {
  private:
   ea_status Step(const int32_t* tokens, int32_t n, int32_t* next);
 
-  ea_mha_decoder layers_[kLayers];
+  ea_decoder layers_[kLayers];
   bool positions_ = true;
   int32_t length_ = 0;
 };

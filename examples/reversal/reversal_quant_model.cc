@@ -10,12 +10,12 @@ ea_quant Quant(const float* scale, const int32_t* zero_point) {
   return ea_quant{scale[0], zero_point[0]};
 }
 
-constexpr ea_mha_quant_decoder_config LayerConfig() {
-  ea_mha_quant_decoder_config c{};
+constexpr ea_decoder_quant_config LayerConfig() {
+  ea_decoder_quant_config c{};
   c.layer.dtype = EA_DTYPE_INT8;
   c.layer.max_tokens = kPositions;  // the longest stream
   c.layer.d_model = kDModel;
-  c.layer.heads = kHeads;
+  c.layer.n_heads = kHeads;
   c.layer.mask = EA_MASK_CAUSAL;
   c.layer.position = EA_POSITION_NONE;  // added before the first layer only
   c.layer.weights_layout = EA_WEIGHTS_ROW_MAJOR;
@@ -23,11 +23,11 @@ constexpr ea_mha_quant_decoder_config LayerConfig() {
   return c;
 }
 
-constexpr uint64_t kArenaBytes = edgeattn::MhaQuantDecoderArenaBytes(
+constexpr uint64_t kArenaBytes = edgeattn::DecoderQuantArenaBytes(
     kPositions, kPromptTokens, kDModel, kHeads, EA_DTYPE_INT8, edgeattn::PositionStorage::kNone);
 alignas(64) uint8_t g_arenas[kLayers][kArenaBytes];
 
-// Per layer: what ea_mha_quant_decoder_init reads from the weights header.
+// Per layer: what ea_decoder_quant_init reads from the weights header.
 struct LayerTensors {
   const int8_t* in_proj_weight;
   const int32_t* in_proj_bias;
@@ -111,13 +111,13 @@ ea_status QuantModel::Init() {
     s.output = t.output;
     s.in_proj_weight_scales = t.in_proj_weight_scales;
     s.out_proj_weight_scales = t.out_proj_weight_scales;
-    ea_mha_quant_decoder_config config = LayerConfig();
+    ea_decoder_quant_config config = LayerConfig();
     config.layer.quant_scales = &s;
     const ea_mha_quant_weights weights{t.in_proj_weight, t.in_proj_bias, t.out_proj_weight,
                                        t.out_proj_bias};
     ea_arena arena;
     status = ea_arena_init(&arena, g_arenas[l], sizeof(g_arenas[l]));
-    if (status == EA_OK) status = ea_mha_quant_decoder_init(&layers_[l], &config, &weights, &arena);
+    if (status == EA_OK) status = ea_decoder_quant_init(&layers_[l], &config, &weights, &arena);
     if (status == EA_OK) {
       status = ea_add_quant_derive(EA_DTYPE_INT8, t.input, t.output, t.residual, &residual_add_[l]);
     }
@@ -134,12 +134,12 @@ ea_status QuantModel::Step(const int32_t* tokens, int32_t n, int32_t* next) {
     for (int32_t i = 0; i < kDModel; ++i) h[t][i] = revq_embedding_weight[tokens[t] * kDModel + i];
   }
   const size_t values = static_cast<size_t>(n) * kDModel;
-  ea_status status =
-      ea_add_s8(&h[0][0], revq_positions + length_ * kDModel, values, &position_add_, &h[0][0]);
+  ea_status status = ea_add_quant_run_s8(&h[0][0], revq_positions + length_ * kDModel, values,
+                                         &position_add_, &h[0][0]);
   for (int32_t l = 0; status == EA_OK && l < kLayers; ++l) {
-    status = ea_mha_quant_decoder_step_s8(&layers_[l], &h[0][0], n, &attended[0][0]);
+    status = ea_decoder_quant_step_s8(&layers_[l], &h[0][0], n, &attended[0][0]);
     if (status == EA_OK) {
-      status = ea_add_s8(&h[0][0], &attended[0][0], values, &residual_add_[l], &h[0][0]);
+      status = ea_add_quant_run_s8(&h[0][0], &attended[0][0], values, &residual_add_[l], &h[0][0]);
     }
   }
   if (status != EA_OK) return status;
@@ -149,8 +149,8 @@ ea_status QuantModel::Step(const int32_t* tokens, int32_t n, int32_t* next) {
 }
 
 ea_status QuantModel::Reverse(const int32_t* digits, int32_t* out) {
-  for (ea_mha_quant_decoder& layer : layers_) {
-    const ea_status status = ea_mha_quant_decoder_reset(&layer);
+  for (ea_decoder_quant& layer : layers_) {
+    const ea_status status = ea_decoder_quant_reset(&layer);
     if (status != EA_OK) return status;
   }
   length_ = 0;

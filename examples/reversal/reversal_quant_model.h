@@ -1,8 +1,8 @@
 // The reversal model in TensorFlow Lite's int8 integers
 // (tools/quantize_reversal_model.py): the int8 embedding plus the int8
 // position table by TFLite's ADD -> two causal MHA layers, each an
-// ea_mha_quant_decoder on its own cache of the chain's int8 K and V, with the
-// residual ADD (ea_add_s8) -> the readout's int32 accumulators, whose argmax
+// ea_decoder_quant on its own cache of the chain's int8 K and V, with the
+// residual ADD (ea_add_quant_run_s8) -> the readout's int32 accumulators, whose argmax
 // is the next token. No float arithmetic in the run path: every target, a
 // Cortex-M4 under qemu included, gives the same integers. Static arenas (so
 // one QuantModel at a time), no heap, weights and tables in flash
@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "edgeattn/mha_quant_decode.h"
+#include "edgeattn/decoder.h"
 #include "reversal_model.h"
 
 namespace reversal {
@@ -27,7 +27,7 @@ class QuantModel {
   ea_status Step(const int32_t* tokens, int32_t n, int32_t* next);
 
   ea_mha_quant_scales scales_[kLayers];
-  ea_mha_quant_decoder layers_[kLayers];
+  ea_decoder_quant layers_[kLayers];
   ea_add_quant_params position_add_;
   ea_add_quant_params residual_add_[kLayers];
   int32_t length_ = 0;

@@ -1,7 +1,7 @@
 // Arena size formulas, as constexpr functions.
 //
 // The one source of truth for how many bytes each plan carves: the C size
-// functions call these after validating, plan_init carves exactly these
+// functions call these after validating, init carves exactly these
 // regions, and C++ callers evaluate them at compile time to size a static
 // arena. Sizes are uint64_t so that the sum of regions cannot wrap on 32-bit
 // MCUs; the C size functions report EA_ERR_DIMENSION_OVERFLOW past SIZE_MAX.
@@ -16,10 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "edgeattn/cross.h"
+#include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
-#include "edgeattn/kv_cache.h"
-#include "edgeattn/mha_decode.h"
-#include "edgeattn/mha_quant_decode.h"
 
 namespace edgeattn {
 
@@ -100,12 +99,12 @@ constexpr PositionStorage StorageOf(ea_position position, bool table_in_arena) {
 }
 
 // Floats of a weight matrix W [n_out, n_in] packed for the projection kernel
-// (ea_pack_linear_weights): transposed panels of kKeyBlock output rows.
+// (ea_linear_pack_weights): transposed panels of kKeyBlock output rows.
 constexpr uint64_t PackedLinearFloats(int64_t n_out, int64_t n_in) {
   return static_cast<uint64_t>(n_in) * RoundUp(static_cast<uint64_t>(n_out), kKeyBlock);
 }
 
-// Bytes of a weight matrix's packed copy in the arena: plan_init packs
+// Bytes of a weight matrix's packed copy in the arena: init packs
 // row-major weights there; packed ones stay where the caller keeps them.
 constexpr uint64_t PackedWeightBytes(int64_t n_out, int64_t n_in, ea_weights_layout layout) {
   return layout == EA_WEIGHTS_PACKED ? 0 : FloatRegionBytes(PackedLinearFloats(n_out, n_in));
@@ -251,7 +250,7 @@ constexpr uint64_t QuantCoreArenaBytes(int32_t n_kv, int32_t d_k, int32_t d_v, e
          Workers(max_workers) * QuantScratch(n_kv, dtype).bytes;
 }
 
-// Fixed-point Attention(Q, K, V) (ea_attention_quant_plan_init): its core.
+// Fixed-point Attention(Q, K, V) (ea_attention_quant_init): its core.
 constexpr uint64_t AttentionQuantArenaBytes(int32_t n_kv, int32_t d_k, int32_t d_v, ea_dtype dtype,
                                             int32_t max_workers = 1) {
   return QuantCoreArenaBytes(n_kv, d_k, d_v, dtype, max_workers);
@@ -262,7 +261,7 @@ constexpr uint64_t AttentionQuantArenaBytes(int32_t n_kv, int32_t d_k, int32_t d
 // they read packed panels (x86) it projects them whole, in a few wide passes.
 inline constexpr bool kMhaQuantHeadByHead = !kFixedPointPanels;
 
-// Fixed-point MHA (ea_mha_quant_plan_init): the per-channel integers
+// Fixed-point MHA (ea_mha_quant_init): the per-channel integers
 // (8 * d_model int32), the quantized position table (when filled at plan
 // time), Q, K and V ([n, d_k] each head by head, else [n, d_model]), the
 // heads' outputs [n, d_model], the four weight matrices packed for the
@@ -289,7 +288,7 @@ constexpr uint64_t MhaQuantArenaBytes(int32_t n, int32_t d_model, int32_t heads,
 // keys: int8 K + 128 in panels of 16 keys with each key's offset term
 // (S8PanelRegionBytes), then V [d_k, positions] in 4-byte groups; int16 K in
 // pairs with its high bytes (S16KeyPanelRegionBytes), then V in pairs.
-constexpr uint64_t MhaQuantDecoderHeadPanelBytes(int32_t positions, int32_t d_k, ea_dtype dtype) {
+constexpr uint64_t DecoderQuantHeadPanelBytes(int32_t positions, int32_t d_k, ea_dtype dtype) {
   if (dtype == EA_DTYPE_INT16) {
     return S16KeyPanelRegionBytes(positions, d_k) + S16PanelRegionBytes(d_k, positions);
   }
@@ -298,7 +297,7 @@ constexpr uint64_t MhaQuantDecoderHeadPanelBytes(int32_t positions, int32_t d_k,
                          RoundUp(static_cast<uint64_t>(positions), 4));
 }
 
-// Fixed-point MHA decoder (edgeattn/mha_quant_decode.h), for streams of
+// Fixed-point MHA decoder (edgeattn/decoder.h), for streams of
 // `positions` tokens in steps of at most `step_tokens`: the per-channel
 // integers, the quantized position table (when filled at init,
 // [positions, d_model]) and ADD(x, P) ([step_tokens, d_model]), a step's q,
@@ -306,9 +305,8 @@ constexpr uint64_t MhaQuantDecoderHeadPanelBytes(int32_t positions, int32_t d_k,
 // [positions, d_model] and V^T [d_model, positions], and on x86 each head's
 // panels), W_Q, W_K, W_V, W_O packed, the int8 softmax's table and one
 // query row's scratch over `positions` keys.
-constexpr uint64_t MhaQuantDecoderArenaBytes(int32_t positions, int32_t step_tokens,
-                                             int32_t d_model, int32_t heads, ea_dtype dtype,
-                                             PositionStorage storage) {
+constexpr uint64_t DecoderQuantArenaBytes(int32_t positions, int32_t step_tokens, int32_t d_model,
+                                          int32_t heads, ea_dtype dtype, PositionStorage storage) {
   const uint64_t element = FixedPointBytes(dtype);
   const uint64_t e = static_cast<uint64_t>(d_model);
   const uint64_t stream = ByteRegionBytes(static_cast<uint64_t>(positions) * e * element);
@@ -318,19 +316,19 @@ constexpr uint64_t MhaQuantDecoderArenaBytes(int32_t positions, int32_t step_tok
   const uint64_t panels =
       kFixedPointPanels && heads > 0
           ? static_cast<uint64_t>(heads) *
-                MhaQuantDecoderHeadPanelBytes(positions, HeadWidthOrZero(d_model, heads), dtype)
+                DecoderQuantHeadPanelBytes(positions, HeadWidthOrZero(d_model, heads), dtype)
           : 0;
   return ByteRegionBytes(8 * e * sizeof(int32_t)) + table + positioned + 3 * step + 2 * stream +
          panels + 4 * WeightPanelRegionBytes(d_model, d_model, dtype) +
          ByteRegionBytes(kSoftmaxS8TableBytes) + QuantScratch(positions, dtype).bytes;
 }
-constexpr uint64_t MhaQuantDecoderArenaBytes(const ea_mha_quant_decoder_config& c) {
-  return MhaQuantDecoderArenaBytes(
-      c.layer.max_tokens, c.max_step_tokens, c.layer.d_model, c.layer.heads, c.layer.dtype,
+constexpr uint64_t DecoderQuantArenaBytes(const ea_decoder_quant_config& c) {
+  return DecoderQuantArenaBytes(
+      c.layer.max_tokens, c.max_step_tokens, c.layer.d_model, c.layer.n_heads, c.layer.dtype,
       StorageOf(c.layer.position, c.layer.quant_position_table == nullptr));
 }
 
-// Fixed-point self-attention (ea_self_attention_quant_plan_init): the
+// Fixed-point self-attention (ea_self_attention_quant_init): the
 // per-channel integers (2 * (2 * d_k + d_v) int32), the quantized position
 // table (when filled at plan time) and ADD(x, P) ([n, d_model] each), Q, K
 // ([n, d_k]) and V ([n, d_v]), W_Q, W_K, W_V packed for the dot-product
@@ -365,20 +363,20 @@ constexpr uint64_t SelfAttentionQuantArenaBytes(int32_t n, int32_t d_model, int3
 // a byte a code, codes stored as code + 8 (0..15): the key quads in pairs,
 // quad 2i in the low nibbles of row i and quad 2i + 1 in the high ones,
 // [ceil(d_head / 8)][kKeyBlock][4]; then the K scales [groups][kKeyBlock],
-// the V scales [groups][kKeyBlock]; then per group of EA_KV_INT4_GROUP
+// the V scales [groups][kKeyBlock]; then per group of EA_KV_Q4_GROUP
 // channels (width w, the last group the rest) its values in pairs of key
 // quads, [kKeyBlock / 8][w][4], key quad 2i low, 2i + 1 high.
 constexpr bool KvIsQuantized(ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_INT8 || storage == EA_KV_STORAGE_INT4;
+  return storage == EA_KV_STORAGE_Q8 || storage == EA_KV_STORAGE_Q4;
 }
 constexpr uint64_t KvElementBytes(ea_kv_storage storage) {
   return storage == EA_KV_STORAGE_F32 ? 4 : storage == EA_KV_STORAGE_F16 ? 2 : 1;
 }
-// Scale groups along d_head: int4's groups of EA_KV_INT4_GROUP channels, one
+// Scale groups along d_head: int4's groups of EA_KV_Q4_GROUP channels, one
 // for int8.
 constexpr uint64_t KvScaleGroups(int32_t d_head, ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_INT4
-             ? RoundUp(static_cast<uint64_t>(d_head), EA_KV_INT4_GROUP) / EA_KV_INT4_GROUP
+  return storage == EA_KV_STORAGE_Q4
+             ? RoundUp(static_cast<uint64_t>(d_head), EA_KV_Q4_GROUP) / EA_KV_Q4_GROUP
              : 1;
 }
 constexpr uint64_t KvScaleBytes(int32_t d_head, ea_kv_storage storage) {
@@ -388,15 +386,15 @@ constexpr uint64_t KvScaleBytes(int32_t d_head, ea_kv_storage storage) {
 // Channels of a record's key panel: d_head; whole quads for int8, whole
 // pairs of quads for int4.
 constexpr uint64_t KvKeyChannels(int32_t d_head, ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_INT8   ? RoundUp(static_cast<uint64_t>(d_head), 4)
-         : storage == EA_KV_STORAGE_INT4 ? RoundUp(static_cast<uint64_t>(d_head), 8)
-                                         : static_cast<uint64_t>(d_head);
+  return storage == EA_KV_STORAGE_Q8   ? RoundUp(static_cast<uint64_t>(d_head), 4)
+         : storage == EA_KV_STORAGE_Q4 ? RoundUp(static_cast<uint64_t>(d_head), 8)
+                                       : static_cast<uint64_t>(d_head);
 }
 // Bytes of a record's keys and of its values (kKeyBlock is even: int4's
 // half bytes are whole).
 constexpr uint64_t KvCodeBytes(uint64_t channels, ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_INT4 ? kKeyBlock * channels / 2
-                                       : kKeyBlock * channels * KvElementBytes(storage);
+  return storage == EA_KV_STORAGE_Q4 ? kKeyBlock * channels / 2
+                                     : kKeyBlock * channels * KvElementBytes(storage);
 }
 constexpr uint64_t KvRecordBytes(int32_t d_head, ea_kv_storage storage) {
   return RoundUp(KvCodeBytes(KvKeyChannels(d_head, storage), storage) +
@@ -423,7 +421,7 @@ inline constexpr uint64_t kKvRowStateBytes = 16;
 constexpr uint64_t KvQueryCodeBytes(int32_t max_queries, int32_t n_heads, int32_t d_head,
                                     ea_kv_storage storage) {
   const uint64_t widened_record =
-      storage == EA_KV_STORAGE_INT4
+      storage == EA_KV_STORAGE_Q4
           ? kKeyBlock * (KvKeyChannels(d_head, storage) + static_cast<uint64_t>(d_head))
           : 0;
   return KvIsQuantized(storage)
@@ -445,7 +443,7 @@ constexpr uint64_t KvCacheArenaBytes(const ea_kv_cache_config& c) {
   return KvCacheArenaBytes(c.capacity, c.n_heads, c.n_kv_heads, c.d_head, c.max_queries, c.storage);
 }
 
-// MHA decoder (edgeattn/mha_decode.h): the cache holds max_positions
+// MHA decoder (edgeattn/decoder.h): the cache holds max_positions
 // positions without a window, and the window plus one step's other tokens
 // with one (the ring rule of the KV cache).
 // (A window + max_tokens - 1 past INT32_MAX, which init refuses, saturates.)
@@ -457,10 +455,10 @@ constexpr int32_t DecoderCacheCapacity(int32_t max_positions, int32_t max_tokens
 // The sinusoidal table when filled at init ([max_positions, d_model]), X + P
 // for one step, packed in_proj and out_proj, one step's Q|K|V as projected,
 // Q, K and V as the cache takes them, the heads' outputs, then the cache.
-constexpr uint64_t MhaDecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_t n_kv_heads,
-                                        int32_t max_positions, int32_t max_tokens, int32_t window,
-                                        ea_kv_storage storage, PositionStorage positions,
-                                        ea_weights_layout weights) {
+constexpr uint64_t DecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_t n_kv_heads,
+                                     int32_t max_positions, int32_t max_tokens, int32_t window,
+                                     ea_kv_storage storage, PositionStorage positions,
+                                     ea_weights_layout weights) {
   const int32_t d_head = HeadWidthOrZero(d_model, n_heads);
   const uint64_t kv_cols = static_cast<uint64_t>(n_kv_heads) * static_cast<uint64_t>(d_head);
   const uint64_t qkv_cols = static_cast<uint64_t>(d_model) + 2 * kv_cols;
@@ -478,10 +476,10 @@ constexpr uint64_t MhaDecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_
          KvCacheArenaBytes(DecoderCacheCapacity(max_positions, max_tokens, window), n_heads,
                            n_kv_heads, d_head, max_tokens, storage);
 }
-constexpr uint64_t MhaDecoderArenaBytes(const ea_mha_decoder_config& c) {
-  return MhaDecoderArenaBytes(c.d_model, c.n_heads, c.n_kv_heads, c.max_positions, c.max_tokens,
-                              c.window, c.storage,
-                              StorageOf(c.position, c.position_table == nullptr), c.weights_layout);
+constexpr uint64_t DecoderArenaBytes(const ea_decoder_config& c) {
+  return DecoderArenaBytes(c.d_model, c.n_heads, c.n_kv_heads, c.max_positions, c.max_step_tokens,
+                           c.window, c.storage, StorageOf(c.position, c.position_table == nullptr),
+                           c.weights_layout);
 }
 // MHA cross-attention: memory rows are projected kMemoryChunkRows at a time,
 // through the in_proj panels from the one holding W_K's first row (panels of
@@ -496,9 +494,9 @@ constexpr uint64_t MemoryProjectionCols(int32_t d_model) {
 }
 // Packed in_proj and out_proj, Q, one memory chunk's projection and its K
 // and V, the heads' outputs, then the cache of the memory.
-constexpr uint64_t MhaCrossArenaBytes(int32_t d_model, int32_t n_heads, int32_t max_memory,
-                                      int32_t max_queries, ea_kv_storage storage,
-                                      ea_weights_layout weights) {
+constexpr uint64_t CrossArenaBytes(int32_t d_model, int32_t n_heads, int32_t max_memory,
+                                   int32_t max_queries, ea_kv_storage storage,
+                                   ea_weights_layout weights) {
   const uint64_t e = static_cast<uint64_t>(d_model);
   const uint64_t chunk = MemoryChunkRows(max_memory);
   return PackedWeightBytes(3 * int64_t{d_model}, d_model, weights) +
@@ -508,9 +506,9 @@ constexpr uint64_t MhaCrossArenaBytes(int32_t d_model, int32_t n_heads, int32_t 
          KvCacheArenaBytes(max_memory, n_heads, n_heads, HeadWidthOrZero(d_model, n_heads),
                            max_queries, storage);
 }
-constexpr uint64_t MhaCrossArenaBytes(const ea_mha_cross_config& c) {
-  return MhaCrossArenaBytes(c.d_model, c.n_heads, c.max_memory, c.max_queries, c.storage,
-                            c.weights_layout);
+constexpr uint64_t CrossArenaBytes(const ea_cross_config& c) {
+  return CrossArenaBytes(c.d_model, c.n_heads, c.max_memory, c.max_queries, c.storage,
+                         c.weights_layout);
 }
 
 }  // namespace edgeattn

@@ -71,7 +71,7 @@ struct Attention {
   static ea_status Plan(ea_attention_plan* plan, ea_arena* arena, ea_mask mask = EA_MASK_NONE,
                         float scale = 0.0f) {
     const ea_attention_config config = Config(mask, scale);
-    return ea_attention_plan_init(plan, &config, arena);
+    return ea_attention_init(plan, &config, arena);
   }
 
   // Gives the plan a StaticArena of its own, checked at compile time.
@@ -86,7 +86,7 @@ struct Attention {
 };
 
 // Single-head self-attention with shapes fixed at compile time.
-// kWeights = EA_WEIGHTS_PACKED: the weights come packed (ea_pack_linear_weights,
+// kWeights = EA_WEIGHTS_PACKED: the weights come packed (ea_linear_pack_weights,
 // kPackedQkFloats / kPackedVFloats floats each), e.g. from flash.
 template <int32_t kMaxTokens, int32_t kDModel, int32_t kDk, int32_t kDv,
           ea_position kPosition = EA_POSITION_NONE,
@@ -115,7 +115,7 @@ struct SelfAttention {
       return EA_ERR_NULL_POINTER;
     }
     const ea_self_attention_config config = Config(mask, table);
-    return ea_self_attention_plan_init(plan, &config, &weights, arena);
+    return ea_self_attention_init(plan, &config, &weights, arena);
   }
 
   // Gives the plan a StaticArena of its own, checked at compile time.
@@ -158,7 +158,7 @@ struct Mha {
       return EA_ERR_NULL_POINTER;
     }
     const ea_mha_config config = Config(mask, table);
-    return ea_mha_plan_init(plan, &config, &weights, arena);
+    return ea_mha_init(plan, &config, &weights, arena);
   }
 
   // Gives the plan a StaticArena of its own, checked at compile time.

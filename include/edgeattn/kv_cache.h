@@ -17,14 +17,15 @@
  * h / (n_heads / n_kv_heads), as PyTorch's repeat_interleave of the KV heads
  * (n_kv_heads = 1 is multi-query attention, n_kv_heads = n_heads plain MHA).
  *
- * Storage:
+ * Storage (Q8 and Q4 are codes with float scales, the cache's own format,
+ * not the TFLite integers of the fixed-point dtypes EA_DTYPE_INT8 / INT16):
  *   F32   as given;
  *   F16   IEEE binary16, rounded to nearest even at append (binary16's
  *         largest value is 65504; magnitudes of 65520 and above round to
  *         inf, those below it to at most 65504: in K a query that sees an
  *         inf outputs NaN, as for any non-finite score; in V it reaches the
  *         outputs of the queries that see it, as in ea_attention_run);
- *   INT8  symmetric int8 with one float scale per token and KV head, for K
+ *   Q8    symmetric int8 codes with one float scale per token and KV head, for K
  *         and for V: scale = max|x| / 127 over the head's d_head values,
  *         x_q = the float32 quotient x / scale (one IEEE division, itself
  *         rounded) rounded to the nearest integer, ties to even; it is not
@@ -32,8 +33,8 @@
  *         scale 0; a non-finite one stores a NaN scale, so that every query
  *         seeing it outputs NaN; a head whose max|x| is within 1 % of
  *         FLT_MAX may dequantise to +-inf, the correctly rounded value).
- *   INT4  int8's rule with codes -7..7 (scale = max|x| / 7), one scale per
- *         token, KV head and group of EA_KV_INT4_GROUP channels along d_head
+ *   Q4    Q8's rule with codes -7..7 (scale = max|x| / 7), one scale per
+ *         token, KV head and group of EA_KV_Q4_GROUP channels along d_head
  *         (the last group holds the rest: d_head 80 is groups of 64 and 16),
  *         two codes a byte: a quarter of f16's bytes, an eighth of f32's,
  *         plus 8 bytes of scales per group and position. Each group of K and
@@ -45,7 +46,7 @@
  *         distance 1, 2, ..., b / 2, (x, y) -> (x + y, x - y)) and then one
  *         multiplication by 1 / b (a block holding a magnitude of 2^120 or
  *         more is multiplied by 2^-7 first and its sums by 2^7 / b). Attend
- *         rotates each query group as H_b q / EA_KV_INT4_GROUP, so that a
+ *         rotates each query group as H_b q / EA_KV_Q4_GROUP, so that a
  *         score is unchanged up to that factor, which multiplies the query's
  *         scale, and rotates each output group back by H_b (H_b H_b = b I).
  *         Counted once on the trained reversal model (50000 held-out
@@ -58,7 +59,7 @@
  * outputs meet the float32 error bound (README, "Numerics contract") on every
  * target.
  *
- * INT8 and INT4 attend with integer dot products: each query row and head is rounded
+ * Q8 and Q4 attend with integer dot products: each query row and head is rounded
  * to int8 as a key is (its own scale), a score is the exact integer sum of
  * code products times the two scales and `scale`, and the probabilities of
  * each 64-position block times the values' scales are rounded to 8 bits
@@ -71,10 +72,10 @@
  * |value codes| (README, "KV cache storage"; tested on every target). The
  * scales are multiplied before the sum: where k_scale * q_scale * scale
  * passes FLT_MAX the score is +-inf, or NaN for a sum of 0, and the query's
- * output NaN (largest |k| * largest |q| * scale past about 5e42). INT4 is
- * INT8 group by group on the rotated keys, values and queries: a score is
+ * output NaN (largest |k| * largest |q| * scale past about 5e42). Q4 is
+ * Q8 group by group on the rotated keys, values and queries: a score is
  * the sum over the groups of each group's integer sum times its key scale
- * (times q_scale * EA_KV_INT4_GROUP * scale), and each group's weights
+ * (times q_scale * EA_KV_Q4_GROUP * scale), and each group's weights
  * p_j * v_scale_j are rounded against their own block largest, so the bound
  * above holds in the rotated domain with the group's scales and codes; an
  * output element, rotated back, moves by at most the sum of its block's
@@ -104,24 +105,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "edgeattn/edgeattn.h"
+#include "edgeattn/common.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* int8 and int4 storage hold heads of at most this many channels (larger
+/* Q8 and Q4 storage hold heads of at most this many channels (larger
  * d_head: EA_ERR_BAD_DIMENSION): their score sums, 255 * 127 per channel,
  * stay within int32. */
-#define EA_KV_INT8_MAX_D_HEAD 65536
-/* int4 storage: channels per scale along d_head (kv_cache.h, "INT4"). */
-#define EA_KV_INT4_GROUP 64
+#define EA_KV_Q8_MAX_D_HEAD 65536
+/* Q4 storage: channels per scale along d_head (kv_cache.h, "Q4"). */
+#define EA_KV_Q4_GROUP 64
 
 typedef enum ea_kv_storage {
   EA_KV_STORAGE_F32 = 0,
   EA_KV_STORAGE_F16 = 1,
-  EA_KV_STORAGE_INT8 = 2,
-  EA_KV_STORAGE_INT4 = 3,
+  EA_KV_STORAGE_Q8 = 2,
+  EA_KV_STORAGE_Q4 = 3,
   EA_KV_STORAGE_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_KV_STORAGE_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_kv_storage;

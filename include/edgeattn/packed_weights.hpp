@@ -4,10 +4,10 @@
 //   static constexpr auto kWq = edgeattn::PackLinearWeights<kDk, kDModel>(w_q);
 //   weights.w_q = kWq.values;  // config.weights_layout = EA_WEIGHTS_PACKED
 //
-// The layout (ea_pack_linear_weights in edgeattn.h): W [n_out, n_in]
+// The layout (ea_linear_pack_weights in edgeattn/linear.h): W [n_out, n_in]
 // transposed in panels of kKeyBlock (64) output rows, n_in x 64 floats each,
 // the last panel padded with zeros. PackPanels is the one implementation: the
-// library's run-time packing (ea_pack_linear_weights, keys, plan-time weights)
+// library's run-time packing (ea_linear_pack_weights, keys, plan-time weights)
 // calls it too.
 #ifndef EDGEATTN_PACKED_WEIGHTS_HPP_
 #define EDGEATTN_PACKED_WEIGHTS_HPP_

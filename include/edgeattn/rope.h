@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "edgeattn/edgeattn.h"
+#include "edgeattn/common.h"
 
 #ifdef __cplusplus
 extern "C" {

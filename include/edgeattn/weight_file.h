@@ -32,7 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "edgeattn/edgeattn.h"
+#include "edgeattn/common.h"
+#include "edgeattn/linear.h"
+#include "edgeattn/mha.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,7 +57,7 @@ typedef enum ea_tensor_dtype {
 
 typedef enum ea_tensor_layout {
   EA_TENSOR_ROW_MAJOR = 0,
-  /* A weight matrix W [n_out, n_in] (dims) as ea_pack_linear_weights packs
+  /* A weight matrix W [n_out, n_in] (dims) as ea_linear_pack_weights packs
    * it: n_in * roundup(n_out, 64) floats. Blob files only; F32. */
   EA_TENSOR_PACKED_LINEAR = 1,
   EA_TENSOR_LAYOUT_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
@@ -161,9 +163,9 @@ ea_status ea_weight_file_find(const ea_weight_file* file, const char* name, ea_t
  * matrix packed and the other not EA_ERR_BAD_FILE; a dtype, rank or shape
  * that is not the plan's (a bias's included) EA_ERR_BAD_DIMENSION. On any
  * error *weights and *layout are not written. */
-ea_status ea_weight_file_mha(const ea_weight_file* file, const char* prefix, int32_t d_model,
-                             int32_t n_heads, int32_t n_kv_heads, ea_mha_weights* weights,
-                             ea_weights_layout* layout);
+ea_status ea_weight_file_find_mha(const ea_weight_file* file, const char* prefix, int32_t d_model,
+                                  int32_t n_heads, int32_t n_kv_heads, ea_mha_weights* weights,
+                                  ea_weights_layout* layout);
 
 #ifdef __cplusplus
 } /* extern "C" */

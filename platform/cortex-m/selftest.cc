@@ -80,7 +80,7 @@ void TestAttention() {
   ea_arena arena;
   static ea_attention_plan plan;
   Check(ea_arena_init(&arena, g_arena, sizeof(g_arena)) == EA_OK, "ea_arena_init");
-  Check(ea_attention_plan_init(&plan, &config, &arena) == EA_OK, "ea_attention_plan_init");
+  Check(ea_attention_init(&plan, &config, &arena) == EA_OK, "ea_attention_init");
   Check(ea_attention_run(&plan, q.data(), k.data(), v.data(), kN, out.data(), nullptr) == EA_OK,
         "ea_attention_run");
 

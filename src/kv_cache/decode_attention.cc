@@ -12,8 +12,8 @@ void DecodeAttention(const ea_kv_cache& cache, const float* q, int32_t n_queries
   switch (cache.config.storage) {
     case EA_KV_STORAGE_F16:
       return DecodeAttentionF16(cache, q, n_queries, causal, out);
-    case EA_KV_STORAGE_INT8:
-    case EA_KV_STORAGE_INT4:
+    case EA_KV_STORAGE_Q8:
+    case EA_KV_STORAGE_Q4:
       return DecodeAttentionS8(cache, q, n_queries, causal, out);
     default:
       return DecodeAttentionF32(cache, q, n_queries, causal, out);

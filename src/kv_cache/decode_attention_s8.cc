@@ -43,7 +43,7 @@ inline void QuantizeQueries(const ea_kv_cache& cache, const float* q, int32_t n_
                             const QueryCodesView& codes) {
   const size_t d = static_cast<size_t>(cache.config.d_head);
   const size_t rows = static_cast<size_t>(n_queries) * static_cast<size_t>(cache.config.n_heads);
-  const bool rotated = cache.config.storage == EA_KV_STORAGE_INT4;
+  const bool rotated = cache.config.storage == EA_KV_STORAGE_Q4;
   for (size_t r = 0; r < rows; ++r) {
     int8_t* row = codes.codes + r * codes.stride;
     if (rotated) {
@@ -56,9 +56,9 @@ inline void QuantizeQueries(const ea_kv_cache& cache, const float* q, int32_t n_
     }
     for (size_t c = d; c < codes.stride; ++c) row[c] = 0;
     for (size_t g = 0; g < codes.groups; ++g) {
-      const size_t end = codes.groups == 1 ? codes.stride : (g + 1) * EA_KV_INT4_GROUP;
+      const size_t end = codes.groups == 1 ? codes.stride : (g + 1) * EA_KV_Q4_GROUP;
       int32_t sum = 0;
-      for (size_t c = g * EA_KV_INT4_GROUP; c < end && c < codes.stride; ++c) sum += row[c];
+      for (size_t c = g * EA_KV_Q4_GROUP; c < end && c < codes.stride; ++c) sum += row[c];
       codes.sums[r * codes.groups + g] = sum;
     }
     WidenQueryCodes(row, codes.stride, codes.wide_codes + r * codes.stride);
@@ -85,11 +85,11 @@ inline CodeGroups CodeGroupsOf(const KvRecordView& record, const QueryCodesView&
   }
   if (EA_INT4_READS_PACKED) {
     return CodeGroups{static_cast<const int8_t*>(record.keys),
-                      static_cast<const int8_t*>(record.values), codes.groups, EA_KV_INT4_GROUP,
+                      static_cast<const int8_t*>(record.values), codes.groups, EA_KV_Q4_GROUP,
                       true};
   }
   return CodeGroups{codes.widened_record, codes.widened_record + codes.stride * kKeyBlock,
-                    codes.groups, EA_KV_INT4_GROUP, false};
+                    codes.groups, EA_KV_Q4_GROUP, false};
 }
 
 // The bytes of a record's keys or values before channel c0's group.
@@ -232,7 +232,7 @@ void DecodeAttentionS8Target(const ea_kv_cache& cache, const float* q, int32_t n
   const DecodeShape shape = DecodeShapeOf(cache, n_queries, causal);
   const QueryCodesView codes = QueryCodesOf(cache);
   QuantizeQueries(cache, q, n_queries, codes);
-  const bool int4 = cache.config.storage == EA_KV_STORAGE_INT4;
+  const bool int4 = cache.config.storage == EA_KV_STORAGE_Q4;
   const size_t d = shape.d_head;
   const void* widened_keys = nullptr;  // the int4 record now in codes.widened_record
   // A widened int4 record is gone once the next one is widened: its steps

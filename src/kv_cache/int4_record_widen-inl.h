@@ -55,7 +55,7 @@ inline void WidenRecordS4(const uint8_t* keys, const uint8_t* values, size_t cha
                  widened + (2 * pair + 1) * kQuadRow);
   }
   int8_t* widened_values = widened + channels * kKeyBlock;
-  for (size_t c0 = 0; c0 < d; c0 += EA_KV_INT4_GROUP) {
+  for (size_t c0 = 0; c0 < d; c0 += EA_KV_Q4_GROUP) {
     const size_t width = Int4GroupWidth(d, c0);
     const uint8_t* group = values + c0 * kKeyBlock / 2;
     int8_t* out = widened_values + c0 * kKeyBlock;

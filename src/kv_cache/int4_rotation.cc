@@ -24,12 +24,12 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // 2^120: a block holding a larger magnitude is scaled by 2^-7 first, so that
-// its sums of up to EA_KV_INT4_GROUP values stay below 2^127. Exact for
+// its sums of up to EA_KV_Q4_GROUP values stay below 2^127. Exact for
 // every value above 2^-119; smaller ones may lose their last bits, but
 // beside one of 2^120 they cannot move a code.
 constexpr float kLargeValue = 0x1p120f;
 constexpr float kPrescale = 0x1p-7f;
-static_assert(EA_KV_INT4_GROUP <= 64, "blocks of more than 64 values need a larger prescale");
+static_assert(EA_KV_Q4_GROUP <= 64, "blocks of more than 64 values need a larger prescale");
 
 // The largest power of two <= n, for n >= 1.
 inline size_t LargestPowerOfTwoIn(size_t n) {
@@ -133,7 +133,7 @@ inline void RotateBlock(float* x, size_t b, float divisor) {
 // Each block of each scale group's binary form; divisor 0 stands for the
 // block's own width.
 void RotateInt4Target(float* x, size_t d, float divisor) {
-  for (size_t g0 = 0; g0 < d; g0 += EA_KV_INT4_GROUP) {
+  for (size_t g0 = 0; g0 < d; g0 += EA_KV_Q4_GROUP) {
     const size_t end = g0 + Int4GroupWidth(d, g0);
     for (size_t c0 = g0; c0 < end;) {
       const size_t b = LargestPowerOfTwoIn(end - c0);

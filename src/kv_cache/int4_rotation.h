@@ -13,8 +13,8 @@
 // 13). A block of b values goes through log2(b) butterfly stages in float,
 // pair distance 1, 2, ..., b / 2, each pair (x, y) becoming (x + y, x - y):
 // H_b x. Keys and values are then multiplied by 1 / b (H_b x / b, within
-// max|x|), queries by 1 / EA_KV_INT4_GROUP (so that q' . k' = q . k /
-// EA_KV_INT4_GROUP in every block alike; the score factor takes
+// max|x|), queries by 1 / EA_KV_Q4_GROUP (so that q' . k' = q . k /
+// EA_KV_Q4_GROUP in every block alike; the score factor takes
 // kInt4QueryGain), outputs by 1 (H_b H_b = b I). A block holding a value of
 // 2^120 or more is first multiplied by 2^-7, and its sums by 2^7 more, so
 // that no stage overflows. Adds, then one multiply by a power of two: no
@@ -31,7 +31,7 @@
 namespace edgeattn {
 
 // What a rotated query's scores are multiplied by.
-inline constexpr float kInt4QueryGain = EA_KV_INT4_GROUP;
+inline constexpr float kInt4QueryGain = EA_KV_Q4_GROUP;
 
 // A head of d values in place, scale group by scale group: a key's or a
 // value's rotation (one group at append), a query's, and an output's

@@ -20,11 +20,11 @@ ea_status ValidateKvCacheConfig(const ea_kv_cache_config& c) {
   if (c.max_queries <= 0 || c.window < 0) return EA_ERR_BAD_DIMENSION;
   if (c.n_heads % c.n_kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
   if (c.storage != EA_KV_STORAGE_F32 && c.storage != EA_KV_STORAGE_F16 &&
-      c.storage != EA_KV_STORAGE_INT8 && c.storage != EA_KV_STORAGE_INT4) {
+      c.storage != EA_KV_STORAGE_Q8 && c.storage != EA_KV_STORAGE_Q4) {
     return EA_ERR_BAD_ARGUMENT;
   }
   // int8, int4: the integer dot products' sums stay within int32 (kv_cache.h).
-  if (KvIsQuantized(c.storage) && c.d_head > EA_KV_INT8_MAX_D_HEAD) {
+  if (KvIsQuantized(c.storage) && c.d_head > EA_KV_Q8_MAX_D_HEAD) {
     return EA_ERR_BAD_DIMENSION;
   }
   if (!(c.scale >= 0.0f && c.scale <= 3.40282347e38f)) return EA_ERR_BAD_ARGUMENT;

@@ -44,9 +44,9 @@ inline KvRecordView KvRecord(const ea_kv_cache& cache, int64_t block, int32_t he
 }
 
 // The channels of the int4 scale group that starts at channel c0 of a head of
-// d: EA_KV_INT4_GROUP, or the rest for the last group.
+// d: EA_KV_Q4_GROUP, or the rest for the last group.
 inline size_t Int4GroupWidth(size_t d, size_t c0) {
-  return d - c0 < EA_KV_INT4_GROUP ? d - c0 : EA_KV_INT4_GROUP;
+  return d - c0 < EA_KV_Q4_GROUP ? d - c0 : EA_KV_Q4_GROUP;
 }
 
 // An int8 or int4 cache's query codes (KvQueryCodeBytes): int4's widened
@@ -70,7 +70,7 @@ inline QueryCodesView QueryCodesOf(const ea_kv_cache& cache) {
   const size_t groups = static_cast<size_t>(KvScaleGroups(c.d_head, c.storage));
   uint8_t* base = static_cast<uint8_t*>(cache.query_codes);
   int8_t* widened_record = nullptr;
-  if (c.storage == EA_KV_STORAGE_INT4) {
+  if (c.storage == EA_KV_STORAGE_Q4) {
     widened_record = static_cast<int8_t*>(cache.query_codes);
     base += kKeyBlock * (stride + static_cast<size_t>(c.d_head));
   }

@@ -37,7 +37,7 @@ void StoreHead(ea_kv_storage storage, const float* x, size_t d, void* out, size_
 void StoreHeadsS8(const KvRecordView& record, size_t slot, const float* k_head, const float* v_head,
                   size_t d, int8_t* staging) {
   const size_t channels =
-      static_cast<size_t>(KvKeyChannels(static_cast<int32_t>(d), EA_KV_STORAGE_INT8));
+      static_cast<size_t>(KvKeyChannels(static_cast<int32_t>(d), EA_KV_STORAGE_Q8));
   record.key_scales[slot] = QuantizeHeadS8(k_head, d, staging, 1);
   for (size_t c = d; c < channels; ++c) staging[c] = 0;
   int8_t* keys = static_cast<int8_t*>(record.keys) + slot * 4;
@@ -52,7 +52,7 @@ void StoreHeadsS8(const KvRecordView& record, size_t slot, const float* k_head, 
 // its Hadamard rotation (int4_rotation.h) rounded into codes[0, width);
 // returns the group's scale.
 float QuantizeRotatedGroupS4(const float* head, size_t c0, size_t width, int8_t* codes) {
-  float rotated[EA_KV_INT4_GROUP];
+  float rotated[EA_KV_Q4_GROUP];
   memcpy(rotated, head + c0, width * sizeof(float));
   RotateInt4Stored(rotated, width);
   return QuantizeHeadS4(rotated, width, codes, 1);
@@ -66,8 +66,8 @@ float QuantizeRotatedGroupS4(const float* head, size_t c0, size_t width, int8_t*
 void StoreHeadsS4(const KvRecordView& record, size_t slot, const float* k_head, const float* v_head,
                   size_t d, int8_t* staging) {
   const size_t channels =
-      static_cast<size_t>(KvKeyChannels(static_cast<int32_t>(d), EA_KV_STORAGE_INT4));
-  for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
+      static_cast<size_t>(KvKeyChannels(static_cast<int32_t>(d), EA_KV_STORAGE_Q4));
+  for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_Q4_GROUP, ++g) {
     record.key_scales[g * kKeyBlock + slot] =
         QuantizeRotatedGroupS4(k_head, c0, Int4GroupWidth(d, c0), staging + c0);
   }
@@ -82,7 +82,7 @@ void StoreHeadsS4(const KvRecordView& record, size_t slot, const float* k_head, 
   }
   const size_t shift = (slot / 4) % 2 * 4;
   const uint8_t kept = static_cast<uint8_t>(0xF0u >> shift);
-  for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_INT4_GROUP, ++g) {
+  for (size_t c0 = 0, g = 0; c0 < d; c0 += EA_KV_Q4_GROUP, ++g) {
     const size_t width = Int4GroupWidth(d, c0);
     record.value_scales[g * kKeyBlock + slot] = QuantizeRotatedGroupS4(v_head, c0, width, staging);
     uint8_t* values = static_cast<uint8_t*>(record.values) + c0 * kKeyBlock / 2 +
@@ -108,11 +108,11 @@ void StoreKvTokens(const ea_kv_cache& cache, const float* k, const float* v, int
       const KvRecordView record = KvRecord(cache, position / kKeyBlock, head);
       const float* k_head = k + static_cast<size_t>(t) * ld + static_cast<size_t>(head) * d;
       const float* v_head = v + static_cast<size_t>(t) * ld + static_cast<size_t>(head) * d;
-      if (c.storage == EA_KV_STORAGE_INT8) {
+      if (c.storage == EA_KV_STORAGE_Q8) {
         StoreHeadsS8(record, slot, k_head, v_head, d, QueryCodesOf(cache).codes);
         continue;
       }
-      if (c.storage == EA_KV_STORAGE_INT4) {
+      if (c.storage == EA_KV_STORAGE_Q4) {
         StoreHeadsS4(record, slot, k_head, v_head, d, QueryCodesOf(cache).codes);
         continue;
       }

@@ -1,5 +1,5 @@
 // One fixed-point Attention(Q, K, V) over strided operands, shared by
-// fixed-point MHA (once per head) and ea_attention_run_s8 / _s16: K and V
+// fixed-point MHA (once per head) and ea_attention_quant_run_s8 / _s16: K and V
 // prepared for the kernel (packed for the dot-product instructions, or V
 // transposed for the row kernels), then query blocks on the parallel-for.
 #ifndef EDGEATTN_SRC_OPS_QUANT_ATTENTION_CORE_H_

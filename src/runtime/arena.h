@@ -1,4 +1,4 @@
-// Internal arena helpers: plan_init checks that all its regions fit, then
+// Internal arena helpers: init checks that all its regions fit, then
 // carves them; a failed plan leaves the arena as it was.
 #ifndef EDGEATTN_SRC_RUNTIME_ARENA_H_
 #define EDGEATTN_SRC_RUNTIME_ARENA_H_

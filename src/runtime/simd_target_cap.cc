@@ -6,7 +6,7 @@
 // Highway orders targets by bit, better targets on lower bits, and lets a
 // program disable targets process-wide (hwy::DisableTargets); the next
 // dynamic dispatch then picks the best target left. The cap is applied
-// lazily, at plan_init and ea_simd_target(), so the environment needs no
+// lazily, at init and ea_simd_target(), so the environment needs no
 // start-up hook (the library has no static constructors). Two atomics are
 // the only state: the explicit cap, and the cap last handed to Highway (so
 // that an unchanged cap does not reset Highway's chosen target).

@@ -6,7 +6,7 @@
 namespace edgeattn {
 
 // Hands the cap in force (the explicit one, else the environment's) to
-// Highway's dispatch if it changed. Called by every plan_init and by
+// Highway's dispatch if it changed. Called by every init and by
 // ea_simd_target(); nothing on static builds.
 void ApplySimdTargetCap();
 

@@ -60,12 +60,12 @@ struct Extent {
 // True when `range` shares a byte with any of extents[0, count).
 bool OverlapsAny(Extent range, const Extent* extents, size_t count);
 
-// The arena bytes a plan_init is about to carve: the next `bytes` after the
+// The arena bytes a init is about to carve: the next `bytes` after the
 // arena's used ones (call after CheckArenaFits).
 Extent NextCarve(const ea_arena& arena, uint64_t bytes);
 
 // EA_ERR_BAD_ARGUMENT when any of kept[0, count) (weights, biases, a caller's
-// table) lies in the carve: plan_init and every run would overwrite it.
+// table) lies in the carve: init and every run would overwrite it.
 ea_status CheckKeptOutsideCarve(const Extent* kept, size_t count, Extent carve);
 
 // The caller's position table when the position mode reads it, else NULL: a

@@ -89,9 +89,9 @@ ea_status CheckLinear(ea_dtype dtype, const ea_linear_quant_params& p, int32_t c
 
 ea_status CheckMatmul(ea_dtype dtype, const ea_matmul_quant_params& p, bool lhs_is_probs) {
   // int8 probabilities have zero point -128: the context's lhs offset is 128.
-  const bool lhs_ok = lhs_is_probs ? p.lhs_offset == (IsInt8(dtype) ? 128 : 0)
-                                   : ValidOffset(dtype, p.lhs_offset, true);
-  const bool ok = lhs_ok && ValidOffset(dtype, p.rhs_offset, true) &&
+  const bool lhs_ok = lhs_is_probs ? p.input_offset == (IsInt8(dtype) ? 128 : 0)
+                                   : ValidOffset(dtype, p.input_offset, true);
+  const bool ok = lhs_ok && ValidOffset(dtype, p.weights_offset, true) &&
                   ValidOffset(dtype, p.output_offset, false) &&
                   ValidMultiplier(p.output_multiplier) && ValidShift(dtype, p.output_shift);
   return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
@@ -190,7 +190,7 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* para
   ea_mha_quant_params p{};
   if (positions) p.add = DeriveAdd(dtype, s->input, s->position, s->positioned);
   p.scores = DeriveMatmul(s->q, s->k, s->scores);
-  p.softmax = DeriveSoftmax(dtype, InverseSqrt(c.d_model / c.heads), s->scores);
+  p.softmax = DeriveSoftmax(dtype, InverseSqrt(c.d_model / c.n_heads), s->scores);
   const ea_quant probs =
       IsInt8(dtype) ? ea_quant{1.0f / 256.0f, -128} : ea_quant{1.0f / 32768.0f, 0};
   p.context = DeriveMatmul(probs, s->v, s->context);

@@ -156,9 +156,9 @@ ea_status ea_weight_file_find(const ea_weight_file* file, const char* name, ea_t
   return EA_OK;
 }
 
-ea_status ea_weight_file_mha(const ea_weight_file* file, const char* prefix, int32_t d_model,
-                             int32_t n_heads, int32_t n_kv_heads, ea_mha_weights* weights,
-                             ea_weights_layout* layout) {
+ea_status ea_weight_file_find_mha(const ea_weight_file* file, const char* prefix, int32_t d_model,
+                                  int32_t n_heads, int32_t n_kv_heads, ea_mha_weights* weights,
+                                  ea_weights_layout* layout) {
   if (file == nullptr || prefix == nullptr || weights == nullptr || layout == nullptr) {
     return EA_ERR_NULL_POINTER;
   }

@@ -59,7 +59,7 @@ int main(void) {
   for (i = 0; i < kNkv * kDk; ++i) k[i] = Value(i, 53, 29);
   for (i = 0; i < kNkv * kDv; ++i) v[i] = Value(i, 71, 31);
   if (status == EA_OK) status = ea_arena_init(&arena, arena_buffer, sizeof arena_buffer);
-  if (status == EA_OK) status = ea_attention_plan_init(&plan, &config, &arena);
+  if (status == EA_OK) status = ea_attention_init(&plan, &config, &arena);
   if (status == EA_OK) status = ea_attention_run(&plan, q, k, v, kValidKeys, out, NULL);
   if (status != EA_OK) {
     printf("FAIL: %s\n", ea_status_str(status));

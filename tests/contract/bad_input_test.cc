@@ -149,7 +149,7 @@ TEST(BadInputArena, ZeroCapacityIsAValidEmptyArena) {
   EXPECT_EQ(ea_arena_remaining(&arena), 0u);
 }
 
-// Shared by every plan_init table: the ways an arena can be unfit for a plan
+// Shared by every init table: the ways an arena can be unfit for a plan
 // that needs `needed` bytes. `earlier_plan` is for the partly-used case.
 enum class ArenaFault {
   kNone,
@@ -316,19 +316,19 @@ struct AttentionPlanInitArgs {
   ea_arena* arena_arg = &arena;
 };
 
-// Every config row must also be refused by plan_init, with nothing carved.
+// Every config row must also be refused by init, with nothing carved.
 class BadInputAttentionPlanInitConfig : public testing::TestWithParam<AttentionConfigCase> {};
 
-// Pointer and arena rows of plan_init.
+// Pointer and arena rows of init.
 using AttentionPlanInitCase = BadCase<AttentionPlanInitArgs>;
 class BadInputAttentionPlanInit : public testing::TestWithParam<AttentionPlanInitCase> {};
 
-// A refused plan_init clears the plan's ready word (a failed re-plan must not
+// A refused init clears the plan's ready word (a failed re-plan must not
 // leave the old plan runnable) and writes nothing else: check the word, then
 // put the canary back so that ExpectUntouched covers the rest of the struct.
 void ExpectPlanInvalidated(const void* plan_arg, uint32_t* ready) {
   if (plan_arg == nullptr) return;
-  EXPECT_EQ(*ready, 0u) << "a refused plan_init must leave the plan not ready";
+  EXPECT_EQ(*ready, 0u) << "a refused init must leave the plan not ready";
   memset(ready, kCanaryByte, sizeof(*ready));
 }
 
@@ -342,8 +342,7 @@ void ExpectAttentionPlanInitRefused(AttentionPlanInitArgs* args, ea_status expec
   watched.FillWithCanary("plan", &args->plan, sizeof(args->plan));
   watched.Remember("arena struct", &args->arena, sizeof(args->arena));
   watched.Remember("arena buffer", args->arena_storage.data(), args->arena_storage.size());
-  EXPECT_STATUS(ea_attention_plan_init(args->plan_arg, args->config_arg, args->arena_arg),
-                expected);
+  EXPECT_STATUS(ea_attention_init(args->plan_arg, args->config_arg, args->arena_arg), expected);
   ExpectPlanInvalidated(args->plan_arg, &args->plan.ready);
   EXPECT_EQ(args->arena.used, used_before);
   watched.ExpectUntouched();
@@ -395,7 +394,7 @@ INSTANTIATE_TEST_SUITE_P(BadInput, BadInputAttentionPlanInit,
 TEST(BadInputAttention, ValidPlanInitSucceedsOnTheSameArguments) {
   AttentionPlanInitArgs args;
   ShapeArena(ArenaFault::kNone, 0, &args.arena_storage, &args.arena);
-  EXPECT_STATUS(ea_attention_plan_init(&args.plan, &args.config, &args.arena), EA_OK);
+  EXPECT_STATUS(ea_attention_init(&args.plan, &args.config, &args.arena), EA_OK);
   EXPECT_GT(args.arena.used, 0u);
 }
 
@@ -421,7 +420,7 @@ struct AttentionRunArgs {
 
   AttentionRunArgs() {
     ea_arena_init(&arena, arena_storage.data(), arena_storage.size());
-    plan_status = ea_attention_plan_init(&plan, &config, &arena);
+    plan_status = ea_attention_init(&plan, &config, &arena);
   }
 };
 
@@ -456,7 +455,7 @@ const AttentionRunCase kAttentionRunCases[] = {
      [](AttentionRunArgs* a) {
        ea_attention_config bad = a->config;
        bad.n_q = 0;
-       ea_attention_plan_init(&a->never_planned, &bad, &a->arena);
+       ea_attention_init(&a->never_planned, &bad, &a->arena);
        a->plan_arg = &a->never_planned;
      },
      EA_ERR_BAD_ARGUMENT},
@@ -489,7 +488,7 @@ TEST(BadInputAttention, RunRefusesWeightsAboveMaxElements) {
   ea_arena arena{};
   ASSERT_STATUS(ea_arena_init(&arena, storage.data(), storage.size()), EA_OK);
   ea_attention_plan plan{};
-  ASSERT_STATUS(ea_attention_plan_init(&plan, &config, &arena), EA_OK);
+  ASSERT_STATUS(ea_attention_init(&plan, &config, &arena), EA_OK);
   const std::vector<float> q = edgeattn_test::RandomTensor(1 << 15, 21);
   const std::vector<float> kv = edgeattn_test::RandomTensor(1 << 14, 22);
   std::vector<float> out(1 << 15);
@@ -663,16 +662,16 @@ void ExpectSelfAttentionPlanInitRefused(SelfAttentionPlanInitArgs* args, ea_stat
   watched.FillWithCanary("plan", &args->plan, sizeof(args->plan));
   watched.Remember("arena struct", &args->arena, sizeof(args->arena));
   watched.Remember("arena buffer", args->arena_storage.data(), args->arena_storage.size());
-  EXPECT_STATUS(ea_self_attention_plan_init(args->plan_arg, args->config_arg, args->weights_arg,
-                                            args->arena_arg),
-                expected);
+  EXPECT_STATUS(
+      ea_self_attention_init(args->plan_arg, args->config_arg, args->weights_arg, args->arena_arg),
+      expected);
   ExpectPlanInvalidated(args->plan_arg, &args->plan.ready);
   EXPECT_EQ(args->arena.used, used_before);
   watched.ExpectUntouched();
 }
 
 // Fixed point has its own plan (quant_self_attention_test.cc): the float
-// plan_init refuses the dtype; the arena size, which serves every dtype,
+// init refuses the dtype; the arena size, which serves every dtype,
 // wants the quantization the float config lacks.
 TEST(BadInputSelfAttention, FixedPointDtypesOnTheFloatConfig) {
   for (ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
@@ -681,7 +680,8 @@ TEST(BadInputSelfAttention, FixedPointDtypesOnTheFloatConfig) {
     size_t bytes = 0;
     UntouchedBytes watched;
     watched.FillWithCanary("bytes", &bytes, sizeof(bytes));
-    EXPECT_STATUS(ea_self_attention_arena_size(&config, &bytes), EA_ERR_NULL_POINTER);
+    EXPECT_STATUS(ea_self_attention_arena_size(&config, &bytes), EA_ERR_BAD_ARGUMENT);
+    EXPECT_STATUS(ea_self_attention_quant_arena_size(&config, &bytes), EA_ERR_NULL_POINTER);
     watched.ExpectUntouched();
     SelfAttentionPlanInitArgs args;
     args.config = config;
@@ -757,7 +757,7 @@ TEST(BadInputSelfAttention, ValidPlanInitSucceedsOnTheSameArguments) {
   SelfAttentionPlanInitArgs args;
   args.weights.b_q = args.weights.b_k = args.weights.b_v = nullptr;  // biases are optional
   ShapeArena(ArenaFault::kNone, 0, &args.arena_storage, &args.arena);
-  EXPECT_STATUS(ea_self_attention_plan_init(&args.plan, &args.config, &args.weights, &args.arena),
+  EXPECT_STATUS(ea_self_attention_init(&args.plan, &args.config, &args.weights, &args.arena),
                 EA_OK);
 }
 
@@ -781,7 +781,7 @@ struct SelfAttentionRunArgs {
 
   SelfAttentionRunArgs() {
     ea_arena_init(&arena, arena_storage.data(), arena_storage.size());
-    plan_status = ea_self_attention_plan_init(&plan, &config, &data.weights, &arena);
+    plan_status = ea_self_attention_init(&plan, &config, &data.weights, &arena);
   }
 };
 
@@ -856,7 +856,7 @@ const std::vector<SelfAttentionRunCase> kSelfAttentionRunCases =
     ModelRunCases<SelfAttentionRunArgs, kSelfTokens>([](SelfAttentionRunArgs* a) {
       ea_self_attention_config bad = a->config;
       bad.d_k = 0;
-      ea_self_attention_plan_init(&a->never_planned, &bad, &a->data.weights, &a->arena);
+      ea_self_attention_init(&a->never_planned, &bad, &a->data.weights, &a->arena);
       a->plan_arg = &a->never_planned;
     });
 INSTANTIATE_TEST_SUITE_P(BadInput, BadInputSelfAttentionRun,
@@ -894,7 +894,7 @@ TEST(BadInputSelfAttention, RunRefusesWeightsAboveMaxElements) {
   const float one = 1.0f;
   const ea_self_attention_weights weights{&one, &one, &one, nullptr, nullptr, nullptr};
   ea_self_attention_plan plan{};
-  ASSERT_STATUS(ea_self_attention_plan_init(&plan, &config, &weights, &arena), EA_OK);
+  ASSERT_STATUS(ea_self_attention_init(&plan, &config, &weights, &arena), EA_OK);
   const std::vector<float> x = edgeattn_test::RandomTensor(kTokens, 38);
   std::vector<float> y(kTokens);
   std::vector<float> attn_weights(4096);  // never legitimately written: too small on purpose
@@ -930,21 +930,21 @@ const MhaConfigCase kMhaConfigCases[] = {
     {"MaxTokensNegative", [](ea_mha_config* c) { c->max_tokens = -1; }, EA_ERR_BAD_DIMENSION},
     {"DModelZero", [](ea_mha_config* c) { c->d_model = 0; }, EA_ERR_BAD_DIMENSION},
     {"DModelNegative", [](ea_mha_config* c) { c->d_model = -12; }, EA_ERR_BAD_DIMENSION},
-    {"HeadsZero", [](ea_mha_config* c) { c->heads = 0; }, EA_ERR_BAD_DIMENSION},
-    {"HeadsNegative", [](ea_mha_config* c) { c->heads = -3; }, EA_ERR_BAD_DIMENSION},
-    {"HeadsInt32Min", [](ea_mha_config* c) { c->heads = kInt32Min; }, EA_ERR_BAD_DIMENSION},
-    {"HeadsDoNotDivideDModel", [](ea_mha_config* c) { c->heads = 5; }, EA_ERR_HEADS_MISMATCH},
-    {"HeadsSeven", [](ea_mha_config* c) { c->heads = 7; }, EA_ERR_HEADS_MISMATCH},
-    {"HeadsAboveDModel", [](ea_mha_config* c) { c->heads = 2 * kMhaDModel; },
+    {"HeadsZero", [](ea_mha_config* c) { c->n_heads = 0; }, EA_ERR_BAD_DIMENSION},
+    {"HeadsNegative", [](ea_mha_config* c) { c->n_heads = -3; }, EA_ERR_BAD_DIMENSION},
+    {"HeadsInt32Min", [](ea_mha_config* c) { c->n_heads = kInt32Min; }, EA_ERR_BAD_DIMENSION},
+    {"HeadsDoNotDivideDModel", [](ea_mha_config* c) { c->n_heads = 5; }, EA_ERR_HEADS_MISMATCH},
+    {"HeadsSeven", [](ea_mha_config* c) { c->n_heads = 7; }, EA_ERR_HEADS_MISMATCH},
+    {"HeadsAboveDModel", [](ea_mha_config* c) { c->n_heads = 2 * kMhaDModel; },
      EA_ERR_HEADS_MISMATCH},
-    {"HeadsInt32Max", [](ea_mha_config* c) { c->heads = kInt32Max; }, EA_ERR_HEADS_MISMATCH},
+    {"HeadsInt32Max", [](ea_mha_config* c) { c->n_heads = kInt32Max; }, EA_ERR_HEADS_MISMATCH},
     {"MaxTokensInt32Max", [](ea_mha_config* c) { c->max_tokens = kInt32Max; },
      EA_ERR_DIMENSION_OVERFLOW},
     // INT32_MAX is prime: one head is the only divisor that isolates the overflow.
     {"DModelInt32Max",
      [](ea_mha_config* c) {
        c->d_model = kInt32Max;
-       c->heads = 1;
+       c->n_heads = 1;
      },
      EA_ERR_DIMENSION_OVERFLOW},
     {"InputAboveMaxElements",
@@ -988,13 +988,15 @@ INSTANTIATE_TEST_SUITE_P(BadInput, BadInputMhaArenaSize, testing::ValuesIn(kMhaC
                          CaseName());
 
 // A fixed-point config needs its quantization, and its plans take int8
-// weights (ea_mha_quant_plan_init), not the float entry point.
+// weights (ea_mha_quant_init), not the float entry point.
 TEST(BadInputMha, FixedPointDtypesWithoutQuantizationOrOnTheFloatEntryPoint) {
   for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
     ea_mha_config config = kValidMha;
     config.dtype = dtype;
     size_t bytes = 0;
-    EXPECT_STATUS(ea_mha_arena_size(&config, &bytes), EA_ERR_NULL_POINTER);
+    // The float family refuses fixed point; the fixed-point one wants its quantization.
+    EXPECT_STATUS(ea_mha_arena_size(&config, &bytes), EA_ERR_BAD_ARGUMENT);
+    EXPECT_STATUS(ea_mha_quant_arena_size(&config, &bytes), EA_ERR_NULL_POINTER);
     EXPECT_EQ(bytes, 0u);
     std::vector<float> in_proj(3 * kMhaDModel * kMhaDModel), out_proj(kMhaDModel * kMhaDModel);
     const ea_mha_weights weights{in_proj.data(), nullptr, out_proj.data(), nullptr};
@@ -1002,9 +1004,20 @@ TEST(BadInputMha, FixedPointDtypesWithoutQuantizationOrOnTheFloatEntryPoint) {
     ea_arena arena;
     ASSERT_EQ(ea_arena_init(&arena, storage, sizeof(storage)), EA_OK);
     ea_mha_plan plan{};
-    EXPECT_STATUS(ea_mha_plan_init(&plan, &config, &weights, &arena), EA_ERR_BAD_ARGUMENT);
+    EXPECT_STATUS(ea_mha_init(&plan, &config, &weights, &arena), EA_ERR_BAD_ARGUMENT);
     EXPECT_EQ(arena.used, 0u);
   }
+}
+
+// The fixed-point families' size functions refuse a float config, as their
+// inits do.
+TEST(BadInputFixedPointFamilies, ArenaSizeRefusesTheFloatDtype) {
+  size_t bytes = 0;
+  EXPECT_STATUS(ea_attention_quant_arena_size(&kValidAttention, &bytes), EA_ERR_BAD_ARGUMENT);
+  EXPECT_STATUS(ea_self_attention_quant_arena_size(&kValidSelfAttention, &bytes),
+                EA_ERR_BAD_ARGUMENT);
+  EXPECT_STATUS(ea_mha_quant_arena_size(&kValidMha, &bytes), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(bytes, 0u);
 }
 
 TEST(BadInputMha, ArenaSizeNullPointers) {
@@ -1065,9 +1078,8 @@ void ExpectMhaPlanInitRefused(MhaPlanInitArgs* args, ea_status expected) {
   watched.FillWithCanary("plan", &args->plan, sizeof(args->plan));
   watched.Remember("arena struct", &args->arena, sizeof(args->arena));
   watched.Remember("arena buffer", args->arena_storage.data(), args->arena_storage.size());
-  EXPECT_STATUS(
-      ea_mha_plan_init(args->plan_arg, args->config_arg, args->weights_arg, args->arena_arg),
-      expected);
+  EXPECT_STATUS(ea_mha_init(args->plan_arg, args->config_arg, args->weights_arg, args->arena_arg),
+                expected);
   ExpectPlanInvalidated(args->plan_arg, &args->plan.ready);
   EXPECT_EQ(args->arena.used, used_before);
   watched.ExpectUntouched();
@@ -1128,7 +1140,7 @@ TEST(BadInputMha, ValidPlanInitSucceedsOnTheSameArguments) {
   MhaPlanInitArgs args;
   args.weights.in_proj_bias = args.weights.out_proj_bias = nullptr;  // biases are optional
   ShapeArena(ArenaFault::kNone, 0, &args.arena_storage, &args.arena);
-  EXPECT_STATUS(ea_mha_plan_init(&args.plan, &args.config, &args.weights, &args.arena), EA_OK);
+  EXPECT_STATUS(ea_mha_init(&args.plan, &args.config, &args.weights, &args.arena), EA_OK);
 }
 
 struct MhaRunArgs {
@@ -1151,7 +1163,7 @@ struct MhaRunArgs {
 
   MhaRunArgs() {
     ea_arena_init(&arena, arena_storage.data(), arena_storage.size());
-    plan_status = ea_mha_plan_init(&plan, &config, &data.weights, &arena);
+    plan_status = ea_mha_init(&plan, &config, &data.weights, &arena);
   }
 };
 
@@ -1178,8 +1190,8 @@ TEST_P(BadInputMhaRun, RefusedWithStatusAndNoOutputWritten) {
 const std::vector<MhaRunCase> kMhaRunCases =
     ModelRunCases<MhaRunArgs, kMhaTokens>([](MhaRunArgs* a) {
       ea_mha_config bad = a->config;
-      bad.heads = 5;
-      ea_mha_plan_init(&a->never_planned, &bad, &a->data.weights, &a->arena);
+      bad.n_heads = 5;
+      ea_mha_init(&a->never_planned, &bad, &a->data.weights, &a->arena);
       a->plan_arg = &a->never_planned;
     });
 INSTANTIATE_TEST_SUITE_P(BadInput, BadInputMhaRun, testing::ValuesIn(kMhaRunCases), CaseName());
@@ -1209,7 +1221,7 @@ TEST(BadInputMha, RunRefusesWeightsAboveMaxElementsCountingHeads) {
   const std::vector<float> out_proj = edgeattn_test::RandomTensor(kDModel * kDModel, 47);
   const ea_mha_weights weights{in_proj.data(), nullptr, out_proj.data(), nullptr};
   ea_mha_plan plan{};
-  ASSERT_STATUS(ea_mha_plan_init(&plan, &config, &weights, &arena), EA_OK);
+  ASSERT_STATUS(ea_mha_init(&plan, &config, &weights, &arena), EA_OK);
   const std::vector<float> x = edgeattn_test::RandomTensor(kTokens * kDModel, 48);
   std::vector<float> y(kTokens * kDModel);
   std::vector<float> attn_weights(4096);  // never legitimately written: too small on purpose

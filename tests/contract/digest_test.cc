@@ -60,7 +60,7 @@ void AddMhaLayout(Digest* digest, const ea_mha_config& config) {
   const std::vector<float> weights(3 * config.d_model * config.d_model, 0.0f);
   const ea_mha_weights w{weights.data(), nullptr, weights.data(), nullptr};
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_mha_plan_init(&plan, &config, &w, &arena), EA_OK);
+  ASSERT_EQ(ea_mha_init(&plan, &config, &w, &arena), EA_OK);
   // Regions a configuration does not need are NULL: they digest as all ones.
   const auto offset = [&](const void* region) {
     if (region == nullptr) return ~static_cast<uint64_t>(0);
@@ -168,8 +168,8 @@ TEST(CrossTargetDigest, PrintsDigestOfTargetIndependentResults) {
   }
 
   AddKvCacheRecords<24>(&digest, EA_KV_STORAGE_F16);
-  AddKvCacheRecords<24>(&digest, EA_KV_STORAGE_INT8);
-  AddKvCacheRecords<72>(&digest, EA_KV_STORAGE_INT4);  // two scale groups: 64 and 8
+  AddKvCacheRecords<24>(&digest, EA_KV_STORAGE_Q8);
+  AddKvCacheRecords<72>(&digest, EA_KV_STORAGE_Q4);  // two scale groups: 64 and 8
 
   printf("[  DIGEST  ] target=%s vector_bits=%u digest=%016llx\n", ea_simd_target(),
          static_cast<unsigned>(ea_simd_vector_bytes() * 8),

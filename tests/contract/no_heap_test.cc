@@ -32,10 +32,10 @@
 #include <hwy/targets.h>
 
 #include "data/weights/sample_files.h"
+#include "edgeattn/cross.h"
+#include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
-#include "edgeattn/mha_decode.h"
-#include "edgeattn/mha_quant_decode.h"
 #include "edgeattn/rope.h"
 #include "edgeattn/weight_file.h"
 #include "reference/random_tensor.h"
@@ -477,7 +477,7 @@ void RunAttentionCase(const Case& c) {
   float* weights_out = c.want_weights ? weights.data() : nullptr;
 
   ea_attention_plan plan{};
-  ASSERT_EQ(NO_HEAP(ea_attention_plan_init(&plan, &config, &arena.arena)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_attention_init(&plan, &config, &arena.arena)), EA_OK);
   EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
   for (int32_t n_valid_keys : {kNkv, kNkv - 5}) {
     EXPECT_EQ(NO_HEAP(ea_attention_run(&plan, q.data(), k.data(), v.data(), n_valid_keys,
@@ -526,7 +526,7 @@ void RunSelfAttentionCase(const Case& c) {
                                       biases ? b_v.data() : nullptr};
     TestArena arena(bytes);
     ea_self_attention_plan plan{};
-    ASSERT_EQ(NO_HEAP(ea_self_attention_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+    ASSERT_EQ(NO_HEAP(ea_self_attention_init(&plan, &config, &w, &arena.arena)), EA_OK);
     EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
     // A short sequence with key padding first, then the full one (which writes every output).
     EXPECT_EQ(NO_HEAP(ea_self_attention_run(&plan, x.data(), kMaxTokens - 6, kMaxTokens - 9,
@@ -572,7 +572,7 @@ void RunMhaCase(const Case& c) {
                            biases ? out_b.data() : nullptr};
     TestArena arena(bytes);
     ea_mha_plan plan{};
-    ASSERT_EQ(NO_HEAP(ea_mha_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+    ASSERT_EQ(NO_HEAP(ea_mha_init(&plan, &config, &w, &arena.arena)), EA_OK);
     EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
     EXPECT_EQ(
         NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens - 6, kMaxTokens - 9, y.data(), weights_out)),
@@ -614,7 +614,7 @@ TEST(NoHeap, WeightFiles) {
     EXPECT_EQ(NO_HEAP(ea_weight_file_find(&file, "absent", &view)), EA_ERR_NOT_FOUND);
     ea_mha_weights weights{};
     ea_weights_layout layout = EA_WEIGHTS_ROW_MAJOR;
-    EXPECT_EQ(NO_HEAP(ea_weight_file_mha(&file, "attn.", 40, 4, 4, &weights, &layout)), EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_weight_file_find_mha(&file, "attn.", 40, 4, 4, &weights, &layout)), EA_OK);
     EXPECT_EQ(NO_HEAP(ea_weight_file_open(&file, bytes->data(), bytes->size() - 1)),
               EA_ERR_BAD_FILE);
     size_t scratch_bytes = 0;
@@ -647,7 +647,7 @@ TEST(NoHeap, Arena) {
   EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena)), 4096u);
 }
 
-// ea_mha_arena_size, plan_init in an arena of exactly that size and one run
+// ea_mha_arena_size, init in an arena of exactly that size and one run
 // over kMaxTokens tokens of x (seed `x_seed`), each under NO_HEAP; y finite.
 void SizePlanAndRunMha(const ea_mha_config& config, const ea_mha_weights& weights,
                        uint64_t x_seed) {
@@ -655,7 +655,7 @@ void SizePlanAndRunMha(const ea_mha_config& config, const ea_mha_weights& weight
   ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
   TestArena arena(bytes);
   ea_mha_plan plan{};
-  ASSERT_EQ(NO_HEAP(ea_mha_plan_init(&plan, &config, &weights, &arena.arena)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_mha_init(&plan, &config, &weights, &arena.arena)), EA_OK);
   const std::vector<float> x = RandomTensor(Count(kMaxTokens, kDModel), x_seed);
   std::vector<float> y(Count(kMaxTokens, kDModel), kNaN);
   EXPECT_EQ(NO_HEAP(ea_mha_run(&plan, x.data(), kMaxTokens, kMaxTokens, y.data(), nullptr)), EA_OK);
@@ -666,13 +666,13 @@ TEST(NoHeap, PackedWeightsAndAPlanThatUsesThem) {
   const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 26, 0.2);
   const std::vector<float> out_w = RandomTensor(Count(kDModel, kDModel), 27, 0.2);
   size_t in_floats = 0, out_floats = 0;
-  ASSERT_EQ(NO_HEAP(ea_packed_linear_size(3 * kDModel, kDModel, &in_floats)), EA_OK);
-  ASSERT_EQ(NO_HEAP(ea_packed_linear_size(kDModel, kDModel, &out_floats)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_linear_packed_size(3 * kDModel, kDModel, &in_floats)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_linear_packed_size(kDModel, kDModel, &out_floats)), EA_OK);
   std::vector<float> in_packed(in_floats), out_packed(out_floats);
-  ASSERT_EQ(NO_HEAP(ea_pack_linear_weights(in_w.data(), 3 * kDModel, kDModel, in_packed.data(),
+  ASSERT_EQ(NO_HEAP(ea_linear_pack_weights(in_w.data(), 3 * kDModel, kDModel, in_packed.data(),
                                            in_floats)),
             EA_OK);
-  ASSERT_EQ(NO_HEAP(ea_pack_linear_weights(out_w.data(), kDModel, kDModel, out_packed.data(),
+  ASSERT_EQ(NO_HEAP(ea_linear_pack_weights(out_w.data(), kDModel, kDModel, out_packed.data(),
                                            out_floats)),
             EA_OK);
   const ea_mha_config config{EA_DTYPE_F32,      kMaxTokens,       kDModel, kHeads,
@@ -734,7 +734,7 @@ TEST(NoHeap, ErrorPaths) {
   EXPECT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_ERR_BAD_DIMENSION);
   config.n_q = kNq;
   config.dtype = EA_DTYPE_INT8;  // fixed point without its quantization
-  EXPECT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(NO_HEAP(ea_attention_quant_arena_size(&config, &bytes)), EA_ERR_NULL_POINTER);
   config.dtype = EA_DTYPE_F32;
 
   AlignedBytes buffer(256);
@@ -742,7 +742,7 @@ TEST(NoHeap, ErrorPaths) {
   EXPECT_EQ(NO_HEAP(ea_arena_init(&arena, buffer.data() + 4, 128)), EA_ERR_ARENA_MISALIGNED);
   ASSERT_EQ(NO_HEAP(ea_arena_init(&arena, buffer.data(), buffer.size())), EA_OK);
   ea_attention_plan plan{};
-  EXPECT_EQ(NO_HEAP(ea_attention_plan_init(&plan, &config, &arena)), EA_ERR_ARENA_TOO_SMALL);
+  EXPECT_EQ(NO_HEAP(ea_attention_init(&plan, &config, &arena)), EA_ERR_ARENA_TOO_SMALL);
   const std::vector<float> data(Count(kNkv, kDk), 0.0f);
   std::vector<float> out(Count(kNq, kDv));
   EXPECT_EQ(NO_HEAP(ea_attention_run(&plan, data.data(), data.data(), data.data(), kNkv, out.data(),
@@ -879,7 +879,7 @@ struct QuantBuffers {
     c.dtype = dtype;
     c.max_tokens = tokens;
     c.d_model = kDModel;
-    c.heads = kHeads;
+    c.n_heads = kHeads;
     c.mask = mask;
     c.position = ApiPosition(position);
     c.weights_layout = EA_WEIGHTS_ROW_MAJOR;
@@ -888,17 +888,17 @@ struct QuantBuffers {
     c.quant_position_table = position == Position::kLearned ? table.data() : nullptr;
     return c;
   }
-  // ea_mha_run_s8 or _s16, armed.
+  // ea_mha_quant_run_s8 or _s16, armed.
   ea_status Run(const ea_mha_quant_plan* plan, int32_t n_tokens, bool want_weights) {
     void* weights = want_weights ? attn.data() : nullptr;
     if (dtype == EA_DTYPE_INT8) {
-      return NO_HEAP(ea_mha_run_s8(plan, reinterpret_cast<const int8_t*>(x.data()), n_tokens,
-                                   reinterpret_cast<int8_t*>(y.data()),
-                                   static_cast<int8_t*>(weights)));
+      return NO_HEAP(ea_mha_quant_run_s8(plan, reinterpret_cast<const int8_t*>(x.data()), n_tokens,
+                                         reinterpret_cast<int8_t*>(y.data()),
+                                         static_cast<int8_t*>(weights)));
     }
-    return NO_HEAP(ea_mha_run_s16(plan, reinterpret_cast<const int16_t*>(x.data()), n_tokens,
-                                  reinterpret_cast<int16_t*>(y.data()),
-                                  static_cast<int16_t*>(weights)));
+    return NO_HEAP(ea_mha_quant_run_s16(plan, reinterpret_cast<const int16_t*>(x.data()), n_tokens,
+                                        reinterpret_cast<int16_t*>(y.data()),
+                                        static_cast<int16_t*>(weights)));
   }
 
   ea_dtype dtype;
@@ -923,13 +923,13 @@ void ExpectWritten(const std::vector<uint8_t>& bytes, const char* what) {
 // The fixed-point decoder of the same layer: arena_size, init, steps of 1
 // and 5 tokens through the whole stream, reset; then a residual ADD. Each armed.
 void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer) {
-  const ea_mha_quant_decoder_config config{layer, 5};
+  const ea_decoder_quant_config config{layer, 5};
   size_t bytes = 0;
-  ASSERT_EQ(NO_HEAP(ea_mha_quant_decoder_arena_size(&config, &bytes)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_decoder_quant_arena_size(&config, &bytes)), EA_OK);
   TestArena arena(bytes);
-  ea_mha_quant_decoder decoder{};
+  ea_decoder_quant decoder{};
   const ea_mha_quant_weights w = b.Weights(true);
-  ASSERT_EQ(NO_HEAP(ea_mha_quant_decoder_init(&decoder, &config, &w, &arena.arena)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_decoder_quant_init(&decoder, &config, &w, &arena.arena)), EA_OK);
   EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
   const size_t element = b.dtype == EA_DTYPE_INT16 ? 2 : 1;
   const size_t row = static_cast<size_t>(kDModel) * element;
@@ -939,18 +939,18 @@ void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer) {
     const uint8_t* x = b.x.data() + static_cast<size_t>(t) * row;
     uint8_t* y = b.y.data() + static_cast<size_t>(t) * row;
     if (b.dtype == EA_DTYPE_INT8) {
-      EXPECT_EQ(NO_HEAP(ea_mha_quant_decoder_step_s8(&decoder, reinterpret_cast<const int8_t*>(x),
-                                                     n, reinterpret_cast<int8_t*>(y))),
+      EXPECT_EQ(NO_HEAP(ea_decoder_quant_step_s8(&decoder, reinterpret_cast<const int8_t*>(x), n,
+                                                 reinterpret_cast<int8_t*>(y))),
                 EA_OK);
     } else {
-      EXPECT_EQ(NO_HEAP(ea_mha_quant_decoder_step_s16(&decoder, reinterpret_cast<const int16_t*>(x),
-                                                      n, reinterpret_cast<int16_t*>(y))),
+      EXPECT_EQ(NO_HEAP(ea_decoder_quant_step_s16(&decoder, reinterpret_cast<const int16_t*>(x), n,
+                                                  reinterpret_cast<int16_t*>(y))),
                 EA_OK);
     }
     t += n;
   }
   ExpectWritten(b.y, "decoder y");
-  EXPECT_EQ(NO_HEAP(ea_mha_quant_decoder_reset(&decoder)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_decoder_quant_reset(&decoder)), EA_OK);
 
   // The residual ADD of y onto x, as a quantized model runs it.
   ea_add_quant_params add{};
@@ -959,20 +959,20 @@ void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer) {
             EA_OK);
   const size_t count = b.x.size() / element;
   if (b.dtype == EA_DTYPE_INT8) {
-    EXPECT_EQ(NO_HEAP(ea_add_s8(reinterpret_cast<const int8_t*>(b.x.data()),
-                                reinterpret_cast<const int8_t*>(b.y.data()), count, &add,
-                                reinterpret_cast<int8_t*>(b.y.data()))),
+    EXPECT_EQ(NO_HEAP(ea_add_quant_run_s8(reinterpret_cast<const int8_t*>(b.x.data()),
+                                          reinterpret_cast<const int8_t*>(b.y.data()), count, &add,
+                                          reinterpret_cast<int8_t*>(b.y.data()))),
               EA_OK);
   } else {
-    EXPECT_EQ(NO_HEAP(ea_add_s16(reinterpret_cast<const int16_t*>(b.x.data()),
-                                 reinterpret_cast<const int16_t*>(b.y.data()), count, &add,
-                                 reinterpret_cast<int16_t*>(b.y.data()))),
+    EXPECT_EQ(NO_HEAP(ea_add_quant_run_s16(reinterpret_cast<const int16_t*>(b.x.data()),
+                                           reinterpret_cast<const int16_t*>(b.y.data()), count,
+                                           &add, reinterpret_cast<int16_t*>(b.y.data()))),
               EA_OK);
   }
-  EXPECT_EQ(NO_HEAP(ea_add_s8(nullptr, nullptr, 0, &add, nullptr)), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(NO_HEAP(ea_add_quant_run_s8(nullptr, nullptr, 0, &add, nullptr)), EA_ERR_NULL_POINTER);
 }
 
-// derive, arena_size, plan_init in an arena of exactly that size, a short run
+// derive, arena_size, init in an arena of exactly that size, a short run
 // and a full one, each armed; with and without biases.
 void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
                      ea_parallel_for parallel = ea_parallel_for{}) {
@@ -984,12 +984,12 @@ void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
             EA_OK);
   if (c.given_params) config.quant_params = &params;
   size_t bytes = 0;
-  ASSERT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_mha_quant_arena_size(&config, &bytes)), EA_OK);
   for (bool biases : {true, false}) {
     const ea_mha_quant_weights w = b.Weights(biases);
     TestArena arena(bytes);
     ea_mha_quant_plan plan{};
-    ASSERT_EQ(NO_HEAP(ea_mha_quant_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+    ASSERT_EQ(NO_HEAP(ea_mha_quant_init(&plan, &config, &w, &arena.arena)), EA_OK);
     EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
     EXPECT_EQ(b.Run(&plan, tokens - 6, c.want_weights), EA_OK);
     EXPECT_EQ(b.Run(&plan, tokens, c.want_weights), EA_OK);
@@ -1033,11 +1033,11 @@ TEST(NoHeap, QuantMhaErrorPaths) {
   ea_mha_config config = b.Config(Position::kSinusoidalInArena, EA_MASK_CAUSAL, ea_parallel_for{});
   ea_mha_quant_params params{};
   size_t bytes = 0;
-  config.heads = 5;
-  EXPECT_EQ(NO_HEAP(ea_mha_arena_size(&config, &bytes)), EA_ERR_HEADS_MISMATCH);
+  config.n_heads = 5;
+  EXPECT_EQ(NO_HEAP(ea_mha_quant_arena_size(&config, &bytes)), EA_ERR_HEADS_MISMATCH);
   EXPECT_EQ(NO_HEAP(ea_mha_quant_derive(&config, &params, b.channels.data(), b.channels.size())),
             EA_ERR_HEADS_MISMATCH);
-  config.heads = kHeads;
+  config.n_heads = kHeads;
   b.scales.q.scale = NAN;
   EXPECT_EQ(NO_HEAP(ea_mha_quant_derive(&config, &params, b.channels.data(), b.channels.size())),
             EA_ERR_BAD_ARGUMENT);
@@ -1046,15 +1046,15 @@ TEST(NoHeap, QuantMhaErrorPaths) {
   const ea_mha_quant_weights w = b.Weights(true);
   TestArena arena(1 << 16);
   ea_mha_quant_plan plan{};
-  EXPECT_EQ(NO_HEAP(ea_mha_quant_plan_init(&plan, &config, &w, &arena.arena)), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(NO_HEAP(ea_mha_quant_init(&plan, &config, &w, &arena.arena)), EA_ERR_BAD_ARGUMENT);
   config.quant_scales = nullptr;
-  EXPECT_EQ(NO_HEAP(ea_mha_quant_plan_init(&plan, &config, &w, &arena.arena)), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(NO_HEAP(ea_mha_quant_init(&plan, &config, &w, &arena.arena)), EA_ERR_NULL_POINTER);
   EXPECT_EQ(b.Run(&plan, kMaxTokens, true), EA_ERR_BAD_ARGUMENT);  // not ready
   // A ready int16 plan, run with the wrong function and bad lengths.
   const ea_mha_config config16 = b16.Config(Position::kNone, EA_MASK_NONE, ea_parallel_for{});
   const ea_mha_quant_weights w16 = b16.Weights(true);
   ea_mha_quant_plan plan16{};
-  ASSERT_EQ(NO_HEAP(ea_mha_quant_plan_init(&plan16, &config16, &w16, &arena.arena)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_mha_quant_init(&plan16, &config16, &w16, &arena.arena)), EA_OK);
   EXPECT_EQ(b.Run(&plan16, kMaxTokens, false), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(b16.Run(&plan16, 0, false), EA_ERR_BAD_DIMENSION);
   EXPECT_EQ(b16.Run(&plan16, kMaxTokens + 1, false), EA_ERR_BAD_DIMENSION);
@@ -1094,7 +1094,7 @@ void RunQuantSelfAttentionCase(const QuantCase& c) {
       EA_OK);
   if (c.given_params) config.quant_params = &params;
   size_t bytes = 0;
-  ASSERT_EQ(NO_HEAP(ea_self_attention_arena_size(&config, &bytes)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_self_attention_quant_arena_size(&config, &bytes)), EA_OK);
   const ea_mha_quant_weights mw = b.Weights(true);
   const size_t row = kDModel;
   const size_t bias_bytes = c.dtype == EA_DTYPE_INT16 ? 8 : 4;
@@ -1104,23 +1104,23 @@ void RunQuantSelfAttentionCase(const QuantCase& c) {
       bias,          bias + kSelfDk * bias_bytes,   bias + 2 * kSelfDk * bias_bytes};
   TestArena arena(bytes);
   ea_self_attention_quant_plan plan{};
-  ASSERT_EQ(NO_HEAP(ea_self_attention_quant_plan_init(&plan, &config, &w, &arena.arena)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_self_attention_quant_init(&plan, &config, &w, &arena.arena)), EA_OK);
   EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
   void* weights = c.want_weights ? b.attn.data() : nullptr;
   ea_status status;
   if (c.dtype == EA_DTYPE_INT8) {
-    status = NO_HEAP(ea_self_attention_run_s8(&plan, reinterpret_cast<const int8_t*>(b.x.data()),
-                                              kMaxTokens, reinterpret_cast<int8_t*>(b.y.data()),
-                                              static_cast<int8_t*>(weights)));
+    status = NO_HEAP(ea_self_attention_quant_run_s8(
+        &plan, reinterpret_cast<const int8_t*>(b.x.data()), kMaxTokens,
+        reinterpret_cast<int8_t*>(b.y.data()), static_cast<int8_t*>(weights)));
   } else {
-    status = NO_HEAP(ea_self_attention_run_s16(&plan, reinterpret_cast<const int16_t*>(b.x.data()),
-                                               kMaxTokens, reinterpret_cast<int16_t*>(b.y.data()),
-                                               static_cast<int16_t*>(weights)));
+    status = NO_HEAP(ea_self_attention_quant_run_s16(
+        &plan, reinterpret_cast<const int16_t*>(b.x.data()), kMaxTokens,
+        reinterpret_cast<int16_t*>(b.y.data()), static_cast<int16_t*>(weights)));
   }
   EXPECT_EQ(status, EA_OK);
   // A refusal (an int8 run on an int16 plan, or the reverse) without the heap too.
   if (c.dtype == EA_DTYPE_INT8) {
-    EXPECT_EQ(NO_HEAP(ea_self_attention_run_s16(&plan, nullptr, 1, nullptr, nullptr)),
+    EXPECT_EQ(NO_HEAP(ea_self_attention_quant_run_s16(&plan, nullptr, 1, nullptr, nullptr)),
               EA_ERR_NULL_POINTER);
   }
 }
@@ -1180,22 +1180,22 @@ void RunQuantAttentionCase(ea_dtype dtype, ea_mask mask) {
   ea_attention_config config{dtype,   kNq,    kNkv, kDk, kDv, mask, 0.0f, ea_parallel_for{},
                              &scales, nullptr};
   size_t bytes = 0;
-  ASSERT_EQ(NO_HEAP(ea_attention_arena_size(&config, &bytes)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_attention_quant_arena_size(&config, &bytes)), EA_OK);
   TestArena arena(bytes);
   ea_attention_quant_plan plan{};
-  ASSERT_EQ(NO_HEAP(ea_attention_quant_plan_init(&plan, &config, &arena.arena)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_attention_quant_init(&plan, &config, &arena.arena)), EA_OK);
   if (dtype == EA_DTYPE_INT8) {
     std::vector<int8_t> q(Count(kNq, kDk), 7), k(Count(kNkv, kDk), -5), v(Count(kNkv, kDv), 3);
     std::vector<int8_t> out(Count(kNq, kDv)), weights(Count(kNq, kNkv));
-    EXPECT_EQ(NO_HEAP(ea_attention_run_s8(&plan, q.data(), k.data(), v.data(), out.data(),
-                                          weights.data())),
+    EXPECT_EQ(NO_HEAP(ea_attention_quant_run_s8(&plan, q.data(), k.data(), v.data(), out.data(),
+                                                weights.data())),
               EA_OK);
   } else {
     std::vector<int16_t> q(Count(kNq, kDk), 700), k(Count(kNkv, kDk), -500),
         v(Count(kNkv, kDv), 300);
     std::vector<int16_t> out(Count(kNq, kDv)), weights(Count(kNq, kNkv));
-    EXPECT_EQ(NO_HEAP(ea_attention_run_s16(&plan, q.data(), k.data(), v.data(), out.data(),
-                                           weights.data())),
+    EXPECT_EQ(NO_HEAP(ea_attention_quant_run_s16(&plan, q.data(), k.data(), v.data(), out.data(),
+                                                 weights.data())),
               EA_OK);
   }
 }
@@ -1235,12 +1235,12 @@ void RunMhaDecodeCase(ea_kv_storage storage) {
   std::vector<float> rope(Count(positions, d_model / heads)), slopes(heads);
   EXPECT_EQ(NO_HEAP(ea_rope_table_fill(rope.data(), positions, d_model / heads, 10000.0f)), EA_OK);
   EXPECT_EQ(NO_HEAP(ea_alibi_slopes_fill(slopes.data(), heads)), EA_OK);
-  ea_mha_decoder_config c{};
+  ea_decoder_config c{};
   c.d_model = d_model;
   c.n_heads = heads;
   c.n_kv_heads = kv_heads;
   c.max_positions = positions;
-  c.max_tokens = 3;
+  c.max_step_tokens = 3;
   c.window = 30;
   c.storage = storage;
   c.position = EA_POSITION_SINUSOIDAL;
@@ -1249,29 +1249,28 @@ void RunMhaDecodeCase(ea_kv_storage storage) {
   c.alibi_slopes = slopes.data();
   c.weights_layout = EA_WEIGHTS_ROW_MAJOR;
   size_t bytes = 0;
-  ASSERT_EQ(NO_HEAP(ea_mha_decoder_arena_size(&c, &bytes)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_decoder_arena_size(&c, &bytes)), EA_OK);
   TestArena arena(bytes);
-  ea_mha_decoder decoder{};
+  ea_decoder decoder{};
   const ea_mha_weights weights{in_proj.data(), nullptr, out_proj.data(), nullptr};
-  ASSERT_EQ(NO_HEAP(ea_mha_decoder_init(&decoder, &c, &weights, &arena.arena)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_decoder_init(&decoder, &c, &weights, &arena.arena)), EA_OK);
   const std::vector<float> x = RandomTensor(Count(3, d_model), 9);
   std::vector<float> y(x.size(), kNaN);
   for (int32_t t = 0; t + 3 <= positions; t += 3) {
-    EXPECT_EQ(NO_HEAP(ea_mha_decoder_step(&decoder, x.data(), t % 2 == 0 ? 3 : 1, y.data())),
-              EA_OK);
+    EXPECT_EQ(NO_HEAP(ea_decoder_step(&decoder, x.data(), t % 2 == 0 ? 3 : 1, y.data())), EA_OK);
   }
-  EXPECT_EQ(NO_HEAP(ea_mha_decoder_reset(&decoder)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_decoder_reset(&decoder)), EA_OK);
   ExpectAllFinite(y, "decoder y");
 
-  const ea_mha_cross_config cc{d_model, heads, 100, 3, storage, EA_WEIGHTS_ROW_MAJOR};
-  ASSERT_EQ(NO_HEAP(ea_mha_cross_arena_size(&cc, &bytes)), EA_OK);
+  const ea_cross_config cc{d_model, heads, 100, 3, storage, EA_WEIGHTS_ROW_MAJOR};
+  ASSERT_EQ(NO_HEAP(ea_cross_arena_size(&cc, &bytes)), EA_OK);
   TestArena cross_arena(bytes);
-  ea_mha_cross cross{};
+  ea_cross cross{};
   const ea_mha_weights cross_weights{cross_in.data(), nullptr, out_proj.data(), nullptr};
-  ASSERT_EQ(NO_HEAP(ea_mha_cross_init(&cross, &cc, &cross_weights, &cross_arena.arena)), EA_OK);
+  ASSERT_EQ(NO_HEAP(ea_cross_init(&cross, &cc, &cross_weights, &cross_arena.arena)), EA_OK);
   const std::vector<float> memory = RandomTensor(Count(100, d_model), 10);
-  EXPECT_EQ(NO_HEAP(ea_mha_cross_set_memory(&cross, memory.data(), 100)), EA_OK);
-  EXPECT_EQ(NO_HEAP(ea_mha_cross_run(&cross, x.data(), 3, y.data())), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_cross_set_memory(&cross, memory.data(), 100)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_cross_run(&cross, x.data(), 3, y.data())), EA_OK);
   ExpectAllFinite(y, "cross y");
 }
 

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "data/weights/sample_files.h"
+#include "edgeattn/cross.h"
+#include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
-#include "edgeattn/mha_decode.h"
-#include "edgeattn/mha_quant_decode.h"
 #include "edgeattn/rope.h"
 #include "edgeattn/weight_file.h"
 #include "model_fixture.h"
@@ -51,13 +51,13 @@ struct SpareArena {
 };
 
 using PlannedCache = Planned<ea_kv_cache, ea_kv_cache_config>;
-using PlannedDecoder = Planned<ea_mha_decoder, ea_mha_decoder_config, ea_mha_weights>;
-using PlannedCross = Planned<ea_mha_cross, ea_mha_cross_config, ea_mha_weights>;
+using PlannedDecoder = Planned<ea_decoder, ea_decoder_config, ea_mha_weights>;
+using PlannedCross = Planned<ea_cross, ea_cross_config, ea_mha_weights>;
 using PlannedQuantAttention = Planned<ea_attention_quant_plan, ea_attention_config>;
 using PlannedQuantSelfAttention = Planned<ea_self_attention_quant_plan, ea_self_attention_config,
                                           ea_self_attention_quant_weights>;
 using PlannedQuantDecoder =
-    Planned<ea_mha_quant_decoder, ea_mha_quant_decoder_config, ea_mha_quant_weights>;
+    Planned<ea_decoder_quant, ea_decoder_quant_config, ea_mha_quant_weights>;
 
 ea_kv_cache_config CacheConfig() {
   ea_kv_cache_config c{};
@@ -70,19 +70,19 @@ ea_kv_cache_config CacheConfig() {
   return c;
 }
 
-ea_mha_decoder_config DecoderConfig() {
-  ea_mha_decoder_config c{};
+ea_decoder_config DecoderConfig() {
+  ea_decoder_config c{};
   c.d_model = kDModel;
   c.n_heads = kHeads;
   c.n_kv_heads = kHeads;
   c.max_positions = kTokens;
-  c.max_tokens = kTokens;
+  c.max_step_tokens = kTokens;
   c.storage = EA_KV_STORAGE_F32;
   return c;
 }
 
-ea_mha_cross_config CrossConfig() {
-  ea_mha_cross_config c{};
+ea_cross_config CrossConfig() {
+  ea_cross_config c{};
   c.d_model = kDModel;
   c.n_heads = kHeads;
   c.max_memory = kTokens;
@@ -141,8 +141,8 @@ ea_self_attention_config SelfAttentionConfig(ea_dtype dtype,
   return c;
 }
 
-ea_mha_quant_decoder_config QuantDecoderConfig(const QuantMhaLayer& layer) {
-  ea_mha_quant_decoder_config c{};
+ea_decoder_quant_config QuantDecoderConfig(const QuantMhaLayer& layer) {
+  ea_decoder_quant_config c{};
   c.layer = layer.config;
   c.max_step_tokens = kTokens;
   return c;
@@ -157,15 +157,15 @@ struct World {
   ea_mha_weights weights = model.Weights();
   ea_kv_cache_config cache_config = CacheConfig();
   PlannedCache cache{ea_kv_cache_arena_size, ea_kv_cache_init, cache_config};
-  ea_mha_decoder_config decoder_config = DecoderConfig();
-  PlannedDecoder decoder{ea_mha_decoder_arena_size, ea_mha_decoder_init, decoder_config, weights};
-  ea_mha_cross_config cross_config = CrossConfig();
-  PlannedCross cross{ea_mha_cross_arena_size, ea_mha_cross_init, cross_config, weights};
+  ea_decoder_config decoder_config = DecoderConfig();
+  PlannedDecoder decoder{ea_decoder_arena_size, ea_decoder_init, decoder_config, weights};
+  ea_cross_config cross_config = CrossConfig();
+  PlannedCross cross{ea_cross_arena_size, ea_cross_init, cross_config, weights};
   SpareArena spare_cache_arena{cache.bytes}, spare_decoder_arena{decoder.bytes},
       spare_cross_arena{cross.bytes};
   ea_kv_cache spare_cache{};
-  ea_mha_decoder spare_decoder{};
-  ea_mha_cross spare_cross{};
+  ea_decoder spare_decoder{};
+  ea_cross spare_cross{};
   std::vector<float> x = std::vector<float>(kElements, 0.25f);
   std::vector<float> y = std::vector<float>(kElements);
   std::vector<float> packed = std::vector<float>(64 * kDModel);  // one panel of 64 outputs
@@ -178,9 +178,9 @@ struct World {
                             attention_scales_s16 = AttentionScales(EA_DTYPE_INT16);
   ea_attention_config attention_s8 = AttentionConfig(EA_DTYPE_INT8, &attention_scales_s8),
                       attention_s16 = AttentionConfig(EA_DTYPE_INT16, &attention_scales_s16);
-  PlannedQuantAttention plan_s8{ea_attention_arena_size, ea_attention_quant_plan_init,
+  PlannedQuantAttention plan_s8{ea_attention_quant_arena_size, ea_attention_quant_init,
                                 attention_s8};
-  PlannedQuantAttention plan_s16{ea_attention_arena_size, ea_attention_quant_plan_init,
+  PlannedQuantAttention plan_s16{ea_attention_quant_arena_size, ea_attention_quant_init,
                                  attention_s16};
   SpareArena spare_attention_arena{plan_s16.bytes};
   ea_attention_quant_plan spare_attention_plan{};
@@ -198,10 +198,10 @@ struct World {
                                      SelfAttentionScales(EA_DTYPE_INT16, w_scales.data());
   ea_self_attention_config self_config = SelfAttentionConfig(EA_DTYPE_INT8, &self_scales),
                            self_config16 = SelfAttentionConfig(EA_DTYPE_INT16, &self_scales16);
-  PlannedQuantSelfAttention self_plan{ea_self_attention_arena_size,
-                                      ea_self_attention_quant_plan_init, self_config, self_weights};
-  PlannedQuantSelfAttention self_plan16{
-      ea_self_attention_arena_size, ea_self_attention_quant_plan_init, self_config16, self_weights};
+  PlannedQuantSelfAttention self_plan{ea_self_attention_quant_arena_size,
+                                      ea_self_attention_quant_init, self_config, self_weights};
+  PlannedQuantSelfAttention self_plan16{ea_self_attention_quant_arena_size,
+                                        ea_self_attention_quant_init, self_config16, self_weights};
   SpareArena spare_self_arena{self_plan.bytes};
   ea_self_attention_quant_plan spare_self_plan{};
   ea_self_attention_quant_params self_params{};
@@ -216,14 +216,14 @@ struct World {
   QuantMhaCase quant16 =
       RandomQuantMha(EA_DTYPE_INT16, {kTokens, kDModel, kHeads, true, true}, 7300);
   QuantMhaLayer layer8{quant8}, layer16{quant16};
-  ea_mha_quant_decoder_config quant_config8 = QuantDecoderConfig(layer8),
-                              quant_config16 = QuantDecoderConfig(layer16);
-  PlannedQuantDecoder quant_decoder8{ea_mha_quant_decoder_arena_size, ea_mha_quant_decoder_init,
+  ea_decoder_quant_config quant_config8 = QuantDecoderConfig(layer8),
+                          quant_config16 = QuantDecoderConfig(layer16);
+  PlannedQuantDecoder quant_decoder8{ea_decoder_quant_arena_size, ea_decoder_quant_init,
                                      quant_config8, layer8.weights};
-  PlannedQuantDecoder quant_decoder16{ea_mha_quant_decoder_arena_size, ea_mha_quant_decoder_init,
+  PlannedQuantDecoder quant_decoder16{ea_decoder_quant_arena_size, ea_decoder_quant_init,
                                       quant_config16, layer16.weights};
   SpareArena spare_quant_arena{quant_decoder16.bytes};
-  ea_mha_quant_decoder spare_quant_decoder{};
+  ea_decoder_quant spare_quant_decoder{};
 
   // Weight files.
   ea_weight_file file{}, spare_file{};
@@ -242,7 +242,7 @@ struct World {
     }
     ready =
         ea_kv_cache_append(&cache.plan, x.data(), x.data(), 1) == EA_OK &&  // a key to see
-        ea_mha_cross_set_memory(&cross.plan, x.data(), kTokens) == EA_OK &&
+        ea_cross_set_memory(&cross.plan, x.data(), kTokens) == EA_OK &&
         ea_add_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2}, &add8) == EA_OK &&
         ea_add_quant_derive(EA_DTYPE_INT16, {0.05f, 0}, {0.04f, 0}, {0.06f, 0}, &add16) == EA_OK &&
         ea_weight_file_open(&file, kSampleBlob, kSampleBlob_size) == EA_OK;
@@ -378,100 +378,100 @@ const NullRow kNullRows[] = {
            ea_kv_cache_attend_all(&w.cache.plan, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
 
     // The float decoder.
-    EA_ROW(ea_mha_decoder_arena_size, config,
-           ea_mha_decoder_arena_size(Maybe(null_argument, &w.decoder_config), &w.bytes)),
-    EA_ROW(ea_mha_decoder_arena_size, bytes,
-           ea_mha_decoder_arena_size(&w.decoder_config, Maybe(null_argument, &w.bytes))),
-    EA_ROW(ea_mha_decoder_init, decoder,
-           ea_mha_decoder_init(Maybe(null_argument, &w.spare_decoder), &w.decoder_config,
-                               &w.weights, &w.spare_decoder_arena.arena)),
-    EA_ROW(ea_mha_decoder_init, config,
-           ea_mha_decoder_init(&w.spare_decoder, Maybe(null_argument, &w.decoder_config),
-                               &w.weights, &w.spare_decoder_arena.arena)),
-    EA_ROW(ea_mha_decoder_init, weights,
-           ea_mha_decoder_init(&w.spare_decoder, &w.decoder_config,
-                               Maybe(null_argument, &w.weights), &w.spare_decoder_arena.arena)),
-    EA_ROW(ea_mha_decoder_init, arena,
-           ea_mha_decoder_init(&w.spare_decoder, &w.decoder_config, &w.weights,
-                               Maybe(null_argument, &w.spare_decoder_arena.arena))),
-    EA_ROW(ea_mha_decoder_reset, decoder,
-           ea_mha_decoder_reset(Maybe(null_argument, &w.decoder.plan))),
-    EA_ROW(ea_mha_decoder_step, decoder,
-           ea_mha_decoder_step(Maybe(null_argument, &w.decoder.plan), w.x.data(), 1, w.y.data())),
-    EA_ROW(ea_mha_decoder_step, x,
-           ea_mha_decoder_step(&w.decoder.plan, Maybe(null_argument, w.x.data()), 1, w.y.data())),
-    EA_ROW(ea_mha_decoder_step, y,
-           ea_mha_decoder_step(&w.decoder.plan, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
+    EA_ROW(ea_decoder_arena_size, config,
+           ea_decoder_arena_size(Maybe(null_argument, &w.decoder_config), &w.bytes)),
+    EA_ROW(ea_decoder_arena_size, bytes,
+           ea_decoder_arena_size(&w.decoder_config, Maybe(null_argument, &w.bytes))),
+    EA_ROW(ea_decoder_init, decoder,
+           ea_decoder_init(Maybe(null_argument, &w.spare_decoder), &w.decoder_config, &w.weights,
+                           &w.spare_decoder_arena.arena)),
+    EA_ROW(ea_decoder_init, config,
+           ea_decoder_init(&w.spare_decoder, Maybe(null_argument, &w.decoder_config), &w.weights,
+                           &w.spare_decoder_arena.arena)),
+    EA_ROW(ea_decoder_init, weights,
+           ea_decoder_init(&w.spare_decoder, &w.decoder_config, Maybe(null_argument, &w.weights),
+                           &w.spare_decoder_arena.arena)),
+    EA_ROW(ea_decoder_init, arena,
+           ea_decoder_init(&w.spare_decoder, &w.decoder_config, &w.weights,
+                           Maybe(null_argument, &w.spare_decoder_arena.arena))),
+    EA_ROW(ea_decoder_reset, decoder, ea_decoder_reset(Maybe(null_argument, &w.decoder.plan))),
+    EA_ROW(ea_decoder_step, decoder,
+           ea_decoder_step(Maybe(null_argument, &w.decoder.plan), w.x.data(), 1, w.y.data())),
+    EA_ROW(ea_decoder_step, x,
+           ea_decoder_step(&w.decoder.plan, Maybe(null_argument, w.x.data()), 1, w.y.data())),
+    EA_ROW(ea_decoder_step, y,
+           ea_decoder_step(&w.decoder.plan, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
 
     // Cross-attention.
-    EA_ROW(ea_mha_cross_arena_size, config,
-           ea_mha_cross_arena_size(Maybe(null_argument, &w.cross_config), &w.bytes)),
-    EA_ROW(ea_mha_cross_arena_size, bytes,
-           ea_mha_cross_arena_size(&w.cross_config, Maybe(null_argument, &w.bytes))),
-    EA_ROW(ea_mha_cross_init, cross,
-           ea_mha_cross_init(Maybe(null_argument, &w.spare_cross), &w.cross_config, &w.weights,
-                             &w.spare_cross_arena.arena)),
-    EA_ROW(ea_mha_cross_init, config,
-           ea_mha_cross_init(&w.spare_cross, Maybe(null_argument, &w.cross_config), &w.weights,
-                             &w.spare_cross_arena.arena)),
-    EA_ROW(ea_mha_cross_init, weights,
-           ea_mha_cross_init(&w.spare_cross, &w.cross_config, Maybe(null_argument, &w.weights),
-                             &w.spare_cross_arena.arena)),
-    EA_ROW(ea_mha_cross_init, arena,
-           ea_mha_cross_init(&w.spare_cross, &w.cross_config, &w.weights,
-                             Maybe(null_argument, &w.spare_cross_arena.arena))),
-    EA_ROW(ea_mha_cross_set_memory, cross,
-           ea_mha_cross_set_memory(Maybe(null_argument, &w.cross.plan), w.x.data(), kTokens)),
-    EA_ROW(ea_mha_cross_set_memory, memory,
-           ea_mha_cross_set_memory(&w.cross.plan, Maybe(null_argument, w.x.data()), kTokens)),
-    EA_ROW(ea_mha_cross_run, cross,
-           ea_mha_cross_run(Maybe(null_argument, &w.cross.plan), w.x.data(), 1, w.y.data())),
-    EA_ROW(ea_mha_cross_run, x,
-           ea_mha_cross_run(&w.cross.plan, Maybe(null_argument, w.x.data()), 1, w.y.data())),
-    EA_ROW(ea_mha_cross_run, y,
-           ea_mha_cross_run(&w.cross.plan, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
+    EA_ROW(ea_cross_arena_size, config,
+           ea_cross_arena_size(Maybe(null_argument, &w.cross_config), &w.bytes)),
+    EA_ROW(ea_cross_arena_size, bytes,
+           ea_cross_arena_size(&w.cross_config, Maybe(null_argument, &w.bytes))),
+    EA_ROW(ea_cross_init, cross,
+           ea_cross_init(Maybe(null_argument, &w.spare_cross), &w.cross_config, &w.weights,
+                         &w.spare_cross_arena.arena)),
+    EA_ROW(ea_cross_init, config,
+           ea_cross_init(&w.spare_cross, Maybe(null_argument, &w.cross_config), &w.weights,
+                         &w.spare_cross_arena.arena)),
+    EA_ROW(ea_cross_init, weights,
+           ea_cross_init(&w.spare_cross, &w.cross_config, Maybe(null_argument, &w.weights),
+                         &w.spare_cross_arena.arena)),
+    EA_ROW(ea_cross_init, arena,
+           ea_cross_init(&w.spare_cross, &w.cross_config, &w.weights,
+                         Maybe(null_argument, &w.spare_cross_arena.arena))),
+    EA_ROW(ea_cross_set_memory, cross,
+           ea_cross_set_memory(Maybe(null_argument, &w.cross.plan), w.x.data(), kTokens)),
+    EA_ROW(ea_cross_set_memory, memory,
+           ea_cross_set_memory(&w.cross.plan, Maybe(null_argument, w.x.data()), kTokens)),
+    EA_ROW(ea_cross_run, cross,
+           ea_cross_run(Maybe(null_argument, &w.cross.plan), w.x.data(), 1, w.y.data())),
+    EA_ROW(ea_cross_run, x,
+           ea_cross_run(&w.cross.plan, Maybe(null_argument, w.x.data()), 1, w.y.data())),
+    EA_ROW(ea_cross_run, y,
+           ea_cross_run(&w.cross.plan, w.x.data(), 1, Maybe(null_argument, w.y.data()))),
 
     // Fixed-point Attention(Q, K, V).
-    EA_ROW(ea_attention_quant_plan_init, plan,
-           ea_attention_quant_plan_init(Maybe(null_argument, &w.spare_attention_plan),
-                                        &w.attention_s16, &w.spare_attention_arena.arena)),
-    EA_ROW(ea_attention_quant_plan_init, config,
-           ea_attention_quant_plan_init(&w.spare_attention_plan,
-                                        Maybe(null_argument, &w.attention_s16),
-                                        &w.spare_attention_arena.arena)),
-    EA_ROW(ea_attention_quant_plan_init, arena,
-           ea_attention_quant_plan_init(&w.spare_attention_plan, &w.attention_s16,
-                                        Maybe(null_argument, &w.spare_attention_arena.arena))),
-    EA_ROW(ea_attention_run_s8, plan,
-           ea_attention_run_s8(Maybe(null_argument, &w.plan_s8.plan), w.q8.data(), w.q8.data(),
-                               w.q8.data(), w.out8.data(), nullptr)),
-    EA_ROW(ea_attention_run_s8, q,
-           ea_attention_run_s8(&w.plan_s8.plan, Maybe(null_argument, w.q8.data()), w.q8.data(),
-                               w.q8.data(), w.out8.data(), nullptr)),
-    EA_ROW(ea_attention_run_s8, k,
-           ea_attention_run_s8(&w.plan_s8.plan, w.q8.data(), Maybe(null_argument, w.q8.data()),
-                               w.q8.data(), w.out8.data(), nullptr)),
-    EA_ROW(ea_attention_run_s8, v,
-           ea_attention_run_s8(&w.plan_s8.plan, w.q8.data(), w.q8.data(),
-                               Maybe(null_argument, w.q8.data()), w.out8.data(), nullptr)),
-    EA_ROW(ea_attention_run_s8, out,
-           ea_attention_run_s8(&w.plan_s8.plan, w.q8.data(), w.q8.data(), w.q8.data(),
-                               Maybe(null_argument, w.out8.data()), nullptr)),
-    EA_ROW(ea_attention_run_s16, plan,
-           ea_attention_run_s16(Maybe(null_argument, &w.plan_s16.plan), w.q16.data(), w.q16.data(),
-                                w.q16.data(), w.out16.data(), nullptr)),
-    EA_ROW(ea_attention_run_s16, q,
-           ea_attention_run_s16(&w.plan_s16.plan, Maybe(null_argument, w.q16.data()), w.q16.data(),
-                                w.q16.data(), w.out16.data(), nullptr)),
-    EA_ROW(ea_attention_run_s16, k,
-           ea_attention_run_s16(&w.plan_s16.plan, w.q16.data(), Maybe(null_argument, w.q16.data()),
-                                w.q16.data(), w.out16.data(), nullptr)),
-    EA_ROW(ea_attention_run_s16, v,
-           ea_attention_run_s16(&w.plan_s16.plan, w.q16.data(), w.q16.data(),
-                                Maybe(null_argument, w.q16.data()), w.out16.data(), nullptr)),
-    EA_ROW(ea_attention_run_s16, out,
-           ea_attention_run_s16(&w.plan_s16.plan, w.q16.data(), w.q16.data(), w.q16.data(),
-                                Maybe(null_argument, w.out16.data()), nullptr)),
+    EA_ROW(ea_attention_quant_init, plan,
+           ea_attention_quant_init(Maybe(null_argument, &w.spare_attention_plan), &w.attention_s16,
+                                   &w.spare_attention_arena.arena)),
+    EA_ROW(ea_attention_quant_init, config,
+           ea_attention_quant_init(&w.spare_attention_plan, Maybe(null_argument, &w.attention_s16),
+                                   &w.spare_attention_arena.arena)),
+    EA_ROW(ea_attention_quant_init, arena,
+           ea_attention_quant_init(&w.spare_attention_plan, &w.attention_s16,
+                                   Maybe(null_argument, &w.spare_attention_arena.arena))),
+    EA_ROW(ea_attention_quant_run_s8, plan,
+           ea_attention_quant_run_s8(Maybe(null_argument, &w.plan_s8.plan), w.q8.data(),
+                                     w.q8.data(), w.q8.data(), w.out8.data(), nullptr)),
+    EA_ROW(ea_attention_quant_run_s8, q,
+           ea_attention_quant_run_s8(&w.plan_s8.plan, Maybe(null_argument, w.q8.data()),
+                                     w.q8.data(), w.q8.data(), w.out8.data(), nullptr)),
+    EA_ROW(
+        ea_attention_quant_run_s8, k,
+        ea_attention_quant_run_s8(&w.plan_s8.plan, w.q8.data(), Maybe(null_argument, w.q8.data()),
+                                  w.q8.data(), w.out8.data(), nullptr)),
+    EA_ROW(ea_attention_quant_run_s8, v,
+           ea_attention_quant_run_s8(&w.plan_s8.plan, w.q8.data(), w.q8.data(),
+                                     Maybe(null_argument, w.q8.data()), w.out8.data(), nullptr)),
+    EA_ROW(ea_attention_quant_run_s8, out,
+           ea_attention_quant_run_s8(&w.plan_s8.plan, w.q8.data(), w.q8.data(), w.q8.data(),
+                                     Maybe(null_argument, w.out8.data()), nullptr)),
+    EA_ROW(ea_attention_quant_run_s16, plan,
+           ea_attention_quant_run_s16(Maybe(null_argument, &w.plan_s16.plan), w.q16.data(),
+                                      w.q16.data(), w.q16.data(), w.out16.data(), nullptr)),
+    EA_ROW(ea_attention_quant_run_s16, q,
+           ea_attention_quant_run_s16(&w.plan_s16.plan, Maybe(null_argument, w.q16.data()),
+                                      w.q16.data(), w.q16.data(), w.out16.data(), nullptr)),
+    EA_ROW(ea_attention_quant_run_s16, k,
+           ea_attention_quant_run_s16(&w.plan_s16.plan, w.q16.data(),
+                                      Maybe(null_argument, w.q16.data()), w.q16.data(),
+                                      w.out16.data(), nullptr)),
+    EA_ROW(ea_attention_quant_run_s16, v,
+           ea_attention_quant_run_s16(&w.plan_s16.plan, w.q16.data(), w.q16.data(),
+                                      Maybe(null_argument, w.q16.data()), w.out16.data(), nullptr)),
+    EA_ROW(ea_attention_quant_run_s16, out,
+           ea_attention_quant_run_s16(&w.plan_s16.plan, w.q16.data(), w.q16.data(), w.q16.data(),
+                                      Maybe(null_argument, w.out16.data()), nullptr)),
 
     // Fixed-point self-attention.
     EA_ROW(ea_self_attention_quant_derive, config,
@@ -484,120 +484,116 @@ const NullRow kNullRows[] = {
            ea_self_attention_quant_derive(&w.self_config, &w.self_params,
                                           Maybe(null_argument, w.self_channel_ints.data()),
                                           w.self_channel_ints.size())),
-    EA_ROW(
-        ea_self_attention_quant_plan_init, plan,
-        ea_self_attention_quant_plan_init(Maybe(null_argument, &w.spare_self_plan), &w.self_config,
-                                          &w.self_weights, &w.spare_self_arena.arena)),
-    EA_ROW(
-        ea_self_attention_quant_plan_init, config,
-        ea_self_attention_quant_plan_init(&w.spare_self_plan, Maybe(null_argument, &w.self_config),
-                                          &w.self_weights, &w.spare_self_arena.arena)),
-    EA_ROW(ea_self_attention_quant_plan_init, weights,
-           ea_self_attention_quant_plan_init(&w.spare_self_plan, &w.self_config,
-                                             Maybe(null_argument, &w.self_weights),
-                                             &w.spare_self_arena.arena)),
-    EA_ROW(ea_self_attention_quant_plan_init, arena,
-           ea_self_attention_quant_plan_init(&w.spare_self_plan, &w.self_config, &w.self_weights,
-                                             Maybe(null_argument, &w.spare_self_arena.arena))),
-    EA_ROW(ea_self_attention_run_s8, plan,
-           ea_self_attention_run_s8(Maybe(null_argument, &w.self_plan.plan), w.q8.data(), kTokens,
-                                    w.out8.data(), nullptr)),
-    EA_ROW(ea_self_attention_run_s8, x,
-           ea_self_attention_run_s8(&w.self_plan.plan, Maybe(null_argument, w.q8.data()), kTokens,
-                                    w.out8.data(), nullptr)),
-    EA_ROW(ea_self_attention_run_s8, y,
-           ea_self_attention_run_s8(&w.self_plan.plan, w.q8.data(), kTokens,
-                                    Maybe(null_argument, w.out8.data()), nullptr)),
+    EA_ROW(ea_self_attention_quant_init, plan,
+           ea_self_attention_quant_init(Maybe(null_argument, &w.spare_self_plan), &w.self_config,
+                                        &w.self_weights, &w.spare_self_arena.arena)),
+    EA_ROW(ea_self_attention_quant_init, config,
+           ea_self_attention_quant_init(&w.spare_self_plan, Maybe(null_argument, &w.self_config),
+                                        &w.self_weights, &w.spare_self_arena.arena)),
+    EA_ROW(ea_self_attention_quant_init, weights,
+           ea_self_attention_quant_init(&w.spare_self_plan, &w.self_config,
+                                        Maybe(null_argument, &w.self_weights),
+                                        &w.spare_self_arena.arena)),
+    EA_ROW(ea_self_attention_quant_init, arena,
+           ea_self_attention_quant_init(&w.spare_self_plan, &w.self_config, &w.self_weights,
+                                        Maybe(null_argument, &w.spare_self_arena.arena))),
+    EA_ROW(ea_self_attention_quant_run_s8, plan,
+           ea_self_attention_quant_run_s8(Maybe(null_argument, &w.self_plan.plan), w.q8.data(),
+                                          kTokens, w.out8.data(), nullptr)),
+    EA_ROW(ea_self_attention_quant_run_s8, x,
+           ea_self_attention_quant_run_s8(&w.self_plan.plan, Maybe(null_argument, w.q8.data()),
+                                          kTokens, w.out8.data(), nullptr)),
+    EA_ROW(ea_self_attention_quant_run_s8, y,
+           ea_self_attention_quant_run_s8(&w.self_plan.plan, w.q8.data(), kTokens,
+                                          Maybe(null_argument, w.out8.data()), nullptr)),
 
-    EA_ROW(ea_self_attention_run_s16, plan,
-           ea_self_attention_run_s16(Maybe(null_argument, &w.self_plan16.plan), w.q16.data(),
-                                     kTokens, w.out16.data(), nullptr)),
-    EA_ROW(ea_self_attention_run_s16, x,
-           ea_self_attention_run_s16(&w.self_plan16.plan, Maybe(null_argument, w.q16.data()),
-                                     kTokens, w.out16.data(), nullptr)),
-    EA_ROW(ea_self_attention_run_s16, y,
-           ea_self_attention_run_s16(&w.self_plan16.plan, w.q16.data(), kTokens,
-                                     Maybe(null_argument, w.out16.data()), nullptr)),
+    EA_ROW(ea_self_attention_quant_run_s16, plan,
+           ea_self_attention_quant_run_s16(Maybe(null_argument, &w.self_plan16.plan), w.q16.data(),
+                                           kTokens, w.out16.data(), nullptr)),
+    EA_ROW(ea_self_attention_quant_run_s16, x,
+           ea_self_attention_quant_run_s16(&w.self_plan16.plan, Maybe(null_argument, w.q16.data()),
+                                           kTokens, w.out16.data(), nullptr)),
+    EA_ROW(ea_self_attention_quant_run_s16, y,
+           ea_self_attention_quant_run_s16(&w.self_plan16.plan, w.q16.data(), kTokens,
+                                           Maybe(null_argument, w.out16.data()), nullptr)),
 
     // Packed weights.
-    EA_ROW(ea_packed_linear_size, floats,
-           ea_packed_linear_size(kDModel, kDModel, Maybe(null_argument, &w.bytes))),
-    EA_ROW(ea_pack_linear_weights, w,
-           ea_pack_linear_weights(Maybe(null_argument, w.x.data()), kTokens, kDModel,
+    EA_ROW(ea_linear_packed_size, floats,
+           ea_linear_packed_size(kDModel, kDModel, Maybe(null_argument, &w.bytes))),
+    EA_ROW(ea_linear_pack_weights, w,
+           ea_linear_pack_weights(Maybe(null_argument, w.x.data()), kTokens, kDModel,
                                   w.packed.data(), w.packed.size())),
-    EA_ROW(ea_pack_linear_weights, packed,
-           ea_pack_linear_weights(w.x.data(), kTokens, kDModel,
+    EA_ROW(ea_linear_pack_weights, packed,
+           ea_linear_pack_weights(w.x.data(), kTokens, kDModel,
                                   Maybe(null_argument, w.packed.data()), w.packed.size())),
 
     // ADD.
     EA_ROW(ea_add_quant_derive, params,
            ea_add_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2},
                                Maybe(null_argument, &w.self_params.add))),
-    EA_ROW(ea_add_s8, a,
-           ea_add_s8(Maybe(null_argument, w.q8.data()), w.q8.data(), kElements, &w.add8,
-                     w.out8.data())),
-    EA_ROW(ea_add_s8, b,
-           ea_add_s8(w.q8.data(), Maybe(null_argument, w.q8.data()), kElements, &w.add8,
-                     w.out8.data())),
-    EA_ROW(ea_add_s8, params,
-           ea_add_s8(w.q8.data(), w.q8.data(), kElements, Maybe(null_argument, &w.add8),
-                     w.out8.data())),
-    EA_ROW(ea_add_s8, out,
-           ea_add_s8(w.q8.data(), w.q8.data(), kElements, &w.add8,
-                     Maybe(null_argument, w.out8.data()))),
-    EA_ROW(ea_add_s16, a,
-           ea_add_s16(Maybe(null_argument, w.q16.data()), w.q16.data(), kElements, &w.add16,
-                      w.out16.data())),
-    EA_ROW(ea_add_s16, b,
-           ea_add_s16(w.q16.data(), Maybe(null_argument, w.q16.data()), kElements, &w.add16,
-                      w.out16.data())),
-    EA_ROW(ea_add_s16, params,
-           ea_add_s16(w.q16.data(), w.q16.data(), kElements, Maybe(null_argument, &w.add16),
-                      w.out16.data())),
-    EA_ROW(ea_add_s16, out,
-           ea_add_s16(w.q16.data(), w.q16.data(), kElements, &w.add16,
-                      Maybe(null_argument, w.out16.data()))),
+    EA_ROW(ea_add_quant_run_s8, a,
+           ea_add_quant_run_s8(Maybe(null_argument, w.q8.data()), w.q8.data(), kElements, &w.add8,
+                               w.out8.data())),
+    EA_ROW(ea_add_quant_run_s8, b,
+           ea_add_quant_run_s8(w.q8.data(), Maybe(null_argument, w.q8.data()), kElements, &w.add8,
+                               w.out8.data())),
+    EA_ROW(ea_add_quant_run_s8, params,
+           ea_add_quant_run_s8(w.q8.data(), w.q8.data(), kElements, Maybe(null_argument, &w.add8),
+                               w.out8.data())),
+    EA_ROW(ea_add_quant_run_s8, out,
+           ea_add_quant_run_s8(w.q8.data(), w.q8.data(), kElements, &w.add8,
+                               Maybe(null_argument, w.out8.data()))),
+    EA_ROW(ea_add_quant_run_s16, a,
+           ea_add_quant_run_s16(Maybe(null_argument, w.q16.data()), w.q16.data(), kElements,
+                                &w.add16, w.out16.data())),
+    EA_ROW(ea_add_quant_run_s16, b,
+           ea_add_quant_run_s16(w.q16.data(), Maybe(null_argument, w.q16.data()), kElements,
+                                &w.add16, w.out16.data())),
+    EA_ROW(ea_add_quant_run_s16, params,
+           ea_add_quant_run_s16(w.q16.data(), w.q16.data(), kElements,
+                                Maybe(null_argument, &w.add16), w.out16.data())),
+    EA_ROW(ea_add_quant_run_s16, out,
+           ea_add_quant_run_s16(w.q16.data(), w.q16.data(), kElements, &w.add16,
+                                Maybe(null_argument, w.out16.data()))),
 
     // The fixed-point decoder.
-    EA_ROW(ea_mha_quant_decoder_arena_size, config,
-           ea_mha_quant_decoder_arena_size(Maybe(null_argument, &w.quant_config8), &w.bytes)),
-    EA_ROW(ea_mha_quant_decoder_arena_size, bytes,
-           ea_mha_quant_decoder_arena_size(&w.quant_config8, Maybe(null_argument, &w.bytes))),
-    EA_ROW(
-        ea_mha_quant_decoder_init, decoder,
-        ea_mha_quant_decoder_init(Maybe(null_argument, &w.spare_quant_decoder), &w.quant_config16,
-                                  &w.layer16.weights, &w.spare_quant_arena.arena)),
-    EA_ROW(
-        ea_mha_quant_decoder_init, config,
-        ea_mha_quant_decoder_init(&w.spare_quant_decoder, Maybe(null_argument, &w.quant_config16),
-                                  &w.layer16.weights, &w.spare_quant_arena.arena)),
-    EA_ROW(ea_mha_quant_decoder_init, weights,
-           ea_mha_quant_decoder_init(&w.spare_quant_decoder, &w.quant_config16,
-                                     Maybe(null_argument, &w.layer16.weights),
-                                     &w.spare_quant_arena.arena)),
-    EA_ROW(ea_mha_quant_decoder_init, arena,
-           ea_mha_quant_decoder_init(&w.spare_quant_decoder, &w.quant_config16, &w.layer16.weights,
-                                     Maybe(null_argument, &w.spare_quant_arena.arena))),
-    EA_ROW(ea_mha_quant_decoder_reset, decoder,
-           ea_mha_quant_decoder_reset(Maybe(null_argument, &w.quant_decoder8.plan))),
-    EA_ROW(ea_mha_quant_decoder_step_s8, decoder,
-           ea_mha_quant_decoder_step_s8(Maybe(null_argument, &w.quant_decoder8.plan), w.q8.data(),
-                                        1, w.out8.data())),
-    EA_ROW(ea_mha_quant_decoder_step_s8, x,
-           ea_mha_quant_decoder_step_s8(&w.quant_decoder8.plan, Maybe(null_argument, w.q8.data()),
-                                        1, w.out8.data())),
-    EA_ROW(ea_mha_quant_decoder_step_s8, y,
-           ea_mha_quant_decoder_step_s8(&w.quant_decoder8.plan, w.q8.data(), 1,
-                                        Maybe(null_argument, w.out8.data()))),
-    EA_ROW(ea_mha_quant_decoder_step_s16, decoder,
-           ea_mha_quant_decoder_step_s16(Maybe(null_argument, &w.quant_decoder16.plan),
-                                         w.q16.data(), 1, w.out16.data())),
-    EA_ROW(ea_mha_quant_decoder_step_s16, x,
-           ea_mha_quant_decoder_step_s16(&w.quant_decoder16.plan,
-                                         Maybe(null_argument, w.q16.data()), 1, w.out16.data())),
-    EA_ROW(ea_mha_quant_decoder_step_s16, y,
-           ea_mha_quant_decoder_step_s16(&w.quant_decoder16.plan, w.q16.data(), 1,
-                                         Maybe(null_argument, w.out16.data()))),
+    EA_ROW(ea_decoder_quant_arena_size, config,
+           ea_decoder_quant_arena_size(Maybe(null_argument, &w.quant_config8), &w.bytes)),
+    EA_ROW(ea_decoder_quant_arena_size, bytes,
+           ea_decoder_quant_arena_size(&w.quant_config8, Maybe(null_argument, &w.bytes))),
+    EA_ROW(ea_decoder_quant_init, decoder,
+           ea_decoder_quant_init(Maybe(null_argument, &w.spare_quant_decoder), &w.quant_config16,
+                                 &w.layer16.weights, &w.spare_quant_arena.arena)),
+    EA_ROW(ea_decoder_quant_init, config,
+           ea_decoder_quant_init(&w.spare_quant_decoder, Maybe(null_argument, &w.quant_config16),
+                                 &w.layer16.weights, &w.spare_quant_arena.arena)),
+    EA_ROW(ea_decoder_quant_init, weights,
+           ea_decoder_quant_init(&w.spare_quant_decoder, &w.quant_config16,
+                                 Maybe(null_argument, &w.layer16.weights),
+                                 &w.spare_quant_arena.arena)),
+    EA_ROW(ea_decoder_quant_init, arena,
+           ea_decoder_quant_init(&w.spare_quant_decoder, &w.quant_config16, &w.layer16.weights,
+                                 Maybe(null_argument, &w.spare_quant_arena.arena))),
+    EA_ROW(ea_decoder_quant_reset, decoder,
+           ea_decoder_quant_reset(Maybe(null_argument, &w.quant_decoder8.plan))),
+    EA_ROW(ea_decoder_quant_step_s8, decoder,
+           ea_decoder_quant_step_s8(Maybe(null_argument, &w.quant_decoder8.plan), w.q8.data(), 1,
+                                    w.out8.data())),
+    EA_ROW(ea_decoder_quant_step_s8, x,
+           ea_decoder_quant_step_s8(&w.quant_decoder8.plan, Maybe(null_argument, w.q8.data()), 1,
+                                    w.out8.data())),
+    EA_ROW(ea_decoder_quant_step_s8, y,
+           ea_decoder_quant_step_s8(&w.quant_decoder8.plan, w.q8.data(), 1,
+                                    Maybe(null_argument, w.out8.data()))),
+    EA_ROW(ea_decoder_quant_step_s16, decoder,
+           ea_decoder_quant_step_s16(Maybe(null_argument, &w.quant_decoder16.plan), w.q16.data(), 1,
+                                     w.out16.data())),
+    EA_ROW(ea_decoder_quant_step_s16, x,
+           ea_decoder_quant_step_s16(&w.quant_decoder16.plan, Maybe(null_argument, w.q16.data()), 1,
+                                     w.out16.data())),
+    EA_ROW(ea_decoder_quant_step_s16, y,
+           ea_decoder_quant_step_s16(&w.quant_decoder16.plan, w.q16.data(), 1,
+                                     Maybe(null_argument, w.out16.data()))),
 
     // RoPE.
     EA_ROW(
@@ -638,18 +634,18 @@ const NullRow kNullRows[] = {
            ea_weight_file_find(&w.file, Maybe(null_argument, "attn.in_proj_weight"), &w.view)),
     EA_ROW(ea_weight_file_find, view,
            ea_weight_file_find(&w.file, "attn.in_proj_weight", Maybe(null_argument, &w.view))),
-    EA_ROW(ea_weight_file_mha, file,
-           ea_weight_file_mha(Maybe(null_argument, &w.file), "attn.", 40, 4, 4, &w.file_weights,
-                              &w.file_layout)),
-    EA_ROW(ea_weight_file_mha, prefix,
-           ea_weight_file_mha(&w.file, Maybe(null_argument, "attn."), 40, 4, 4, &w.file_weights,
-                              &w.file_layout)),
-    EA_ROW(ea_weight_file_mha, weights,
-           ea_weight_file_mha(&w.file, "attn.", 40, 4, 4, Maybe(null_argument, &w.file_weights),
-                              &w.file_layout)),
-    EA_ROW(ea_weight_file_mha, layout,
-           ea_weight_file_mha(&w.file, "attn.", 40, 4, 4, &w.file_weights,
-                              Maybe(null_argument, &w.file_layout))),
+    EA_ROW(ea_weight_file_find_mha, file,
+           ea_weight_file_find_mha(Maybe(null_argument, &w.file), "attn.", 40, 4, 4,
+                                   &w.file_weights, &w.file_layout)),
+    EA_ROW(ea_weight_file_find_mha, prefix,
+           ea_weight_file_find_mha(&w.file, Maybe(null_argument, "attn."), 40, 4, 4,
+                                   &w.file_weights, &w.file_layout)),
+    EA_ROW(ea_weight_file_find_mha, weights,
+           ea_weight_file_find_mha(&w.file, "attn.", 40, 4, 4,
+                                   Maybe(null_argument, &w.file_weights), &w.file_layout)),
+    EA_ROW(ea_weight_file_find_mha, layout,
+           ea_weight_file_find_mha(&w.file, "attn.", 40, 4, 4, &w.file_weights,
+                                   Maybe(null_argument, &w.file_layout))),
 };
 
 #undef EA_ROW

@@ -26,7 +26,7 @@ class PlannedAttention {
         EA_DTYPE_F32, kN, kN, kD, kD, EA_MASK_CAUSAL, 0.0f, ea_parallel_for{}, nullptr, nullptr};
     ea_arena arena;
     EXPECT_EQ(ea_arena_init(&arena, storage_.data(), storage_.size()), EA_OK);
-    EXPECT_EQ(ea_attention_plan_init(&plan_, &config, &arena), EA_OK);
+    EXPECT_EQ(ea_attention_init(&plan_, &config, &arena), EA_OK);
   }
   const ea_attention_plan* plan() const { return &plan_; }
 
@@ -90,7 +90,7 @@ TEST(Overlap, MhaRunsInPlaceAndRefusesOutputOverWeights) {
   ea_mha_plan plan;
   const ea_mha_weights weights = model.Weights();
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_mha_plan_init(&plan, &config, &weights, &arena), EA_OK);
+  ASSERT_EQ(ea_mha_init(&plan, &config, &weights, &arena), EA_OK);
 
   const std::vector<float> x = RandomTensor(n * e, 71);
   std::vector<float> y(n * e);
@@ -129,7 +129,7 @@ TEST(Overlap, SelfAttentionRunsInPlaceAndRefusesOutputOverWeights) {
   ea_self_attention_plan plan;
   const ea_self_attention_weights weights = model.Weights();
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_self_attention_plan_init(&plan, &config, &weights, &arena), EA_OK);
+  ASSERT_EQ(ea_self_attention_init(&plan, &config, &weights, &arena), EA_OK);
 
   const std::vector<float> x = RandomTensor(n * e, 81);
   std::vector<float> y(n * e);

@@ -3,7 +3,7 @@
 // and biases the plan references, and the position table. An output written
 // over any of them used to return EA_OK with wrong numbers (or corrupt the
 // next run); now each is EA_ERR_BAD_ARGUMENT with nothing written. Also: a
-// plan_init that fails on a plan which was ready leaves it not ready.
+// init that fails on a plan which was ready leaves it not ready.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -81,7 +81,7 @@ TEST(PlanMemory, AttentionRefusesOutputsAndInputsInsideItsArenaCarve) {
   AlignedBytes larger(bytes + 4096);
   ea_arena arena2;
   ASSERT_EQ(ea_arena_init(&arena2, larger.data(), larger.size()), EA_OK);
-  ASSERT_EQ(ea_attention_plan_init(&plan, &config, &arena2), EA_OK);
+  ASSERT_EQ(ea_attention_init(&plan, &config, &arena2), EA_OK);
   float* after = reinterpret_cast<float*>(larger.data() + bytes);
   EXPECT_EQ(ea_attention_run(&plan, q.data(), k.data(), v.data(), n, after, nullptr), EA_OK);
   EXPECT_EQ(std::vector<float>(after, after + n * d), out);
@@ -120,7 +120,7 @@ class MhaInOneBuffer : public testing::Test {
     config_.dtype = EA_DTYPE_F32;
     config_.max_tokens = kN;
     config_.d_model = kE;
-    config_.heads = kHeads;
+    config_.n_heads = kHeads;
     config_.mask = EA_MASK_CAUSAL;
     config_.position = EA_POSITION_LEARNED;
     config_.position_table = table_;
@@ -129,7 +129,7 @@ class MhaInOneBuffer : public testing::Test {
     storage_ = AlignedBytes(bytes);
     ea_arena arena;
     ASSERT_EQ(ea_arena_init(&arena, storage_.data(), bytes), EA_OK);
-    ASSERT_EQ(ea_mha_plan_init(&plan_, &config_, &weights_, &arena), EA_OK);
+    ASSERT_EQ(ea_mha_init(&plan_, &config_, &weights_, &arena), EA_OK);
     x_ = RandomTensor(kN * e, 91);
     y_.assign(kN * e, 0.0f);
     attn_.assign(kHeads * kN * kN, 0.0f);
@@ -195,7 +195,7 @@ TEST_F(MhaInOneBuffer, PlanInitRefusesAnArenaOverItsOwnWeightsOrTable) {
     ea_arena arena;
     ASSERT_EQ(ea_arena_init(&arena, base, storage_.size()), EA_OK);
     ea_mha_plan plan;
-    EXPECT_EQ(ea_mha_plan_init(&plan, &config_, &weights_, &arena), EA_ERR_BAD_ARGUMENT);
+    EXPECT_EQ(ea_mha_init(&plan, &config_, &weights_, &arena), EA_ERR_BAD_ARGUMENT);
     EXPECT_EQ(arena.used, 0u);
     EXPECT_EQ(memory_, before);
     EXPECT_EQ(ea_mha_run(&plan, x_.data(), kN, kN, y_.data(), nullptr), EA_ERR_BAD_ARGUMENT);
@@ -259,7 +259,7 @@ TEST(PlanMemory, SelfAttentionRefusesOutputsOverWeightsAndTable) {
   ea_arena arena;
   ea_self_attention_plan refused;
   ASSERT_EQ(ea_arena_init(&arena, shared.data(), shared.size()), EA_OK);
-  EXPECT_EQ(ea_self_attention_plan_init(&refused, &over, &weights, &arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_self_attention_init(&refused, &over, &weights, &arena), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(arena.used, 0u);
 }
 
@@ -273,10 +273,10 @@ TEST(PlanMemory, FailedReplanLeavesThePlanNotReady) {
   ea_arena arena;
   ea_attention_plan plan;
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_attention_plan_init(&plan, &good, &arena), EA_OK);
+  ASSERT_EQ(ea_attention_init(&plan, &good, &arena), EA_OK);
   ea_attention_config bad = good;
   bad.n_kv = 0;
-  EXPECT_EQ(ea_attention_plan_init(&plan, &bad, &arena), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_attention_init(&plan, &bad, &arena), EA_ERR_BAD_DIMENSION);
   std::vector<float> q(8 * 4, 1.0f), out(8 * 4, 5.0f);
   EXPECT_EQ(ea_attention_run(&plan, q.data(), q.data(), q.data(), 8, out.data(), nullptr),
             EA_ERR_BAD_ARGUMENT);
@@ -287,8 +287,8 @@ TEST(PlanMemory, FailedReplanLeavesThePlanNotReady) {
   larger.n_kv = 4000;
   ea_arena small;
   ASSERT_EQ(ea_arena_init(&small, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_attention_plan_init(&plan, &good, &small), EA_OK);
-  EXPECT_EQ(ea_attention_plan_init(&plan, &larger, &small), EA_ERR_ARENA_TOO_SMALL);
+  ASSERT_EQ(ea_attention_init(&plan, &good, &small), EA_OK);
+  EXPECT_EQ(ea_attention_init(&plan, &larger, &small), EA_ERR_ARENA_TOO_SMALL);
   EXPECT_EQ(ea_attention_run(&plan, q.data(), q.data(), q.data(), 8, out.data(), nullptr),
             EA_ERR_BAD_ARGUMENT);
 }
@@ -314,9 +314,9 @@ TEST(PlanMemory, FailedReplanOfModelsLeavesThemNotReady) {
   ea_arena arena;
   ea_mha_plan plan;
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_mha_plan_init(&plan, &mha, &mha_weights, &arena), EA_OK);
-  mha.heads = 3;  // 16 is not divisible by 3
-  EXPECT_EQ(ea_mha_plan_init(&plan, &mha, &mha_weights, &arena), EA_ERR_HEADS_MISMATCH);
+  ASSERT_EQ(ea_mha_init(&plan, &mha, &mha_weights, &arena), EA_OK);
+  mha.n_heads = 3;  // 16 is not divisible by 3
+  EXPECT_EQ(ea_mha_init(&plan, &mha, &mha_weights, &arena), EA_ERR_HEADS_MISMATCH);
   std::vector<float> x(6 * 16, 1.0f), y(6 * 16, 5.0f);
   EXPECT_EQ(ea_mha_run(&plan, x.data(), 6, 6, y.data(), nullptr), EA_ERR_BAD_ARGUMENT);
 
@@ -339,9 +339,9 @@ TEST(PlanMemory, FailedReplanOfModelsLeavesThemNotReady) {
   AlignedBytes sa_storage(bytes);
   ea_self_attention_plan sa_plan;
   ASSERT_EQ(ea_arena_init(&arena, sa_storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_self_attention_plan_init(&sa_plan, &sa, &sa_weights, &arena), EA_OK);
+  ASSERT_EQ(ea_self_attention_init(&sa_plan, &sa, &sa_weights, &arena), EA_OK);
   sa.position = EA_POSITION_LEARNED;  // without a table
-  EXPECT_EQ(ea_self_attention_plan_init(&sa_plan, &sa, &sa_weights, &arena), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_self_attention_init(&sa_plan, &sa, &sa_weights, &arena), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_self_attention_run(&sa_plan, x.data(), 6, 6, y.data(), nullptr),
             EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(y, std::vector<float>(6 * 16, 5.0f));

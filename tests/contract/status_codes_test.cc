@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
-#include "edgeattn/mha_decode.h"
 #include "edgeattn/weight_file.h"
 #include "model_fixture.h"
 #include "reference/quant_mha_fixture.h"
@@ -43,7 +43,7 @@ ea_mha_config Mha() {
   c.dtype = EA_DTYPE_F32;
   c.max_tokens = kN;
   c.d_model = kE;
-  c.heads = kHeads;
+  c.n_heads = kHeads;
   c.mask = EA_MASK_CAUSAL;
   c.position = EA_POSITION_NONE;
   return c;
@@ -81,24 +81,24 @@ struct World {
     ea_arena arena;
     const ea_attention_config a = Attention();
     EXPECT_EQ(ea_arena_init(&arena, attention_storage.data(), attention_storage.size()), EA_OK);
-    EXPECT_EQ(ea_attention_plan_init(&attention, &a, &arena), EA_OK);
+    EXPECT_EQ(ea_attention_init(&attention, &a, &arena), EA_OK);
     weights = model.Weights();
     const ea_mha_config m = Mha();
     EXPECT_EQ(ea_arena_init(&arena, mha_storage.data(), mha_storage.size()), EA_OK);
-    EXPECT_EQ(ea_mha_plan_init(&mha, &m, &weights, &arena), EA_OK);
+    EXPECT_EQ(ea_mha_init(&mha, &m, &weights, &arena), EA_OK);
   }
 
   ea_status PlanAttention(const ea_attention_config& c) {
     ea_arena arena;
     ea_attention_plan plan{};
     const ea_status s = ea_arena_init(&arena, attention_storage.data(), attention_storage.size());
-    return s != EA_OK ? s : ea_attention_plan_init(&plan, &c, &arena);
+    return s != EA_OK ? s : ea_attention_init(&plan, &c, &arena);
   }
   ea_status PlanMha(const ea_mha_config& c) {
     ea_arena arena;
     ea_mha_plan plan{};
     const ea_status s = ea_arena_init(&arena, mha_storage.data(), mha_storage.size());
-    return s != EA_OK ? s : ea_mha_plan_init(&plan, &c, &weights, &arena);
+    return s != EA_OK ? s : ea_mha_init(&plan, &c, &weights, &arena);
   }
   ea_status RunAttention(int32_t n_valid_keys) {
     return ea_attention_run(&attention, q.data(), q.data(), q.data(), n_valid_keys, out.data(),
@@ -127,7 +127,7 @@ struct QuantWorld {
     config.dtype = dtype;
     config.max_tokens = kN;
     config.d_model = kE;
-    config.heads = kHeads;
+    config.n_heads = kHeads;
     config.mask = EA_MASK_CAUSAL;
     config.position = EA_POSITION_SINUSOIDAL;
     config.quant_scales = &scales;
@@ -146,7 +146,7 @@ struct QuantWorld {
   ea_status Plan(const ea_mha_config& with, ea_mha_quant_plan* into) {
     ea_arena arena;
     const ea_status s = ea_arena_init(&arena, storage.data(), storage.size());
-    return s != EA_OK ? s : ea_mha_quant_plan_init(into, &with, &weights, &arena);
+    return s != EA_OK ? s : ea_mha_quant_init(into, &with, &weights, &arena);
   }
   ea_status Plan(const ea_mha_config& with) {
     ea_mha_quant_plan other{};
@@ -156,14 +156,14 @@ struct QuantWorld {
     ea_mha_quant_params params{};
     return ea_mha_quant_derive(&with, &params, channels, EA_MHA_QUANT_CHANNEL_INTS(kE));
   }
-  // ea_mha_run_s8 or _s16 (by run_dtype) on the plan.
+  // ea_mha_quant_run_s8 or _s16 (by run_dtype) on the plan.
   ea_status Run(ea_dtype run_dtype, int32_t n_tokens, void* out) {
     if (run_dtype == EA_DTYPE_INT8) {
-      return ea_mha_run_s8(&plan, reinterpret_cast<const int8_t*>(x.data()), n_tokens,
-                           static_cast<int8_t*>(out), nullptr);
+      return ea_mha_quant_run_s8(&plan, reinterpret_cast<const int8_t*>(x.data()), n_tokens,
+                                 static_cast<int8_t*>(out), nullptr);
     }
-    return ea_mha_run_s16(&plan, reinterpret_cast<const int16_t*>(x.data()), n_tokens,
-                          static_cast<int16_t*>(out), nullptr);
+    return ea_mha_quant_run_s16(&plan, reinterpret_cast<const int16_t*>(x.data()), n_tokens,
+                                static_cast<int16_t*>(out), nullptr);
   }
 
   ea_dtype dtype;
@@ -229,13 +229,13 @@ std::vector<Documented> DocumentedCauses() {
            return w.PlanAttention(c);
          }},
         {"NULL weights to pack",
-         [](World& w) { return ea_pack_linear_weights(nullptr, 3, 2, w.out.data(), 128); }},
+         [](World& w) { return ea_linear_pack_weights(nullptr, 3, 2, w.out.data(), 128); }},
         {"NULL plan",
          [](World& w) {
            ea_arena arena;
            const ea_attention_config c = Attention();
            ea_arena_init(&arena, w.attention_storage.data(), w.attention_storage.size());
-           return ea_attention_plan_init(nullptr, &c, &arena);
+           return ea_attention_init(nullptr, &c, &arena);
          }},
         {"NULL input at run",
          [](World& w) {
@@ -250,7 +250,7 @@ std::vector<Documented> DocumentedCauses() {
            ea_mha_plan plan{};
            const ea_mha_config c = Mha();
            ea_arena_init(&arena, w.mha_storage.data(), w.mha_storage.size());
-           return ea_mha_plan_init(&plan, &c, &none, &arena);
+           return ea_mha_init(&plan, &c, &none, &arena);
          }},
         {"LEARNED without its table",
          [](World& w) {
@@ -269,7 +269,7 @@ std::vector<Documented> DocumentedCauses() {
            QuantWorld q(EA_DTYPE_INT8);
            q.config.quant_scales = nullptr;
            size_t bytes = 0;
-           return ea_mha_arena_size(&q.config, &bytes);
+           return ea_mha_quant_arena_size(&q.config, &bytes);
          }},
         {"given fixed-point integers without their per-channel arrays",
          [](World&) {
@@ -323,7 +323,7 @@ std::vector<Documented> DocumentedCauses() {
            return w.PlanMha(c);
          }},
         {"packed weights with no outputs",
-         [](World& w) { return ea_pack_linear_weights(w.q.data(), 0, 2, w.out.data(), 64); }},
+         [](World& w) { return ea_linear_pack_weights(w.q.data(), 0, 2, w.out.data(), 64); }},
         {"run n_tokens = 0",
          [](World& w) { return ea_mha_run(&w.mha, w.q.data(), 0, 0, w.out.data(), nullptr); }},
         {"run n_tokens > max_tokens",
@@ -355,7 +355,7 @@ std::vector<Documented> DocumentedCauses() {
         {"packed weights past EA_MAX_ELEMENTS",
          [](World&) {
            size_t floats = 0;
-           return ea_packed_linear_size(1 << 20, 1 << 9, &floats);
+           return ea_linear_packed_size(1 << 20, 1 << 9, &floats);
          }},
         {"tensor past EA_MAX_ELEMENTS",
          [](World& w) {
@@ -379,7 +379,7 @@ std::vector<Documented> DocumentedCauses() {
            ea_arena arena;
            ea_attention_plan plan{};
            ea_arena_init(&arena, storage.data(), bytes);
-           s = ea_attention_plan_init(&plan, &c, &arena);
+           s = ea_attention_init(&plan, &c, &arena);
            if (s != EA_OK) return s;
            float* any = w.q.data();  // never read: the check comes first
            return ea_attention_run(&plan, any, any, any, 1, w.out.data(), w.attn.data());
@@ -395,7 +395,7 @@ std::vector<Documented> DocumentedCauses() {
         {"d_model % heads != 0",
          [](World& w) {
            ea_mha_config c = Mha();
-           c.heads = 3;
+           c.n_heads = 3;
            return w.PlanMha(c);
          }}}},
       {EA_ERR_ARENA_TOO_SMALL,
@@ -407,12 +407,12 @@ std::vector<Documented> DocumentedCauses() {
            ea_arena arena;
            ea_attention_plan plan{};
            ea_arena_init(&arena, w.attention_storage.data(), bytes - 1);
-           return ea_attention_plan_init(&plan, &c, &arena);
+           return ea_attention_init(&plan, &c, &arena);
          }},
         {"packing buffer one float short",
          [](World& w) {
            // W [3, 2] packs into 2 * 64 floats.
-           return ea_pack_linear_weights(w.q.data(), 3, 2, w.out.data(), 2 * 64 - 1);
+           return ea_linear_pack_weights(w.q.data(), 3, 2, w.out.data(), 2 * 64 - 1);
          }}}},
       {EA_ERR_ARENA_MISALIGNED,
        {{"misaligned buffer",
@@ -427,7 +427,7 @@ std::vector<Documented> DocumentedCauses() {
            arena.used = 4;
            ea_attention_plan plan{};
            const ea_attention_config c = Attention();
-           return ea_attention_plan_init(&plan, &c, &arena);
+           return ea_attention_init(&plan, &c, &arena);
          }}}},
       {EA_ERR_CACHE_FULL,
        {{"a KV cache without a window appended past capacity",
@@ -440,23 +440,23 @@ std::vector<Documented> DocumentedCauses() {
          [](World&) {
            const std::vector<float> weights(3 * 8 * 8, 0.25f), x(8, 1.0f);
            std::vector<float> y(8);
-           ea_mha_decoder_config c{};
+           ea_decoder_config c{};
            c.d_model = 8;
            c.n_heads = 2;
            c.n_kv_heads = 2;
            c.max_positions = 2;
-           c.max_tokens = 1;
+           c.max_step_tokens = 1;
            c.storage = EA_KV_STORAGE_F32;
            c.weights_layout = EA_WEIGHTS_ROW_MAJOR;
            AlignedBytes storage{1 << 16};
            ea_arena arena;
            ea_arena_init(&arena, storage.data(), storage.size());
-           ea_mha_decoder decoder{};
+           ea_decoder decoder{};
            const ea_mha_weights w{weights.data(), nullptr, weights.data(), nullptr};
-           ea_mha_decoder_init(&decoder, &c, &w, &arena);
-           ea_mha_decoder_step(&decoder, x.data(), 1, y.data());
-           ea_mha_decoder_step(&decoder, x.data(), 1, y.data());
-           return ea_mha_decoder_step(&decoder, x.data(), 1, y.data());
+           ea_decoder_init(&decoder, &c, &w, &arena);
+           ea_decoder_step(&decoder, x.data(), 1, y.data());
+           ea_decoder_step(&decoder, x.data(), 1, y.data());
+           return ea_decoder_step(&decoder, x.data(), 1, y.data());
          }}}},
       {EA_ERR_BAD_FILE,
        {{"a weight file that is neither a blob nor safetensors",
@@ -523,7 +523,7 @@ std::vector<Documented> DocumentedCauses() {
            ea_arena arena;
            ea_attention_plan plan{};
            ea_arena_init(&arena, storage.data(), bytes);
-           const ea_status s = ea_attention_plan_init(&plan, &c, &arena);
+           const ea_status s = ea_attention_init(&plan, &c, &arena);
            if (s != EA_OK) return s;
            return ea_attention_run(&plan, q.data(), kv.data(), kv.data(), c.n_kv, out.data(),
                                    nullptr);
@@ -537,7 +537,7 @@ std::vector<Documented> DocumentedCauses() {
         {"packing buffer over its weights",
          [](World& w) {
            // W [3, 1] packs into 64 floats, which fit but start inside W.
-           return ea_pack_linear_weights(w.out.data(), 3, 1, w.out.data() + 2, w.out.size() - 2);
+           return ea_linear_pack_weights(w.out.data(), 3, 1, w.out.data() + 2, w.out.size() - 2);
          }},
         {"unknown position kind",
          [](World& w) {
@@ -588,27 +588,27 @@ std::vector<Documented> DocumentedCauses() {
            arena.used = 192;
            ea_attention_plan plan{};
            const ea_attention_config c = Attention();
-           return ea_attention_plan_init(&plan, &c, &arena);
+           return ea_attention_init(&plan, &c, &arena);
          }},
         {"unknown SIMD target name", [](World&) { return ea_set_max_simd_target("AVX9"); }},
-        {"a fixed-point dtype given to the float Attention(Q, K, V) plan_init",
+        {"a fixed-point dtype given to the float Attention(Q, K, V) init",
          [](World& w) {
            ea_attention_config c = Attention();
            c.dtype = EA_DTYPE_INT16;
            return w.PlanAttention(c);
          }},
-        {"a fixed-point dtype given to the float MHA plan_init",
+        {"a fixed-point dtype given to the float MHA init",
          [](World& w) {
            ea_mha_config c = Mha();
            c.dtype = EA_DTYPE_INT8;
            return w.PlanMha(c);
          }},
-        {"an INT8 plan given to ea_mha_run_s16",
+        {"an INT8 plan given to ea_mha_quant_run_s16",
          [](World&) {
            QuantWorld q(EA_DTYPE_INT8);
            return q.Run(EA_DTYPE_INT16, kN, q.y.data());
          }},
-        {"an INT16 plan given to ea_mha_run_s8",
+        {"an INT16 plan given to ea_mha_quant_run_s8",
          [](World&) {
            QuantWorld q(EA_DTYPE_INT16);
            return q.Run(EA_DTYPE_INT8, kN, q.y.data());
@@ -674,7 +674,7 @@ std::vector<Documented> DocumentedCauses() {
            const ea_status s =
                ea_mha_quant_derive(&q.config, &params, channels, EA_MHA_QUANT_CHANNEL_INTS(kE));
            if (s != EA_OK) return s;
-           params.context.lhs_offset = 0;  // int8 probabilities: 128 only
+           params.context.input_offset = 0;  // int8 probabilities: 128 only
            q.config.quant_params = &params;
            return q.Plan(q.config);
          }}}},

@@ -42,7 +42,7 @@ TEST_P(TorchGoldenMhaTest, MatchesTorchMultiheadAttention) {
     config.dtype = EA_DTYPE_F32;
     config.max_tokens = c.n;
     config.d_model = c.d_model;
-    config.heads = c.heads;
+    config.n_heads = c.heads;
     config.mask = c.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
     config.position = EA_POSITION_NONE;
     config.position_table = nullptr;
@@ -59,7 +59,7 @@ TEST_P(TorchGoldenMhaTest, MatchesTorchMultiheadAttention) {
     ea_arena arena{};
     ASSERT_EQ(ea_arena_init(&arena, buffer.data(), arena_bytes), EA_OK);
     ea_mha_plan plan{};
-    ASSERT_EQ(ea_mha_plan_init(&plan, &config, &weights, &arena), EA_OK);
+    ASSERT_EQ(ea_mha_init(&plan, &config, &weights, &arena), EA_OK);
 
     std::vector<float> y(n * e, -1.0f);
     std::vector<float> attn_weights(weight_count, -1.0f);

@@ -1,4 +1,4 @@
-// Cases of the MHA decoder and cross-attention families (edgeattn/mha_decode.h):
+// Cases of the MHA decoder and cross-attention families (edgeattn/decoder.h):
 // a config, the layer's tensors, the arena, then a sequence of calls on the
 // plan, each with its own count, NULL pointers, buffers and values. The byte
 // layout is one Visit per case, shared with make_seeds.cc (fuzz_case.h).
@@ -53,7 +53,7 @@ struct PlanOp {
   }
 };
 
-// The decoder: ea_mha_decoder_arena_size, _init, then up to kMaxDecoderOps
+// The decoder: ea_decoder_arena_size, _init, then up to kMaxDecoderOps
 // steps, resets and broken re-inits, replayed from the start on every target.
 struct DecoderCase {
   Common common;  // Nulls(): kNullSizeConfig, kNullSizeBytes, kNullPlan, kNullPlanConfig,
@@ -109,7 +109,7 @@ struct DecoderCase {
 
 inline constexpr float kRopeBases[8] = {10000.0f, 500000.0f, 100.0f, 2.0f, 1e6f, 10.0f, 1.5f, 1e4f};
 
-// Cross-attention: ea_mha_cross_arena_size, _init, then up to kMaxDecoderOps
+// Cross-attention: ea_cross_arena_size, _init, then up to kMaxDecoderOps
 // set_memory, run and broken re-init calls.
 struct CrossCase {
   Common common;  // as DecoderCase

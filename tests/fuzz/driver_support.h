@@ -36,12 +36,12 @@ ArenaLayout LayOutArena(const ArenaSpec& spec, uint64_t need);
 
 // ea_arena_init on the buffer (checked against the documented statuses),
 // then the spec's pre-used bytes. When init is refused (NULL or misaligned
-// buffer) the arena struct is filled in by hand, so that plan_init's own
+// buffer) the arena struct is filled in by hand, so that init's own
 // checks of the same conditions run too.
 void InitArena(const ArenaSpec& spec, const ArenaLayout& layout, uint8_t* buffer, bool null_base,
                ea_arena* arena);
 
-// The carve a successful plan_init made: [used before, used after) of the
+// The carve a successful init made: [used before, used after) of the
 // arena buffer, as a pool range.
 ByteRange CarveRange(const MemoryPool& pool, const ea_arena& arena, size_t used_before);
 

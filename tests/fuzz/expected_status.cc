@@ -78,25 +78,10 @@ void LayoutRule(ea_weights_layout layout, StatusSet* set) {
 StatusSet AttentionConfigRules(const ea_attention_config& c) {
   StatusSet set;
   if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) {
-    // Fixed-point Attention(Q, K, V) (ea_attention_quant_plan_init): this
-    // driver's float config has no quantization. ea_attention_arena_size
-    // applies the fixed-point rules, ea_attention_plan_init refuses the dtype
-    // (EA_ERR_BAD_ARGUMENT); builds from before fixed-point attention said
-    // EA_ERR_UNSUPPORTED.
+    // Fixed point plans with ea_attention_quant_arena_size / _init: the float
+    // size and init refuse the dtype before anything else (0.22.0; the size
+    // applied the fixed-point rules before).
     set.Add(EA_ERR_BAD_ARGUMENT);
-    set.Add(EA_ERR_UNSUPPORTED);
-    if (c.quant_scales == nullptr && c.quant_params == nullptr) set.Add(EA_ERR_NULL_POINTER);
-    MaskRule(c.mask, &set);
-    ParallelRule(c.parallel, &set);
-    if (c.n_q <= 0 || c.n_kv <= 0 || c.d_k <= 0 || c.d_v <= 0) {
-      set.Add(EA_ERR_BAD_DIMENSION);
-      return set;
-    }
-    ElementsRule(c.n_q, c.d_k, &set);
-    ElementsRule(c.n_kv, c.d_k, &set);
-    ElementsRule(c.n_kv, c.d_v, &set);
-    ElementsRule(c.n_q, c.d_v, &set);
-    if (c.n_kv > 65535) set.Add(EA_ERR_DIMENSION_OVERFLOW);  // the int16 softmax's sum
     return set;
   }
   DtypeRule(c.dtype, &set);
@@ -118,13 +103,8 @@ StatusSet AttentionConfigRules(const ea_attention_config& c) {
 StatusSet SelfAttentionConfigRules(const ea_self_attention_config& c) {
   StatusSet set;
   if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) {
-    // Fixed-point self-attention (ea_self_attention_quant_plan_init): the
-    // float plan_init refuses the dtype (EA_ERR_BAD_ARGUMENT), the arena size
-    // applies the fixed-point rules; builds before 0.5.0 said
-    // EA_ERR_UNSUPPORTED.
-    set = QuantSelfAttentionShapeRules(c);
+    // Fixed point: ea_self_attention_quant_*; the float size and init refuse it.
     set.Add(EA_ERR_BAD_ARGUMENT);
-    set.Add(EA_ERR_UNSUPPORTED);
     return set;
   }
   DtypeRule(c.dtype, &set);
@@ -147,11 +127,9 @@ StatusSet SelfAttentionConfigRules(const ea_self_attention_config& c) {
 }
 
 StatusSet MhaConfigRules(const ea_mha_config& c) {
-  // A fixed-point dtype: ea_mha_arena_size applies the fixed-point rules
-  // (the float driver's config has no quantization: EA_ERR_NULL_POINTER at
-  // least), ea_mha_plan_init refuses it (EA_ERR_BAD_ARGUMENT).
+  // Fixed point: ea_mha_quant_*; the float size and init refuse it.
   if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) {
-    StatusSet set = QuantMhaShapeRules(c);
+    StatusSet set;
     set.Add(EA_ERR_BAD_ARGUMENT);
     return set;
   }
@@ -161,16 +139,16 @@ StatusSet MhaConfigRules(const ea_mha_config& c) {
   PositionRule(c.position, c.position_table, &set);
   LayoutRule(c.weights_layout, &set);
   ParallelRule(c.parallel, &set);
-  if (c.max_tokens <= 0 || c.d_model <= 0 || c.heads <= 0) {
+  if (c.max_tokens <= 0 || c.d_model <= 0 || c.n_heads <= 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
   }
-  if (c.d_model % c.heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  if (c.d_model % c.n_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
   ElementsRule(c.max_tokens, c.d_model, &set);  // x, y, Q, K, V, heads
   // in_proj_weight as the projection reads it: packed, 3 d_model outputs padded to 64.
   ElementsRule(KeyPanelsRoundUp(3 * int64_t{c.d_model}), c.d_model, &set);
-  if (c.d_model % c.heads == 0) {
-    ElementsRule(KeyPanelsRoundUp(c.max_tokens), c.d_model / c.heads, &set);
+  if (c.d_model % c.n_heads == 0) {
+    ElementsRule(KeyPanelsRoundUp(c.max_tokens), c.d_model / c.n_heads, &set);
   }
   return set;
 }
@@ -232,11 +210,11 @@ StatusSet QuantMhaShapeRules(const ea_mha_config& c) {
   StatusSet set;
   QuantModelRules(c.dtype, c.mask, c.parallel, c.position, c.quant_position_table,
                   c.quant_scales == nullptr && c.quant_params == nullptr, &set);
-  if (c.max_tokens <= 0 || c.d_model <= 0 || c.heads <= 0) {
+  if (c.max_tokens <= 0 || c.d_model <= 0 || c.n_heads <= 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
   }
-  if (c.d_model % c.heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  if (c.d_model % c.n_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
   ElementsRule(c.max_tokens, c.d_model, &set);            // x, y, Q, K, V, context
   ElementsRule(3 * int64_t{c.d_model}, c.d_model, &set);  // in_proj_weight
   // Not in the header: README.md finding 13. The probabilities [n, n] are a
@@ -331,9 +309,9 @@ bool LinearOk(ea_dtype dtype, const ea_linear_quant_params& p, int32_t channels,
 
 bool MatmulOk(ea_dtype dtype, const ea_matmul_quant_params& p, bool probabilities) {
   // The context's left operand is the probabilities: zero point -128 (int8), 0 (int16).
-  const bool lhs =
-      probabilities ? p.lhs_offset == (Int8(dtype) ? 128 : 0) : InputOffset(dtype, p.lhs_offset);
-  return lhs && InputOffset(dtype, p.rhs_offset) && OutputOffset(dtype, p.output_offset) &&
+  const bool lhs = probabilities ? p.input_offset == (Int8(dtype) ? 128 : 0)
+                                 : InputOffset(dtype, p.input_offset);
+  return lhs && InputOffset(dtype, p.weights_offset) && OutputOffset(dtype, p.output_offset) &&
          p.output_multiplier >= 0 && RequantizeShift(dtype, p.output_shift);
 }
 
@@ -396,7 +374,10 @@ StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& c,
 
 StatusSet QuantAttentionShapeRules(const ea_attention_config& c) {
   StatusSet set;
-  if (!IsFixedPoint(c.dtype)) set.Add(EA_ERR_BAD_ARGUMENT);
+  if (!IsFixedPoint(c.dtype)) {  // refused before anything else (F32: ea_attention_init's)
+    set.Add(EA_ERR_BAD_ARGUMENT);
+    return set;
+  }
   MaskRule(c.mask, &set);
   ParallelRule(c.parallel, &set);
   // "0: use 1/sqrt(d_k)", "a negative or non-finite scale": -0 is either.
@@ -431,7 +412,7 @@ StatusSet QuantAttentionParamsRules(ea_dtype dtype, const ea_attention_quant_par
   return set;
 }
 
-StatusSet QuantDecoderShapeRules(const ea_mha_quant_decoder_config& c) {
+StatusSet QuantDecoderShapeRules(const ea_decoder_quant_config& c) {
   ea_mha_config layer = c.layer;
   StatusSet parallel;
   ParallelRule(layer.parallel, &parallel);
@@ -454,12 +435,10 @@ namespace {
 
 // kv_cache.h's storages, and those that hold integer codes.
 bool KnownKvStorage(ea_kv_storage s) {
-  return s == EA_KV_STORAGE_F32 || s == EA_KV_STORAGE_F16 || s == EA_KV_STORAGE_INT8 ||
-         s == EA_KV_STORAGE_INT4;
+  return s == EA_KV_STORAGE_F32 || s == EA_KV_STORAGE_F16 || s == EA_KV_STORAGE_Q8 ||
+         s == EA_KV_STORAGE_Q4;
 }
-bool IntegerKvStorage(ea_kv_storage s) {
-  return s == EA_KV_STORAGE_INT8 || s == EA_KV_STORAGE_INT4;
-}
+bool IntegerKvStorage(ea_kv_storage s) { return s == EA_KV_STORAGE_Q8 || s == EA_KV_STORAGE_Q4; }
 
 }  // namespace
 
@@ -473,8 +452,8 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
     return set;
   }
   if (c.n_heads % c.n_kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
-  // kv_cache.h: int8 and int4 heads of at most EA_KV_INT8_MAX_D_HEAD channels.
-  if (IntegerKvStorage(c.storage) && c.d_head > EA_KV_INT8_MAX_D_HEAD) {
+  // kv_cache.h: int8 and int4 heads of at most EA_KV_Q8_MAX_D_HEAD channels.
+  if (IntegerKvStorage(c.storage) && c.d_head > EA_KV_Q8_MAX_D_HEAD) {
     set.Add(EA_ERR_BAD_DIMENSION);
   }
   // kv_cache.h: with a window, capacity covers window + max_queries - 1
@@ -490,7 +469,7 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& c) {
   return set;
 }
 
-StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
+StatusSet MhaDecoderConfigRules(const ea_decoder_config& c) {
   StatusSet set;
   if (!KnownKvStorage(c.storage)) set.Add(EA_ERR_BAD_ARGUMENT);
   PositionRule(c.position, c.position_table, &set);
@@ -501,7 +480,7 @@ StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
   // Without a RoPE table the layout is not read: the header gives no rule.
   if (c.rope_table == nullptr && !rope_layout_known) set.Tolerate(EA_ERR_BAD_ARGUMENT);
   if (c.d_model <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 || c.max_positions <= 0 ||
-      c.max_tokens <= 0 || c.window < 0) {
+      c.max_step_tokens <= 0 || c.window < 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
   }
@@ -515,17 +494,17 @@ StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
   const int64_t qkv_rows = c.d_model + 2 * kv_cols;
   if (c.rope_table != nullptr && d_head % 2 != 0) head_rules.Add(EA_ERR_BAD_DIMENSION);
   // The cache's int8 and int4 head limit (kv_cache.h), met at plan or at init.
-  if (IntegerKvStorage(c.storage) && d_head > EA_KV_INT8_MAX_D_HEAD) {
+  if (IntegerKvStorage(c.storage) && d_head > EA_KV_Q8_MAX_D_HEAD) {
     set.Tolerate(EA_ERR_BAD_DIMENSION);
   }
   const int64_t capacity =
-      c.window > 0 ? int64_t{c.window} + c.max_tokens - 1 : int64_t{c.max_positions};
+      c.window > 0 ? int64_t{c.window} + c.max_step_tokens - 1 : int64_t{c.max_positions};
   if (capacity > INT32_MAX) set.Add(EA_ERR_DIMENSION_OVERFLOW);
-  ElementsRule(c.max_tokens, c.d_model, &set);  // x, y, Q, the heads' outputs
+  ElementsRule(c.max_step_tokens, c.d_model, &set);  // x, y, Q, the heads' outputs
   if (qkv_rows > EA_MAX_ELEMENTS) head_rules.Add(EA_ERR_DIMENSION_OVERFLOW);
-  ElementsRule(qkv_rows, c.d_model, &head_rules);     // in_proj_weight
-  ElementsRule(c.max_tokens, qkv_rows, &head_rules);  // the step's Q|K|V
-  ElementsRule(c.d_model, c.d_model, &set);           // out_proj_weight
+  ElementsRule(qkv_rows, c.d_model, &head_rules);          // in_proj_weight
+  ElementsRule(c.max_step_tokens, qkv_rows, &head_rules);  // the step's Q|K|V
+  ElementsRule(c.d_model, c.d_model, &set);                // out_proj_weight
   // Packed: outputs padded to 64 (the arena's copy, or the caller's). The
   // header counts tensors as given: their padded form may be refused too.
   if (TooManyElements(KeyPanelsRoundUp(qkv_rows), c.d_model) ||
@@ -549,7 +528,7 @@ StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& c) {
   return set;
 }
 
-StatusSet MhaCrossConfigRules(const ea_mha_cross_config& c) {
+StatusSet MhaCrossConfigRules(const ea_cross_config& c) {
   StatusSet set;
   if (!KnownKvStorage(c.storage)) set.Add(EA_ERR_BAD_ARGUMENT);
   LayoutRule(c.weights_layout, &set);
@@ -559,7 +538,7 @@ StatusSet MhaCrossConfigRules(const ea_mha_cross_config& c) {
   }
   if (c.d_model % c.n_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
   // The cache's int8 and int4 head limit (kv_cache.h), met at plan or at init.
-  if (IntegerKvStorage(c.storage) && c.d_model / c.n_heads > EA_KV_INT8_MAX_D_HEAD) {
+  if (IntegerKvStorage(c.storage) && c.d_model / c.n_heads > EA_KV_Q8_MAX_D_HEAD) {
     set.Tolerate(EA_ERR_BAD_DIMENSION);
   }
   ElementsRule(3 * int64_t{c.d_model}, c.d_model, &set);  // in_proj_weight

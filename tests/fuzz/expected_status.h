@@ -10,10 +10,10 @@
 
 #include <string>
 
+#include "edgeattn/cross.h"
+#include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/kv_cache.h"
-#include "edgeattn/mha_decode.h"
-#include "edgeattn/mha_quant_decode.h"
 
 namespace edgeattn_fuzz {
 
@@ -49,10 +49,10 @@ StatusSet AttentionConfigRules(const ea_attention_config& config);
 StatusSet SelfAttentionConfigRules(const ea_self_attention_config& config);
 StatusSet MhaConfigRules(const ea_mha_config& config);
 
-// Fixed-point MHA (edgeattn.h, "fixed point"). The shape, enum and
-// presence rules of ea_mha_arena_size and ea_mha_quant_plan_init:
+// Fixed-point MHA (edgeattn/quant.h). The shape, enum and
+// presence rules of ea_mha_arena_size and ea_mha_quant_init:
 StatusSet QuantMhaShapeRules(const ea_mha_config& config);
-// The float quantization (ea_mha_quant_derive, and plan_init without given
+// The float quantization (ea_mha_quant_derive, and init without given
 // integers): config.quant_scales is not NULL. Scales positive and finite,
 // zero points in [-128, 127] (int8) or 0 (int16), the per-channel arrays
 // present. The position and positioned tensors count only with positions.
@@ -68,14 +68,14 @@ StatusSet QuantSelfAttentionShapeRules(const ea_self_attention_config& config);
 StatusSet QuantSelfAttentionScalesRules(const ea_self_attention_config& config);
 StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& config,
                                         const ea_self_attention_quant_params& params);
-// Fixed-point ADD's integers (ea_add_quant_derive's result, ea_add_s8 /
+// Fixed-point ADD's integers (ea_add_quant_derive's result, ea_add_quant_run_s8 /
 // _s16's params) against the ranges the header gives ea_add_quant_params:
 // left_shift in [0, 20] (int8) / [0, 15] (int16), shifts in [-31, 0],
 // multipliers >= 0, input offsets in [-127, 128] and the output offset in
 // [-128, 127] (int16: 0). EA_ERR_BAD_ARGUMENT outside them.
 StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params);
 // Fixed-point Attention(Q, K, V) (ea_attention_arena_size on INT8 / INT16,
-// ea_attention_quant_plan_init): dtype, mask, parallel-for, the scale
+// ea_attention_quant_init): dtype, mask, parallel-for, the scale
 // (beta: 0 or positive and finite), a quantization present, dimensions > 0,
 // q, k, v, out within EA_MAX_ELEMENTS, n_kv up to 65535 (the int16
 // softmax's sum, as MHA's max_tokens; the header says so for MHA only). The
@@ -86,13 +86,13 @@ StatusSet QuantAttentionShapeRules(const ea_attention_config& config);
 StatusSet QuantAttentionScalesRules(const ea_attention_config& config);
 // Its integers (given, or derived) against the ranges of ea_mha_quant_params.
 StatusSet QuantAttentionParamsRules(ea_dtype dtype, const ea_attention_quant_params& params);
-// The fixed-point MHA decoder's own rules (edgeattn/mha_quant_decode.h) on
+// The fixed-point MHA decoder's own rules (edgeattn/decoder.h) on
 // top of QuantMhaShapeRules: mask CAUSAL (EA_ERR_BAD_ARGUMENT), max_step_tokens
 // in [1, layer.max_tokens] (<= 0: EA_ERR_BAD_DIMENSION; above max_tokens the
 // header names no status: EA_ERR_BAD_DIMENSION or EA_ERR_BAD_ARGUMENT). The
 // parallel-for is "unused" by a decoder but validation is "as
-// ea_mha_quant_plan_init's": a bad one may be refused or ignored.
-StatusSet QuantDecoderShapeRules(const ea_mha_quant_decoder_config& config);
+// ea_mha_quant_init's": a bad one may be refused or ignored.
+StatusSet QuantDecoderShapeRules(const ea_decoder_quant_config& config);
 bool ValidQuantScale(float scale);
 bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point);
 
@@ -104,8 +104,8 @@ bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point);
 // max_queries), and with a window capacity >= window + max_queries - 1.
 StatusSet KvCacheConfigRules(const ea_kv_cache_config& config);
 
-// The MHA decoder (edgeattn/mha_decode.h): the config rules of
-// ea_mha_decoder_arena_size and ea_mha_decoder_init. Dimensions > 0 (window
+// The MHA decoder (edgeattn/decoder.h): the config rules of
+// ea_decoder_arena_size and ea_decoder_init. Dimensions > 0 (window
 // >= 0), d_model divisible by n_heads and n_heads by n_kv_heads, known enums
 // (storage, position, weights layout; the RoPE layout where a RoPE table is
 // given), a LEARNED table, an even d_head with RoPE, window + max_tokens - 1
@@ -114,14 +114,14 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& config);
 // out_proj, the step's Q|K|V, the position and RoPE tables of max_positions
 // rows, the cache's K / V of its capacity, also in 64-position blocks).
 // Without a window max_tokens and max_positions are independent (kv_cache.h).
-StatusSet MhaDecoderConfigRules(const ea_mha_decoder_config& config);
+StatusSet MhaDecoderConfigRules(const ea_decoder_config& config);
 // Cross-attention: dimensions > 0, d_model divisible by n_heads, known
 // enums, no tensor past EA_MAX_ELEMENTS (in_proj [3 d_model, d_model],
 // out_proj, x / y of max_queries rows, the memory and its cache of
 // max_memory rows). max_queries and max_memory are independent.
-StatusSet MhaCrossConfigRules(const ea_mha_cross_config& config);
+StatusSet MhaCrossConfigRules(const ea_cross_config& config);
 
-// The arena rules of plan_init for a plan needing `need` bytes (need is
+// The arena rules of init for a plan needing `need` bytes (need is
 // meaningful only when the config is valid: pass config_valid).
 StatusSet ArenaRules(const ea_arena& arena, uint64_t need, bool config_valid);
 

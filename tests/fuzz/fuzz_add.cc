@@ -1,4 +1,4 @@
-// Driver for fixed-point ADD (ea_add_quant_derive, ea_add_s8 / _s16), the
+// Driver for fixed-point ADD (ea_add_quant_derive, ea_add_quant_run_s8 / _s16), the
 // one fixed-point entry point a caller runs without a plan. The model
 // drivers reach its kernel only as the position ADD of a plan, on integers
 // the plan derived or validated and on buffers the plan lays out; here the
@@ -189,11 +189,13 @@ void Store(uint8_t* at, int32_t value, bool int8) {
 ea_status RunAdd(bool int8, const uint8_t* a, const uint8_t* b, size_t count,
                  const ea_add_quant_params* params, uint8_t* out) {
   if (int8) {
-    return ea_add_s8(reinterpret_cast<const int8_t*>(a), reinterpret_cast<const int8_t*>(b), count,
-                     params, reinterpret_cast<int8_t*>(out));
+    return ea_add_quant_run_s8(reinterpret_cast<const int8_t*>(a),
+                               reinterpret_cast<const int8_t*>(b), count, params,
+                               reinterpret_cast<int8_t*>(out));
   }
-  return ea_add_s16(reinterpret_cast<const int16_t*>(a), reinterpret_cast<const int16_t*>(b), count,
-                    params, reinterpret_cast<int16_t*>(out));
+  return ea_add_quant_run_s16(reinterpret_cast<const int16_t*>(a),
+                              reinterpret_cast<const int16_t*>(b), count, params,
+                              reinterpret_cast<int16_t*>(out));
 }
 
 // The reference's ADD of the inputs as they were before the run, as bytes.
@@ -240,7 +242,7 @@ bool PartlyOverlap(const uint8_t* x, const uint8_t* y, size_t bytes) {
 }
 
 void CheckRun(const AddCase& c, bool int8, const ea_add_quant_params& params) {
-  const char* call = int8 ? "ea_add_s8" : "ea_add_s16";
+  const char* call = int8 ? "ea_add_quant_run_s8" : "ea_add_quant_run_s16";
   SetContext(call, "-");
   const size_t count = CountOf(c);
   const size_t eb = int8 ? 1 : 2;

@@ -120,13 +120,13 @@ void CheckSinusoidalTable(const ApiCase& c) {
   }
 }
 
-// ea_packed_linear_size and ea_pack_linear_weights on the case's two
+// ea_linear_packed_size and ea_linear_pack_weights on the case's two
 // dimensions (n_out = n_positions, n_in = d_model): documented statuses,
 // nothing written on refusal, and the documented layout on success, checked
 // element by element against the formula. table_flags bits 1-4: NULL w,
 // NULL packed, a buffer one float short, packed starting inside w.
 void CheckPackLinearWeights(const ApiCase& c) {
-  SetContext("ea_pack_linear_weights", "-");
+  SetContext("ea_linear_pack_weights", "-");
   const int32_t n_out = c.n_positions, n_in = c.d_model;
   const bool null_w = c.table_flags & 2, null_packed = c.table_flags & 4;
   const bool short_buffer = c.table_flags & 8, overlapping = c.table_flags & 16;
@@ -138,11 +138,11 @@ void CheckPackLinearWeights(const ApiCase& c) {
   }
   {
     size_t floats = 0x5A5A;
-    const ea_status status = ea_packed_linear_size(n_out, n_in, &floats);
-    ExpectStatus("ea_packed_linear_size", status, shape);
-    if (status != EA_OK && floats != 0x5A5A) Fail("ea_packed_linear_size wrote on error");
+    const ea_status status = ea_linear_packed_size(n_out, n_in, &floats);
+    ExpectStatus("ea_linear_packed_size", status, shape);
+    if (status != EA_OK && floats != 0x5A5A) Fail("ea_linear_packed_size wrote on error");
     if (status == EA_OK && floats != static_cast<size_t>(n_in) * ((n_out + 63) / 64 * 64)) {
-      Fail("ea_packed_linear_size = %zu", floats);
+      Fail("ea_linear_packed_size = %zu", floats);
     }
   }
   const size_t w_count = BoundedCount(n_out, n_in);
@@ -166,14 +166,14 @@ void CheckPackLinearWeights(const ApiCase& c) {
   for (size_t i = 0; i < w_floats; ++i) w[i] = static_cast<float>(i % 1009) - 504.0f;
   pool.Snapshot();
   const ea_status status =
-      ea_pack_linear_weights(null_w ? nullptr : w, n_out, n_in,
+      ea_linear_pack_weights(null_w ? nullptr : w, n_out, n_in,
                              null_packed ? nullptr : pool.Floats(packed_region), capacity);
-  ExpectStatus("ea_pack_linear_weights", status, rules);
+  ExpectStatus("ea_linear_pack_weights", status, rules);
   if (status != EA_OK) {
-    ExpectUntouched("ea_pack_linear_weights", pool, {}, "refused");
+    ExpectUntouched("ea_linear_pack_weights", pool, {}, "refused");
     return;
   }
-  ExpectUntouched("ea_pack_linear_weights", pool, {pool.Range(packed_region)}, "succeeded");
+  ExpectUntouched("ea_linear_pack_weights", pool, {pool.Range(packed_region)}, "succeeded");
   const float* packed = pool.Floats(packed_region);
   for (int64_t o = 0; o < (int64_t{n_out} + 63) / 64 * 64; ++o) {
     for (int64_t i = 0; i < n_in; ++i) {

@@ -1,4 +1,4 @@
-// Driver for Attention(Q, K, V): ea_attention_arena_size, _plan_init and
+// Driver for Attention(Q, K, V): ea_attention_arena_size, _init and
 // _run on one decoded AttentionCase, every invariant of the brief checked
 // (statuses against the documented rules, untouched memory on errors, the
 // carve on success, the float contract and error bound, bit-identical
@@ -187,7 +187,7 @@ void FuzzAttention(ByteReader& input) {
     }
   }
 
-  // --- ea_arena_init + ea_attention_plan_init
+  // --- ea_arena_init + ea_attention_init
   ea_arena arena;
   InitArena(c.arena, layout, pool.Bytes(b.arena), nulls & kNullArenaBase, &arena);
   ea_attention_plan plan;
@@ -197,16 +197,16 @@ void FuzzAttention(ByteReader& input) {
   if (!(nulls & kNullArena)) plan_rules.Merge(ArenaRules(arena, need, config_valid));
   pool.Snapshot();
   const size_t used_before = arena.used;
-  SetContext("ea_attention_plan_init", "-");
-  const ea_status plan_status = ea_attention_plan_init(nulls & kNullPlan ? nullptr : &plan,
-                                                       nulls & kNullPlanConfig ? nullptr : &config,
-                                                       nulls & kNullArena ? nullptr : &arena);
-  ExpectStatus("ea_attention_plan_init", plan_status, plan_rules);
+  SetContext("ea_attention_init", "-");
+  const ea_status plan_status = ea_attention_init(nulls & kNullPlan ? nullptr : &plan,
+                                                  nulls & kNullPlanConfig ? nullptr : &config,
+                                                  nulls & kNullArena ? nullptr : &arena);
+  ExpectStatus("ea_attention_init", plan_status, plan_rules);
   if (plan_status != EA_OK) {
-    if (arena.used != used_before) Fail("failed plan_init moved arena.used");
-    ExpectUntouched("ea_attention_plan_init", pool, {}, "failed");
+    if (arena.used != used_before) Fail("failed init moved arena.used");
+    ExpectUntouched("ea_attention_init", pool, {}, "failed");
     if (can_run && !(nulls & kNullPlan)) {
-      // A plan that plan_init did not complete must be refused.
+      // A plan that init did not complete must be refused.
       SetContext("ea_attention_run", "unplanned");
       const ea_status status =
           ea_attention_run(&plan, pool.Floats(b.q), pool.Floats(b.k), pool.Floats(b.v), c.n_kv,
@@ -220,11 +220,11 @@ void FuzzAttention(ByteReader& input) {
   }
   const ByteRange carve = CarveRange(pool, arena, used_before);
   if (arena.used - used_before != need) {
-    Fail("plan_init carved %zu bytes, arena_size said %llu", arena.used - used_before,
+    Fail("init carved %zu bytes, arena_size said %llu", arena.used - used_before,
          static_cast<unsigned long long>(need));
   }
   if (ea_arena_remaining(&arena) != arena.capacity - arena.used) Fail("ea_arena_remaining wrong");
-  ExpectUntouched("ea_attention_plan_init", pool, {carve}, "succeeded");
+  ExpectUntouched("ea_attention_init", pool, {carve}, "succeeded");
   if (!can_run) return;
 
   // --- run-time arguments and what they must give
@@ -318,7 +318,7 @@ void FuzzAttention(ByteReader& input) {
   ea_attention_plan plan2;
   memset(&plan2, 0, sizeof(plan2));
   if (ea_arena_init(&arena2, pool2.Bytes(arena2_region), static_cast<size_t>(need)) != EA_OK ||
-      ea_attention_plan_init(&plan2, &config, &arena2) != EA_OK) {
+      ea_attention_init(&plan2, &config, &arena2) != EA_OK) {
     Fail("the same config did not plan in a second arena");
   }
   pool2.Snapshot();
@@ -385,8 +385,8 @@ void FuzzAttention(ByteReader& input) {
     reset();
     pool.Snapshot();
     const size_t used = replan_arena.used;
-    SetContext("ea_attention_plan_init", "re-plan");
-    const ea_status status = ea_attention_plan_init(&plan, &bad, &replan_arena);
+    SetContext("ea_attention_init", "re-plan");
+    const ea_status status = ea_attention_init(&plan, &bad, &replan_arena);
     ExpectStatus("re-plan of a ready plan", status, replan_rules);
     if (replan_arena.used != used) Fail("failed re-plan moved arena.used");
     ExpectUntouched("re-plan", pool, {}, "failed");

@@ -225,7 +225,7 @@ struct ApiCase {
   uint8_t environment_kind = 0;
 };
 
-// Fixed-point MHA (ea_mha_quant_derive, _plan_init, ea_mha_run_s8 / _s16):
+// Fixed-point MHA (ea_mha_quant_derive, _init, ea_mha_quant_run_s8 / _s16):
 // a config, its quantization as float scales and / or TFLite's integers
 // (derived by the harness, then edited), int8 weights, int32 / int64 biases,
 // int8 / int16 activations.
@@ -301,7 +301,7 @@ struct QuantCase {
 };
 
 // Fixed-point single-head self-attention (ea_self_attention_quant_derive,
-// _plan_init, ea_self_attention_run_s8 / _s16): MHA's case with d_k and d_v
+// _init, ea_self_attention_quant_run_s8 / _s16): MHA's case with d_k and d_v
 // for heads, the eight ea_quant fields of ea_self_attention_quant_scales,
 // and the fields a fixed-point plan must not read.
 inline constexpr int kQuantSelfAttentionTensors = 8;
@@ -322,7 +322,7 @@ struct QuantSelfAttentionCase {
   bool ScalesGiven() const { return scales_kind < 240; }
 };
 
-// Fixed-point ADD (ea_add_quant_derive, ea_add_s8 / _s16): the three
+// Fixed-point ADD (ea_add_quant_derive, ea_add_quant_run_s8 / _s16): the three
 // tensors' quantization, the integers a run gets (derived, or edited), the
 // element count, where out lives and the values (fuzz_add.cc).
 inline constexpr size_t kMaxAddValueBytes = 512;  // per input; cyclic past it

@@ -1,12 +1,12 @@
-// Driver for MHA cross-attention (edgeattn/mha_decode.h): ea_mha_cross_arena_size
-// and ea_mha_cross_init on a decoded config (every storage, row-major or
+// Driver for MHA cross-attention (edgeattn/decoder.h): ea_cross_arena_size
+// and ea_cross_init on a decoded config (every storage, row-major or
 // packed weights, memories of one or several projection chunks, more
 // queries than memory rows), then up to kMaxDecoderOps set_memory, run and
 // broken re-init calls, replayed from the same start on every selected SIMD
 // target. Checked: statuses against the header's rules (a model of
 // readiness and the memory held); a refusal writes no pool byte and leaves
 // the plan struct as it was (a refused set_memory keeps the old memory); a
-// failed init clears `ready`; arena_size is MhaCrossArenaBytes and init
+// failed init clears `ready`; arena_size is CrossArenaBytes and init
 // carves exactly that; set_memory writes only the carve, a run only y and
 // the carve; y against ReferenceCross over the memory held
 // (decoder_check.h), the first target's y within twice that allowance; a
@@ -23,8 +23,8 @@
 #include "decoder_check.h"
 #include "driver_support.h"
 #include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/cross.h"
 #include "edgeattn/edgeattn.h"
-#include "edgeattn/mha_decode.h"
 #include "expected_status.h"
 #include "failure.h"
 #include "fuzz_drivers.h"
@@ -44,8 +44,8 @@ const char* const kOpNames[kMaxDecoderOps][2] = {
     {"op8 in", "op8 y"}, {"op9 in", "op9 y"}};
 const char* const kKindNames[3] = {"set_memory", "run", "re-init"};
 
-ea_mha_cross_config MakeConfig(const CrossCase& c) {
-  ea_mha_cross_config config;
+ea_cross_config MakeConfig(const CrossCase& c) {
+  ea_cross_config config;
   memset(&config, 0, sizeof(config));
   config.d_model = c.DModel();
   config.n_heads = c.n_heads;
@@ -56,8 +56,8 @@ ea_mha_cross_config MakeConfig(const CrossCase& c) {
   return config;
 }
 
-ea_mha_cross_config BrokenConfig(const ea_mha_cross_config& good, uint8_t field, int32_t value) {
-  ea_mha_cross_config bad = good;
+ea_cross_config BrokenConfig(const ea_cross_config& good, uint8_t field, int32_t value) {
+  ea_cross_config bad = good;
   switch (field % 6) {
     case 0:
       bad.d_model = value;
@@ -88,7 +88,7 @@ struct Model {
 };
 
 // The rules of set_memory (no output) or run on a plan the model describes.
-StatusSet CallRules(const Model& m, const ea_mha_cross_config& config, bool run, uint8_t op_nulls,
+StatusSet CallRules(const Model& m, const ea_cross_config& config, bool run, uint8_t op_nulls,
                     int32_t n, const ByteRange& x, const ByteRange& y, const CallMemory& memory) {
   StatusSet rules;
   if (op_nulls & kOpNullPlan) {
@@ -123,19 +123,18 @@ void FuzzMhaCross(ByteReader& input) {
   CrossCase c;
   Visit(input, c);
   const uint16_t nulls = c.common.Nulls();
-  const ea_mha_cross_config config = MakeConfig(c);
+  const ea_cross_config config = MakeConfig(c);
   const int64_t e = config.d_model;
   const StatusSet config_rules = MhaCrossConfigRules(config);
   const bool config_valid = !config_rules.MustFail();
-  const uint64_t need = config_valid ? edgeattn::MhaCrossArenaBytes(config) : 0;
+  const uint64_t need = config_valid ? edgeattn::CrossArenaBytes(config) : 0;
 
   Debug(
-      "ea_mha_cross config: d_model %d heads %d max_memory %d max_queries %d storage %d weights "
+      "ea_cross config: d_model %d heads %d max_memory %d max_queries %d storage %d weights "
       "%d\n",
       config.d_model, config.n_heads, config.max_memory, config.max_queries,
       static_cast<int>(config.storage), static_cast<int>(config.weights_layout));
-  CheckArenaSize("ea_mha_cross_arena_size", ea_mha_cross_arena_size, config, nulls, config_rules,
-                 need);
+  CheckArenaSize("ea_cross_arena_size", ea_cross_arena_size, config, nulls, config_rules, need);
 
   const int64_t rows = e > 0 && e <= INT32_MAX / 3 ? 3 * e : 0;
   const bool materialised =
@@ -215,7 +214,7 @@ void FuzzMhaCross(ByteReader& input) {
 
   if (Debugging()) {
     Debug(
-        "ea_mha_cross case: d_model %d heads %d max_memory %d max_queries %d storage %d weights "
+        "ea_cross case: d_model %d heads %d max_memory %d max_queries %d storage %d weights "
         "%d need %llu capacity %llu pre-used %llu misalign %u nulls %#x, %d ops:",
         config.d_model, config.n_heads, config.max_memory, config.max_queries,
         static_cast<int>(config.storage), static_cast<int>(config.weights_layout),
@@ -239,11 +238,11 @@ void FuzzMhaCross(ByteReader& input) {
     prepare(replay);
     ea_arena arena;
     InitArena(c.arena, layout, pool.Bytes(arena_region), nulls & kNullArenaBase, &arena);
-    ea_mha_cross cross;
+    ea_cross cross;
     CallMemory call_memory = memory;
-    const ea_status init_status = CheckedInit(
-        "ea_mha_cross_init", target_name, ea_mha_cross_init, &cross, config, layer_weights, &arena,
-        nulls, config_rules, need, config_valid, pool, &call_memory.carve);
+    const ea_status init_status =
+        CheckedInit("ea_cross_init", target_name, ea_cross_init, &cross, config, layer_weights,
+                    &arena, nulls, config_rules, need, config_valid, pool, &call_memory.carve);
     records->push_back(OpRecord{init_status, {}});
     Model m;
     m.ready = init_status == EA_OK;
@@ -253,13 +252,13 @@ void FuzzMhaCross(ByteReader& input) {
       const PlanOp& op = c.ops[i];
       const uint8_t kind = c.OpKind(i);
       const uint8_t op_nulls = op.Nulls();
-      ea_mha_cross* cross_arg = op_nulls & kOpNullPlan ? nullptr : &cross;
+      ea_cross* cross_arg = op_nulls & kOpNullPlan ? nullptr : &cross;
       const std::vector<uint8_t> before = CopyBytes(&cross, sizeof(cross));
       if (kind == kCrossReinit) {
         ea_status status = EA_OK;
-        CheckedReinit("ea_mha_cross_init", ea_mha_cross_init, &cross, op, config, config_rules,
-                      need, config_valid, 6, BrokenConfig, MhaCrossConfigRules, layer_weights,
-                      nulls, arena, pool, &status);
+        CheckedReinit("ea_cross_init", ea_cross_init, &cross, op, config, config_rules, need,
+                      config_valid, 6, BrokenConfig, MhaCrossConfigRules, layer_weights, nulls,
+                      arena, pool, &status);
         records->push_back(OpRecord{status, {}});
         if (cross_arg != nullptr) m.ready = false;
         continue;
@@ -278,10 +277,10 @@ void FuzzMhaCross(ByteReader& input) {
         x_copy.assign(x, x + b.floats);
       }
       pool.Snapshot();
-      SetContext(run ? "ea_mha_cross_run" : "ea_mha_cross_set_memory", target_name);
+      SetContext(run ? "ea_cross_run" : "ea_cross_set_memory", target_name);
       const ea_status status =
-          run ? ea_mha_cross_run(cross_arg, x, n, y) : ea_mha_cross_set_memory(cross_arg, x, n);
-      ExpectStatus(run ? "ea_mha_cross_run" : "ea_mha_cross_set_memory", status, rules);
+          run ? ea_cross_run(cross_arg, x, n, y) : ea_cross_set_memory(cross_arg, x, n);
+      ExpectStatus(run ? "ea_cross_run" : "ea_cross_set_memory", status, rules);
       Debug("  %s op %d %s %d: status %d\n", target_name, i, kKindNames[kind], n,
             static_cast<int>(status));
       OpRecord record{status, {}};
@@ -294,13 +293,13 @@ void FuzzMhaCross(ByteReader& input) {
         continue;
       }
       if (!run) {
-        ExpectUntouched("ea_mha_cross_set_memory", pool, {call_memory.carve}, "succeeded");
+        ExpectUntouched("ea_cross_set_memory", pool, {call_memory.carve}, "succeeded");
         records->push_back(std::move(record));
         held = x_copy;
         m.memory = n;
         continue;
       }
-      ExpectUntouched("ea_mha_cross_run", pool, {call_memory.carve, y_range}, "succeeded");
+      ExpectUntouched("ea_cross_run", pool, {call_memory.carve, y_range}, "succeeded");
       record.y = CopyBytes(y, static_cast<size_t>(bytes));
       records->push_back(std::move(record));
       if (replay || !numerics) continue;
@@ -318,13 +317,13 @@ void FuzzMhaCross(ByteReader& input) {
       for (const RunOut& f : first_outs) {
         if (f.op == out.op && f.key == out.key && outs != &first_outs) other = f.y.data();
       }
-      SetContext("ea_mha_cross_run", target_name);
-      check->Check("ea_mha_cross_run", out.y.data(), 0, n, other);
+      SetContext("ea_cross_run", target_name);
+      check->Check("ea_cross_run", out.y.data(), 0, n, other);
       outs->push_back(std::move(out));
     }
   };
 
-  RunOnTargets("ea_mha_cross", c.common.targets, c.rerun, &first_outs, run_ops);
+  RunOnTargets("ea_cross", c.common.targets, c.rerun, &first_outs, run_ops);
 }
 
 }  // namespace edgeattn_fuzz

@@ -1,5 +1,5 @@
-// Driver for the MHA decoder (edgeattn/mha_decode.h): ea_mha_decoder_arena_size
-// and ea_mha_decoder_init on a decoded config (GQA / MQA heads, a window,
+// Driver for the MHA decoder (edgeattn/decoder.h): ea_decoder_arena_size
+// and ea_decoder_init on a decoded config (GQA / MQA heads, a window,
 // every storage, positions NONE / SINUSOIDAL from the caller or the arena /
 // LEARNED, a RoPE table, ALiBi slopes, row-major or packed weights), then up
 // to kMaxDecoderOps steps of any size, resets and broken re-inits, replayed
@@ -7,7 +7,7 @@
 // against the header's rules (a model of readiness and stream length
 // written from the header); a refusal writes no pool byte and leaves the
 // decoder struct as it was; a failed init clears `ready` and keeps
-// arena.used; arena_size is MhaDecoderArenaBytes and init carves exactly
+// arena.used; arena_size is DecoderArenaBytes and init carves exactly
 // that; a step writes only y and the carve; y against ReferenceDecoderStream
 // over the tokens since the last reset (decoder_check.h); the first
 // target's y within twice that allowance; the ops replayed on one target
@@ -25,8 +25,8 @@
 #include "decoder_check.h"
 #include "driver_support.h"
 #include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
-#include "edgeattn/mha_decode.h"
 #include "edgeattn/rope.h"
 #include "expected_status.h"
 #include "failure.h"
@@ -48,15 +48,15 @@ const char* const kOpNames[kMaxDecoderOps][2] = {
 const char* const kKindNames[3] = {"step", "reset", "re-init"};
 constexpr float kMaxSlope = 16.0f;
 
-ea_mha_decoder_config MakeConfig(const DecoderCase& c, const float* table, const float* rope,
-                                 const float* slopes) {
-  ea_mha_decoder_config config;
+ea_decoder_config MakeConfig(const DecoderCase& c, const float* table, const float* rope,
+                             const float* slopes) {
+  ea_decoder_config config;
   memset(&config, 0, sizeof(config));
   config.d_model = c.DModel();
   config.n_heads = c.n_heads;
   config.n_kv_heads = c.NKvHeads();
   config.max_positions = c.max_positions;
-  config.max_tokens = c.MaxTokens();
+  config.max_step_tokens = c.MaxTokens();
   config.window = c.Window();
   config.storage = static_cast<ea_kv_storage>(c.storage);
   config.position = static_cast<ea_position>(c.position);
@@ -69,9 +69,8 @@ ea_mha_decoder_config MakeConfig(const DecoderCase& c, const float* table, const
 }
 
 // A config that breaks at least one rule, for re-initialising a decoder.
-ea_mha_decoder_config BrokenConfig(const ea_mha_decoder_config& good, uint8_t field,
-                                   int32_t value) {
-  ea_mha_decoder_config bad = good;
+ea_decoder_config BrokenConfig(const ea_decoder_config& good, uint8_t field, int32_t value) {
+  ea_decoder_config bad = good;
   switch (field % 9) {
     case 0:
       bad.d_model = value;
@@ -86,7 +85,7 @@ ea_mha_decoder_config BrokenConfig(const ea_mha_decoder_config& good, uint8_t fi
       bad.max_positions = value;
       break;
     case 4:
-      bad.max_tokens = value;
+      bad.max_step_tokens = value;
       break;
     case 5:
       bad.window = value;
@@ -102,7 +101,7 @@ ea_mha_decoder_config BrokenConfig(const ea_mha_decoder_config& good, uint8_t fi
       bad.weights_layout = static_cast<ea_weights_layout>(value);
       break;
   }
-  if (!MhaDecoderConfigRules(bad).MustFail()) bad.max_tokens = 0;
+  if (!MhaDecoderConfigRules(bad).MustFail()) bad.max_step_tokens = 0;
   return bad;
 }
 
@@ -112,8 +111,8 @@ struct Model {
 };
 
 // The rules of a step with these buffers on a decoder the model describes.
-StatusSet StepRules(const Model& m, const ea_mha_decoder_config& config, uint8_t op_nulls,
-                    int32_t n, const ByteRange& x, const ByteRange& y, const CallMemory& memory) {
+StatusSet StepRules(const Model& m, const ea_decoder_config& config, uint8_t op_nulls, int32_t n,
+                    const ByteRange& x, const ByteRange& y, const CallMemory& memory) {
   StatusSet rules;
   if (op_nulls & kOpNullPlan) {
     rules.Add(EA_ERR_NULL_POINTER);
@@ -125,7 +124,7 @@ StatusSet StepRules(const Model& m, const ea_mha_decoder_config& config, uint8_t
     if (n <= 0) rules.Add(EA_ERR_BAD_DIMENSION);
     return rules;
   }
-  if (n < 1 || n > config.max_tokens) rules.Add(EA_ERR_BAD_DIMENSION);
+  if (n < 1 || n > config.max_step_tokens) rules.Add(EA_ERR_BAD_DIMENSION);
   if (m.length + n > config.max_positions) rules.Add(EA_ERR_CACHE_FULL);
   CallMemoryRules(memory, (op_nulls & kOpNullInput) ? ByteRange{} : x,
                   (op_nulls & kOpNullOutput) ? ByteRange{} : y, &rules);
@@ -157,22 +156,21 @@ void FuzzMhaDecoder(ByteReader& input) {
   const bool alibi = c.alibi_kind >= 160 && heads >= 1 && heads <= kMaxTensorFloats;
   // Stand-ins for the size call: the tables' addresses (NULL or not) matter.
   const std::vector<float> stand_in(alibi ? static_cast<size_t>(heads) : 16, 0.0f);
-  ea_mha_decoder_config config =
+  ea_decoder_config config =
       MakeConfig(c, caller_table ? stand_in.data() : nullptr, rope ? stand_in.data() : nullptr,
                  alibi ? stand_in.data() : nullptr);
   const StatusSet config_rules = MhaDecoderConfigRules(config);
   const bool config_valid = !config_rules.MustFail();
-  const uint64_t need = config_valid ? edgeattn::MhaDecoderArenaBytes(config) : 0;
+  const uint64_t need = config_valid ? edgeattn::DecoderArenaBytes(config) : 0;
 
   Debug(
-      "ea_mha_decoder config: d_model %d heads %d/%d max_positions %d max_tokens %d window %d "
+      "ea_decoder config: d_model %d heads %d/%d max_positions %d max_tokens %d window %d "
       "storage %d position %d rope layout %d weights %d, tables %d %d %d\n",
-      config.d_model, config.n_heads, config.n_kv_heads, config.max_positions, config.max_tokens,
-      config.window, static_cast<int>(config.storage), static_cast<int>(config.position),
-      static_cast<int>(config.rope_layout), static_cast<int>(config.weights_layout), caller_table,
-      rope, alibi);
-  CheckArenaSize("ea_mha_decoder_arena_size", ea_mha_decoder_arena_size, config, nulls,
-                 config_rules, need);
+      config.d_model, config.n_heads, config.n_kv_heads, config.max_positions,
+      config.max_step_tokens, config.window, static_cast<int>(config.storage),
+      static_cast<int>(config.position), static_cast<int>(config.rope_layout),
+      static_cast<int>(config.weights_layout), caller_table, rope, alibi);
+  CheckArenaSize("ea_decoder_arena_size", ea_decoder_arena_size, config, nulls, config_rules, need);
 
   // --- the pool: the arena, the layer's tensors, then each op's buffers,
   // sized by the counts the model of the decoder resolves
@@ -231,8 +229,9 @@ void FuzzMhaDecoder(ByteReader& input) {
       const uint8_t kind = c.OpKind(i);
       if (kind == kDecoderStep) {
         const int64_t max_positions = m.ready ? config.max_positions : 64;
-        const int64_t max_tokens =
-            m.ready ? config.max_tokens : std::min<int64_t>(std::max(config.max_tokens, 1), 64);
+        const int64_t max_tokens = m.ready
+                                       ? config.max_step_tokens
+                                       : std::min<int64_t>(std::max(config.max_step_tokens, 1), 64);
         const int32_t n = ResolveOpCount(op, max_positions - m.length, max_tokens);
         counts[static_cast<size_t>(i)] = n;
         const OpBuffers b = PlaceOpBuffers(&pool, op, kOpNames[i][0], kOpNames[i][1], n,
@@ -345,14 +344,14 @@ void FuzzMhaDecoder(ByteReader& input) {
 
   if (Debugging()) {
     Debug(
-        "ea_mha_decoder case: d_model %d heads %d/%d max_positions %d max_tokens %d window %d "
+        "ea_decoder case: d_model %d heads %d/%d max_positions %d max_tokens %d window %d "
         "storage %d position %d caller table %d rope %d (base %g, layout %d) alibi %d weights "
         "%d need %llu capacity %llu pre-used %llu misalign %u nulls %#x, %d ops:",
-        config.d_model, config.n_heads, config.n_kv_heads, config.max_positions, config.max_tokens,
-        config.window, static_cast<int>(config.storage), static_cast<int>(config.position),
-        caller_table, rope, rope_base, static_cast<int>(config.rope_layout), c.alibi_kind,
-        static_cast<int>(config.weights_layout), static_cast<unsigned long long>(need),
-        static_cast<unsigned long long>(layout.capacity),
+        config.d_model, config.n_heads, config.n_kv_heads, config.max_positions,
+        config.max_step_tokens, config.window, static_cast<int>(config.storage),
+        static_cast<int>(config.position), caller_table, rope, rope_base,
+        static_cast<int>(config.rope_layout), c.alibi_kind, static_cast<int>(config.weights_layout),
+        static_cast<unsigned long long>(need), static_cast<unsigned long long>(layout.capacity),
         static_cast<unsigned long long>(layout.pre_used), layout.misalign, nulls, c.OpCount());
     std::vector<uint8_t> kinds;
     std::vector<bool> with_buffers;
@@ -374,16 +373,16 @@ void FuzzMhaDecoder(ByteReader& input) {
     prepare(replay);
     ea_arena arena;
     InitArena(c.arena, layout, pool.Bytes(arena_region), nulls & kNullArenaBase, &arena);
-    ea_mha_decoder decoder;
+    ea_decoder decoder;
     CallMemory call_memory = memory;
     const ea_status init_status = CheckedInit(
-        "ea_mha_decoder_init", target_name, ea_mha_decoder_init, &decoder, config, layer_weights,
-        &arena, nulls, init_rules, need, config_valid, pool, &call_memory.carve);
+        "ea_decoder_init", target_name, ea_decoder_init, &decoder, config, layer_weights, &arena,
+        nulls, init_rules, need, config_valid, pool, &call_memory.carve);
     records->push_back(OpRecord{init_status, {}});
     Model m;
     m.ready = init_status == EA_OK;
     if (m.ready && decoder.cache.length != 0) {
-      Fail("ea_mha_decoder_init left length %lld", static_cast<long long>(decoder.cache.length));
+      Fail("ea_decoder_init left length %lld", static_cast<long long>(decoder.cache.length));
     }
 
     // The stream since init or the last reset, checked when it ends.
@@ -402,8 +401,8 @@ void FuzzMhaDecoder(ByteReader& input) {
           for (const StepOut& f : first_outs) {
             if (f.op == out.op && f.chain == out.chain && outs != &first_outs) other = f.y.data();
           }
-          SetContext("ea_mha_decoder_step", target_name);
-          check->Check("ea_mha_decoder_step", out.y.data(), out.first, out.n, other);
+          SetContext("ea_decoder_step", target_name);
+          check->Check("ea_decoder_step", out.y.data(), out.first, out.n, other);
         }
       }
       for (StepOut& out : pending) outs->push_back(std::move(out));
@@ -416,7 +415,7 @@ void FuzzMhaDecoder(ByteReader& input) {
       const PlanOp& op = c.ops[i];
       const uint8_t kind = c.OpKind(i);
       const uint8_t op_nulls = op.Nulls();
-      ea_mha_decoder* decoder_arg = op_nulls & kOpNullPlan ? nullptr : &decoder;
+      ea_decoder* decoder_arg = op_nulls & kOpNullPlan ? nullptr : &decoder;
       const std::vector<uint8_t> before = CopyBytes(&decoder, sizeof(decoder));
       if (kind == kDecoderStep) {
         const int32_t n = counts[static_cast<size_t>(i)];
@@ -432,26 +431,26 @@ void FuzzMhaDecoder(ByteReader& input) {
           x_copy.assign(x, x + b.floats);
         }
         pool.Snapshot();
-        SetContext("ea_mha_decoder_step", target_name);
-        const ea_status status = ea_mha_decoder_step(decoder_arg, x, n, y);
-        ExpectStatus("ea_mha_decoder_step", status, rules);
+        SetContext("ea_decoder_step", target_name);
+        const ea_status status = ea_decoder_step(decoder_arg, x, n, y);
+        ExpectStatus("ea_decoder_step", status, rules);
         Debug("  %s op %d step %d: status %d, length %lld\n", target_name, i, n,
               static_cast<int>(status), static_cast<long long>(decoder.cache.length));
         OpRecord record{status, {}};
         if (status != EA_OK) {
-          ExpectUntouched("ea_mha_decoder_step", pool, {}, "failed");
+          ExpectUntouched("ea_decoder_step", pool, {}, "failed");
           if (memcmp(before.data(), &decoder, sizeof(decoder)) != 0) {
-            Fail("a refused ea_mha_decoder_step changed the decoder struct (length %lld -> %lld)",
+            Fail("a refused ea_decoder_step changed the decoder struct (length %lld -> %lld)",
                  static_cast<long long>(
-                     reinterpret_cast<const ea_mha_decoder*>(before.data())->cache.length),
+                     reinterpret_cast<const ea_decoder*>(before.data())->cache.length),
                  static_cast<long long>(decoder.cache.length));
           }
           records->push_back(std::move(record));
           continue;
         }
-        ExpectUntouched("ea_mha_decoder_step", pool, {call_memory.carve, y_range}, "succeeded");
+        ExpectUntouched("ea_decoder_step", pool, {call_memory.carve, y_range}, "succeeded");
         if (decoder.cache.length != m.length + n) {
-          Fail("ea_mha_decoder_step of %d: length %lld, want %lld", n,
+          Fail("ea_decoder_step of %d: length %lld, want %lld", n,
                static_cast<long long>(decoder.cache.length), static_cast<long long>(m.length + n));
         }
         chain = HashBytes(HashBytes(chain, &n, sizeof(n)), x_copy.data(), x_copy.size() * 4);
@@ -471,29 +470,28 @@ void FuzzMhaDecoder(ByteReader& input) {
         if (decoder_arg == nullptr) rules.Add(EA_ERR_NULL_POINTER);
         if (decoder_arg != nullptr && !m.ready) rules.Add(EA_ERR_BAD_ARGUMENT);
         pool.Snapshot();
-        SetContext("ea_mha_decoder_reset", target_name);
-        const ea_status status = ea_mha_decoder_reset(decoder_arg);
-        ExpectStatus("ea_mha_decoder_reset", status, rules);
+        SetContext("ea_decoder_reset", target_name);
+        const ea_status status = ea_decoder_reset(decoder_arg);
+        ExpectStatus("ea_decoder_reset", status, rules);
         records->push_back(OpRecord{status, {}});
-        ExpectUntouched("ea_mha_decoder_reset", pool, {}, status == EA_OK ? "succeeded" : "failed");
+        ExpectUntouched("ea_decoder_reset", pool, {}, status == EA_OK ? "succeeded" : "failed");
         if (status != EA_OK) {
           if (memcmp(before.data(), &decoder, sizeof(decoder)) != 0) {
-            Fail("a refused ea_mha_decoder_reset changed the decoder struct");
+            Fail("a refused ea_decoder_reset changed the decoder struct");
           }
           continue;
         }
         if (decoder.cache.length != 0) {
-          Fail("ea_mha_decoder_reset left length %lld",
-               static_cast<long long>(decoder.cache.length));
+          Fail("ea_decoder_reset left length %lld", static_cast<long long>(decoder.cache.length));
         }
         flush();
         m.length = 0;
       } else {
         // A re-init: a broken config, or a valid one with no arena left.
         ea_status status = EA_OK;
-        CheckedReinit("ea_mha_decoder_init", ea_mha_decoder_init, &decoder, op, config, init_rules,
-                      need, config_valid, 9, BrokenConfig, MhaDecoderConfigRules, layer_weights,
-                      nulls, arena, pool, &status);
+        CheckedReinit("ea_decoder_init", ea_decoder_init, &decoder, op, config, init_rules, need,
+                      config_valid, 9, BrokenConfig, MhaDecoderConfigRules, layer_weights, nulls,
+                      arena, pool, &status);
         records->push_back(OpRecord{status, {}});
         if (decoder_arg != nullptr) {
           flush();
@@ -504,7 +502,7 @@ void FuzzMhaDecoder(ByteReader& input) {
     flush();
   };
 
-  RunOnTargets("ea_mha_decoder", c.common.targets, c.rerun, &first_outs, run_ops);
+  RunOnTargets("ea_decoder", c.common.targets, c.rerun, &first_outs, run_ops);
 }
 
 }  // namespace edgeattn_fuzz

@@ -35,7 +35,7 @@ struct SelfAttentionOp {
   static constexpr bool kMha = false;
   static constexpr int kWeightCount = 3;
   static constexpr const char* kSize = "ea_self_attention_arena_size";
-  static constexpr const char* kPlanInit = "ea_self_attention_plan_init";
+  static constexpr const char* kPlanInit = "ea_self_attention_init";
   static constexpr const char* kRun = "ea_self_attention_run";
 
   static Config MakeConfig(const ModelCase& c, const float* table) {
@@ -66,7 +66,7 @@ struct SelfAttentionOp {
     return ea_self_attention_arena_size(c, bytes);
   }
   static ea_status PlanInit(Plan* p, const Config* c, const Weights* w, ea_arena* a) {
-    return ea_self_attention_plan_init(p, c, w, a);
+    return ea_self_attention_init(p, c, w, a);
   }
   static ea_status Run(const Plan* p, const float* x, int32_t n, int32_t n_valid, float* y,
                        float* weights) {
@@ -110,7 +110,7 @@ struct MhaOp {
   static constexpr bool kMha = true;
   static constexpr int kWeightCount = 2;
   static constexpr const char* kSize = "ea_mha_arena_size";
-  static constexpr const char* kPlanInit = "ea_mha_plan_init";
+  static constexpr const char* kPlanInit = "ea_mha_init";
   static constexpr const char* kRun = "ea_mha_run";
 
   static Config MakeConfig(const ModelCase& c, const float* table) {
@@ -132,13 +132,13 @@ struct MhaOp {
   }
   static StatusSet Rules(const Config& c) { return MhaConfigRules(c); }
   static uint64_t Need(const Config& c) {
-    return edgeattn::MhaArenaBytes(c.max_tokens, c.d_model, c.heads,
+    return edgeattn::MhaArenaBytes(c.max_tokens, c.d_model, c.n_heads,
                                    edgeattn::StorageOf(c.position, c.position_table == nullptr),
                                    c.weights_layout);
   }
   static ea_status Size(const Config* c, size_t* bytes) { return ea_mha_arena_size(c, bytes); }
   static ea_status PlanInit(Plan* p, const Config* c, const Weights* w, ea_arena* a) {
-    return ea_mha_plan_init(p, c, w, a);
+    return ea_mha_init(p, c, w, a);
   }
   static ea_status Run(const Plan* p, const float* x, int32_t n, int32_t n_valid, float* y,
                        float* weights) {
@@ -159,7 +159,7 @@ struct MhaOp {
         c->d_model = value;
         break;
       case 3:
-        c->heads = value;
+        c->n_heads = value;
         break;
       case 4:
         c->mask = static_cast<ea_mask>(value);
@@ -168,7 +168,7 @@ struct MhaOp {
         c->position = static_cast<ea_position>(value);
         break;
     }
-    if (!Rules(*c).MustFail()) c->heads = 0;
+    if (!Rules(*c).MustFail()) c->n_heads = 0;
   }
 };
 
@@ -406,7 +406,7 @@ void FuzzModel(ByteReader& input) {
   if (nulls & kNullWeights) w_args[Op::kWeightCount - 1] = nullptr;
   const typename Op::Weights weights = Op::MakeWeights(w_args, bias);
 
-  // --- ea_arena_init + plan_init
+  // --- ea_arena_init + init
   ea_arena arena;
   InitArena(c.arena, layout, pool.Bytes(arena_region), nulls & kNullArenaBase, &arena);
   typename Op::Plan plan;
@@ -424,7 +424,7 @@ void FuzzModel(ByteReader& input) {
                    &weights, nulls & kNullArena ? nullptr : &arena);
   ExpectStatus(Op::kPlanInit, plan_status, plan_rules);
   if (plan_status != EA_OK) {
-    if (arena.used != used_before) Fail("failed plan_init moved arena.used");
+    if (arena.used != used_before) Fail("failed init moved arena.used");
     ExpectUntouched(Op::kPlanInit, pool, {}, "failed");
     if (can_run && !(nulls & kNullPlan)) {
       SetContext(Op::kRun, "unplanned");

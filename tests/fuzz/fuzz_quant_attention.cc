@@ -1,10 +1,10 @@
-// Driver for fixed-point Attention(Q, K, V): ea_attention_arena_size on an
-// INT8 / INT16 config, ea_attention_quant_plan_init, ea_attention_run_s8 and
-// ea_attention_run_s16 on one decoded QuantAttentionCase. Checked: statuses
+// Driver for fixed-point Attention(Q, K, V): ea_attention_quant_arena_size on an
+// INT8 / INT16 config, ea_attention_quant_init, ea_attention_quant_run_s8 and
+// ea_attention_quant_run_s16 on one decoded QuantAttentionCase. Checked: statuses
 // against the header's rules (expected_status.h, QuantAttention*Rules and the
 // run's memory rules, "as in ea_attention_run"), nothing written on a
 // refusal (one canary-filled pool), a plan carving exactly
-// ea_attention_arena_size's bytes (= AttentionQuantArenaBytes) and writing
+// ea_attention_quant_arena_size's bytes (= AttentionQuantArenaBytes) and writing
 // only its carve, a run writing only out, attn_weights and the carve; out
 // and the probabilities equal to the integer reference's BATCH_MATMUL,
 // SOFTMAX (each row over the keys the bottom-right causal mask leaves it),
@@ -135,13 +135,13 @@ Expected Reference(const ea_attention_config& c, const ea_attention_quant_params
 ea_status Run(ea_dtype run_dtype, const ea_attention_quant_plan* plan, const void* q, const void* k,
               const void* v, void* out, void* attn) {
   if (run_dtype == EA_DTYPE_INT8) {
-    return ea_attention_run_s8(plan, static_cast<const int8_t*>(q), static_cast<const int8_t*>(k),
-                               static_cast<const int8_t*>(v), static_cast<int8_t*>(out),
-                               static_cast<int8_t*>(attn));
+    return ea_attention_quant_run_s8(plan, static_cast<const int8_t*>(q),
+                                     static_cast<const int8_t*>(k), static_cast<const int8_t*>(v),
+                                     static_cast<int8_t*>(out), static_cast<int8_t*>(attn));
   }
-  return ea_attention_run_s16(plan, static_cast<const int16_t*>(q), static_cast<const int16_t*>(k),
-                              static_cast<const int16_t*>(v), static_cast<int16_t*>(out),
-                              static_cast<int16_t*>(attn));
+  return ea_attention_quant_run_s16(plan, static_cast<const int16_t*>(q),
+                                    static_cast<const int16_t*>(k), static_cast<const int16_t*>(v),
+                                    static_cast<int16_t*>(out), static_cast<int16_t*>(attn));
 }
 
 // Masked probabilities at the zero value (rows with no key: all of them);
@@ -280,11 +280,9 @@ void FuzzQuantAttention(ByteReader& input) {
         static_cast<int>(dtype), c.n_q, c.n_kv, c.d_k, c.d_v, c.mask,
         static_cast<double>(config.scale), c.ScalesGiven(), params_given,
         config_rules.Describe().c_str());
-  // --- ea_attention_arena_size (F32 and other dtypes are the float family's)
-  if (fixed) {
-    CheckArenaSize("ea_attention_arena_size", &ea_attention_arena_size, config, nulls, config_rules,
-                   need);
-  }
+  // --- ea_attention_quant_arena_size (F32 and values that are no dtype: refused)
+  CheckArenaSize("ea_attention_quant_arena_size", &ea_attention_quant_arena_size, config, nulls,
+                 config_rules, need);
 
   // --- the pool: arena, q, k, v, out, attn_weights
   const bool want_weights = c.want_weights >= 96;
@@ -333,7 +331,7 @@ void FuzzQuantAttention(ByteReader& input) {
       want_weights, static_cast<int>(run_dtype), can_run);
   if (Debugging()) pool.Dump();
 
-  // --- ea_attention_quant_plan_init
+  // --- ea_attention_quant_init
   StatusSet plan_rules = config_rules;
   if (nulls & (kNullPlan | kNullPlanConfig | kNullArena)) plan_rules.Add(EA_ERR_NULL_POINTER);
   ea_arena arena;
@@ -343,11 +341,11 @@ void FuzzQuantAttention(ByteReader& input) {
   memset(&plan, 0, sizeof(plan));
   pool.Snapshot();
   const size_t used_before = arena.used;
-  SetContext("ea_attention_quant_plan_init", "-");
-  const ea_status plan_status = ea_attention_quant_plan_init(
-      nulls & kNullPlan ? nullptr : &plan, nulls & kNullPlanConfig ? nullptr : &config,
-      nulls & kNullArena ? nullptr : &arena);
-  ExpectStatus("ea_attention_quant_plan_init", plan_status, plan_rules);
+  SetContext("ea_attention_quant_init", "-");
+  const ea_status plan_status = ea_attention_quant_init(nulls & kNullPlan ? nullptr : &plan,
+                                                        nulls & kNullPlanConfig ? nullptr : &config,
+                                                        nulls & kNullArena ? nullptr : &arena);
+  ExpectStatus("ea_attention_quant_init", plan_status, plan_rules);
   const auto run_on = [&](const ea_attention_quant_plan* p, ea_dtype as) {
     return Run(as, p, nulls & kNullInput0 ? nullptr : pool.Bytes(q_region),
                nulls & kNullInput1 ? nullptr : pool.Bytes(k_region),
@@ -356,9 +354,9 @@ void FuzzQuantAttention(ByteReader& input) {
                attn_region >= 0 ? pool.Bytes(attn_region) : nullptr);
   };
   if (plan_status != EA_OK) {
-    if (arena.used != used_before) Fail("failed plan_init moved arena.used");
-    ExpectUntouched("ea_attention_quant_plan_init", pool, {}, "failed");
-    if (plan.ready != 0) Fail("failed plan_init left the plan ready");
+    if (arena.used != used_before) Fail("failed init moved arena.used");
+    ExpectUntouched("ea_attention_quant_init", pool, {}, "failed");
+    if (plan.ready != 0) Fail("failed init left the plan ready");
     if (can_run && !(nulls & kNullPlan)) {
       ExpectUnplannedRefused(&pool, "ea_attention_run", [&] {
         return Run(dtype, &plan, pool.Bytes(q_region), pool.Bytes(k_region), pool.Bytes(v_region),
@@ -369,10 +367,10 @@ void FuzzQuantAttention(ByteReader& input) {
   }
   const ByteRange carve = CarveRange(pool, arena, used_before);
   if (arena.used - used_before != need) {
-    Fail("ea_attention_quant_plan_init carved %zu bytes, arena_size said %llu",
-         arena.used - used_before, static_cast<unsigned long long>(need));
+    Fail("ea_attention_quant_init carved %zu bytes, arena_size said %llu", arena.used - used_before,
+         static_cast<unsigned long long>(need));
   }
-  ExpectUntouched("ea_attention_quant_plan_init", pool, {carve}, "succeeded");
+  ExpectUntouched("ea_attention_quant_init", pool, {carve}, "succeeded");
   ++Stats().planned;
   if (!params_given) ++Stats().derived;  // the plan derived its integers from the scales
   if (!can_run) return;
@@ -430,9 +428,10 @@ void FuzzQuantAttention(ByteReader& input) {
   second.Plan(
       edgeattn::AttentionQuantArenaBytes(c.n_kv, c.d_k, c.d_v, dtype, config2.parallel.max_workers),
       c.common.targets,
-      [&](ea_arena* arena2) { return ea_attention_quant_plan_init(&plan2, &config2, arena2); });
+      [&](ea_arena* arena2) { return ea_attention_quant_init(&plan2, &config2, arena2); });
 
-  const char* entry = run_dtype == EA_DTYPE_INT8 ? "ea_attention_run_s8" : "ea_attention_run_s16";
+  const char* entry =
+      run_dtype == EA_DTYPE_INT8 ? "ea_attention_quant_run_s8" : "ea_attention_quant_run_s16";
   uint8_t* out = pool.Bytes(out_region);
   uint8_t* attn = attn_region >= 0 ? pool.Bytes(attn_region) : nullptr;
   const size_t out_bytes = out_count * element, attn_bytes = attn_range.end - attn_range.begin;
@@ -482,9 +481,9 @@ void FuzzQuantAttention(ByteReader& input) {
       !(nulls & (kNullInput0 | kNullInput1 | kNullInput2 | kNullOutput))) {
     const ea_attention_config bad = BrokenConfig(config, c.common);
     ExpectReplanRefused(
-        "ea_attention_quant_plan_init", &pool, carve, input_in_carve, arena,
+        "ea_attention_quant_init", &pool, carve, input_in_carve, arena,
         QuantAttentionShapeRules(bad), IsFixed(bad.dtype),
-        [&] { return ea_attention_quant_plan_init(&plan, &bad, &arena); },
+        [&] { return ea_attention_quant_init(&plan, &bad, &arena); },
         [&] { return run_on(&plan, dtype); });
   }
 }

@@ -1,5 +1,5 @@
-// Driver for the fixed-point MHA decoder's own API (edgeattn/mha_quant_decode.h):
-// ea_mha_quant_decoder_arena_size, _init, _reset, _step_s8 and _step_s16 on
+// Driver for the fixed-point MHA decoder's own API (edgeattn/decoder.h):
+// ea_decoder_quant_arena_size, _init, _reset, _step_s8 and _step_s16 on
 // one decoded QuantDecoderCase: a layer as the fixed-point MHA family builds
 // it (mostly causal, every config field sometimes at an edge), its
 // max_step_tokens, its kept tensors (weights, biases, the caller's table)
@@ -9,7 +9,7 @@
 // on every selected SIMD target. Checked: statuses against the header's rules
 // (expected_status.h QuantDecoderShapeRules and the rules below, a model of
 // `ready` and `length`), nothing written on any refusal (the cache
-// included), arena_size = MhaQuantDecoderArenaBytes = the carve, a step
+// included), arena_size = DecoderQuantArenaBytes = the carve, a step
 // writing only y and the carve, `length` as the model says, and every
 // accepted step's y equal, bit for bit, to the causal integer chain
 // (tests/reference) over the tokens stepped since init or reset.
@@ -23,8 +23,8 @@
 
 #include "driver_support.h"
 #include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
-#include "edgeattn/mha_quant_decode.h"
 #include "expected_status.h"
 #include "failure.h"
 #include "fuzz_case.h"
@@ -81,20 +81,18 @@ int32_t StepCount(const QuantDecoderOp& op, int64_t length, int32_t max_tokens, 
   return op.count_value;
 }
 
-ea_status Step(ea_dtype as, ea_mha_quant_decoder* d, const void* x, int32_t n, void* y) {
+ea_status Step(ea_dtype as, ea_decoder_quant* d, const void* x, int32_t n, void* y) {
   if (as == EA_DTYPE_INT8) {
-    return ea_mha_quant_decoder_step_s8(d, static_cast<const int8_t*>(x), n,
-                                        static_cast<int8_t*>(y));
+    return ea_decoder_quant_step_s8(d, static_cast<const int8_t*>(x), n, static_cast<int8_t*>(y));
   }
-  return ea_mha_quant_decoder_step_s16(d, static_cast<const int16_t*>(x), n,
-                                       static_cast<int16_t*>(y));
+  return ea_decoder_quant_step_s16(d, static_cast<const int16_t*>(x), n, static_cast<int16_t*>(y));
 }
 
 // A decoder config that breaks at least one rule: one layer field
 // (BreakOneField) or max_step_tokens set to `value`.
-ea_mha_quant_decoder_config BrokenDecoderConfig(const ea_mha_quant_decoder_config& good,
-                                                uint8_t field, int32_t value) {
-  ea_mha_quant_decoder_config bad = good;
+ea_decoder_quant_config BrokenDecoderConfig(const ea_decoder_quant_config& good, uint8_t field,
+                                            int32_t value) {
+  ea_decoder_quant_config bad = good;
   if (field % 9 == 8) {
     bad.max_step_tokens = value;
   } else {
@@ -102,9 +100,9 @@ ea_mha_quant_decoder_config BrokenDecoderConfig(const ea_mha_quant_decoder_confi
     common.replan_field = field;
     common.replan_value = value;
     bad.layer = BreakOneField(good.layer, common, 1,
-                              [](ea_mha_config* c, int, int32_t v) { c->heads = v; });
+                              [](ea_mha_config* c, int, int32_t v) { c->n_heads = v; });
   }
-  if (!QuantDecoderShapeRules(bad).MustFail()) bad.layer.heads = 0;
+  if (!QuantDecoderShapeRules(bad).MustFail()) bad.layer.n_heads = 0;
   return bad;
 }
 
@@ -128,12 +126,12 @@ void FuzzQuantDecoder(ByteReader& input) {
   const size_t table_count = BoundedCount(max_tokens, e);
   const bool materialised = in_count > 0 && table_count > 0;
 
-  ea_mha_quant_decoder_config dconfig{};
+  ea_decoder_quant_config dconfig{};
   ea_mha_config& config = dconfig.layer;
   config.dtype = dtype;
   config.max_tokens = max_tokens;
   config.d_model = e;
-  config.heads = heads;
+  config.n_heads = heads;
   config.mask = c.Mask();
   config.position = static_cast<ea_position>(c.position);
   config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
@@ -159,7 +157,7 @@ void FuzzQuantDecoder(ByteReader& input) {
   const Integers& given = quantization.given;
   const Derivation& derivation = quantization.derivation;
 
-  // --- ea_mha_quant_decoder_arena_size
+  // --- ea_decoder_quant_arena_size
   const StatusSet shape_rules = QuantDecoderShapeRules(dconfig);
   const bool shape_valid = fixed && dims_ok && !shape_rules.MustFail();
   StatusSet size_rules = shape_rules;
@@ -184,8 +182,8 @@ void FuzzQuantDecoder(ByteReader& input) {
     }
     if (table_needs.no_scales) quant_rules.Add(EA_ERR_NULL_POINTER);
     if (table_needs.bad) quant_rules.Add(EA_ERR_BAD_ARGUMENT);
-    // "Validation as ea_mha_quant_plan_init's": given integers are checked
-    // by the size call as ea_mha_arena_size checks them; the scales, their
+    // "Validation as ea_mha_quant_init's": given integers are checked
+    // by the size call as ea_mha_quant_arena_size checks them; the scales, their
     // derivation and a plan-time table's quantization may be checked there.
     if (params_given) size_rules.Merge(QuantParamsRules(config, given.params));
     if (scales_rules.MustFail() || derived_refused || table_needs.bad) {
@@ -194,15 +192,15 @@ void FuzzQuantDecoder(ByteReader& input) {
     if (scales_rules.MustFail() || table_needs.no_scales) size_rules.Tolerate(EA_ERR_NULL_POINTER);
     if (infinite) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
   }
-  const uint64_t need = shape_valid ? edgeattn::MhaQuantDecoderArenaBytes(dconfig) : 0;
+  const uint64_t need = shape_valid ? edgeattn::DecoderQuantArenaBytes(dconfig) : 0;
   Debug(
       "quant decoder: dtype %d max_tokens %d d_model %d heads %d mask %d position %d max_step %d "
       "parallel %d scales %d params %d size rules %s\n",
       static_cast<int>(dtype), max_tokens, e, heads, static_cast<int>(config.mask), c.position,
       max_step, config.parallel.max_workers, c.ScalesGiven(), params_given,
       size_rules.Describe().c_str());
-  CheckArenaSize("ea_mha_quant_decoder_arena_size", &ea_mha_quant_decoder_arena_size, dconfig,
-                 nulls, size_rules, need);
+  CheckArenaSize("ea_decoder_quant_arena_size", &ea_decoder_quant_arena_size, dconfig, nulls,
+                 size_rules, need);
 
   // --- the pool: arena, kept tensors (apart or in the arena), each step's x and y
   MemoryPool pool;
@@ -286,7 +284,7 @@ void FuzzQuantDecoder(ByteReader& input) {
       out_b_region >= 0 ? pool.Bytes(out_b_region) : nullptr};
   const bool null_weights_struct = nulls & kNullInput2;
   Debug(
-      "ea_mha_quant_decoder case: dtype %d max_tokens %d d_model %d heads %d mask %d position %d "
+      "ea_decoder_quant case: dtype %d max_tokens %d d_model %d heads %d mask %d position %d "
       "max_step %d caller table %d scales %d params %d need %llu capacity %llu kept in arena %d "
       "ops %d can_step %d\n",
       static_cast<int>(dtype), max_tokens, e, heads, static_cast<int>(config.mask), c.position,
@@ -315,7 +313,7 @@ void FuzzQuantDecoder(ByteReader& input) {
        (positions && misaligned(table_region, element)))) {
     init_rules.Add(EA_ERR_BAD_ARGUMENT);
   }
-  const ea_mha_quant_decoder_config* init_config = nulls & kNullPlanConfig ? nullptr : &dconfig;
+  const ea_decoder_quant_config* init_config = nulls & kNullPlanConfig ? nullptr : &dconfig;
   const ea_mha_quant_weights* init_weights = null_weights_struct ? nullptr : &weights;
   ea_arena arena;
   InitArena(qc.arena, layout, pool.Bytes(arena_region), nulls & kNullArenaBase, &arena);
@@ -330,7 +328,7 @@ void FuzzQuantDecoder(ByteReader& input) {
           : ByteRange{};
   // The refusal may come before another rule's status: init checks the
   // carve before it derives the integers (whose NULL scales would say
-  // EA_ERR_NULL_POINTER), as ea_mha_quant_plan_init does.
+  // EA_ERR_NULL_POINTER), as ea_mha_quant_init does.
   for (int r : kept) {
     if (pool.Range(r).Overlaps(next_carve)) {
       init_rules.AllowRefusal();
@@ -355,28 +353,28 @@ void FuzzQuantDecoder(ByteReader& input) {
 
   for (int64_t target : SelectTargets(c.common.targets)) {
     ForceTarget(target);
-    SetContext("ea_mha_quant_decoder_init", TargetName(target));
+    SetContext("ea_decoder_quant_init", TargetName(target));
     // The pool as the previous target left it: init writes its carve again,
     // and a step reads no cache byte it has not written since init or reset.
     pool.Snapshot();
     arena.used = used_before;
-    ea_mha_quant_decoder decoder;
+    ea_decoder_quant decoder;
     memset(&decoder, 0, sizeof(decoder));
-    ea_mha_quant_decoder* const handle = nulls & kNullPlan ? nullptr : &decoder;
-    const ea_status init_status = ea_mha_quant_decoder_init(handle, init_config, init_weights,
-                                                            nulls & kNullArena ? nullptr : &arena);
-    ExpectStatus("ea_mha_quant_decoder_init", init_status, init_rules);
+    ea_decoder_quant* const handle = nulls & kNullPlan ? nullptr : &decoder;
+    const ea_status init_status = ea_decoder_quant_init(handle, init_config, init_weights,
+                                                        nulls & kNullArena ? nullptr : &arena);
+    ExpectStatus("ea_decoder_quant_init", init_status, init_rules);
     ByteRange carve;
     if (init_status != EA_OK) {
       if (arena.used != used_before) Fail("failed init moved arena.used");
-      ExpectUntouched("ea_mha_quant_decoder_init", pool, {}, "failed");
+      ExpectUntouched("ea_decoder_quant_init", pool, {}, "failed");
     } else {
       carve = CarveRange(pool, arena, used_before);
       if (arena.used - used_before != need) {
-        Fail("ea_mha_quant_decoder_init carved %zu bytes, arena_size said %llu",
+        Fail("ea_decoder_quant_init carved %zu bytes, arena_size said %llu",
              arena.used - used_before, static_cast<unsigned long long>(need));
       }
-      ExpectUntouched("ea_mha_quant_decoder_init", pool, {carve}, "succeeded");
+      ExpectUntouched("ea_decoder_quant_init", pool, {carve}, "succeeded");
       if (decoder.length != 0)
         Fail("init left length %lld", static_cast<long long>(decoder.length));
       if (!counted) ++Stats().initialised;
@@ -391,14 +389,13 @@ void FuzzQuantDecoder(ByteReader& input) {
     for (int i = 0; i < c.OpCount(); ++i) {
       const QuantDecoderOp& op = c.ops[i];
       const uint8_t op_nulls = op.Nulls();
-      ea_mha_quant_decoder* const d = op_nulls & kDecNullDecoder ? nullptr : &decoder;
+      ea_decoder_quant* const d = op_nulls & kDecNullDecoder ? nullptr : &decoder;
       switch (op.Kind()) {
         case kQuantDecoderStep:
         case kQuantDecoderWrongStep: {
           const bool wrong = op.Kind() == kQuantDecoderWrongStep;
-          SetContext(
-              wrong ? "ea_mha_quant_decoder_step (other dtype)" : "ea_mha_quant_decoder_step",
-              TargetName(target));
+          SetContext(wrong ? "ea_decoder_quant_step (other dtype)" : "ea_decoder_quant_step",
+                     TargetName(target));
           const int32_t n = StepCount(op, length, max_tokens, max_step);
           const ByteRange x_region = pool.Range(x_regions[i]), y_region = pool.Range(y_regions[i]);
           // The step's tokens, where x is a buffer of its own.
@@ -492,12 +489,12 @@ void FuzzQuantDecoder(ByteReader& input) {
           break;
         }
         case kQuantDecoderReset: {
-          SetContext("ea_mha_quant_decoder_reset", TargetName(target));
+          SetContext("ea_decoder_quant_reset", TargetName(target));
           StatusSet rules;
           if (d == nullptr) rules.Add(EA_ERR_NULL_POINTER);
           if (!ready) rules.Add(EA_ERR_BAD_ARGUMENT);
           pool.Snapshot();
-          const ea_status status = ea_mha_quant_decoder_reset(d);
+          const ea_status status = ea_decoder_quant_reset(d);
           ExpectStatus("reset", status, rules);
           ExpectUntouched("reset", pool, {}, "returned");
           ++Stats().resets;
@@ -510,10 +507,10 @@ void FuzzQuantDecoder(ByteReader& input) {
           break;
         }
         default: {
-          SetContext("ea_mha_quant_decoder_init", "re-init");
+          SetContext("ea_decoder_quant_init", "re-init");
           ++Stats().reinits;
           const bool good = op.reinit_field >= 240 && init_status == EA_OK;
-          const ea_mha_quant_decoder_config bad =
+          const ea_decoder_quant_config bad =
               BrokenDecoderConfig(dconfig, op.reinit_field, op.reinit_value);
           StatusSet rules;
           if (good) {
@@ -531,7 +528,7 @@ void FuzzQuantDecoder(ByteReader& input) {
           }
           pool.Snapshot();
           const size_t used = arena.used;
-          const ea_status status = ea_mha_quant_decoder_init(
+          const ea_status status = ea_decoder_quant_init(
               d, op_nulls & kDecNullFirst ? nullptr : (good ? &dconfig : &bad), init_weights,
               op_nulls & kDecNullSecond ? nullptr : &arena);
           ExpectStatus(good ? "re-init with the good config" : "re-init with a broken config",

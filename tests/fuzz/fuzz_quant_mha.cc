@@ -1,8 +1,8 @@
-// Driver for fixed-point multi-head attention: ea_mha_arena_size on an INT8 /
-// INT16 config, ea_mha_quant_derive, ea_mha_quant_plan_init, ea_mha_run_s8
-// and ea_mha_run_s16 on one decoded QuantCase. Checked: statuses against the
+// Driver for fixed-point multi-head attention: ea_mha_quant_arena_size on an INT8 /
+// INT16 config, ea_mha_quant_derive, ea_mha_quant_init, ea_mha_quant_run_s8
+// and ea_mha_quant_run_s16 on one decoded QuantCase. Checked: statuses against the
 // documented rules (expected_status.h), nothing written on a refusal (one
-// canary-filled pool), a plan carving exactly ea_mha_arena_size's bytes and
+// canary-filled pool), a plan carving exactly ea_mha_quant_arena_size's bytes and
 // writing only its carve, a run writing only its outputs and the carve;
 // derive's integers against TFLite's Prepare as tests/reference restates it;
 // a run's y and probabilities against the integer reference
@@ -19,8 +19,8 @@
 
 #include "driver_support.h"
 #include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
-#include "edgeattn/mha_quant_decode.h"
 #include "expected_status.h"
 #include "failure.h"
 #include "fuzz_case.h"
@@ -56,46 +56,46 @@ void ExpectSameIntegers(const ea_mha_config& c, const ea_mha_quant_params& got,
 ea_status Run(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x, int32_t n, void* y,
               void* attn) {
   if (run_dtype == EA_DTYPE_INT8) {
-    return ea_mha_run_s8(plan, static_cast<const int8_t*>(x), n, static_cast<int8_t*>(y),
-                         static_cast<int8_t*>(attn));
+    return ea_mha_quant_run_s8(plan, static_cast<const int8_t*>(x), n, static_cast<int8_t*>(y),
+                               static_cast<int8_t*>(attn));
   }
-  return ea_mha_run_s16(plan, static_cast<const int16_t*>(x), n, static_cast<int16_t*>(y),
-                        static_cast<int16_t*>(attn));
+  return ea_mha_quant_run_s16(plan, static_cast<const int16_t*>(x), n, static_cast<int16_t*>(y),
+                              static_cast<int16_t*>(attn));
 }
 
-// The causal layer streamed through ea_mha_quant_decoder, in steps whose
+// The causal layer streamed through ea_decoder_quant, in steps whose
 // sizes the input's x picks: y must be the reference's bit for bit, on every
 // selected target. x and y in buffers of their own; the decoder's arena
 // from its arena_size.
 void ExpectStreamEqualsFullRun(const ea_mha_config& config, const ea_mha_quant_weights& weights,
                                const std::vector<uint8_t>& x, int32_t n, size_t element,
                                uint8_t target_selector, const std::vector<int32_t>& want_y) {
-  const ea_mha_quant_decoder_config decoder_config{
+  const ea_decoder_quant_config decoder_config{
       config, 1 + static_cast<int32_t>(x[0] % static_cast<uint32_t>(n))};
-  SetContext("ea_mha_quant_decoder", "stream");
+  SetContext("ea_decoder_quant", "stream");
   size_t bytes = 0;
-  ea_status status = ea_mha_quant_decoder_arena_size(&decoder_config, &bytes);
+  ea_status status = ea_decoder_quant_arena_size(&decoder_config, &bytes);
   if (status != EA_OK) {
-    Fail("ea_mha_quant_decoder_arena_size refused a layer ea_mha_quant_plan_init took: %s",
+    Fail("ea_decoder_quant_arena_size refused a layer ea_mha_quant_init took: %s",
          ea_status_str(status));
     return;
   }
-  if (bytes != edgeattn::MhaQuantDecoderArenaBytes(decoder_config)) {
-    Fail("ea_mha_quant_decoder_arena_size differs from MhaQuantDecoderArenaBytes");
+  if (bytes != edgeattn::DecoderQuantArenaBytes(decoder_config)) {
+    Fail("ea_decoder_quant_arena_size differs from DecoderQuantArenaBytes");
   }
   std::vector<uint8_t> storage(bytes + 64);
   uint8_t* base = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
   const size_t row = static_cast<size_t>(config.d_model) * element;
   for (int64_t target : SelectTargets(target_selector)) {
     ForceTarget(target);
-    SetContext("ea_mha_quant_decoder", TargetName(target));
+    SetContext("ea_decoder_quant", TargetName(target));
     ea_arena arena;
     ea_arena_init(&arena, base, bytes);
-    ea_mha_quant_decoder decoder;
+    ea_decoder_quant decoder;
     memset(&decoder, 0, sizeof(decoder));
-    status = ea_mha_quant_decoder_init(&decoder, &decoder_config, &weights, &arena);
+    status = ea_decoder_quant_init(&decoder, &decoder_config, &weights, &arena);
     if (status != EA_OK) {
-      Fail("ea_mha_quant_decoder_init refused a layer ea_mha_quant_plan_init took: %s",
+      Fail("ea_decoder_quant_init refused a layer ea_mha_quant_init took: %s",
            ea_status_str(status));
       break;
     }
@@ -104,17 +104,16 @@ void ExpectStreamEqualsFullRun(const ea_mha_config& config, const ea_mha_quant_w
       const int32_t pick = 1 + static_cast<int32_t>(x[static_cast<size_t>(i) % x.size()] % 5u);
       const int32_t step = std::min({pick, decoder_config.max_step_tokens, n - t});
       const size_t at = static_cast<size_t>(t) * row;
-      status = element == 1
-                   ? ea_mha_quant_decoder_step_s8(&decoder,
-                                                  reinterpret_cast<const int8_t*>(x.data() + at),
-                                                  step, reinterpret_cast<int8_t*>(y.data() + at))
-                   : ea_mha_quant_decoder_step_s16(&decoder,
-                                                   reinterpret_cast<const int16_t*>(x.data() + at),
-                                                   step, reinterpret_cast<int16_t*>(y.data() + at));
+      status =
+          element == 1
+              ? ea_decoder_quant_step_s8(&decoder, reinterpret_cast<const int8_t*>(x.data() + at),
+                                         step, reinterpret_cast<int8_t*>(y.data() + at))
+              : ea_decoder_quant_step_s16(&decoder, reinterpret_cast<const int16_t*>(x.data() + at),
+                                          step, reinterpret_cast<int16_t*>(y.data() + at));
       t += step;
     }
     if (status != EA_OK) {
-      Fail("ea_mha_quant_decoder_step: %s", ea_status_str(status));
+      Fail("ea_decoder_quant_step: %s", ea_status_str(status));
       break;
     }
     for (size_t i = 0; i < want_y.size(); ++i) {
@@ -156,7 +155,7 @@ void FuzzQuantMha(ByteReader& input) {
   config.dtype = dtype;
   config.max_tokens = max_tokens;
   config.d_model = e;
-  config.heads = heads;
+  config.n_heads = heads;
   config.mask = static_cast<ea_mask>(c.mask);
   config.position = static_cast<ea_position>(c.position);
   config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
@@ -180,7 +179,7 @@ void FuzzQuantMha(ByteReader& input) {
   // The integers the plan uses, when it plans.
   const ea_mha_quant_params* used = quantization.used;
 
-  // --- ea_mha_arena_size
+  // --- ea_mha_quant_arena_size
   StatusSet shape_rules;
   if (fixed) {
     shape_rules = QuantMhaShapeRules(config);
@@ -190,8 +189,8 @@ void FuzzQuantMha(ByteReader& input) {
   const bool shape_valid = !shape_rules.MustFail() && dims_ok;
   StatusSet size_rules = shape_rules;
   if (params_given && shape_valid) size_rules.Merge(QuantParamsRules(config, given.params));
-  // plan_init must refuse a plan-time table's missing or bad quantization;
-  // ea_mha_arena_size may.
+  // init must refuse a plan-time table's missing or bad quantization;
+  // ea_mha_quant_arena_size may.
   const PlanTimeTable table_needs =
       PlanTimeTableNeeds(dtype, config.position, config.quant_position_table,
                          config.quant_scales != nullptr ? &scales.position : nullptr);
@@ -204,10 +203,9 @@ void FuzzQuantMha(ByteReader& input) {
                 edgeattn::StorageOf(config.position, config.quant_position_table == nullptr),
                 config.parallel.max_workers)
           : 0;
-  // F32 is the float entry point's (fuzz_model.cc).
-  if (dtype != EA_DTYPE_F32) {
-    CheckArenaSize("ea_mha_arena_size", &ea_mha_arena_size, config, nulls, size_rules, need);
-  }
+  // F32 and values that are no dtype: EA_ERR_BAD_ARGUMENT (shape_rules).
+  CheckArenaSize("ea_mha_quant_arena_size", &ea_mha_quant_arena_size, config, nulls, size_rules,
+                 need);
 
   // --- the pool: arena, weights, biases, table, derive's buffer, x, y, weights out
   MemoryPool pool;
@@ -357,7 +355,7 @@ void FuzzQuantMha(ByteReader& input) {
                  ea_mha_quant_derive(&config, &params, buffer.data(), buffer.size()), rules);
   }
 
-  // --- ea_mha_quant_plan_init
+  // --- ea_mha_quant_init
   const ea_mha_quant_weights weights{nulls & kNullInput1 ? nullptr : in_w, in_b,
                                      nulls & kNullWeights ? nullptr : out_w, out_b};
   StatusSet plan_rules = shape_rules;
@@ -395,16 +393,16 @@ void FuzzQuantMha(ByteReader& input) {
   memset(&plan, 0, sizeof(plan));
   pool.Snapshot();
   const size_t used_before = arena.used;
-  SetContext("ea_mha_quant_plan_init", "-");
-  const ea_status plan_status = ea_mha_quant_plan_init(
-      nulls & kNullPlan ? nullptr : &plan, nulls & kNullPlanConfig ? nullptr : &config, &weights,
-      nulls & kNullArena ? nullptr : &arena);
-  ExpectStatus("ea_mha_quant_plan_init", plan_status, plan_rules);
+  SetContext("ea_mha_quant_init", "-");
+  const ea_status plan_status = ea_mha_quant_init(nulls & kNullPlan ? nullptr : &plan,
+                                                  nulls & kNullPlanConfig ? nullptr : &config,
+                                                  &weights, nulls & kNullArena ? nullptr : &arena);
+  ExpectStatus("ea_mha_quant_init", plan_status, plan_rules);
   if (plan_status != EA_OK) {
-    if (arena.used != used_before) Fail("failed plan_init moved arena.used");
+    if (arena.used != used_before) Fail("failed init moved arena.used");
     // Known: a refusal of the derived integers leaves them in the arena's free bytes.
     if (!(refusal_by_derived_integers && SkipKnown(kQuantRefusalWrites))) {
-      ExpectUntouched("ea_mha_quant_plan_init", pool, {}, "failed");
+      ExpectUntouched("ea_mha_quant_init", pool, {}, "failed");
     }
     if (can_run && !(nulls & kNullPlan)) {
       ExpectUnplannedRefused(&pool, "ea_mha_run", [&] {
@@ -416,10 +414,10 @@ void FuzzQuantMha(ByteReader& input) {
   }
   const ByteRange carve = CarveRange(pool, arena, used_before);
   if (arena.used - used_before != need) {
-    Fail("ea_mha_quant_plan_init carved %zu bytes, arena_size said %llu", arena.used - used_before,
+    Fail("ea_mha_quant_init carved %zu bytes, arena_size said %llu", arena.used - used_before,
          static_cast<unsigned long long>(need));
   }
-  ExpectUntouched("ea_mha_quant_plan_init", pool, {carve}, "succeeded");
+  ExpectUntouched("ea_mha_quant_init", pool, {carve}, "succeeded");
   ++Stats().planned;
   if (!can_run) return;
   if (run.weights_overflow && SkipKnown(kQuantWeightsOverflow)) return;
@@ -468,7 +466,7 @@ void FuzzQuantMha(ByteReader& input) {
                   edgeattn::StorageOf(config2.position, config2.quant_position_table == nullptr),
                   config2.parallel.max_workers),
               c.common.targets, [&](ea_arena* arena2) {
-                return ea_mha_quant_plan_init(&plan2, &config2, &weights, arena2);
+                return ea_mha_quant_init(&plan2, &config2, &weights, arena2);
               });
 
   const auto run_on = [&](const ea_mha_quant_plan* p) {
@@ -476,9 +474,10 @@ void FuzzQuantMha(ByteReader& input) {
   };
   RunOnEveryTarget(
       QuantRunCheck{&pool, carve, &second, c.common.targets,
-                    run.run_dtype == EA_DTYPE_INT8 ? "ea_mha_run_s8" : "ea_mha_run_s16", run_rules,
-                    dtype, b, x_count, heads, static_cast<int>(n), c.mask == EA_MASK_CAUSAL,
-                    reference ? &want_y : nullptr, reference ? &want_probs : nullptr,
+                    run.run_dtype == EA_DTYPE_INT8 ? "ea_mha_quant_run_s8" : "ea_mha_quant_run_s16",
+                    run_rules, dtype, b, x_count, heads, static_cast<int>(n),
+                    c.mask == EA_MASK_CAUSAL, reference ? &want_y : nullptr,
+                    reference ? &want_probs : nullptr,
                     [&](int which) { return run_on(which == 0 ? run_plan : &plan2); }},
       &Stats());
 
@@ -495,9 +494,8 @@ void FuzzQuantMha(ByteReader& input) {
   if (c.common.Replan() && run_plan != nullptr && b.x && b.y) {
     const ea_mha_config bad = BrokenConfig(config, c.common);
     ExpectReplanRefused(
-        "ea_mha_quant_plan_init", &pool, carve, run_rules.x_in_scratch, arena,
-        QuantMhaShapeRules(bad), IsFixed(bad.dtype),
-        [&] { return ea_mha_quant_plan_init(&plan, &bad, &weights, &arena); },
+        "ea_mha_quant_init", &pool, carve, run_rules.x_in_scratch, arena, QuantMhaShapeRules(bad),
+        IsFixed(bad.dtype), [&] { return ea_mha_quant_init(&plan, &bad, &weights, &arena); },
         [&] { return Run(dtype, &plan, b.x, run.n_tokens, b.y, b.attn); });
   }
 }

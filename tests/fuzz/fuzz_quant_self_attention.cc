@@ -1,12 +1,12 @@
 // Driver for fixed-point single-head self-attention, the 0.5.0 API beside
 // fixed-point MHA (fuzz_quant_mha.cc, whose structure it follows):
-// ea_self_attention_arena_size on an INT8 / INT16 config,
-// ea_self_attention_quant_derive, ea_self_attention_quant_plan_init,
-// ea_self_attention_run_s8 and _s16 on one decoded QuantSelfAttentionCase
+// ea_self_attention_quant_arena_size on an INT8 / INT16 config,
+// ea_self_attention_quant_derive, ea_self_attention_quant_init,
+// ea_self_attention_quant_run_s8 and _s16 on one decoded QuantSelfAttentionCase
 // (d_k and d_v of their own, not divisors of d_model). Checked: statuses
 // against the documented rules (expected_status.h), nothing written on a
 // refusal (one canary-filled pool; the plan struct but its ready flag), a
-// plan carving exactly ea_self_attention_arena_size's bytes and writing only
+// plan carving exactly ea_self_attention_quant_arena_size's bytes and writing only
 // its carve, a run writing only its outputs and the carve; derive's integers
 // against TFLite's Prepare as tests/reference restates it; y and the
 // probabilities against the reference's ops (ADD, FULLY_CONNECTED per
@@ -199,11 +199,11 @@ ReferenceOutputs RunReference(const ea_self_attention_config& c,
 ea_status Run(ea_dtype run_dtype, const ea_self_attention_quant_plan* plan, const void* x,
               int32_t n, void* y, void* attn) {
   if (run_dtype == EA_DTYPE_INT8) {
-    return ea_self_attention_run_s8(plan, static_cast<const int8_t*>(x), n, static_cast<int8_t*>(y),
-                                    static_cast<int8_t*>(attn));
+    return ea_self_attention_quant_run_s8(plan, static_cast<const int8_t*>(x), n,
+                                          static_cast<int8_t*>(y), static_cast<int8_t*>(attn));
   }
-  return ea_self_attention_run_s16(plan, static_cast<const int16_t*>(x), n,
-                                   static_cast<int16_t*>(y), static_cast<int16_t*>(attn));
+  return ea_self_attention_quant_run_s16(plan, static_cast<const int16_t*>(x), n,
+                                         static_cast<int16_t*>(y), static_cast<int16_t*>(attn));
 }
 
 // A config that breaks at least one rule, for re-planning a ready plan.
@@ -216,15 +216,15 @@ ea_self_attention_config BrokenConfig(const ea_self_attention_config& good, cons
   return bad;
 }
 
-// plan_init refused: the plan struct is as it was but for its ready flag,
+// init refused: the plan struct is as it was but for its ready flag,
 // which is 0.
 void ExpectPlanUntouched(const ea_self_attention_quant_plan& plan,
                          const ea_self_attention_quant_plan& before) {
-  if (plan.ready != 0) Fail("a refused plan_init left ready = 0x%x", plan.ready);
+  if (plan.ready != 0) Fail("a refused init left ready = 0x%x", plan.ready);
   ea_self_attention_quant_plan masked = plan;
   masked.ready = before.ready;
   if (memcmp(&masked, &before, sizeof(masked)) != 0) {
-    Fail("a refused plan_init wrote the plan struct past its ready flag");
+    Fail("a refused init wrote the plan struct past its ready flag");
   }
 }
 
@@ -317,7 +317,7 @@ void FuzzQuantSelfAttention(ByteReader& input) {
   const ea_self_attention_quant_params* used =
       params_given ? &given.params : (derivable ? &derivation.integers.params : nullptr);
 
-  // --- ea_self_attention_arena_size (its fixed-point branch)
+  // --- ea_self_attention_quant_arena_size (its fixed-point branch)
   StatusSet shape_rules;
   if (fixed) {
     shape_rules = QuantSelfAttentionShapeRules(config);
@@ -327,7 +327,7 @@ void FuzzQuantSelfAttention(ByteReader& input) {
   const bool shape_valid = !shape_rules.MustFail() && dims_ok;
   StatusSet size_rules = shape_rules;
   if (shape_valid) size_rules.Merge(given_rules);
-  // plan_init must refuse a plan-time table's missing or bad quantization;
+  // init must refuse a plan-time table's missing or bad quantization;
   // the arena size may.
   const PlanTimeTable table_needs =
       PlanTimeTableNeeds(dtype, config.position, config.quant_position_table,
@@ -341,11 +341,9 @@ void FuzzQuantSelfAttention(ByteReader& input) {
                 edgeattn::StorageOf(config.position, config.quant_position_table == nullptr),
                 config.parallel.max_workers)
           : 0;
-  // F32 is the float entry point's (fuzz_model.cc).
-  if (dtype != EA_DTYPE_F32) {
-    CheckArenaSize("ea_self_attention_arena_size", &ea_self_attention_arena_size, config, nulls,
-                   size_rules, need);
-  }
+  // F32 and values that are no dtype: EA_ERR_BAD_ARGUMENT (shape_rules).
+  CheckArenaSize("ea_self_attention_quant_arena_size", &ea_self_attention_quant_arena_size, config,
+                 nulls, size_rules, need);
 
   // --- the pool: arena, weights, biases, table, derive's buffer, x, y, weights out
   MemoryPool pool;
@@ -485,7 +483,7 @@ void FuzzQuantSelfAttention(ByteReader& input) {
     if (memcmp(&params, &before, sizeof(params)) != 0) Fail("refused derive wrote *params");
   }
 
-  // --- ea_self_attention_quant_plan_init
+  // --- ea_self_attention_quant_init
   const uint8_t* b[3];
   for (int l = 0; l < 3; ++l) b[l] = bias_slots[static_cast<size_t>(l)].bytes;
   const ea_self_attention_quant_weights weights{nulls & kNullInput1 ? nullptr : w[0],
@@ -519,14 +517,14 @@ void FuzzQuantSelfAttention(ByteReader& input) {
   const ea_self_attention_quant_plan plan_before = plan;
   pool.Snapshot();
   const size_t used_before = arena.used;
-  SetContext("ea_self_attention_quant_plan_init", "-");
-  const ea_status plan_status = ea_self_attention_quant_plan_init(
+  SetContext("ea_self_attention_quant_init", "-");
+  const ea_status plan_status = ea_self_attention_quant_init(
       nulls & kNullPlan ? nullptr : &plan, nulls & kNullPlanConfig ? nullptr : &config, &weights,
       nulls & kNullArena ? nullptr : &arena);
-  ExpectStatus("ea_self_attention_quant_plan_init", plan_status, plan_rules);
+  ExpectStatus("ea_self_attention_quant_init", plan_status, plan_rules);
   if (plan_status != EA_OK) {
-    if (arena.used != used_before) Fail("failed plan_init moved arena.used");
-    ExpectUntouched("ea_self_attention_quant_plan_init", pool, {}, "failed");
+    if (arena.used != used_before) Fail("failed init moved arena.used");
+    ExpectUntouched("ea_self_attention_quant_init", pool, {}, "failed");
     if (nulls & kNullPlan) return;
     ExpectPlanUntouched(plan, plan_before);
     if (can_run) {
@@ -539,10 +537,10 @@ void FuzzQuantSelfAttention(ByteReader& input) {
   }
   const ByteRange carve = CarveRange(pool, arena, used_before);
   if (arena.used - used_before != need) {
-    Fail("ea_self_attention_quant_plan_init carved %zu bytes, arena_size said %llu",
+    Fail("ea_self_attention_quant_init carved %zu bytes, arena_size said %llu",
          arena.used - used_before, static_cast<unsigned long long>(need));
   }
-  ExpectUntouched("ea_self_attention_quant_plan_init", pool, {carve}, "succeeded");
+  ExpectUntouched("ea_self_attention_quant_init", pool, {carve}, "succeeded");
   ++Stats().planned;
   if (!can_run) return;
 
@@ -597,28 +595,28 @@ void FuzzQuantSelfAttention(ByteReader& input) {
                   edgeattn::StorageOf(config2.position, config2.quant_position_table == nullptr),
                   config2.parallel.max_workers),
               c.common.targets, [&](ea_arena* arena2) {
-                return ea_self_attention_quant_plan_init(&plan2, &config2, &weights, arena2);
+                return ea_self_attention_quant_init(&plan2, &config2, &weights, arena2);
               });
 
   const auto run_on = [&](const ea_self_attention_quant_plan* p) {
     return Run(run.run_dtype, p, bufs.x, run.n_tokens, bufs.y, bufs.attn);
   };
-  RunOnEveryTarget(
-      QuantRunCheck{
-          &pool, carve, &second, c.common.targets,
-          run.run_dtype == EA_DTYPE_INT8 ? "ea_self_attention_run_s8" : "ea_self_attention_run_s16",
-          run_rules, dtype, bufs, y_count, 1, static_cast<int>(n), c.mask == EA_MASK_CAUSAL,
-          reference ? &want_y : nullptr, reference ? &want_probs : nullptr,
-          [&](int which) { return run_on(which == 0 ? run_plan : &plan2); }},
-      &Stats());
+  RunOnEveryTarget(QuantRunCheck{&pool, carve, &second, c.common.targets,
+                                 run.run_dtype == EA_DTYPE_INT8 ? "ea_self_attention_quant_run_s8"
+                                                                : "ea_self_attention_quant_run_s16",
+                                 run_rules, dtype, bufs, y_count, 1, static_cast<int>(n),
+                                 c.mask == EA_MASK_CAUSAL, reference ? &want_y : nullptr,
+                                 reference ? &want_probs : nullptr,
+                                 [&](int which) { return run_on(which == 0 ? run_plan : &plan2); }},
+                   &Stats());
 
   // --- re-plan the ready plan with a broken config: refused, not runnable
   if (c.common.Replan() && run_plan != nullptr && bufs.x && bufs.y) {
     const ea_self_attention_config bad = BrokenConfig(config, c.common);
     ExpectReplanRefused(
-        "ea_self_attention_quant_plan_init", &pool, carve, run_rules.x_in_scratch, arena,
+        "ea_self_attention_quant_init", &pool, carve, run_rules.x_in_scratch, arena,
         QuantSelfAttentionShapeRules(bad), IsFixed(bad.dtype),
-        [&] { return ea_self_attention_quant_plan_init(&plan, &bad, &weights, &arena); },
+        [&] { return ea_self_attention_quant_init(&plan, &bad, &weights, &arena); },
         [&] { return Run(dtype, &plan, bufs.x, run.n_tokens, bufs.y, bufs.attn); });
   }
 }

@@ -17,7 +17,7 @@
 // and never read outside (the file ends its heap block: ASan); every tensor
 // the model finds is found with the model's pointer, bytes, dtype, layout
 // and shape (its bytes read whole), names it does not hold are not found
-// and leave the view untouched; ea_weight_file_mha returns the model's
+// and leave the view untouched; ea_weight_file_find_mha returns the model's
 // status with the model's tensors' pointers, or writes nothing.
 #include <stdint.h>
 #include <stdio.h>
@@ -609,13 +609,13 @@ void CheckFind(const ea_weight_file& file, const ModelFile& model, const uint8_t
 
 void CheckMha(const ea_weight_file& file, const ModelFile& model, const std::string& prefix,
               int32_t d_model, int32_t heads, int32_t kv_heads) {
-  SetContext("ea_weight_file_mha", "-");
+  SetContext("ea_weight_file_find_mha", "-");
   ea_mha_weights weights;
   memset(&weights, 0x4D, sizeof(weights));
   const ea_mha_weights untouched = weights;
   ea_weights_layout layout = static_cast<ea_weights_layout>(77);
   const ea_status status =
-      ea_weight_file_mha(&file, prefix.c_str(), d_model, heads, kv_heads, &weights, &layout);
+      ea_weight_file_find_mha(&file, prefix.c_str(), d_model, heads, kv_heads, &weights, &layout);
   const ea_status want = ModelMha(model, prefix, d_model, heads, kv_heads);
   if (status != want) {
     Fail("mha(%zu-byte prefix, %d, %d, %d) returned %d, the model %d", prefix.size(), d_model,
@@ -773,7 +773,7 @@ void CheckFile(const uint8_t* payload, size_t size, const Built* built, uint8_t 
     ea_mha_weights weights{};
     ea_weights_layout layout = EA_WEIGHTS_ROW_MAJOR;
     if (ea_weight_file_find(&before, "a", &view) != EA_ERR_BAD_ARGUMENT ||
-        ea_weight_file_mha(&before, "", 8, 2, 2, &weights, &layout) != EA_ERR_BAD_ARGUMENT) {
+        ea_weight_file_find_mha(&before, "", 8, 2, 2, &weights, &layout) != EA_ERR_BAD_ARGUMENT) {
       Fail("a struct never opened not refused");
     }
   }

@@ -578,8 +578,8 @@ std::vector<KvOp> Stream(const std::vector<int32_t>& chunks) {
   return ops;
 }
 
-constexpr int32_t kF32 = EA_KV_STORAGE_F32, kF16 = EA_KV_STORAGE_F16, kInt8 = EA_KV_STORAGE_INT8,
-                  kInt4 = EA_KV_STORAGE_INT4;
+constexpr int32_t kF32 = EA_KV_STORAGE_F32, kF16 = EA_KV_STORAGE_F16, kInt8 = EA_KV_STORAGE_Q8,
+                  kInt4 = EA_KV_STORAGE_Q4;
 constexpr uint8_t kBig1e5 = 15, kHuge3e38 = 6;
 
 void KvCacheSeeds() {

@@ -10,7 +10,7 @@ namespace edgeattn_fuzz {
 namespace {
 
 constexpr size_t kStandInFloats = 16;
-constexpr int64_t kPanelRows = 64;  // ea_pack_linear_weights' panels
+constexpr int64_t kPanelRows = 64;  // ea_linear_pack_weights' panels
 
 // Row-major w [rows, cols] from a packed buffer (edgeattn.h: panels of 64
 // output rows, cols x 64 floats each).
@@ -41,9 +41,9 @@ void FillMatrix(const MemoryPool& pool, int region, const TensorSpec& spec, int6
   }
   std::vector<float> w(count);
   cache->Fill(spec, w.data(), count);
-  if (ea_pack_linear_weights(w.data(), static_cast<int32_t>(rows), static_cast<int32_t>(cols),
+  if (ea_linear_pack_weights(w.data(), static_cast<int32_t>(rows), static_cast<int32_t>(cols),
                              pool.Floats(region), pool.Size(region) / 4) != EA_OK) {
-    Fail("harness: ea_pack_linear_weights refused a %lld x %lld matrix",
+    Fail("harness: ea_linear_pack_weights refused a %lld x %lld matrix",
          static_cast<long long>(rows), static_cast<long long>(cols));
   }
 }
@@ -54,7 +54,7 @@ size_t WeightFloats(int64_t rows, int64_t cols, int32_t layout) {
   const size_t count = BoundedCount(rows, cols);
   if (count == 0 || layout != EA_WEIGHTS_PACKED) return count;
   size_t floats = 0;
-  if (ea_packed_linear_size(static_cast<int32_t>(rows), static_cast<int32_t>(cols), &floats) !=
+  if (ea_linear_packed_size(static_cast<int32_t>(rows), static_cast<int32_t>(cols), &floats) !=
       EA_OK) {
     return 0;
   }

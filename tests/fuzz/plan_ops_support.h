@@ -50,7 +50,7 @@ struct LayerWeights {
 
   // Regions of their own (biases per `biases` bits 0 and 1).
   void Place(MemoryPool* pool, int64_t rows_, int64_t e_, int32_t layout_, uint8_t biases);
-  // Values from the specs; packed ones through ea_pack_linear_weights.
+  // Values from the specs; packed ones through ea_linear_pack_weights.
   void Fill(const MemoryPool& pool, const TensorSpec* weights, const TensorSpec* biases,
             FillCache* cache) const;
   // The matrices row-major as they are in the pool now, for the reference.
@@ -205,8 +205,8 @@ ByteRange Extent(const MemoryPool& pool, const void* pointer, int64_t bytes);
 // given that many rows would read or write).
 ByteRange Span(const MemoryPool& pool, int region, int64_t bytes);
 
-// The memory rules of a call reading x and writing y (ea_mha_decoder_step,
-// ea_mha_cross_run; set_memory with an empty y): neither overlaps the carve
+// The memory rules of a call reading x and writing y (ea_decoder_step,
+// ea_cross_run; set_memory with an empty y): neither overlaps the carve
 // or `kept` (weights, biases, tables, slopes); y may be x or overlap it (x
 // is read before y is written); an overlap with `unread` (a table the plan
 // does not read) may be refused.

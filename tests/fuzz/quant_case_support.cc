@@ -219,8 +219,8 @@ ref::FullyConnectedParams RefLinear(const ea_linear_quant_params& l, int32_t cha
 }
 
 ref::BatchMatMulParams RefMatmul(const ea_matmul_quant_params& m) {
-  return ref::BatchMatMulParams{m.lhs_offset, m.rhs_offset, m.output_offset, m.output_multiplier,
-                                m.output_shift};
+  return ref::BatchMatMulParams{m.input_offset, m.weights_offset, m.output_offset,
+                                m.output_multiplier, m.output_shift};
 }
 
 ref::SoftmaxInt8Params RefSoftmaxInt8(const ea_softmax_quant_params& s) {
@@ -254,13 +254,13 @@ std::vector<int32_t*> ScalarFields(ea_add_quant_params* add, ea_matmul_quant_par
           &add->output_offset,
           &add->output_multiplier,
           &add->output_shift,
-          &scores->lhs_offset,
-          &scores->rhs_offset,
+          &scores->input_offset,
+          &scores->weights_offset,
           &scores->output_offset,
           &scores->output_multiplier,
           &scores->output_shift,
-          &context->lhs_offset,
-          &context->rhs_offset,
+          &context->input_offset,
+          &context->weights_offset,
           &context->output_offset,
           &context->output_multiplier,
           &context->output_shift,
@@ -640,13 +640,13 @@ void ResetForRun(MemoryPool* pool, const ByteRange& carve, bool x_in_scratch) {
 }
 
 void SecondArena::Plan(uint64_t need, uint8_t targets,
-                       const std::function<ea_status(ea_arena*)>& plan_init) {
+                       const std::function<ea_status(ea_arena*)>& init) {
   pool.AddSeparate("filler", 64 * (1 + targets % 7) + 4, 4, 0);
   const int region = pool.AddSeparate("arena2", static_cast<size_t>(need), 64, 0);
   pool.Allocate();
   ea_arena arena;
   if (ea_arena_init(&arena, pool.Bytes(region), static_cast<size_t>(need)) != EA_OK ||
-      plan_init(&arena) != EA_OK) {
+      init(&arena) != EA_OK) {
     Fail("the same config did not plan in a second arena with other workers");
   }
   pool.Snapshot();

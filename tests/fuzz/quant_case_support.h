@@ -27,7 +27,7 @@ namespace edgeattn_fuzz {
 // How far a driver's cases got, printed at exit as "edgeattn fuzz: LABEL: ...".
 struct QuantStats {
   size_t cases = 0, derived = 0, planned = 0, runs = 0, reference_checks = 0, reference_skipped = 0;
-  size_t streamed = 0;  // causal layers also run through ea_mha_quant_decoder
+  size_t streamed = 0;  // causal layers also run through ea_decoder_quant
 };
 // One per label, alive until exit.
 QuantStats& StatsFor(const char* label);
@@ -314,11 +314,11 @@ RunMemory ModelRunRules(const MemoryPool& pool, const RunBuffers& b, const std::
 void ResetForRun(MemoryPool* pool, const ByteRange& carve, bool x_in_scratch);
 
 // The same config planned at another address (after a filler the case
-// sizes) on another worker count: plan_init must accept it.
+// sizes) on another worker count: init must accept it.
 struct SecondArena {
   MemoryPool pool;
   ByteRange carve;
-  void Plan(uint64_t need, uint8_t targets, const std::function<ea_status(ea_arena*)>& plan_init);
+  void Plan(uint64_t need, uint8_t targets, const std::function<ea_status(ea_arena*)>& init);
 };
 
 // A run's outputs, and what the contract and the reference say of them.
@@ -344,7 +344,7 @@ struct QuantRunCheck {
 // bit-identical reruns on the same plan and on the second one.
 void RunOnEveryTarget(const QuantRunCheck& check, QuantStats* stats);
 
-// A failed plan_init leaves the plan refused by run, which writes nothing.
+// A failed init leaves the plan refused by run, which writes nothing.
 void ExpectUnplannedRefused(MemoryPool* pool, const char* entry_point,
                             const std::function<ea_status()>& run);
 // A ready plan re-planned with a broken config (whose shape rules are

@@ -40,7 +40,7 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
   in.b_k = in_b != nullptr ? b_in.data() + e : nullptr;
   in.b_v = in_b != nullptr ? b_in.data() + 2 * e : nullptr;
   in.b_o = out_b != nullptr ? b_out.data() : nullptr;
-  const ref::ChainShape shape{n, c.d_model, c.heads, c.mask == EA_MASK_CAUSAL};
+  const ref::ChainShape shape{n, c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL};
   ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = ref::RunChainInt8(shape, chain, in);
@@ -86,7 +86,7 @@ Derivation DeriveLikeTflite(const ea_mha_config& c) {
   p.scores = ScoresLikeTflite(s.q, s.k, s.scores, &d.infinite_scores);
   p.context = ContextLikeTflite(int8, s.v, s.context);
   p.softmax =
-      SoftmaxLikeTflite(int8, 1.0f / sqrtf(static_cast<float>(e / c.heads)), s.scores.scale);
+      SoftmaxLikeTflite(int8, 1.0f / sqrtf(static_cast<float>(e / c.n_heads)), s.scores.scale);
   return d;
 }
 
@@ -118,7 +118,7 @@ void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommo
                    MhaQuantization* q) {
   const ea_dtype dtype = config->dtype;
   const bool fixed = IsFixed(dtype), int8 = dtype == EA_DTYPE_INT8;
-  const int32_t e = config->d_model, heads = config->heads;
+  const int32_t e = config->d_model, heads = config->n_heads;
   const bool dims_ok = config->max_tokens > 0 && e > 0 && heads > 0 && e % heads == 0;
   const Nominal nominal = NominalScales(dtype, e > 1 ? e : 1, dims_ok ? e / heads : 1,
                                         config->position != EA_POSITION_NONE);
@@ -155,8 +155,8 @@ void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommo
 
 ea_mha_config BrokenConfig(const ea_mha_config& good, const Common& common) {
   ea_mha_config bad =
-      BreakOneField(good, common, 1, [](ea_mha_config* c, int, int32_t v) { c->heads = v; });
-  if (!QuantMhaShapeRules(bad).MustFail()) bad.heads = 0;
+      BreakOneField(good, common, 1, [](ea_mha_config* c, int, int32_t v) { c->n_heads = v; });
+  if (!QuantMhaShapeRules(bad).MustFail()) bad.n_heads = 0;
   return bad;
 }
 

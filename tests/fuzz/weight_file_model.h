@@ -50,7 +50,7 @@ struct ModelFile {
 
 ModelFile ModelOpen(const uint8_t* bytes, size_t size);
 
-// ea_weight_file_mha's status on an opened file, in the header's order.
+// ea_weight_file_find_mha's status on an opened file, in the header's order.
 ea_status ModelMha(const ModelFile& file, const std::string& prefix, int32_t d_model,
                    int32_t n_heads, int32_t n_kv_heads);
 

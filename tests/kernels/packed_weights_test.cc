@@ -1,4 +1,4 @@
-// Packed weights (ea_pack_linear_weights, EA_WEIGHTS_PACKED): the packing
+// Packed weights (ea_linear_pack_weights, EA_WEIGHTS_PACKED): the packing
 // against the layout the header documents, its bad input, and model plans
 // fed packed weights against the same weights row-major, on every target.
 #include <gtest/gtest.h>
@@ -36,13 +36,13 @@ std::vector<float> PackedByTheDocumentedLayout(const std::vector<float>& w, int 
 
 std::vector<float> Packed(const std::vector<float>& w, int n_out, int n_in) {
   size_t floats = 0;
-  EXPECT_EQ(ea_packed_linear_size(n_out, n_in, &floats), EA_OK);
+  EXPECT_EQ(ea_linear_packed_size(n_out, n_in, &floats), EA_OK);
   std::vector<float> packed(floats, -1.0f);
-  EXPECT_EQ(ea_pack_linear_weights(w.data(), n_out, n_in, packed.data(), floats), EA_OK);
+  EXPECT_EQ(ea_linear_pack_weights(w.data(), n_out, n_in, packed.data(), floats), EA_OK);
   return packed;
 }
 
-// Packed by the compiler: the same floats as ea_pack_linear_weights, and a
+// Packed by the compiler: the same floats as ea_linear_pack_weights, and a
 // constant expression (firmware puts it in flash).
 constexpr float kSmallW[3 * 5] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 constexpr auto kSmallPacked = edgeattn::PackLinearWeights<3, 5>(kSmallW);
@@ -77,29 +77,29 @@ TEST(PackedWeights, BadInputIsRefusedAndWritesNothing) {
   std::vector<float> packed(2 * 64 + 8, -7.0f);
   const std::vector<float> untouched = packed;
   size_t floats = 123;
-  EXPECT_EQ(ea_packed_linear_size(3, 2, nullptr), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_packed_linear_size(0, 2, &floats), EA_ERR_BAD_DIMENSION);
-  EXPECT_EQ(ea_packed_linear_size(3, -1, &floats), EA_ERR_BAD_DIMENSION);
-  EXPECT_EQ(ea_packed_linear_size(1 << 20, 1 << 9, &floats), EA_ERR_DIMENSION_OVERFLOW);
+  EXPECT_EQ(ea_linear_packed_size(3, 2, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_linear_packed_size(0, 2, &floats), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_linear_packed_size(3, -1, &floats), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_linear_packed_size(1 << 20, 1 << 9, &floats), EA_ERR_DIMENSION_OVERFLOW);
   EXPECT_EQ(floats, 123u) << "a refused size call wrote its output";
-  EXPECT_EQ(ea_pack_linear_weights(nullptr, 3, 2, packed.data(), packed.size()),
+  EXPECT_EQ(ea_linear_pack_weights(nullptr, 3, 2, packed.data(), packed.size()),
             EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_pack_linear_weights(w.data(), 3, 2, nullptr, packed.size()), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_pack_linear_weights(w.data(), 3, 0, packed.data(), packed.size()),
+  EXPECT_EQ(ea_linear_pack_weights(w.data(), 3, 2, nullptr, packed.size()), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_linear_pack_weights(w.data(), 3, 0, packed.data(), packed.size()),
             EA_ERR_BAD_DIMENSION);
-  EXPECT_EQ(ea_pack_linear_weights(w.data(), 3, 2, packed.data(), 2 * 64 - 1),
+  EXPECT_EQ(ea_linear_pack_weights(w.data(), 3, 2, packed.data(), 2 * 64 - 1),
             EA_ERR_ARENA_TOO_SMALL);
   EXPECT_EQ(packed, untouched);
   // The packed copy may not start inside the weights, nor end inside them.
   std::vector<float> shared(256, 1.0f);
   const std::vector<float> shared_before = shared;
-  EXPECT_EQ(ea_pack_linear_weights(shared.data(), 3, 1, shared.data() + 2, 128),
+  EXPECT_EQ(ea_linear_pack_weights(shared.data(), 3, 1, shared.data() + 2, 128),
             EA_ERR_BAD_ARGUMENT);
-  EXPECT_EQ(ea_pack_linear_weights(shared.data() + 64, 3, 1, shared.data() + 1, 64),
+  EXPECT_EQ(ea_linear_pack_weights(shared.data() + 64, 3, 1, shared.data() + 1, 64),
             EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(shared, shared_before);
   // Right behind the weights is fine.
-  EXPECT_EQ(ea_pack_linear_weights(shared.data(), 3, 1, shared.data() + 3, 64), EA_OK);
+  EXPECT_EQ(ea_linear_pack_weights(shared.data(), 3, 1, shared.data() + 3, 64), EA_OK);
 }
 
 class PackedWeightsPerTarget : public PerTargetTest {};
@@ -119,7 +119,7 @@ TEST_P(PackedWeightsPerTarget, LayoutIsTheDocumentedOne) {
     const int n_out = shape[0], n_in = shape[1];
     const std::vector<float> w = RandomTensor(static_cast<size_t>(n_out) * n_in, 7);
     size_t floats = 0;
-    ASSERT_EQ(ea_packed_linear_size(n_out, n_in, &floats), EA_OK);
+    ASSERT_EQ(ea_linear_packed_size(n_out, n_in, &floats), EA_OK);
     EXPECT_EQ(floats, static_cast<size_t>(n_in) * ((n_out + 63) / 64 * 64));
     EXPECT_EQ(floats, edgeattn::PackedLinearFloats(n_out, n_in));
     EXPECT_EQ(Packed(w, n_out, n_in), PackedByTheDocumentedLayout(w, n_out, n_in))
@@ -127,7 +127,7 @@ TEST_P(PackedWeightsPerTarget, LayoutIsTheDocumentedOne) {
   }
 }
 
-// Same weights, packed by the caller or by plan_init: the same kernel reads
+// Same weights, packed by the caller or by init: the same kernel reads
 // the same floats, so the outputs are bit-identical.
 TEST_P(PackedWeightsPerTarget, MhaGivesTheRowMajorResultBitForBit) {
   struct Case {
@@ -202,7 +202,7 @@ TEST_P(PackedWeightsPerTarget, SelfAttentionGivesTheRowMajorResultBitForBit) {
   EXPECT_EQ(0, memcmp(y_row_major.data(), y_packed.data(), y_packed.size() * sizeof(float)));
 }
 
-// ROW_MAJOR weights are packed once, at plan_init: what the caller does to
+// ROW_MAJOR weights are packed once, at init: what the caller does to
 // them afterwards does not reach the plan.
 TEST_P(PackedWeightsPerTarget, RowMajorWeightsAreReadOnlyAtPlanTime) {
   const int n = 9, d_model = 8, heads = 2;

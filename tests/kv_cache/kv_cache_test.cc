@@ -69,7 +69,7 @@ class KvCacheTest : public PerTargetTest {};
 double DecodeError(const DecodeProblem& problem, ea_kv_storage storage, const std::vector<float>& q,
                    int first_position, int n_queries, const std::vector<double>& k_stored,
                    const std::vector<double>& v_stored, const float* out) {
-  if (storage == EA_KV_STORAGE_INT8 || storage == EA_KV_STORAGE_INT4) {
+  if (storage == EA_KV_STORAGE_Q8 || storage == EA_KV_STORAGE_Q4) {
     return Int8DecodeError(out, ReferenceDecodeInt8(problem, q, first_position, n_queries, k_stored,
                                                     v_stored, StoredAsOf(storage)));
   }
@@ -327,7 +327,7 @@ TEST(KvCacheAlibi, SlopesAreThePapers) {
 TEST_P(KvCacheTest, LargeScoresDoNotOverflow) {
   // Scores of magnitude ~1e4 .. 1e5 after scaling: the softmax is one-hot,
   // and the running maximum and exponent come from the same rounded scores.
-  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_INT8, EA_KV_STORAGE_INT4}) {
+  for (const ea_kv_storage storage : {EA_KV_STORAGE_F32, EA_KV_STORAGE_Q8, EA_KV_STORAGE_Q4}) {
     const CacheShape s{2, 2, 64, 90, 1, 0, storage};
     const int total = 90;
     const size_t ld = 2 * 64;
@@ -376,7 +376,7 @@ TEST_P(KvCacheTest, NonFiniteValuesReachOnlyTheQueriesThatSeeThem) {
     ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK);
     // Within the storage's rounding of v (int4: half a step of 4 / 7).
     const std::vector<float> clean = AttendOne(&cache, q);
-    const double rounding = storage == EA_KV_STORAGE_INT4 ? 0.29 : 0.05 * 4.0;
+    const double rounding = storage == EA_KV_STORAGE_Q4 ? 0.29 : 0.05 * 4.0;
     for (size_t c = 0; c < 4; ++c) EXPECT_NEAR(clean[c], v[c], rounding) << c;
     // An infinite key makes its query's scores non-finite: NaN, not a mask.
     k[2] = INFINITY;
@@ -407,7 +407,7 @@ TEST_P(KvCacheTest, StorageEdges) {
     EXPECT_EQ(AttendOne(&cache, q), (std::vector<float>{65504.0f, -65504.0f}));
   }
   {
-    OwnedCache cache(ConfigOf({1, 1, 3, 4, 1, 0, EA_KV_STORAGE_INT8}));
+    OwnedCache cache(ConfigOf({1, 1, 3, 4, 1, 0, EA_KV_STORAGE_Q8}));
     ASSERT_EQ(cache.init_status(), EA_OK);
     const std::vector<float> zeros = {0.0f, 0.0f, 0.0f}, q = {1.0f, 2.0f, 3.0f};
     ASSERT_EQ(ea_kv_cache_append(cache.get(), zeros.data(), zeros.data(), 1), EA_OK);
@@ -514,7 +514,7 @@ TEST_P(KvCacheTest, RefusalsLeaveOutputAndCacheUntouched) {
 }
 
 TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
-  const ea_kv_cache_config good{16, 4, 2, 8, 2, 0, EA_KV_STORAGE_INT8, 0.0f, nullptr};
+  const ea_kv_cache_config good{16, 4, 2, 8, 2, 0, EA_KV_STORAGE_Q8, 0.0f, nullptr};
   const float bad_slopes[4] = {0.5f, NAN, 0.1f, 0.2f};
   struct Bad {
     const char* what;
@@ -545,12 +545,12 @@ TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
        EA_ERR_BAD_ARGUMENT},
       {"a NaN ALiBi slope", with([&](ea_kv_cache_config& c) { c.alibi_slopes = bad_slopes; }),
        EA_ERR_BAD_ARGUMENT},
-      {"int8 d_head past EA_KV_INT8_MAX_D_HEAD",
-       with([](ea_kv_cache_config& c) { c.d_head = EA_KV_INT8_MAX_D_HEAD + 1; }),
+      {"int8 d_head past EA_KV_Q8_MAX_D_HEAD",
+       with([](ea_kv_cache_config& c) { c.d_head = EA_KV_Q8_MAX_D_HEAD + 1; }),
        EA_ERR_BAD_DIMENSION},
-      {"int4 d_head past EA_KV_INT8_MAX_D_HEAD", with([](ea_kv_cache_config& c) {
-         c.storage = EA_KV_STORAGE_INT4;
-         c.d_head = EA_KV_INT8_MAX_D_HEAD + 1;
+      {"int4 d_head past EA_KV_Q8_MAX_D_HEAD", with([](ea_kv_cache_config& c) {
+         c.storage = EA_KV_STORAGE_Q4;
+         c.d_head = EA_KV_Q8_MAX_D_HEAD + 1;
        }),
        EA_ERR_BAD_DIMENSION},
       {"storage 4", with([](ea_kv_cache_config& c) { c.storage = static_cast<ea_kv_storage>(4); }),
@@ -581,15 +581,15 @@ TEST_P(KvCacheTest, BadConfigsAreRefusedAtInit) {
   EXPECT_EQ(ea_kv_cache_reset(&cache), EA_ERR_BAD_ARGUMENT);
 }
 
-// The int8 head limit's edge: EA_KV_INT8_MAX_D_HEAD channels are taken (f32
+// The int8 head limit's edge: EA_KV_Q8_MAX_D_HEAD channels are taken (f32
 // takes more), and the largest sums there come out exact: a key of codes
 // +127 against a query of +127 (255 * 127 a channel in vpdpbusd's unsigned
 // form, 2^31 - 2.5e7 in all), another of -127, scores +1 and -1, so the
 // output mixes their values 0.881 : 0.119 (a wrapped sum would give the
 // second key all the weight).
 TEST_P(KvCacheTest, Int8HeadLimitIsItsEdge) {
-  constexpr int kD = EA_KV_INT8_MAX_D_HEAD;
-  ea_kv_cache_config config{2, 1, 1, kD, 1, 0, EA_KV_STORAGE_INT8, 1.0f / kD, nullptr};
+  constexpr int kD = EA_KV_Q8_MAX_D_HEAD;
+  ea_kv_cache_config config{2, 1, 1, kD, 1, 0, EA_KV_STORAGE_Q8, 1.0f / kD, nullptr};
   size_t bytes = 0;
   EXPECT_EQ(ea_kv_cache_arena_size(&config, &bytes), EA_OK);
   config.storage = EA_KV_STORAGE_F32;
@@ -598,7 +598,7 @@ TEST_P(KvCacheTest, Int8HeadLimitIsItsEdge) {
 #if defined(__arm__) && !defined(__linux__)
   GTEST_SKIP() << "bare metal: the 8.4 MB arena of a 65536-channel head exceeds the boards' RAM";
 #else
-  config.storage = EA_KV_STORAGE_INT8;
+  config.storage = EA_KV_STORAGE_Q8;
   config.d_head = kD;
   OwnedCache cache(config);
   ASSERT_EQ(cache.init_status(), EA_OK);
@@ -649,7 +649,7 @@ TEST_P(KvCacheTest, Int8RecordsHoldTheReferenceLevels) {
   constexpr int kHeads = 2, kTokens = 70;
   for (const int d : {24, 64, 7}) {
     SCOPED_TRACE(d);
-    OwnedCache cache(ConfigOf({kHeads, kHeads, d, 128, 1, 0, EA_KV_STORAGE_INT8}));
+    OwnedCache cache(ConfigOf({kHeads, kHeads, d, 128, 1, 0, EA_KV_STORAGE_Q8}));
     ASSERT_EQ(cache.init_status(), EA_OK);
     const size_t ld = static_cast<size_t>(kHeads) * d;
     std::vector<float> k = RandomTensor(kTokens * ld, 81, 3.0);
@@ -667,7 +667,7 @@ TEST_P(KvCacheTest, Int8RecordsHoldTheReferenceLevels) {
       }
     }
     ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), kTokens), EA_OK);
-    const uint64_t record_bytes = edgeattn::KvRecordBytes(d, EA_KV_STORAGE_INT8);
+    const uint64_t record_bytes = edgeattn::KvRecordBytes(d, EA_KV_STORAGE_Q8);
     const size_t key_bytes = 64 * static_cast<size_t>((d + 3) / 4 * 4);
     const size_t scale_bytes = 2 * 64 * sizeof(float);
     for (size_t t = 0; t < static_cast<size_t>(kTokens); ++t) {
@@ -726,7 +726,7 @@ TEST_P(KvCacheTest, Int4RecordsHoldTheReferenceLevels) {
   constexpr int kHeads = 2, kTokens = 70;
   for (const int d : {72, 13, 128}) {
     SCOPED_TRACE(d);
-    OwnedCache cache(ConfigOf({kHeads, kHeads, d, 128, 1, 0, EA_KV_STORAGE_INT4}));
+    OwnedCache cache(ConfigOf({kHeads, kHeads, d, 128, 1, 0, EA_KV_STORAGE_Q4}));
     ASSERT_EQ(cache.init_status(), EA_OK);
     const size_t ld = static_cast<size_t>(kHeads) * d;
     std::vector<float> k = RandomTensor(kTokens * ld, 83, 3.0);
@@ -757,7 +757,7 @@ TEST_P(KvCacheTest, Int4RecordsHoldTheReferenceLevels) {
     const int groups = (d + 63) / 64;
     const size_t key_bytes = 32 * static_cast<size_t>((d + 7) / 8 * 8);
     const size_t scale_bytes = 2 * static_cast<size_t>(groups) * 64 * sizeof(float);
-    const uint64_t record_bytes = edgeattn::KvRecordBytes(d, EA_KV_STORAGE_INT4);
+    const uint64_t record_bytes = edgeattn::KvRecordBytes(d, EA_KV_STORAGE_Q4);
     EXPECT_EQ(record_bytes, (key_bytes + scale_bytes + 32 * static_cast<size_t>(d) + 63) / 64 * 64);
     for (size_t t = 0; t < static_cast<size_t>(kTokens); ++t) {
       for (size_t h = 0; h < static_cast<size_t>(kHeads); ++h) {
@@ -809,7 +809,7 @@ TEST_P(KvCacheTest, Int4RecordsHoldTheReferenceLevels) {
 // for every storage); an all-zero group stores scale 0 and attends to 0.
 TEST_P(KvCacheTest, Int4GroupsKeepTheirOwnScales) {
   constexpr int kD = 80;  // groups of 64 and 16
-  OwnedCache cache(ConfigOf({1, 1, kD, 4, 1, 0, EA_KV_STORAGE_INT4}));
+  OwnedCache cache(ConfigOf({1, 1, kD, 4, 1, 0, EA_KV_STORAGE_Q4}));
   ASSERT_EQ(cache.init_status(), EA_OK);
   std::vector<float> k(kD, 0.5f), v(kD, 0.0f), q(kD, 0.25f);
   std::vector<float> levels(64);

@@ -1,5 +1,5 @@
 // The quantized KV caches against the f32 cache on trained weights: the
-// reversal model's first layer (examples/reversal, an ea_mha_decoder of 4
+// reversal model's first layer (examples/reversal, an ea_decoder of 4
 // heads of 16), the same input projections for every storage, so that the gap
 // is the cache's alone. Held-out sequences are teacher-forced as the demo
 // decodes them: the prompt (8 digits and the separator) as one step, then the
@@ -16,7 +16,7 @@
 #include "../examples/reversal/reversal_model.h"
 #include "../examples/reversal/reversal_weights.h"
 #include "edgeattn/arena_sizes.hpp"
-#include "edgeattn/mha_decode.h"
+#include "edgeattn/decoder.h"
 #include "simd_targets.h"
 #include "test_support.h"
 
@@ -32,13 +32,13 @@ constexpr int kSequences = 200;
 #endif
 constexpr size_t kTokens = reversal::kPromptTokens + reversal::kSeqLen - 1;  // the last not fed
 
-ea_mha_decoder_config FirstLayerConfig(ea_kv_storage storage) {
-  ea_mha_decoder_config c{};
+ea_decoder_config FirstLayerConfig(ea_kv_storage storage) {
+  ea_decoder_config c{};
   c.d_model = reversal::kDModel;
   c.n_heads = reversal::kHeads;
   c.n_kv_heads = reversal::kHeads;
   c.max_positions = reversal::kPositions;
-  c.max_tokens = reversal::kPromptTokens;
+  c.max_step_tokens = reversal::kPromptTokens;
   c.storage = storage;
   c.position = EA_POSITION_SINUSOIDAL;
   c.weights_layout = EA_WEIGHTS_PACKED;
@@ -62,27 +62,27 @@ void SequenceTokens(uint32_t* state, int32_t* tokens) {
 class FirstLayer {
  public:
   explicit FirstLayer(ea_kv_storage storage)
-      : config_(FirstLayerConfig(storage)), arena_(edgeattn::MhaDecoderArenaBytes(config_)) {
+      : config_(FirstLayerConfig(storage)), arena_(edgeattn::DecoderArenaBytes(config_)) {
     const ea_mha_weights weights = {rev_layers_0_in_proj_weight, rev_layers_0_in_proj_bias,
                                     rev_layers_0_out_proj_weight, rev_layers_0_out_proj_bias};
     ea_arena arena;
     EXPECT_EQ(ea_arena_init(&arena, arena_.data(), arena_.size()), EA_OK);
-    EXPECT_EQ(ea_mha_decoder_init(&layer_, &config_, &weights, &arena), EA_OK);
+    EXPECT_EQ(ea_decoder_init(&layer_, &config_, &weights, &arena), EA_OK);
   }
   // y [kTokens][d_model] for the embedded tokens x, decoded as the demo does.
   void Run(const float* x, float* y) {
     const size_t d = reversal::kDModel;
-    EXPECT_EQ(ea_mha_decoder_reset(&layer_), EA_OK);
-    EXPECT_EQ(ea_mha_decoder_step(&layer_, x, reversal::kPromptTokens, y), EA_OK);
+    EXPECT_EQ(ea_decoder_reset(&layer_), EA_OK);
+    EXPECT_EQ(ea_decoder_step(&layer_, x, reversal::kPromptTokens, y), EA_OK);
     for (size_t t = reversal::kPromptTokens; t < kTokens; ++t) {
-      EXPECT_EQ(ea_mha_decoder_step(&layer_, x + t * d, 1, y + t * d), EA_OK);
+      EXPECT_EQ(ea_decoder_step(&layer_, x + t * d, 1, y + t * d), EA_OK);
     }
   }
 
  private:
-  ea_mha_decoder_config config_;
+  ea_decoder_config config_;
   AlignedBytes arena_;
-  ea_mha_decoder layer_;
+  ea_decoder layer_;
 };
 
 class KvCacheTrainedGapTest : public PerTargetTest {};
@@ -92,8 +92,7 @@ TEST_P(KvCacheTrainedGapTest, QuantizedCachesStayNearTheF32LayerOnTrainedWeights
   const struct {
     ea_kv_storage storage;
     double bound;
-  } kBounds[] = {
-      {EA_KV_STORAGE_F16, 0.0005}, {EA_KV_STORAGE_INT8, 0.01}, {EA_KV_STORAGE_INT4, 0.15}};
+  } kBounds[] = {{EA_KV_STORAGE_F16, 0.0005}, {EA_KV_STORAGE_Q8, 0.01}, {EA_KV_STORAGE_Q4, 0.15}};
   FirstLayer reference(EA_KV_STORAGE_F32);
   for (const auto& b : kBounds) {
     FirstLayer layer(b.storage);

@@ -46,7 +46,7 @@ AttentionRun RunAttention(const AttentionProblem& p, const std::vector<float>& q
   ea_arena arena;
   ea_attention_plan plan;
   run.status = ea_arena_init(&arena, storage.data(), storage.size());
-  if (run.status == EA_OK) run.status = ea_attention_plan_init(&plan, &config, &arena);
+  if (run.status == EA_OK) run.status = ea_attention_init(&plan, &config, &arena);
   if (run.status == EA_OK) {
     run.status = ea_attention_run(&plan, q.data(), k.data(), v.data(), p.n_valid_keys,
                                   run.out.data(), want_weights ? run.weights.data() : nullptr);

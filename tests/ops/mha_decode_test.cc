@@ -1,4 +1,4 @@
-// The MHA decoder and cross-attention (edgeattn/mha_decode.h) against the
+// The MHA decoder and cross-attention (edgeattn/decoder.h) against the
 // double-precision reference on every SIMD target: streams of steps of 1..k
 // tokens equal the layer over the whole sequence (absolute, RoPE and ALiBi
 // positions, grouped-query heads, a sliding window on a ring, every storage),
@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "edgeattn/arena_sizes.hpp"
-#include "edgeattn/mha_decode.h"
+#include "edgeattn/cross.h"
+#include "edgeattn/decoder.h"
 #include "reference/random_tensor.h"
 #include "reference/reference_attention.h"
 #include "reference/reference_mha_decode.h"
@@ -35,10 +36,10 @@ namespace {
 // flipped element: 1.04e-2 to 1.12e-2 measured, hence 2e-2. (The fuzzer's
 // decoder check bounds both from the rounding itself: tests/fuzz.)
 double BoundFor(ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_F32    ? kFloatErrorBound
-         : storage == EA_KV_STORAGE_F16  ? 2e-4
-         : storage == EA_KV_STORAGE_INT8 ? 1e-2
-                                         : 2e-2;
+  return storage == EA_KV_STORAGE_F32   ? kFloatErrorBound
+         : storage == EA_KV_STORAGE_F16 ? 2e-4
+         : storage == EA_KV_STORAGE_Q8  ? 1e-2
+                                        : 2e-2;
 }
 
 // Weights of a layer with n_heads query and n_kv_heads key/value heads,
@@ -66,14 +67,14 @@ struct DecoderCase {
   bool alibi;
 };
 
-ea_mha_decoder_config ConfigOf(const DecoderCase& s, const float* table, const float* rope,
-                               const float* slopes) {
-  ea_mha_decoder_config c{};
+ea_decoder_config ConfigOf(const DecoderCase& s, const float* table, const float* rope,
+                           const float* slopes) {
+  ea_decoder_config c{};
   c.d_model = s.d_model;
   c.n_heads = s.n_heads;
   c.n_kv_heads = s.n_kv_heads;
   c.max_positions = s.max_positions;
-  c.max_tokens = s.max_tokens;
+  c.max_step_tokens = s.max_tokens;
   c.window = s.window;
   c.storage = s.storage;
   c.position = s.position;
@@ -88,34 +89,33 @@ ea_mha_decoder_config ConfigOf(const DecoderCase& s, const float* table, const f
 // A decoder in an arena of exactly the documented size.
 class OwnedDecoder {
  public:
-  OwnedDecoder(const ea_mha_decoder_config& config, const ea_mha_weights& weights)
-      : bytes_(static_cast<size_t>(edgeattn::MhaDecoderArenaBytes(config))),
-        storage_(bytes_, 0xCD) {
+  OwnedDecoder(const ea_decoder_config& config, const ea_mha_weights& weights)
+      : bytes_(static_cast<size_t>(edgeattn::DecoderArenaBytes(config))), storage_(bytes_, 0xCD) {
     EXPECT_EQ(ea_arena_init(&arena_, storage_.data(), bytes_), EA_OK);
-    status_ = ea_mha_decoder_init(&decoder_, &config, &weights, &arena_);
+    status_ = ea_decoder_init(&decoder_, &config, &weights, &arena_);
   }
   ea_status status() const { return status_; }
-  ea_mha_decoder* get() { return &decoder_; }
+  ea_decoder* get() { return &decoder_; }
   const ea_arena& arena() const { return arena_; }
 
  private:
   size_t bytes_;
   AlignedBytes storage_;
   ea_arena arena_{};
-  ea_mha_decoder decoder_{};
+  ea_decoder decoder_{};
   ea_status status_ = EA_OK;
 };
 
 // y of every token of x streamed in steps of the sizes in `chunks` (cyclic).
-std::vector<float> Stream(ea_mha_decoder* decoder, const std::vector<float>& x, int tokens,
-                          int d_model, const std::vector<int>& chunks) {
+std::vector<float> Stream(ea_decoder* decoder, const std::vector<float>& x, int tokens, int d_model,
+                          const std::vector<int>& chunks) {
   std::vector<float> y(static_cast<size_t>(tokens) * d_model, NAN);
   int position = 0;
   for (size_t step = 0; position < tokens; ++step) {
     int n = chunks[step % chunks.size()];
     if (n > tokens - position) n = tokens - position;
     const size_t offset = static_cast<size_t>(position) * d_model;
-    EXPECT_EQ(ea_mha_decoder_step(decoder, x.data() + offset, n, y.data() + offset), EA_OK)
+    EXPECT_EQ(ea_decoder_step(decoder, x.data() + offset, n, y.data() + offset), EA_OK)
         << "tokens " << position << "..";
     position += n;
   }
@@ -203,7 +203,7 @@ TEST_P(MhaDecodeTest, StreamEqualsOneCausalMhaRun) {
   full.dtype = EA_DTYPE_F32;
   full.max_tokens = tokens;
   full.d_model = d_model;
-  full.heads = heads;
+  full.n_heads = heads;
   full.mask = EA_MASK_CAUSAL;
   full.position = EA_POSITION_SINUSOIDAL;
   full.weights_layout = EA_WEIGHTS_ROW_MAJOR;
@@ -214,7 +214,7 @@ TEST_P(MhaDecodeTest, StreamEqualsOneCausalMhaRun) {
   ASSERT_EQ(ea_arena_init(&arena, full_storage.data(), bytes), EA_OK);
   ea_mha_plan plan{};
   const ea_mha_weights weights = w.View();
-  ASSERT_EQ(ea_mha_plan_init(&plan, &full, &weights, &arena), EA_OK);
+  ASSERT_EQ(ea_mha_init(&plan, &full, &weights, &arena), EA_OK);
   std::vector<float> recomputed(x.size());
   ASSERT_EQ(ea_mha_run(&plan, x.data(), tokens, tokens, recomputed.data(), nullptr), EA_OK);
 
@@ -228,7 +228,7 @@ TEST_P(MhaDecodeTest, StreamEqualsOneCausalMhaRun) {
   EXPECT_LE(NormScaledError(streamed.data(), want), 2 * kFloatErrorBound);
 
   // A reset starts the stream over: the same tokens give the same outputs.
-  ASSERT_EQ(ea_mha_decoder_reset(decoder.get()), EA_OK);
+  ASSERT_EQ(ea_decoder_reset(decoder.get()), EA_OK);
   EXPECT_EQ(Stream(decoder.get(), x, tokens, d_model, {1}), streamed);
 }
 
@@ -240,18 +240,18 @@ TEST_P(MhaDecodeTest, PackedWeightsGiveTheRowMajorBits) {
   ASSERT_EQ(ea_rope_table_fill(rope.data(), s.max_positions, s.d_model / s.n_heads, 10000.0f),
             EA_OK);
   size_t in_floats = 0, out_floats = 0;
-  ASSERT_EQ(ea_packed_linear_size(qkv, s.d_model, &in_floats), EA_OK);
-  ASSERT_EQ(ea_packed_linear_size(s.d_model, s.d_model, &out_floats), EA_OK);
+  ASSERT_EQ(ea_linear_packed_size(qkv, s.d_model, &in_floats), EA_OK);
+  ASSERT_EQ(ea_linear_packed_size(s.d_model, s.d_model, &out_floats), EA_OK);
   std::vector<float> in_packed(in_floats), out_packed(out_floats);
-  ASSERT_EQ(ea_pack_linear_weights(w.in_proj.data(), qkv, s.d_model, in_packed.data(), in_floats),
+  ASSERT_EQ(ea_linear_pack_weights(w.in_proj.data(), qkv, s.d_model, in_packed.data(), in_floats),
             EA_OK);
-  ASSERT_EQ(ea_pack_linear_weights(w.out_proj.data(), s.d_model, s.d_model, out_packed.data(),
+  ASSERT_EQ(ea_linear_pack_weights(w.out_proj.data(), s.d_model, s.d_model, out_packed.data(),
                                    out_floats),
             EA_OK);
   const std::vector<float> x = RandomTensor(static_cast<size_t>(50) * s.d_model, 132);
 
   OwnedDecoder row_major(ConfigOf(s, nullptr, rope.data(), nullptr), w.View());
-  ea_mha_decoder_config packed_config = ConfigOf(s, nullptr, rope.data(), nullptr);
+  ea_decoder_config packed_config = ConfigOf(s, nullptr, rope.data(), nullptr);
   packed_config.weights_layout = EA_WEIGHTS_PACKED;
   const ea_mha_weights packed{in_packed.data(), w.in_bias.data(), out_packed.data(),
                               w.out_bias.data()};
@@ -265,19 +265,19 @@ TEST_P(MhaDecodeTest, PackedWeightsGiveTheRowMajorBits) {
 // A cross plan in an arena of exactly the documented size.
 class OwnedCross {
  public:
-  OwnedCross(const ea_mha_cross_config& config, const ea_mha_weights& weights)
-      : bytes_(static_cast<size_t>(edgeattn::MhaCrossArenaBytes(config))), storage_(bytes_, 0xCD) {
+  OwnedCross(const ea_cross_config& config, const ea_mha_weights& weights)
+      : bytes_(static_cast<size_t>(edgeattn::CrossArenaBytes(config))), storage_(bytes_, 0xCD) {
     EXPECT_EQ(ea_arena_init(&arena_, storage_.data(), bytes_), EA_OK);
-    status_ = ea_mha_cross_init(&cross_, &config, &weights, &arena_);
+    status_ = ea_cross_init(&cross_, &config, &weights, &arena_);
   }
   ea_status status() const { return status_; }
-  ea_mha_cross* get() { return &cross_; }
+  ea_cross* get() { return &cross_; }
 
  private:
   size_t bytes_;
   AlignedBytes storage_;
   ea_arena arena_{};
-  ea_mha_cross cross_{};
+  ea_cross cross_{};
   ea_status status_ = EA_OK;
 };
 
@@ -287,7 +287,7 @@ void CheckCross(int d_model, int heads, int max_memory, int max_queries, ea_kv_s
                                     << max_memory << " storage " << storage);
   const LayerWeights w(d_model, heads, heads, seed);
   OwnedCross cross(
-      ea_mha_cross_config{d_model, heads, max_memory, max_queries, storage, EA_WEIGHTS_ROW_MAJOR},
+      ea_cross_config{d_model, heads, max_memory, max_queries, storage, EA_WEIGHTS_ROW_MAJOR},
       w.View());
   ASSERT_EQ(cross.status(), EA_OK);
   const DecoderLayer layer{d_model,
@@ -307,12 +307,12 @@ void CheckCross(int d_model, int heads, int max_memory, int max_queries, ea_kv_s
   for (const int n_memory : {max_memory, 1, max_memory / 2 + 1}) {
     const std::vector<float> memory =
         RandomTensor(static_cast<size_t>(n_memory) * d_model, seed + 10 + n_memory);
-    ASSERT_EQ(ea_mha_cross_set_memory(cross.get(), memory.data(), n_memory), EA_OK);
+    ASSERT_EQ(ea_cross_set_memory(cross.get(), memory.data(), n_memory), EA_OK);
     for (const int n_queries : {1, max_queries}) {
       const std::vector<float> x =
           RandomTensor(static_cast<size_t>(n_queries) * d_model, seed + 20 + n_queries);
       std::vector<float> y(x.size(), NAN);
-      ASSERT_EQ(ea_mha_cross_run(cross.get(), x.data(), n_queries, y.data()), EA_OK);
+      ASSERT_EQ(ea_cross_run(cross.get(), x.data(), n_queries, y.data()), EA_OK);
       const std::vector<double> want = ReferenceCross(layer, x, n_queries, memory, n_memory);
       EXPECT_LE(NormScaledError(y.data(), want), BoundFor(storage))
           << "memory " << n_memory << " queries " << n_queries;
@@ -348,34 +348,33 @@ TEST_P(MhaDecodeTest, RefusalsLeaveOutputsAndTheStreamUntouched) {
   ASSERT_EQ(decoder.status(), EA_OK);
   const std::vector<float> x = RandomTensor(static_cast<size_t>(8) * s.d_model, 152);
   std::vector<float> y(x.size(), 7.0f);
-  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 0, y.data()), EA_ERR_BAD_DIMENSION);
-  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 3, y.data()), EA_ERR_BAD_DIMENSION);
-  EXPECT_EQ(
-      ea_mha_decoder_step(decoder.get(), x.data(), 1, const_cast<float*>(w.in_proj.data() + 5)),
-      EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_step(decoder.get(), x.data(), 0, y.data()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_decoder_step(decoder.get(), x.data(), 3, y.data()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_decoder_step(decoder.get(), x.data(), 1, const_cast<float*>(w.in_proj.data() + 5)),
+            EA_ERR_BAD_ARGUMENT);
   float* inside_arena = decoder.get()->qkv;
-  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 1, inside_arena), EA_ERR_BAD_ARGUMENT);
-  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), inside_arena, 1, y.data()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_step(decoder.get(), x.data(), 1, inside_arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_step(decoder.get(), inside_arena, 1, y.data()), EA_ERR_BAD_ARGUMENT);
   for (const float value : y) ASSERT_EQ(value, 7.0f);
   EXPECT_EQ(decoder.get()->cache.length, 0);
   for (int step = 0; step < 3; ++step) {
-    ASSERT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 2, y.data()), EA_OK);
+    ASSERT_EQ(ea_decoder_step(decoder.get(), x.data(), 2, y.data()), EA_OK);
   }
   std::vector<float> untouched(y.size(), 7.0f);
-  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 1, untouched.data()), EA_ERR_CACHE_FULL);
+  EXPECT_EQ(ea_decoder_step(decoder.get(), x.data(), 1, untouched.data()), EA_ERR_CACHE_FULL);
   for (const float value : untouched) ASSERT_EQ(value, 7.0f);
   EXPECT_EQ(decoder.get()->cache.length, 6);
 
   const LayerWeights cw(s.d_model, 2, 2, 153);
-  OwnedCross cross(
-      ea_mha_cross_config{s.d_model, 2, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR}, cw.View());
+  OwnedCross cross(ea_cross_config{s.d_model, 2, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
+                   cw.View());
   ASSERT_EQ(cross.status(), EA_OK);
-  EXPECT_EQ(ea_mha_cross_run(cross.get(), x.data(), 1, untouched.data()), EA_ERR_BAD_ARGUMENT);
-  EXPECT_EQ(ea_mha_cross_set_memory(cross.get(), x.data(), 11), EA_ERR_BAD_DIMENSION);
-  EXPECT_EQ(ea_mha_cross_set_memory(cross.get(), cross.get()->q, 1), EA_ERR_BAD_ARGUMENT);
-  ASSERT_EQ(ea_mha_cross_set_memory(cross.get(), x.data(), 8), EA_OK);
-  EXPECT_EQ(ea_mha_cross_run(cross.get(), x.data(), 5, untouched.data()), EA_ERR_BAD_DIMENSION);
-  EXPECT_EQ(ea_mha_cross_run(cross.get(), x.data(), 1, const_cast<float*>(cw.out_bias.data())),
+  EXPECT_EQ(ea_cross_run(cross.get(), x.data(), 1, untouched.data()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_cross_set_memory(cross.get(), x.data(), 11), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_cross_set_memory(cross.get(), cross.get()->q, 1), EA_ERR_BAD_ARGUMENT);
+  ASSERT_EQ(ea_cross_set_memory(cross.get(), x.data(), 8), EA_OK);
+  EXPECT_EQ(ea_cross_run(cross.get(), x.data(), 5, untouched.data()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_cross_run(cross.get(), x.data(), 1, const_cast<float*>(cw.out_bias.data())),
             EA_ERR_BAD_ARGUMENT);
   for (const float value : untouched) ASSERT_EQ(value, 7.0f);
 }
@@ -400,7 +399,7 @@ TEST_P(MhaDecodeTest, InputsOverTheWeightsOrTablesAreRefused) {
   ASSERT_EQ(decoder.status(), EA_OK);
   const std::vector<float> x = RandomTensor(static_cast<size_t>(2) * s.d_model, 163);
   std::vector<float> y(x.size(), 7.0f);
-  ASSERT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 1, y.data()), EA_OK);
+  ASSERT_EQ(ea_decoder_step(decoder.get(), x.data(), 1, y.data()), EA_OK);
   std::fill(y.begin(), y.end(), 7.0f);
   // A one-token x at the start, inside or at the end of each.
   const struct {
@@ -417,33 +416,33 @@ TEST_P(MhaDecodeTest, InputsOverTheWeightsOrTablesAreRefused) {
       {"ALiBi slopes", slopes.data() + s.n_heads - 1},
   };
   for (const auto& c : inside) {
-    EXPECT_EQ(ea_mha_decoder_step(decoder.get(), c.x, 1, y.data()), EA_ERR_BAD_ARGUMENT) << c.what;
+    EXPECT_EQ(ea_decoder_step(decoder.get(), c.x, 1, y.data()), EA_ERR_BAD_ARGUMENT) << c.what;
   }
   for (const float value : y) ASSERT_EQ(value, 7.0f);
   EXPECT_EQ(decoder.get()->cache.length, 1);
   // x beside them (not over) still steps.
-  EXPECT_EQ(ea_mha_decoder_step(decoder.get(), x.data(), 1, y.data()), EA_OK);
+  EXPECT_EQ(ea_decoder_step(decoder.get(), x.data(), 1, y.data()), EA_OK);
 
   const LayerWeights cw(s.d_model, 4, 4, 164);
-  OwnedCross cross(ea_mha_cross_config{s.d_model, 4, 6, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
+  OwnedCross cross(ea_cross_config{s.d_model, 4, 6, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
                    cw.View());
   ASSERT_EQ(cross.status(), EA_OK);
   const std::vector<float> memory = RandomTensor(static_cast<size_t>(3) * s.d_model, 165);
-  ASSERT_EQ(ea_mha_cross_set_memory(cross.get(), memory.data(), 3), EA_OK);
+  ASSERT_EQ(ea_cross_set_memory(cross.get(), memory.data(), 3), EA_OK);
   std::vector<float> before(x.size());
-  ASSERT_EQ(ea_mha_cross_run(cross.get(), x.data(), 1, before.data()), EA_OK);
+  ASSERT_EQ(ea_cross_run(cross.get(), x.data(), 1, before.data()), EA_OK);
   std::fill(y.begin(), y.end(), 7.0f);
   const float* cross_inside[] = {cw.in_proj.data(), cw.in_bias.data(), cw.out_proj.data() + 7,
                                  cw.out_bias.data()};
   for (const float* over : cross_inside) {
-    EXPECT_EQ(ea_mha_cross_set_memory(cross.get(), over, 1), EA_ERR_BAD_ARGUMENT);
-    EXPECT_EQ(ea_mha_cross_run(cross.get(), over, 1, y.data()), EA_ERR_BAD_ARGUMENT);
+    EXPECT_EQ(ea_cross_set_memory(cross.get(), over, 1), EA_ERR_BAD_ARGUMENT);
+    EXPECT_EQ(ea_cross_run(cross.get(), over, 1, y.data()), EA_ERR_BAD_ARGUMENT);
   }
   for (const float value : y) ASSERT_EQ(value, 7.0f);
   // The memory held is the one set before the refusals.
   EXPECT_EQ(cross.get()->cache.length, 3);
   std::vector<float> after(x.size());
-  ASSERT_EQ(ea_mha_cross_run(cross.get(), x.data(), 1, after.data()), EA_OK);
+  ASSERT_EQ(ea_cross_run(cross.get(), x.data(), 1, after.data()), EA_OK);
   EXPECT_EQ(after, before);
 }
 
@@ -471,16 +470,16 @@ TEST(MhaDecodeConfig, InitRefusesWhatArenaSizeRefusesBeforeAnyArithmetic) {
       {"d_model INT32_MAX, n_heads 1", INT32_MAX, 1, 1},
   };
   for (const auto& d : decoders) {
-    ea_mha_decoder_config c = ConfigOf(base, nullptr, nullptr, nullptr);
+    ea_decoder_config c = ConfigOf(base, nullptr, nullptr, nullptr);
     c.d_model = d.d_model;
     c.n_heads = d.n_heads;
     c.n_kv_heads = d.n_kv_heads;
     size_t bytes = 0;
-    const ea_status expected = ea_mha_decoder_arena_size(&c, &bytes);
+    const ea_status expected = ea_decoder_arena_size(&c, &bytes);
     EXPECT_NE(expected, EA_OK) << d.what;
-    ea_mha_decoder decoder{};
+    ea_decoder decoder{};
     decoder.ready = EA_PLAN_READY;
-    EXPECT_EQ(ea_mha_decoder_init(&decoder, &c, &weights, &arena), expected) << d.what;
+    EXPECT_EQ(ea_decoder_init(&decoder, &c, &weights, &arena), expected) << d.what;
     EXPECT_EQ(decoder.ready, 0u) << d.what;
     EXPECT_EQ(arena.used, 0u) << d.what;
   }
@@ -494,13 +493,12 @@ TEST(MhaDecodeConfig, InitRefusesWhatArenaSizeRefusesBeforeAnyArithmetic) {
       {"d_model INT32_MAX", INT32_MAX, 7},
   };
   for (const auto& d : crosses) {
-    const ea_mha_cross_config c{d.d_model, d.n_heads,         4,
-                                2,         EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
+    const ea_cross_config c{d.d_model, d.n_heads, 4, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
     size_t bytes = 0;
-    const ea_status expected = ea_mha_cross_arena_size(&c, &bytes);
+    const ea_status expected = ea_cross_arena_size(&c, &bytes);
     EXPECT_NE(expected, EA_OK) << d.what;
-    ea_mha_cross cross{};
-    EXPECT_EQ(ea_mha_cross_init(&cross, &c, &weights, &arena), expected) << d.what;
+    ea_cross cross{};
+    EXPECT_EQ(ea_cross_init(&cross, &c, &weights, &arena), expected) << d.what;
     EXPECT_EQ(arena.used, 0u) << d.what;
   }
   for (size_t i = 0; i < storage.size(); ++i) ASSERT_EQ(storage.data()[i], 0xAB) << "byte " << i;
@@ -509,116 +507,116 @@ TEST(MhaDecodeConfig, InitRefusesWhatArenaSizeRefusesBeforeAnyArithmetic) {
 TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   const DecoderCase base{32, 4, 2, 16, 2, 0, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false};
   size_t bytes = 0;
-  ea_mha_decoder_config c = ConfigOf(base, nullptr, nullptr, nullptr);
-  ASSERT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_OK);
-  EXPECT_EQ(bytes, edgeattn::MhaDecoderArenaBytes(c));
+  ea_decoder_config c = ConfigOf(base, nullptr, nullptr, nullptr);
+  ASSERT_EQ(ea_decoder_arena_size(&c, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::DecoderArenaBytes(c));
   c.n_kv_heads = 3;
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_HEADS_MISMATCH);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_HEADS_MISMATCH);
   c = ConfigOf(base, nullptr, nullptr, nullptr);
   c.d_model = 30;
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_HEADS_MISMATCH);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_HEADS_MISMATCH);
   c = ConfigOf(base, nullptr, nullptr, nullptr);
-  c.max_tokens = 0;
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);
+  c.max_step_tokens = 0;
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);
   c = ConfigOf(base, nullptr, nullptr, nullptr);
-  c.max_tokens = 17;  // more than a stream holds: allowed, a step of 17 is CACHE_FULL
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_OK);
+  c.max_step_tokens = 17;  // more than a stream holds: allowed, a step of 17 is CACHE_FULL
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_OK);
   c = ConfigOf(base, nullptr, nullptr, nullptr);
   c.position = EA_POSITION_LEARNED;  // without its table
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_NULL_POINTER);
   const float rope[4] = {0.0f, 1.0f, 0.0f, 1.0f};
   c = ConfigOf(base, nullptr, rope, nullptr);
   c.rope_layout = static_cast<ea_rope_layout>(5);
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_BAD_ARGUMENT);
   c = ConfigOf({36, 4, 4, 16, 2, 0, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false}, nullptr,
                rope, nullptr);
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);  // d_head 9: odd
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);  // d_head 9: odd
   c = ConfigOf(base, nullptr, nullptr, nullptr);
   c.storage = static_cast<ea_kv_storage>(7);
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_BAD_ARGUMENT);
   // The cache's capacity window + max_tokens - 1 and the in_proj rows
   // d_model + 2 n_kv_heads d_head past int32 (the fuzzer's finding: both
   // overflowed int32 before any check).
   c = ConfigOf(base, nullptr, nullptr, nullptr);
   c.window = INT32_MAX;
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
-  c.max_tokens = 1;  // capacity INT32_MAX itself: the cache's own size rule
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+  c.max_step_tokens = 1;  // capacity INT32_MAX itself: the cache's own size rule
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
   c = ConfigOf(base, nullptr, nullptr, nullptr);
   c.d_model = 1 << 30;
   c.n_heads = c.n_kv_heads = 1;
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
 
   // Only a table has max_positions rows: a windowed ring of 8 positions runs a
   // stream of 2^28 tokens of d_model 4 without one (0.9.1 refused it), not
   // with a position or RoPE table of that many rows.
   c = ConfigOf({4, 1, 1, 1 << 28, 2, 8, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false}, nullptr,
                nullptr, nullptr);
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_OK);
-  EXPECT_EQ(bytes, edgeattn::MhaDecoderArenaBytes(c));
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::DecoderArenaBytes(c));
   c.position = EA_POSITION_SINUSOIDAL;
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
   c.position = EA_POSITION_NONE;
   c.max_positions = (1 << 28) / 4 + 1;  // RoPE table [max_positions, d_head 4]: one row past
   c.rope_table = rope;
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_DIMENSION_OVERFLOW);
   c.max_positions = (1 << 28) / 4;
-  EXPECT_EQ(ea_mha_decoder_arena_size(&c, &bytes), EA_OK);
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_OK);
 
-  EXPECT_EQ(ea_mha_decoder_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_mha_decoder_init(nullptr, &c, nullptr, nullptr), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_mha_decoder_step(nullptr, rope, 1, nullptr), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_mha_decoder_reset(nullptr), EA_ERR_NULL_POINTER);
-  ea_mha_decoder never_initialised{};
+  EXPECT_EQ(ea_decoder_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_decoder_init(nullptr, &c, nullptr, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_decoder_step(nullptr, rope, 1, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_decoder_reset(nullptr), EA_ERR_NULL_POINTER);
+  ea_decoder never_initialised{};
   float y[32];
-  EXPECT_EQ(ea_mha_decoder_step(&never_initialised, rope, 1, y), EA_ERR_BAD_ARGUMENT);
-  EXPECT_EQ(ea_mha_decoder_reset(&never_initialised), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_step(&never_initialised, rope, 1, y), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_reset(&never_initialised), EA_ERR_BAD_ARGUMENT);
 
-  ea_mha_cross_config cross{32, 4, 10, 4, EA_KV_STORAGE_INT8, EA_WEIGHTS_ROW_MAJOR};
-  EXPECT_EQ(ea_mha_cross_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_mha_cross_init(nullptr, &cross, nullptr, nullptr), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_mha_cross_set_memory(nullptr, rope, 1), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_mha_cross_run(nullptr, rope, 1, y), EA_ERR_NULL_POINTER);
-  ea_mha_cross cross_never_initialised{};
-  EXPECT_EQ(ea_mha_cross_set_memory(&cross_never_initialised, rope, 1), EA_ERR_BAD_ARGUMENT);
-  ASSERT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_OK);
-  EXPECT_EQ(bytes, edgeattn::MhaCrossArenaBytes(cross));
+  ea_cross_config cross{32, 4, 10, 4, EA_KV_STORAGE_Q8, EA_WEIGHTS_ROW_MAJOR};
+  EXPECT_EQ(ea_cross_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_cross_init(nullptr, &cross, nullptr, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_cross_set_memory(nullptr, rope, 1), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_cross_run(nullptr, rope, 1, y), EA_ERR_NULL_POINTER);
+  ea_cross cross_never_initialised{};
+  EXPECT_EQ(ea_cross_set_memory(&cross_never_initialised, rope, 1), EA_ERR_BAD_ARGUMENT);
+  ASSERT_EQ(ea_cross_arena_size(&cross, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::CrossArenaBytes(cross));
   cross.max_queries = 11;  // more than the memory holds: independent lengths
-  EXPECT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_OK);
-  EXPECT_EQ(bytes, edgeattn::MhaCrossArenaBytes(cross));
+  EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::CrossArenaBytes(cross));
   cross.max_queries = 0;
-  EXPECT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_ERR_BAD_DIMENSION);
-  cross = ea_mha_cross_config{30, 4, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
-  EXPECT_EQ(ea_mha_cross_arena_size(&cross, &bytes), EA_ERR_HEADS_MISMATCH);
+  EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_BAD_DIMENSION);
+  cross = ea_cross_config{30, 4, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
+  EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_HEADS_MISMATCH);
 }
 
 // One byte less than the formula is refused, and init carves exactly it.
 TEST(MhaDecodeConfig, ArenaIsTheFormula) {
   const LayerWeights w(48, 4, 2, 161);
-  const ea_mha_decoder_config c =
-      ConfigOf({48, 4, 2, 100, 3, 20, EA_KV_STORAGE_INT8, EA_POSITION_SINUSOIDAL, false, false},
+  const ea_decoder_config c =
+      ConfigOf({48, 4, 2, 100, 3, 20, EA_KV_STORAGE_Q8, EA_POSITION_SINUSOIDAL, false, false},
                nullptr, nullptr, nullptr);
-  const size_t bytes = static_cast<size_t>(edgeattn::MhaDecoderArenaBytes(c));
+  const size_t bytes = static_cast<size_t>(edgeattn::DecoderArenaBytes(c));
   AlignedBytes storage(bytes);
   ea_arena arena{};
-  ea_mha_decoder decoder{};
+  ea_decoder decoder{};
   const ea_mha_weights weights = w.View();
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes - 1), EA_OK);
-  EXPECT_EQ(ea_mha_decoder_init(&decoder, &c, &weights, &arena), EA_ERR_ARENA_TOO_SMALL);
+  EXPECT_EQ(ea_decoder_init(&decoder, &c, &weights, &arena), EA_ERR_ARENA_TOO_SMALL);
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_mha_decoder_init(&decoder, &c, &weights, &arena), EA_OK);
+  ASSERT_EQ(ea_decoder_init(&decoder, &c, &weights, &arena), EA_OK);
   EXPECT_EQ(arena.used, bytes);
 
   const LayerWeights cw(100, 5, 5, 162);
-  const ea_mha_cross_config cc{100, 5, 130, 6, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR};
-  const size_t cross_bytes = static_cast<size_t>(edgeattn::MhaCrossArenaBytes(cc));
+  const ea_cross_config cc{100, 5, 130, 6, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR};
+  const size_t cross_bytes = static_cast<size_t>(edgeattn::CrossArenaBytes(cc));
   AlignedBytes cross_storage(cross_bytes);
-  ea_mha_cross cross{};
+  ea_cross cross{};
   const ea_mha_weights cross_weights = cw.View();
   ASSERT_EQ(ea_arena_init(&arena, cross_storage.data(), cross_bytes - 1), EA_OK);
-  EXPECT_EQ(ea_mha_cross_init(&cross, &cc, &cross_weights, &arena), EA_ERR_ARENA_TOO_SMALL);
+  EXPECT_EQ(ea_cross_init(&cross, &cc, &cross_weights, &arena), EA_ERR_ARENA_TOO_SMALL);
   ASSERT_EQ(ea_arena_init(&arena, cross_storage.data(), cross_bytes), EA_OK);
-  ASSERT_EQ(ea_mha_cross_init(&cross, &cc, &cross_weights, &arena), EA_OK);
+  ASSERT_EQ(ea_cross_init(&cross, &cc, &cross_weights, &arena), EA_OK);
   EXPECT_EQ(arena.used, cross_bytes);
 }
 

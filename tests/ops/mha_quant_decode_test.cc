@@ -1,7 +1,7 @@
-// The fixed-point MHA decoder (edgeattn/mha_quant_decode.h): a stream of
+// The fixed-point MHA decoder (edgeattn/decoder.h): a stream of
 // steps gives, bit for bit, the integers of the project's TFLite chain
 // reference over the whole causal sequence, and those of one causal
-// ea_mha_run_s8 / _s16, on every SIMD target; its refusals leave y and the
+// ea_mha_quant_run_s8 / _s16, on every SIMD target; its refusals leave y and the
 // stream untouched, and its arena is the formula.
 #include <gtest/gtest.h>
 #include <stdint.h>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "edgeattn/arena_sizes.hpp"
+#include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
-#include "edgeattn/mha_quant_decode.h"
 #include "reference/quant_mha_fixture.h"
 #include "simd_targets.h"
 #include "test_support.h"
@@ -77,25 +77,25 @@ struct Decoder {
   Decoder(const QuantMhaCase& c, int32_t max_step_tokens) : layer(c) {
     config.layer = layer.config;
     config.max_step_tokens = max_step_tokens;
-    status = ea_mha_quant_decoder_arena_size(&config, &bytes);
+    status = ea_decoder_quant_arena_size(&config, &bytes);
     if (status != EA_OK) return;
     storage = AlignedBytes(bytes);
     ea_arena_init(&arena, storage.data(), bytes);
-    status = ea_mha_quant_decoder_init(&decoder, &config, &layer.weights, &arena);
+    status = ea_decoder_quant_init(&decoder, &config, &layer.weights, &arena);
   }
   ea_status Step(const T* x, int32_t n, T* y) {
     if constexpr (sizeof(T) == 1) {
-      return ea_mha_quant_decoder_step_s8(&decoder, x, n, y);
+      return ea_decoder_quant_step_s8(&decoder, x, n, y);
     } else {
-      return ea_mha_quant_decoder_step_s16(&decoder, x, n, y);
+      return ea_decoder_quant_step_s16(&decoder, x, n, y);
     }
   }
   QuantMhaLayer layer;
-  ea_mha_quant_decoder_config config{};
+  ea_decoder_quant_config config{};
   size_t bytes = 0;
   AlignedBytes storage{0};
   ea_arena arena{};
-  ea_mha_quant_decoder decoder{};
+  ea_decoder_quant decoder{};
   ea_status status = EA_ERR_BAD_ARGUMENT;
 };
 
@@ -112,7 +112,7 @@ TEST_P(QuantDecoderPerTarget, ResetStartsANewStream) {
   const std::vector<int8_t> x = Int8Rows(c, 0, 12);
   std::vector<int8_t> y(x.size());
   ASSERT_EQ(d.Step(x.data() + 5 * 16, 4, y.data()), EA_OK);  // another stream's start
-  ASSERT_EQ(ea_mha_quant_decoder_reset(&d.decoder), EA_OK);
+  ASSERT_EQ(ea_decoder_quant_reset(&d.decoder), EA_OK);
   EXPECT_EQ(d.decoder.length, 0);
   for (int t = 0; t < 12; t += 3) ASSERT_EQ(d.Step(x.data() + t * 16, 3, y.data() + t * 16), EA_OK);
   EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
@@ -130,21 +130,20 @@ TEST_P(QuantDecoderPerTarget, GivenIntegersGiveTheDerivedOnesResults) {
             EA_OK);
   // Given integers: the table still comes from the scales (sinusoidal, filled at init).
   QuantMhaLayer given_layer(c);
-  ea_mha_quant_decoder_config config{given_layer.config, 5};
+  ea_decoder_quant_config config{given_layer.config, 5};
   config.layer.quant_params = &params;
   size_t bytes = 0;
-  ASSERT_EQ(ea_mha_quant_decoder_arena_size(&config, &bytes), EA_OK);
+  ASSERT_EQ(ea_decoder_quant_arena_size(&config, &bytes), EA_OK);
   EXPECT_EQ(bytes, derived.bytes);
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes);
-  ea_mha_quant_decoder decoder{};
-  ASSERT_EQ(ea_mha_quant_decoder_init(&decoder, &config, &given_layer.weights, &arena), EA_OK);
+  ea_decoder_quant decoder{};
+  ASSERT_EQ(ea_decoder_quant_init(&decoder, &config, &given_layer.weights, &arena), EA_OK);
   memset(channels.data(), 0, channels.size() * sizeof(int32_t));  // the plan keeps its own copy
   std::vector<int16_t> x(c.x_emb.begin(), c.x_emb.end()), y(x.size());
   for (int t = 0; t < 20; t += 5) {
-    ASSERT_EQ(ea_mha_quant_decoder_step_s16(&decoder, x.data() + t * 24, 5, y.data() + t * 24),
-              EA_OK);
+    ASSERT_EQ(ea_decoder_quant_step_s16(&decoder, x.data() + t * 24, 5, y.data() + t * 24), EA_OK);
   }
   EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
 }
@@ -217,7 +216,7 @@ TEST(QuantDecoderRules, RefusedStepsLeaveYAndTheStreamUntouched) {
   EXPECT_EQ(d.Step(nullptr, 3, y.data()), EA_ERR_NULL_POINTER);
   int16_t y16[48];
   EXPECT_EQ(
-      ea_mha_quant_decoder_step_s16(&d.decoder, reinterpret_cast<const int16_t*>(x.data()), 1, y16),
+      ea_decoder_quant_step_s16(&d.decoder, reinterpret_cast<const int16_t*>(x.data()), 1, y16),
       EA_ERR_BAD_ARGUMENT);  // an INT8 decoder
   EXPECT_EQ(y, untouched);
   EXPECT_EQ(d.decoder.length, 0);
@@ -233,17 +232,17 @@ TEST(QuantDecoderRules, RefusedStepsLeaveYAndTheStreamUntouched) {
 TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {8, 16, 2, true, true}, 9600);
   QuantMhaLayer layer(c);
-  ea_mha_quant_decoder_config config{layer.config, 2};
+  ea_decoder_quant_config config{layer.config, 2};
   size_t bytes = 0;
-  ASSERT_EQ(ea_mha_quant_decoder_arena_size(&config, &bytes), EA_OK);
-  EXPECT_EQ(bytes, edgeattn::MhaQuantDecoderArenaBytes(config));
-  EXPECT_EQ(bytes, edgeattn::MhaQuantDecoderArenaBytes(8, 2, 16, 2, EA_DTYPE_INT8,
-                                                       edgeattn::PositionStorage::kArena));
-  const auto refused = [&](ea_mha_quant_decoder_config bad) {
+  ASSERT_EQ(ea_decoder_quant_arena_size(&config, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::DecoderQuantArenaBytes(config));
+  EXPECT_EQ(bytes, edgeattn::DecoderQuantArenaBytes(8, 2, 16, 2, EA_DTYPE_INT8,
+                                                    edgeattn::PositionStorage::kArena));
+  const auto refused = [&](ea_decoder_quant_config bad) {
     size_t ignored = 0;
-    return ea_mha_quant_decoder_arena_size(&bad, &ignored);
+    return ea_decoder_quant_arena_size(&bad, &ignored);
   };
-  ea_mha_quant_decoder_config bad = config;
+  ea_decoder_quant_config bad = config;
   bad.layer.mask = EA_MASK_NONE;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
   bad = config;
@@ -255,7 +254,7 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   bad.layer.dtype = EA_DTYPE_F32;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
   bad = config;
-  bad.layer.heads = 3;
+  bad.layer.n_heads = 3;
   EXPECT_EQ(refused(bad), EA_ERR_HEADS_MISMATCH);
   bad = config;
   bad.layer.max_tokens = 65536;
@@ -263,32 +262,32 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   bad = config;
   bad.layer.quant_scales = nullptr;
   EXPECT_NE(refused(bad), EA_OK);
-  EXPECT_EQ(ea_mha_quant_decoder_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_decoder_quant_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
 
   // One byte short, and a failed re-init: the old decoder is not usable.
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes - 1);
-  ea_mha_quant_decoder decoder{};
-  EXPECT_EQ(ea_mha_quant_decoder_init(&decoder, &config, &layer.weights, &arena),
+  ea_decoder_quant decoder{};
+  EXPECT_EQ(ea_decoder_quant_init(&decoder, &config, &layer.weights, &arena),
             EA_ERR_ARENA_TOO_SMALL);
   EXPECT_EQ(arena.used, 0u);
   ea_arena_init(&arena, storage.data(), bytes);
-  ASSERT_EQ(ea_mha_quant_decoder_init(&decoder, &config, &layer.weights, &arena), EA_OK);
+  ASSERT_EQ(ea_decoder_quant_init(&decoder, &config, &layer.weights, &arena), EA_OK);
   EXPECT_EQ(arena.used, bytes);
   ea_arena_init(&arena, storage.data(), bytes);
-  EXPECT_EQ(ea_mha_quant_decoder_init(&decoder, &bad, &layer.weights, &arena), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_decoder_quant_init(&decoder, &bad, &layer.weights, &arena), EA_ERR_NULL_POINTER);
   int8_t x[16] = {0}, y[16];
-  EXPECT_EQ(ea_mha_quant_decoder_step_s8(&decoder, x, 1, y), EA_ERR_BAD_ARGUMENT);
-  EXPECT_EQ(ea_mha_quant_decoder_reset(&decoder), EA_ERR_BAD_ARGUMENT);
-  ea_mha_quant_decoder never_planned{};
-  EXPECT_EQ(ea_mha_quant_decoder_step_s8(&never_planned, x, 1, y), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_quant_step_s8(&decoder, x, 1, y), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_quant_reset(&decoder), EA_ERR_BAD_ARGUMENT);
+  ea_decoder_quant never_planned{};
+  EXPECT_EQ(ea_decoder_quant_step_s8(&never_planned, x, 1, y), EA_ERR_BAD_ARGUMENT);
 
   // Weights inside the arena the plan would carve.
   ea_arena_init(&arena, storage.data(), bytes);
   ea_mha_quant_weights inside = layer.weights;
   inside.out_proj_weight = reinterpret_cast<const int8_t*>(storage.data()) + 128;
-  EXPECT_EQ(ea_mha_quant_decoder_init(&decoder, &config, &inside, &arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_quant_init(&decoder, &config, &inside, &arena), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(arena.used, 0u);
 }
 

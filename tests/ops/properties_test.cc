@@ -100,7 +100,7 @@ TEST_P(PropertiesPerTarget, SoftmaxRowsSumToOneAndOutputsAreConvexCombinations) 
     ea_arena arena;
     ea_attention_plan plan;
     ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-    ASSERT_EQ(ea_attention_plan_init(&plan, &config, &arena), EA_OK);
+    ASSERT_EQ(ea_attention_init(&plan, &config, &arena), EA_OK);
     std::vector<float> out(n_q * d), weights(n_q * n_kv);
     ASSERT_EQ(
         ea_attention_run(&plan, q.data(), k.data(), v.data(), n_kv, out.data(), weights.data()),

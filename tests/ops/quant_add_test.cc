@@ -1,4 +1,4 @@
-// Fixed-point ADD (ea_add_quant_derive, ea_add_s8 / _s16) against the
+// Fixed-point ADD (ea_add_quant_derive, ea_add_quant_run_s8 / _s16) against the
 // project's integer reference of TFLite's ADD and its Prepare
 // (tests/reference/tflite_chain_reference.h): random scales and zero points,
 // inputs over the whole range, every target; aliasing, and refusals that
@@ -34,11 +34,11 @@ std::vector<T> RandomValues(size_t count, RandomStream* random) {
 
 ea_status Add(const int8_t* a, const int8_t* b, size_t n, const ea_add_quant_params* p,
               int8_t* out) {
-  return ea_add_s8(a, b, n, p, out);
+  return ea_add_quant_run_s8(a, b, n, p, out);
 }
 ea_status Add(const int16_t* a, const int16_t* b, size_t n, const ea_add_quant_params* p,
               int16_t* out) {
-  return ea_add_s16(a, b, n, p, out);
+  return ea_add_quant_run_s16(a, b, n, p, out);
 }
 
 template <typename T>
@@ -89,20 +89,21 @@ TEST(QuantAddRules, RefusalsLeaveOutUntouched) {
   int8_t a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[8] = {0};
   int8_t buffer[16];
   for (int8_t& v : buffer) v = 0x5A;
-  EXPECT_EQ(ea_add_s8(a, b, 0, &p, buffer), EA_ERR_BAD_DIMENSION);
-  EXPECT_EQ(ea_add_s8(a, b, static_cast<size_t>(EA_MAX_ELEMENTS) + 1, &p, buffer),
+  EXPECT_EQ(ea_add_quant_run_s8(a, b, 0, &p, buffer), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_add_quant_run_s8(a, b, static_cast<size_t>(EA_MAX_ELEMENTS) + 1, &p, buffer),
             EA_ERR_DIMENSION_OVERFLOW);
-  EXPECT_EQ(ea_add_s8(nullptr, b, 8, &p, buffer), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_add_s8(a, b, 8, nullptr, buffer), EA_ERR_NULL_POINTER);
-  EXPECT_EQ(ea_add_s8(buffer, b, 8, &p, buffer + 1), EA_ERR_BAD_ARGUMENT);  // partial overlap
+  EXPECT_EQ(ea_add_quant_run_s8(nullptr, b, 8, &p, buffer), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_add_quant_run_s8(a, b, 8, nullptr, buffer), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_add_quant_run_s8(buffer, b, 8, &p, buffer + 1),
+            EA_ERR_BAD_ARGUMENT);  // partial overlap
   ea_add_quant_params bad = p;
   bad.output_shift = 1;
-  EXPECT_EQ(ea_add_s8(a, b, 8, &bad, buffer), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_add_quant_run_s8(a, b, 8, &bad, buffer), EA_ERR_BAD_ARGUMENT);
   bad = p;
   bad.left_shift = 16;  // an int8 plan's shift on the int16 path
   int16_t a16[4] = {0}, out16[4] = {7, 7, 7, 7};
-  EXPECT_EQ(ea_add_s16(a16, a16, 4, &bad, out16), EA_ERR_BAD_ARGUMENT);
-  EXPECT_EQ(ea_add_s16(a16, a16, 4, &p, out16), EA_ERR_BAD_ARGUMENT);  // int8 offsets
+  EXPECT_EQ(ea_add_quant_run_s16(a16, a16, 4, &bad, out16), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_add_quant_run_s16(a16, a16, 4, &p, out16), EA_ERR_BAD_ARGUMENT);  // int8 offsets
   for (const int8_t v : buffer) EXPECT_EQ(v, 0x5A);
   for (const int16_t v : out16) EXPECT_EQ(v, 7);
 

@@ -1,5 +1,5 @@
-// Fixed-point Attention(Q, K, V) (ea_attention_quant_plan_init,
-// ea_attention_run_s8 / _s16) against the integer reference's BATCH_MATMUL,
+// Fixed-point Attention(Q, K, V) (ea_attention_quant_init,
+// ea_attention_quant_run_s8 / _s16) against the integer reference's BATCH_MATMUL,
 // SOFTMAX and BATCH_MATMUL (tests/reference/tflite_chain_reference.h) on
 // every SIMD target: n_q != n_kv with the bottom-right causal mask, d_k != d_v,
 // custom softmax scales, and the run's refusals.
@@ -119,22 +119,22 @@ template <typename T>
 void ExpectSameAsReference(const Shape& s, uint64_t seed) {
   Case<T> c = MakeCase<T>(s, seed);
   size_t bytes = 0;
-  ASSERT_EQ(ea_attention_arena_size(&c.config, &bytes), EA_OK);
+  ASSERT_EQ(ea_attention_quant_arena_size(&c.config, &bytes), EA_OK);
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes);
   ea_attention_quant_plan plan{};
-  ASSERT_EQ(ea_attention_quant_plan_init(&plan, &c.config, &arena), EA_OK);
+  ASSERT_EQ(ea_attention_quant_init(&plan, &c.config, &arena), EA_OK);
   EXPECT_EQ(arena.used, bytes);
   std::vector<T> out(static_cast<size_t>(s.n_q) * s.d_v),
       probs(static_cast<size_t>(s.n_q) * s.n_kv);
   ea_status status;
   if constexpr (sizeof(T) == 1) {
-    status =
-        ea_attention_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(), probs.data());
+    status = ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(),
+                                       probs.data());
   } else {
-    status =
-        ea_attention_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(), probs.data());
+    status = ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(),
+                                        probs.data());
   }
   ASSERT_EQ(status, EA_OK);
   std::vector<T> want_probs, want_out;
@@ -168,43 +168,45 @@ EA_INSTANTIATE_PER_TARGET(QuantAttention);
 TEST(QuantAttentionRun, RefusalsWriteNothing) {
   Case<int8_t> c = MakeCase<int8_t>({5, 9, 8, 8, false, 0.0f}, 8300);
   size_t bytes = 0;
-  ASSERT_EQ(ea_attention_arena_size(&c.config, &bytes), EA_OK);
+  ASSERT_EQ(ea_attention_quant_arena_size(&c.config, &bytes), EA_OK);
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes);
   ea_attention_quant_plan plan{};
-  ASSERT_EQ(ea_attention_quant_plan_init(&plan, &c.config, &arena), EA_OK);
+  ASSERT_EQ(ea_attention_quant_init(&plan, &c.config, &arena), EA_OK);
   std::vector<int8_t> out(5 * 8, 0x55);
   const std::vector<int8_t> untouched = out;
-  EXPECT_EQ(ea_attention_run_s8(&plan, nullptr, c.k.data(), c.v.data(), out.data(), nullptr),
+  EXPECT_EQ(ea_attention_quant_run_s8(&plan, nullptr, c.k.data(), c.v.data(), out.data(), nullptr),
             EA_ERR_NULL_POINTER);
   std::vector<int16_t> out16(5 * 8);
   std::vector<int16_t> q16(5 * 8), k16(9 * 8), v16(9 * 8);
-  EXPECT_EQ(ea_attention_run_s16(&plan, q16.data(), k16.data(), v16.data(), out16.data(), nullptr),
-            EA_ERR_BAD_ARGUMENT);  // an int8 plan
+  EXPECT_EQ(
+      ea_attention_quant_run_s16(&plan, q16.data(), k16.data(), v16.data(), out16.data(), nullptr),
+      EA_ERR_BAD_ARGUMENT);  // an int8 plan
   // out over q, and out inside the plan's arena.
-  EXPECT_EQ(ea_attention_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), c.q.data(), nullptr),
-            EA_ERR_BAD_ARGUMENT);
-  EXPECT_EQ(ea_attention_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(),
-                                reinterpret_cast<int8_t*>(storage.data()), nullptr),
+  EXPECT_EQ(
+      ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), c.q.data(), nullptr),
+      EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(),
+                                      reinterpret_cast<int8_t*>(storage.data()), nullptr),
             EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(out, untouched);
   ea_attention_quant_plan not_ready{};
-  EXPECT_EQ(
-      ea_attention_run_s8(&not_ready, c.q.data(), c.k.data(), c.v.data(), out.data(), nullptr),
-      EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_attention_quant_run_s8(&not_ready, c.q.data(), c.k.data(), c.v.data(), out.data(),
+                                      nullptr),
+            EA_ERR_BAD_ARGUMENT);
   // The float entry point refuses fixed-point dtypes, the quantized one float.
   ea_attention_plan float_plan{};
-  EXPECT_EQ(ea_attention_plan_init(&float_plan, &c.config, &arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_attention_init(&float_plan, &c.config, &arena), EA_ERR_BAD_ARGUMENT);
   ea_attention_config f32 = c.config;
   f32.dtype = EA_DTYPE_F32;
-  EXPECT_EQ(ea_attention_quant_plan_init(&plan, &f32, &arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_attention_quant_init(&plan, &f32, &arena), EA_ERR_BAD_ARGUMENT);
   // A scale that is not positive and finite.
   ea_attention_config bad = c.config;
   ea_attention_quant_scales bad_scales = c.scales;
   bad_scales.v.scale = -1.0f;
   bad.quant_scales = &bad_scales;
-  EXPECT_EQ(ea_attention_arena_size(&bad, &bytes), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_attention_quant_arena_size(&bad, &bytes), EA_ERR_BAD_ARGUMENT);
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ std::vector<float> FloatMha(const QuantMhaCase& c, const std::vector<int32_t>& p
   config.dtype = EA_DTYPE_F32;
   config.max_tokens = c.n;
   config.d_model = c.d_model;
-  config.heads = c.heads;
+  config.n_heads = c.heads;
   config.mask = c.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
   config.position = EA_POSITION_LEARNED;
   config.position_table = table.data();
@@ -59,7 +59,7 @@ std::vector<float> FloatMha(const QuantMhaCase& c, const std::vector<int32_t>& p
   ea_arena_init(&arena, storage.data(), bytes);
   ea_mha_plan plan{};
   const ea_mha_weights weights{in_w.data(), in_b.data(), out_w.data(), out_b.data()};
-  EXPECT_EQ(ea_mha_plan_init(&plan, &config, &weights, &arena), EA_OK);
+  EXPECT_EQ(ea_mha_init(&plan, &config, &weights, &arena), EA_OK);
   std::vector<float> y(n * e);
   EXPECT_EQ(ea_mha_run(&plan, x.data(), c.n, c.n, y.data(), nullptr), EA_OK);
   return y;

@@ -1,10 +1,10 @@
-// Bad input for the fixed-point MHA entry points (ea_mha_arena_size on an
-// INT8 / INT16 config, ea_mha_quant_derive, ea_mha_quant_plan_init,
-// ea_mha_run_s8 and ea_mha_run_s16), in the style of bad_input_test.cc: each
+// Bad input for the fixed-point MHA entry points (ea_mha_quant_arena_size on an
+// INT8 / INT16 config, ea_mha_quant_derive, ea_mha_quant_init,
+// ea_mha_quant_run_s8 and ea_mha_quant_run_s16), in the style of bad_input_test.cc: each
 // table row breaks one thing in an otherwise valid call (a random case of
 // tests/reference/quant_mha_fixture.h), fills what the call may write with a
 // canary, and checks the status and that no watched byte changed ("on any
-// error no output byte is written"; a failed plan_init leaves the arena's
+// error no output byte is written"; a failed init leaves the arena's
 // used, its bytes and the plan, but its ready word, as they were). Rows whose
 // expected status is EA_OK are the valid boundary cases next to the refused
 // ones; they also run the plan once.
@@ -50,8 +50,8 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // Expected-status markers of the config table, outside ea_status's values.
-// ea_mha_arena_size does not derive (the size depends on the shape only): a
-// bad scale may be accepted by it, or refused with plan_init's status.
+// ea_mha_quant_arena_size does not derive (the size depends on the shape only): a
+// bad scale may be accepted by it, or refused with init's status.
 constexpr ea_status kOkOrAsPlan = static_cast<ea_status>(1000);
 // The function does not read what the row breaks (derive ignores max_tokens,
 // the mask, the position table, quant_params...): not called.
@@ -96,7 +96,7 @@ class QuantSetup {
     config.dtype = dtype;
     config.max_tokens = kTokens;
     config.d_model = kDModel;
-    config.heads = kHeads;
+    config.n_heads = kHeads;
     config.mask = EA_MASK_CAUSAL;
     config.position = EA_POSITION_SINUSOIDAL;
     config.position_table = nullptr;
@@ -193,11 +193,11 @@ class QuantSetup {
 ea_status RunTyped(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x,
                    int32_t n_tokens, void* y, void* attn_weights) {
   if (run_dtype == EA_DTYPE_INT8) {
-    return ea_mha_run_s8(plan, static_cast<const int8_t*>(x), n_tokens, static_cast<int8_t*>(y),
-                         static_cast<int8_t*>(attn_weights));
+    return ea_mha_quant_run_s8(plan, static_cast<const int8_t*>(x), n_tokens,
+                               static_cast<int8_t*>(y), static_cast<int8_t*>(attn_weights));
   }
-  return ea_mha_run_s16(plan, static_cast<const int16_t*>(x), n_tokens, static_cast<int16_t*>(y),
-                        static_cast<int16_t*>(attn_weights));
+  return ea_mha_quant_run_s16(plan, static_cast<const int16_t*>(x), n_tokens,
+                              static_cast<int16_t*>(y), static_cast<int16_t*>(attn_weights));
 }
 
 struct Outputs {
@@ -209,13 +209,13 @@ struct Outputs {
 Outputs PlanAndRun(QuantSetup* s) {
   Outputs out;
   size_t bytes = 0;
-  out.status = ea_mha_arena_size(&s->config, &bytes);
+  out.status = ea_mha_quant_arena_size(&s->config, &bytes);
   if (out.status != EA_OK) return out;
   AlignedBytes storage(bytes);
   ea_arena arena{};
   ea_arena_init(&arena, storage.data(), bytes);
   ea_mha_quant_plan plan{};
-  out.status = ea_mha_quant_plan_init(&plan, &s->config, &s->weights, &arena);
+  out.status = ea_mha_quant_init(&plan, &s->config, &s->weights, &arena);
   if (out.status != EA_OK) return out;
   out.y.assign(s->TensorBytes(kTokens), kCanaryByte);
   out.attn_weights.assign(s->WeightsBytes(kTokens), kCanaryByte);
@@ -230,8 +230,8 @@ struct QuantConfigCase {
   std::string name;
   ea_dtype dtype;
   std::function<void(QuantSetup*)> arrange;
-  ea_status size;    // ea_mha_arena_size, or kOkOrAsPlan / kNotCalled
-  ea_status plan;    // ea_mha_quant_plan_init
+  ea_status size;    // ea_mha_quant_arena_size, or kOkOrAsPlan / kNotCalled
+  ea_status plan;    // ea_mha_quant_init
   ea_status derive;  // ea_mha_quant_derive, or kNotCalled
 };
 
@@ -280,15 +280,15 @@ void ConfigRows(CaseList* l) {
          EA_ERR_BAD_DIMENSION, EA_ERR_BAD_DIMENSION);
   l->Add(kBoth, "DModelNegative", dim(&ea_mha_config::d_model, -12), EA_ERR_BAD_DIMENSION,
          EA_ERR_BAD_DIMENSION, EA_ERR_BAD_DIMENSION);
-  l->Add(kBoth, "HeadsZero", dim(&ea_mha_config::heads, 0), EA_ERR_BAD_DIMENSION,
+  l->Add(kBoth, "HeadsZero", dim(&ea_mha_config::n_heads, 0), EA_ERR_BAD_DIMENSION,
          EA_ERR_BAD_DIMENSION, EA_ERR_BAD_DIMENSION);
-  l->Add(kBoth, "HeadsNegative", dim(&ea_mha_config::heads, -3), EA_ERR_BAD_DIMENSION,
+  l->Add(kBoth, "HeadsNegative", dim(&ea_mha_config::n_heads, -3), EA_ERR_BAD_DIMENSION,
          EA_ERR_BAD_DIMENSION, EA_ERR_BAD_DIMENSION);
-  l->Add(kBoth, "HeadsDoNotDivideDModel", dim(&ea_mha_config::heads, 5), EA_ERR_HEADS_MISMATCH,
+  l->Add(kBoth, "HeadsDoNotDivideDModel", dim(&ea_mha_config::n_heads, 5), EA_ERR_HEADS_MISMATCH,
          EA_ERR_HEADS_MISMATCH, EA_ERR_HEADS_MISMATCH);
-  l->Add(kBoth, "HeadsAboveDModel", dim(&ea_mha_config::heads, 24), EA_ERR_HEADS_MISMATCH,
+  l->Add(kBoth, "HeadsAboveDModel", dim(&ea_mha_config::n_heads, 24), EA_ERR_HEADS_MISMATCH,
          EA_ERR_HEADS_MISMATCH, EA_ERR_HEADS_MISMATCH);
-  l->Add(kBoth, "HeadsInt32Max", dim(&ea_mha_config::heads, kInt32Max), EA_ERR_HEADS_MISMATCH,
+  l->Add(kBoth, "HeadsInt32Max", dim(&ea_mha_config::n_heads, kInt32Max), EA_ERR_HEADS_MISMATCH,
          EA_ERR_HEADS_MISMATCH, EA_ERR_HEADS_MISMATCH);
   l->Add(kBoth, "MaxTokensInt32Max", dim(&ea_mha_config::max_tokens, kInt32Max),
          EA_ERR_DIMENSION_OVERFLOW, EA_ERR_DIMENSION_OVERFLOW, kNotCalled);
@@ -298,7 +298,7 @@ void ConfigRows(CaseList* l) {
       [](QuantSetup* s) {
         s->config.max_tokens = 1 << 14;
         s->config.d_model = (1 << 14) + 1;
-        s->config.heads = 1;
+        s->config.n_heads = 1;
       },
       EA_ERR_DIMENSION_OVERFLOW, EA_ERR_DIMENSION_OVERFLOW, kNotCalled);
   // in_proj [3 d_model, d_model]: 3 * 9460^2 > 2^28 with one token.
@@ -307,7 +307,7 @@ void ConfigRows(CaseList* l) {
       [](QuantSetup* s) {
         s->config.max_tokens = 1;
         s->config.d_model = 9460;
-        s->config.heads = 1;
+        s->config.n_heads = 1;
       },
       EA_ERR_DIMENSION_OVERFLOW, EA_ERR_DIMENSION_OVERFLOW, kNotCalled);
   // INT32_MAX is prime: one head isolates the overflow. derive refuses the
@@ -318,7 +318,7 @@ void ConfigRows(CaseList* l) {
       kBoth, "DModelInt32Max",
       [](QuantSetup* s) {
         s->config.d_model = kInt32Max;
-        s->config.heads = 1;
+        s->config.n_heads = 1;
       },
       EA_ERR_DIMENSION_OVERFLOW, EA_ERR_DIMENSION_OVERFLOW, EA_ERR_DIMENSION_OVERFLOW);
   l->Add(
@@ -353,7 +353,7 @@ void ConfigRows(CaseList* l) {
       EA_OK, EA_OK);
   l->Add(
       kBoth, "MaskNone", [](QuantSetup* s) { s->config.mask = EA_MASK_NONE; }, EA_OK, EA_OK, EA_OK);
-  // The float entry point's dtype on the fixed-point plan_init and derive.
+  // The float entry point's dtype on the fixed-point init and derive.
   l->Add(
       kBoth, "DtypeF32", [](QuantSetup* s) { s->config.dtype = EA_DTYPE_F32; }, kNotCalled,
       EA_ERR_BAD_ARGUMENT, EA_ERR_BAD_ARGUMENT);
@@ -540,7 +540,7 @@ void ParamRows(CaseList* l) {
       change(s);
     };
   };
-  // Params are validated by ea_mha_arena_size too; derive does not read them.
+  // Params are validated by ea_mha_quant_arena_size too; derive does not read them.
   const auto add = [&](std::initializer_list<ea_dtype> dtypes, const std::string& name,
                        std::function<void(QuantSetup*)> change, ea_status status) {
     l->Add(dtypes, "Given" + name, given(change), status, status, kNotCalled);
@@ -563,7 +563,7 @@ void ParamRows(CaseList* l) {
       EA_OK);
   // The sinusoidal table is quantized with quant_scales->position even when
   // the integers are given: that quantization must be valid too.
-  // (ea_mha_arena_size does not read scales.)
+  // (ea_mha_quant_arena_size does not read scales.)
   l->Add(kBoth, "GivenSinusoidalTablePositionScaleNaN",
          given([](QuantSetup* s) { s->scales.position.scale = kNaN; }), kOkOrAsPlan,
          EA_ERR_BAD_ARGUMENT, kNotCalled);
@@ -677,7 +677,7 @@ void ParamRows(CaseList* l) {
     for (const int32_t offset : {-128, 129}) {
       add(
           kS8, name + "RhsOffset" + Num(offset),
-          [field, offset](QuantSetup* s) { (s->params.*field).rhs_offset = offset; },
+          [field, offset](QuantSetup* s) { (s->params.*field).weights_offset = offset; },
           EA_ERR_BAD_ARGUMENT);
     }
     for (const int32_t offset : {-129, 128}) {
@@ -687,8 +687,8 @@ void ParamRows(CaseList* l) {
           EA_ERR_BAD_ARGUMENT);
     }
     add(
-        kS16, name + "RhsOffset1", [field](QuantSetup* s) { (s->params.*field).rhs_offset = 1; },
-        EA_ERR_BAD_ARGUMENT);
+        kS16, name + "RhsOffset1",
+        [field](QuantSetup* s) { (s->params.*field).weights_offset = 1; }, EA_ERR_BAD_ARGUMENT);
     add(
         kS16, name + "OutputOffset1",
         [field](QuantSetup* s) { (s->params.*field).output_offset = 1; }, EA_ERR_BAD_ARGUMENT);
@@ -696,17 +696,17 @@ void ParamRows(CaseList* l) {
       for (const int32_t offset : {-128, 129}) {
         add(
             kS8, name + "LhsOffset" + Num(offset),
-            [field, offset](QuantSetup* s) { (s->params.*field).lhs_offset = offset; },
+            [field, offset](QuantSetup* s) { (s->params.*field).input_offset = offset; },
             EA_ERR_BAD_ARGUMENT);
       }
       for (const int32_t offset : {-127, 128}) {
         add(
             kS8, name + "LhsOffset" + Num(offset) + "Accepted",
-            [field, offset](QuantSetup* s) { (s->params.*field).lhs_offset = offset; }, EA_OK);
+            [field, offset](QuantSetup* s) { (s->params.*field).input_offset = offset; }, EA_OK);
       }
       add(
-          kS16, name + "LhsOffset1", [field](QuantSetup* s) { (s->params.*field).lhs_offset = 1; },
-          EA_ERR_BAD_ARGUMENT);
+          kS16, name + "LhsOffset1",
+          [field](QuantSetup* s) { (s->params.*field).input_offset = 1; }, EA_ERR_BAD_ARGUMENT);
     }
   }
   // The context's left operand is the probabilities: zero point -128 (int8)
@@ -714,12 +714,12 @@ void ParamRows(CaseList* l) {
   for (const int32_t offset : {127, 0, -128, 129}) {
     add(
         kS8, "ContextLhsOffset" + Num(offset),
-        [offset](QuantSetup* s) { s->params.context.lhs_offset = offset; }, EA_ERR_BAD_ARGUMENT);
+        [offset](QuantSetup* s) { s->params.context.input_offset = offset; }, EA_ERR_BAD_ARGUMENT);
   }
   for (const int32_t offset : {1, -1, 128}) {
     add(
         kS16, "ContextLhsOffset" + Num(offset),
-        [offset](QuantSetup* s) { s->params.context.lhs_offset = offset; }, EA_ERR_BAD_ARGUMENT);
+        [offset](QuantSetup* s) { s->params.context.input_offset = offset; }, EA_ERR_BAD_ARGUMENT);
   }
 
   // ADD (positions): left_shift in [0, 20] (int8) / [0, 15] (int16), the
@@ -823,7 +823,7 @@ void ParamRows(CaseList* l) {
 }
 
 // Biases: int8 takes any int32; int16 ones must lie in TFLite's int64
-// accumulator domain [-2^47, 2^47). ea_mha_arena_size sees no weights.
+// accumulator domain [-2^47, 2^47). ea_mha_quant_arena_size sees no weights.
 void BiasRows(CaseList* l) {
   const auto bias = [](size_t index, int64_t value) {
     return [index, value](QuantSetup* s) { s->SetBias(index, value); };
@@ -870,7 +870,7 @@ std::vector<QuantConfigCase> CasesFor(ea_status QuantConfigCase::*column) {
 }
 
 // Every accepted row also runs (integer paths on the boundary values) and
-// carves exactly what ea_mha_arena_size said.
+// carves exactly what ea_mha_quant_arena_size said.
 void ExpectPlanRuns(QuantSetup* s, ea_mha_quant_plan* plan) {
   std::vector<uint8_t> y(s->TensorBytes(kTokens), kCanaryByte);
   std::vector<uint8_t> attn(s->WeightsBytes(kTokens), kCanaryByte);
@@ -888,7 +888,7 @@ TEST_P(QuantMhaBadArenaSize, StatusAndSizeUntouchedOnRefusal) {
   size_t bytes = 0;
   UntouchedBytes watched;
   watched.FillWithCanary("bytes", &bytes, sizeof(bytes));
-  const ea_status status = ea_mha_arena_size(&s.config, &bytes);
+  const ea_status status = ea_mha_quant_arena_size(&s.config, &bytes);
   if (c.size == kOkOrAsPlan) {
     if (status == EA_OK) return;
     EXPECT_STATUS(status, c.plan);
@@ -901,7 +901,7 @@ TEST_P(QuantMhaBadArenaSize, StatusAndSizeUntouchedOnRefusal) {
 INSTANTIATE_TEST_SUITE_P(QuantMha, QuantMhaBadArenaSize,
                          testing::ValuesIn(CasesFor(&QuantConfigCase::size)), CaseName());
 
-// What a plan_init may not change, recorded after the row's arrange.
+// What a init may not change, recorded after the row's arrange.
 void WatchPlanInputs(QuantSetup* s, UntouchedBytes* watched) {
   watched->Remember("weights", s->weight_block.data(), s->weight_block.size());
   watched->Remember("biases", s->bias_block.data(), s->bias_block.size());
@@ -931,16 +931,16 @@ TEST_P(QuantMhaBadPlanInitConfig, StatusAndNothingWrittenOnRefusal) {
   watched.Remember("arena struct", &arena, sizeof(arena));
   watched.Remember("arena buffer", storage.data(), storage.size());
   WatchPlanInputs(&s, &watched);
-  const ea_status status = ea_mha_quant_plan_init(&plan, &s.config, &s.weights, &arena);
+  const ea_status status = ea_mha_quant_init(&plan, &s.config, &s.weights, &arena);
   EXPECT_STATUS(status, c.plan);
   if (status == EA_OK) {
     size_t bytes = 0;
-    ASSERT_STATUS(ea_mha_arena_size(&s.config, &bytes), EA_OK);
+    ASSERT_STATUS(ea_mha_quant_arena_size(&s.config, &bytes), EA_OK);
     EXPECT_EQ(arena.used, bytes);
     ExpectPlanRuns(&s, &plan);
     return;
   }
-  EXPECT_EQ(plan.ready, 0u) << "a refused plan_init must leave the plan not ready";
+  EXPECT_EQ(plan.ready, 0u) << "a refused init must leave the plan not ready";
   memset(&plan.ready, kCanaryByte, sizeof(plan.ready));
   EXPECT_EQ(arena.used, 0u);
   watched.ExpectUntouched();
@@ -1037,7 +1037,7 @@ TEST(QuantMhaDeriveArguments, NullPointersAndShortChannelBuffer) {
   }
 }
 
-// ---------------------------------------- plan_init's pointer and arena rules
+// ---------------------------------------- init's pointer and arena rules
 
 struct PlanInitArgs {
   explicit PlanInitArgs(ea_dtype dtype) : s(dtype) {
@@ -1054,7 +1054,7 @@ struct PlanInitArgs {
 
   size_t Needed() {
     size_t bytes = 0;
-    if (ea_mha_arena_size(&s.config, &bytes) != EA_OK) ADD_FAILURE() << "arena size";
+    if (ea_mha_quant_arena_size(&s.config, &bytes) != EA_OK) ADD_FAILURE() << "arena size";
     return bytes;
   }
   // The plan's carve starts at the arena's next free byte: copies of a
@@ -1237,15 +1237,14 @@ TEST_P(QuantMhaBadPlanInit, StatusAndNothingWrittenOnRefusal) {
   watched.Remember("arena struct", &a.arena, sizeof(a.arena));
   watched.Remember("arena buffer", a.storage.data(), a.storage.size());
   WatchPlanInputs(&a.s, &watched);
-  const ea_status status =
-      ea_mha_quant_plan_init(a.plan_arg, a.config_arg, a.weights_arg, a.arena_arg);
+  const ea_status status = ea_mha_quant_init(a.plan_arg, a.config_arg, a.weights_arg, a.arena_arg);
   EXPECT_STATUS(status, c.expected);
   if (status == EA_OK) {
     EXPECT_EQ(a.arena.used - used_before, a.Needed());
     ExpectPlanRuns(&a.s, &a.plan);
     return;
   }
-  EXPECT_EQ(a.plan.ready, 0u) << "a refused plan_init must leave the plan not ready";
+  EXPECT_EQ(a.plan.ready, 0u) << "a refused init must leave the plan not ready";
   memset(&a.plan.ready, kCanaryByte, sizeof(a.plan.ready));
   EXPECT_EQ(a.arena.used, used_before);
   watched.ExpectUntouched();
@@ -1258,8 +1257,7 @@ TEST(QuantMhaPlanInit, NullPlan) {
   AlignedBytes storage(kArenaBytes);
   ea_arena arena{};
   ASSERT_STATUS(ea_arena_init(&arena, storage.data(), storage.size()), EA_OK);
-  EXPECT_STATUS(ea_mha_quant_plan_init(nullptr, &s.config, &s.weights, &arena),
-                EA_ERR_NULL_POINTER);
+  EXPECT_STATUS(ea_mha_quant_init(nullptr, &s.config, &s.weights, &arena), EA_ERR_NULL_POINTER);
   EXPECT_EQ(arena.used, 0u);
 }
 
@@ -1267,12 +1265,11 @@ TEST(QuantMhaPlanInit, NullPlan) {
 TEST(QuantMhaPlanInit, FailedReplanOfAReadyPlanIsNotRunnable) {
   for (const ea_dtype dtype : kBoth) {
     PlanInitArgs a(dtype);
-    ASSERT_STATUS(ea_mha_quant_plan_init(&a.plan, &a.s.config, &a.s.weights, &a.arena), EA_OK);
+    ASSERT_STATUS(ea_mha_quant_init(&a.plan, &a.s.config, &a.s.weights, &a.arena), EA_OK);
     const size_t used = a.arena.used;
     ea_mha_config bad = a.s.config;
-    bad.heads = 5;
-    EXPECT_STATUS(ea_mha_quant_plan_init(&a.plan, &bad, &a.s.weights, &a.arena),
-                  EA_ERR_HEADS_MISMATCH);
+    bad.n_heads = 5;
+    EXPECT_STATUS(ea_mha_quant_init(&a.plan, &bad, &a.s.weights, &a.arena), EA_ERR_HEADS_MISMATCH);
     EXPECT_EQ(a.arena.used, used);
     std::vector<uint8_t> y(a.s.TensorBytes(kTokens), kCanaryByte);
     const std::vector<uint8_t> canary = y;
@@ -1297,7 +1294,7 @@ TEST(QuantMhaPlanInitDeathTest, SinusoidalTableWithGivenParamsAndNoScales) {
       PlanInitArgs a(dtype);
       a.s.UseGivenParams(true);
       a.s.config.quant_scales = nullptr;  // position stays SINUSOIDAL, no table
-      const ea_status status = ea_mha_quant_plan_init(&a.plan, &a.s.config, &a.s.weights, &a.arena);
+      const ea_status status = ea_mha_quant_init(&a.plan, &a.s.config, &a.s.weights, &a.arena);
       exit(status == EA_ERR_NULL_POINTER && a.arena.used == 0 ? 0 : 100 + status);
     };
     EXPECT_EXIT(child(), testing::ExitedWithCode(0), "");
@@ -1305,8 +1302,8 @@ TEST(QuantMhaPlanInitDeathTest, SinusoidalTableWithGivenParamsAndNoScales) {
     s.UseGivenParams(true);
     s.config.quant_scales = nullptr;
     size_t bytes = 0;
-    // ea_mha_arena_size may not know yet that the table cannot be made.
-    const ea_status size_status = ea_mha_arena_size(&s.config, &bytes);
+    // ea_mha_quant_arena_size may not know yet that the table cannot be made.
+    const ea_status size_status = ea_mha_quant_arena_size(&s.config, &bytes);
     EXPECT_TRUE(size_status == EA_OK || size_status == EA_ERR_NULL_POINTER)
         << StatusName(size_status);
   }
@@ -1323,7 +1320,7 @@ struct RunArgs {
   RunArgs(ea_dtype dtype, bool learned) : s(dtype) {
     if (learned) s.UseLearnedTable();
     ea_arena_init(&arena, storage.data(), storage.size());
-    plan_status = ea_mha_quant_plan_init(&plan, &s.config, &s.weights, &arena);
+    plan_status = ea_mha_quant_init(&plan, &s.config, &s.weights, &arena);
     y.assign(s.TensorBytes(kTokens) + kBlockSlack, kCanaryByte);
     attn.assign(s.WeightsBytes(kTokens) + kBlockSlack, kCanaryByte);
     x_arg = s.x.data();
@@ -1381,12 +1378,12 @@ std::vector<RunCase> RunCases() {
       "PlanWhoseInitFailed",
       [](RunArgs* a) {
         ea_mha_config bad = a->s.config;
-        bad.heads = 5;
-        ea_mha_quant_plan_init(&a->never_planned, &bad, &a->s.weights, &a->arena);
+        bad.n_heads = 5;
+        ea_mha_quant_init(&a->never_planned, &bad, &a->s.weights, &a->arena);
         a->plan_arg = &a->never_planned;
       },
       EA_ERR_BAD_ARGUMENT);
-  // ea_mha_run_s8 on an INT16 plan and ea_mha_run_s16 on an INT8 one.
+  // ea_mha_quant_run_s8 on an INT16 plan and ea_mha_quant_run_s16 on an INT8 one.
   add(
       "OtherDtypesRunFunction",
       [](RunArgs* a) {
@@ -1589,7 +1586,7 @@ TEST(QuantMhaRunDeathTest, RefusesWeightsAboveMaxElementsCountingHeads) {
       c.dtype = dtype;
       c.max_tokens = kN;
       c.d_model = kD;
-      c.heads = kD;
+      c.n_heads = kD;
       c.mask = EA_MASK_NONE;
       c.position = EA_POSITION_NONE;
       std::vector<float> in_scales(3 * kD, 1.0f / 127), out_scales(kD, 1.0f / 127);
@@ -1604,12 +1601,12 @@ TEST(QuantMhaRunDeathTest, RefusesWeightsAboveMaxElementsCountingHeads) {
       const std::vector<int8_t> in_w(3 * kD * kD, 1), out_w(kD * kD, 1);
       const ea_mha_quant_weights w{in_w.data(), nullptr, out_w.data(), nullptr};
       size_t bytes = 0;
-      if (ea_mha_arena_size(&c, &bytes) != EA_OK) exit(90);
+      if (ea_mha_quant_arena_size(&c, &bytes) != EA_OK) exit(90);
       AlignedBytes storage(bytes);
       ea_arena arena{};
       ea_arena_init(&arena, storage.data(), bytes);
       ea_mha_quant_plan plan{};
-      if (ea_mha_quant_plan_init(&plan, &c, &w, &arena) != EA_OK) exit(91);
+      if (ea_mha_quant_init(&plan, &c, &w, &arena) != EA_OK) exit(91);
       std::vector<uint8_t> x(static_cast<size_t>(kN) * kD * element, 1);
       std::vector<uint8_t> y(x.size(), kCanaryByte);
       const long page = sysconf(_SC_PAGESIZE);
@@ -1674,7 +1671,7 @@ TEST(QuantMhaGivenParams, EqualToDerivedGiveTheSameOutputsAsScales) {
 }
 
 // The plan copies the given integers: the caller's arrays may change (or go
-// out of scope) after plan_init.
+// out of scope) after init.
 TEST(QuantMhaGivenParams, PlanKeepsItsOwnCopy) {
   for (const ea_dtype dtype : kBoth) {
     SCOPED_TRACE(DtypeName(dtype));
@@ -1686,7 +1683,7 @@ TEST(QuantMhaGivenParams, PlanKeepsItsOwnCopy) {
     ea_arena arena{};
     ea_arena_init(&arena, storage.data(), storage.size());
     ea_mha_quant_plan plan{};
-    ASSERT_STATUS(ea_mha_quant_plan_init(&plan, &s.config, &s.weights, &arena), EA_OK);
+    ASSERT_STATUS(ea_mha_quant_init(&plan, &s.config, &s.weights, &arena), EA_OK);
     for (int l = 0; l < 4; ++l) {
       std::fill(s.mult[l].begin(), s.mult[l].end(), -1);
       std::fill(s.shift[l].begin(), s.shift[l].end(), 99);
@@ -1699,7 +1696,7 @@ TEST(QuantMhaGivenParams, PlanKeepsItsOwnCopy) {
   }
 }
 
-// ea_mha_arena_size's largest max_tokens: the int16 softmax sums 32767 per
+// ea_mha_quant_arena_size's largest max_tokens: the int16 softmax sums 32767 per
 // key in int32 (ops/mha/mha_quant_api.cc: 65535 tokens). No plan tensor
 // is larger than [max_tokens, d_model] or one row; the probabilities
 // [heads, n, n] are only a run's output (checked at run time, as ea_mha_run
@@ -1709,17 +1706,17 @@ TEST(QuantMhaArenaSize, MaxTokensLimit) {
     SCOPED_TRACE(DtypeName(dtype));
     QuantSetup s(dtype);
     s.config.d_model = 1;
-    s.config.heads = 1;
+    s.config.n_heads = 1;
     s.config.position = EA_POSITION_NONE;
     size_t bytes = 0;
     s.config.max_tokens = 1 << 14;
-    EXPECT_STATUS(ea_mha_arena_size(&s.config, &bytes), EA_OK);
+    EXPECT_STATUS(ea_mha_quant_arena_size(&s.config, &bytes), EA_OK);
     s.config.max_tokens = (1 << 14) + 1;
-    EXPECT_STATUS(ea_mha_arena_size(&s.config, &bytes), EA_OK);
+    EXPECT_STATUS(ea_mha_quant_arena_size(&s.config, &bytes), EA_OK);
     s.config.max_tokens = 65535;
-    EXPECT_STATUS(ea_mha_arena_size(&s.config, &bytes), EA_OK);
+    EXPECT_STATUS(ea_mha_quant_arena_size(&s.config, &bytes), EA_OK);
     s.config.max_tokens = 65536;
-    EXPECT_STATUS(ea_mha_arena_size(&s.config, &bytes), EA_ERR_DIMENSION_OVERFLOW);
+    EXPECT_STATUS(ea_mha_quant_arena_size(&s.config, &bytes), EA_ERR_DIMENSION_OVERFLOW);
   }
 }
 

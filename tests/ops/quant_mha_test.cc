@@ -1,4 +1,4 @@
-// Fixed-point MHA (ea_mha_quant_plan_init, ea_mha_run_s8 / _s16) against
+// Fixed-point MHA (ea_mha_quant_init, ea_mha_quant_run_s8 / _s16) against
 // TensorFlow Lite's integers: every golden case (TFLite Micro's reference
 // kernels, tests/data/tflite) tensor by tensor, and random shapes, seeds and
 // quantizations against the project's integer reference of the same chain
@@ -100,7 +100,7 @@ TEST(QuantMhaDerive, GoldenScalesGiveTflitesIntegers) {
     config.dtype = c.dtype;
     config.max_tokens = g.n;
     config.d_model = g.d_model;
-    config.heads = g.heads;
+    config.n_heads = g.heads;
     config.position = EA_POSITION_SINUSOIDAL;
     config.quant_scales = &scales;
     std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(g.d_model));
@@ -132,8 +132,8 @@ TEST(QuantMhaDerive, GoldenScalesGiveTflitesIntegers) {
     const std::pair<const ea_matmul_quant_params*, const tflite_golden::BatchMatMulOp*> mms[] = {
         {&p.scores, &g.ops.bmm_scores}, {&p.context, &g.ops.bmm_context}};
     for (const auto& mm : mms) {
-      EXPECT_EQ(mm.first->lhs_offset, mm.second->input_offset) << g.name;
-      EXPECT_EQ(mm.first->rhs_offset, mm.second->weights_offset) << g.name;
+      EXPECT_EQ(mm.first->input_offset, mm.second->input_offset) << g.name;
+      EXPECT_EQ(mm.first->weights_offset, mm.second->weights_offset) << g.name;
       EXPECT_EQ(mm.first->output_offset, mm.second->output_offset) << g.name;
       EXPECT_EQ(mm.first->output_multiplier, mm.second->output_multiplier) << g.name;
       EXPECT_EQ(mm.first->output_shift, mm.second->output_shift) << g.name;
@@ -316,35 +316,35 @@ TEST_P(QuantMhaRandom, InPlaceEqualsApartAndPartialOverlapsAreRefused) {
   const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {23, 24, 3, true, true}, 7600);
   const QuantMhaLayer layer(c);
   size_t bytes = 0;
-  ASSERT_EQ(ea_mha_arena_size(&layer.config, &bytes), EA_OK);
+  ASSERT_EQ(ea_mha_quant_arena_size(&layer.config, &bytes), EA_OK);
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_mha_quant_plan plan{};
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-  ASSERT_EQ(ea_mha_quant_plan_init(&plan, &layer.config, &layer.weights, &arena), EA_OK);
+  ASSERT_EQ(ea_mha_quant_init(&plan, &layer.config, &layer.weights, &arena), EA_OK);
   const size_t count = static_cast<size_t>(c.n) * c.d_model;
   std::vector<int8_t> x(c.x_emb.begin(), c.x_emb.end());
   std::vector<int8_t> y(count);
-  ASSERT_EQ(ea_mha_run_s8(&plan, x.data(), c.n, y.data(), nullptr), EA_OK);
+  ASSERT_EQ(ea_mha_quant_run_s8(&plan, x.data(), c.n, y.data(), nullptr), EA_OK);
   EXPECT_TRUE(SameValues("y", std::vector<int32_t>(y.begin(), y.end()), ReferenceOf(c).y));
 
   const size_t attn_count = static_cast<size_t>(c.heads) * c.n * c.n;
   std::vector<int8_t> memory(2 * count + attn_count);
   memcpy(memory.data(), x.data(), count);
-  ASSERT_EQ(ea_mha_run_s8(&plan, memory.data(), c.n, memory.data(), nullptr), EA_OK);
+  ASSERT_EQ(ea_mha_quant_run_s8(&plan, memory.data(), c.n, memory.data(), nullptr), EA_OK);
   EXPECT_EQ(0, memcmp(memory.data(), y.data(), count)) << "in place";
 
   for (const size_t shift : {size_t{1}, count / 2, count - 1}) {
     memcpy(memory.data() + shift, x.data(), count);
     const std::vector<int8_t> before = memory;
-    EXPECT_EQ(ea_mha_run_s8(&plan, memory.data() + shift, c.n, memory.data(), nullptr),
+    EXPECT_EQ(ea_mha_quant_run_s8(&plan, memory.data() + shift, c.n, memory.data(), nullptr),
               EA_ERR_BAD_ARGUMENT)
         << "y partly before x, by " << shift;
-    EXPECT_EQ(ea_mha_run_s8(&plan, memory.data(), c.n, memory.data() + shift, nullptr),
+    EXPECT_EQ(ea_mha_quant_run_s8(&plan, memory.data(), c.n, memory.data() + shift, nullptr),
               EA_ERR_BAD_ARGUMENT)
         << "y partly after x, by " << shift;
     std::vector<int8_t> y_apart(count);
-    EXPECT_EQ(ea_mha_run_s8(&plan, memory.data() + shift, c.n, y_apart.data(), memory.data()),
+    EXPECT_EQ(ea_mha_quant_run_s8(&plan, memory.data() + shift, c.n, y_apart.data(), memory.data()),
               EA_ERR_BAD_ARGUMENT)
         << "attn_weights over x, by " << shift;
     EXPECT_EQ(before, memory) << "written on a refusal";

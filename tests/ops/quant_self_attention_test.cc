@@ -1,5 +1,5 @@
-// Fixed-point single-head self-attention (ea_self_attention_quant_plan_init,
-// ea_self_attention_run_s8 / _s16) on every SIMD target:
+// Fixed-point single-head self-attention (ea_self_attention_quant_init,
+// ea_self_attention_quant_run_s8 / _s16) on every SIMD target:
 // - the one-head golden cases: with W_Q, W_K, W_V and the scales of TFLite
 //   Micro's chain, y is the golden context o bit for bit (the chain up to the
 //   output projection);
@@ -194,22 +194,24 @@ Result RunTyped(const Case& c) {
     if (c.shape.positions != Positions::kSinusoidal) p.config.quant_scales = nullptr;
   }
   size_t bytes = 0;
-  result.status = ea_self_attention_arena_size(&p.config, &bytes);
+  result.status = ea_self_attention_quant_arena_size(&p.config, &bytes);
   if (result.status != EA_OK) return result;
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes);
   ea_self_attention_quant_plan plan{};
-  result.status = ea_self_attention_quant_plan_init(&plan, &p.config, &p.weights, &arena);
+  result.status = ea_self_attention_quant_init(&plan, &p.config, &p.weights, &arena);
   if (result.status != EA_OK) return result;
   EXPECT_EQ(arena.used, bytes);
   const std::vector<T> x(c.x_emb.begin(), c.x_emb.end());
   const size_t n = static_cast<size_t>(c.shape.n);
   std::vector<T> y(n * c.shape.d_v), probs(n * n);
   if constexpr (sizeof(T) == 1) {
-    result.status = ea_self_attention_run_s8(&plan, x.data(), c.shape.n, y.data(), probs.data());
+    result.status =
+        ea_self_attention_quant_run_s8(&plan, x.data(), c.shape.n, y.data(), probs.data());
   } else {
-    result.status = ea_self_attention_run_s16(&plan, x.data(), c.shape.n, y.data(), probs.data());
+    result.status =
+        ea_self_attention_quant_run_s16(&plan, x.data(), c.shape.n, y.data(), probs.data());
   }
   result.y.assign(y.begin(), y.end());
   result.probs.assign(probs.begin(), probs.end());
@@ -365,13 +367,13 @@ struct Refusals : testing::Test {
   std::vector<int8_t> x = std::vector<int8_t>(c.x_emb.begin(), c.x_emb.end());
 
   void SetUp() override {
-    ASSERT_EQ(ea_self_attention_arena_size(&p.config, &bytes), EA_OK);
+    ASSERT_EQ(ea_self_attention_quant_arena_size(&p.config, &bytes), EA_OK);
     ASSERT_EQ(bytes, storage.size());
     ea_arena_init(&arena, storage.data(), bytes);
-    ASSERT_EQ(ea_self_attention_quant_plan_init(&plan, &p.config, &p.weights, &arena), EA_OK);
+    ASSERT_EQ(ea_self_attention_quant_init(&plan, &p.config, &p.weights, &arena), EA_OK);
   }
 
-  // plan_init on a fresh arena must refuse `config` with `expected` and write
+  // init on a fresh arena must refuse `config` with `expected` and write
   // neither the plan's fields past `ready`, nor the arena.
   void ExpectPlanRefused(const ea_self_attention_config& config,
                          const ea_self_attention_quant_weights& weights, ea_status expected) {
@@ -383,7 +385,7 @@ struct Refusals : testing::Test {
     watched.FillWithCanary("plan", &refused, sizeof(refused));
     watched.Remember("arena", fresh.data(), fresh.size());
     watched.Remember("arena struct", &a, sizeof(a));
-    EXPECT_STATUS(ea_self_attention_quant_plan_init(&refused, &config, &weights, &a), expected);
+    EXPECT_STATUS(ea_self_attention_quant_init(&refused, &config, &weights, &a), expected);
     memset(&refused.ready, kCanaryByte, sizeof(refused.ready));  // cleared by design
     watched.ExpectUntouched();
   }
@@ -432,7 +434,7 @@ TEST_F(Refusals, PlanInitRefusesBadConfigsAndWritesNothing) {
   ints[2 * 4 + 1] = -1;  // a negative multiplier of k_proj's channel 1
   ExpectPlanRefused(config, p.weights, EA_ERR_BAD_ARGUMENT);
   ints[2 * 4 + 1] = 1 << 30;
-  params.attention.context.lhs_offset = 0;  // int8 probabilities' offset is 128
+  params.attention.context.input_offset = 0;  // int8 probabilities' offset is 128
   ExpectPlanRefused(config, p.weights, EA_ERR_BAD_ARGUMENT);
   // Too few channel ints for derive, and derive writes nothing then.
   std::vector<int32_t> few(ints.size() - 1, 7);
@@ -444,7 +446,7 @@ TEST_F(Refusals, PlanInitRefusesBadConfigsAndWritesNothing) {
   const std::vector<float> w(8 * 8);
   const ea_self_attention_weights float_weights{w.data(), w.data(), w.data(),
                                                 nullptr,  nullptr,  nullptr};
-  EXPECT_STATUS(ea_self_attention_plan_init(&float_plan, &p.config, &float_weights, &arena),
+  EXPECT_STATUS(ea_self_attention_init(&float_plan, &p.config, &float_weights, &arena),
                 EA_ERR_BAD_ARGUMENT);
 }
 
@@ -493,36 +495,36 @@ TEST_F(Refusals, MisalignedBiasesAndTablesAreRefused) {
 TEST_F(Refusals, RunRefusesAndWritesNothing) {
   std::vector<int8_t> y(6 * 5, 0x55), probs(36, 0x55);
   const std::vector<int8_t> y0 = y, probs0 = probs;
-  EXPECT_STATUS(ea_self_attention_run_s8(&plan, nullptr, 6, y.data(), nullptr),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, nullptr, 6, y.data(), nullptr),
                 EA_ERR_NULL_POINTER);
-  EXPECT_STATUS(ea_self_attention_run_s8(&plan, x.data(), 0, y.data(), probs.data()),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 0, y.data(), probs.data()),
                 EA_ERR_BAD_DIMENSION);
-  EXPECT_STATUS(ea_self_attention_run_s8(&plan, x.data(), 7, y.data(), probs.data()),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 7, y.data(), probs.data()),
                 EA_ERR_BAD_DIMENSION);
   std::vector<int16_t> x16(6 * 8), y16(6 * 5);
-  EXPECT_STATUS(ea_self_attention_run_s16(&plan, x16.data(), 6, y16.data(), nullptr),
+  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x16.data(), 6, y16.data(), nullptr),
                 EA_ERR_BAD_ARGUMENT);  // an int8 plan
-  EXPECT_STATUS(ea_self_attention_run_s8(&plan, x.data(), 6,
-                                         reinterpret_cast<int8_t*>(storage.data()), nullptr),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6,
+                                               reinterpret_cast<int8_t*>(storage.data()), nullptr),
                 EA_ERR_BAD_ARGUMENT);  // y inside the plan's arena
-  EXPECT_STATUS(ea_self_attention_run_s8(&plan, x.data(), 6, y.data(), y.data() + 4),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6, y.data(), y.data() + 4),
                 EA_ERR_BAD_ARGUMENT);  // y and the probabilities overlap
-  EXPECT_STATUS(
-      ea_self_attention_run_s8(&plan, x.data(), 6, const_cast<int8_t*>(c.w_q.data()), nullptr),
-      EA_ERR_BAD_ARGUMENT);  // y over the weights
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6,
+                                               const_cast<int8_t*>(c.w_q.data()), nullptr),
+                EA_ERR_BAD_ARGUMENT);  // y over the weights
   EXPECT_EQ(y, y0);
   EXPECT_EQ(probs, probs0);
   ea_self_attention_quant_plan not_ready{};
-  EXPECT_STATUS(ea_self_attention_run_s8(&not_ready, x.data(), 6, y.data(), nullptr),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&not_ready, x.data(), 6, y.data(), nullptr),
                 EA_ERR_BAD_ARGUMENT);
 }
 
 TEST_F(Refusals, InPlaceRunEqualsTheSeparateOne) {
   // d_v < d_model: y over the start of x, as a firmware buffer reused in place.
   std::vector<int8_t> y(6 * 5);
-  ASSERT_EQ(ea_self_attention_run_s8(&plan, x.data(), 6, y.data(), nullptr), EA_OK);
+  ASSERT_EQ(ea_self_attention_quant_run_s8(&plan, x.data(), 6, y.data(), nullptr), EA_OK);
   std::vector<int8_t> buffer = x;
-  ASSERT_EQ(ea_self_attention_run_s8(&plan, buffer.data(), 6, buffer.data(), nullptr), EA_OK);
+  ASSERT_EQ(ea_self_attention_quant_run_s8(&plan, buffer.data(), 6, buffer.data(), nullptr), EA_OK);
   EXPECT_EQ(std::vector<int8_t>(buffer.begin(), buffer.begin() + 30), y);
 }
 

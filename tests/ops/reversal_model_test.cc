@@ -69,7 +69,7 @@ TEST_P(ReversalModelTest, WithoutPositionsTheSameWeightsFail) {
 }
 
 // The model quantized to TFLite's int8 scheme, run in its integers (two
-// ea_mha_quant_decoders, ea_add_s8 residuals, an int32 readout).
+// ea_decoder_quant decoders, ea_add_quant_run_s8 residuals, an int32 readout).
 TEST_P(ReversalModelTest, TheInt8ModelInTfliteIntegersReversesToo) {
   reversal::QuantModel model;
   ASSERT_EQ(model.Init(), EA_OK);

@@ -50,7 +50,7 @@ RunResult RunMha(const MhaModel& model, const ea_mha_config& config, const std::
   ea_mha_plan plan;
   const ea_mha_weights weights = model.Weights();
   run.status = ea_arena_init(&arena, storage.data(), storage.size());
-  if (run.status == EA_OK) run.status = ea_mha_plan_init(&plan, &config, &weights, &arena);
+  if (run.status == EA_OK) run.status = ea_mha_init(&plan, &config, &weights, &arena);
   if (run.status == EA_OK) {
     run.status = ea_mha_run(&plan, x.data(), n_tokens, n_valid_keys, run.y.data(),
                             want_weights ? run.weights.data() : nullptr);
@@ -108,7 +108,7 @@ RunResult RunSelfAttention(const SelfAttentionModel& model, const ea_self_attent
   const ea_self_attention_weights weights = model.Weights();
   run.status = ea_arena_init(&arena, storage.data(), storage.size());
   if (run.status == EA_OK) {
-    run.status = ea_self_attention_plan_init(&plan, &config, &weights, &arena);
+    run.status = ea_self_attention_init(&plan, &config, &weights, &arena);
   }
   if (run.status == EA_OK) {
     run.status = ea_self_attention_run(&plan, x.data(), n_tokens, n_valid_keys, run.y.data(),

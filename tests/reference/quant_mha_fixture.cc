@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "edgeattn/arena_sizes.hpp"
-#include "edgeattn/mha_quant_decode.h"
+#include "edgeattn/decoder.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 
@@ -63,25 +63,25 @@ QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
   const ea_mha_config& config = layer.config;
   const ea_mha_quant_weights& weights = layer.weights;
   size_t bytes = 0;
-  result.status = ea_mha_arena_size(&config, &bytes);
+  result.status = ea_mha_quant_arena_size(&config, &bytes);
   if (result.status != EA_OK) return result;
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes);
   ea_mha_quant_plan plan{};
-  result.status = ea_mha_quant_plan_init(&plan, &config, &weights, &arena);
+  result.status = ea_mha_quant_init(&plan, &config, &weights, &arena);
   if (result.status != EA_OK) return result;
   const size_t elements = static_cast<size_t>(c.n) * c.d_model;
   const std::vector<T> x = Narrow<T>(c.x_emb);
   std::vector<T> y(elements), probs(static_cast<size_t>(c.heads) * c.n * c.n);
   if (IsInt8(c.dtype)) {
-    result.status =
-        ea_mha_run_s8(&plan, reinterpret_cast<const int8_t*>(x.data()), c.n,
-                      reinterpret_cast<int8_t*>(y.data()), reinterpret_cast<int8_t*>(probs.data()));
+    result.status = ea_mha_quant_run_s8(&plan, reinterpret_cast<const int8_t*>(x.data()), c.n,
+                                        reinterpret_cast<int8_t*>(y.data()),
+                                        reinterpret_cast<int8_t*>(probs.data()));
   } else {
-    result.status = ea_mha_run_s16(&plan, reinterpret_cast<const int16_t*>(x.data()), c.n,
-                                   reinterpret_cast<int16_t*>(y.data()),
-                                   reinterpret_cast<int16_t*>(probs.data()));
+    result.status = ea_mha_quant_run_s16(&plan, reinterpret_cast<const int16_t*>(x.data()), c.n,
+                                         reinterpret_cast<int16_t*>(y.data()),
+                                         reinterpret_cast<int16_t*>(probs.data()));
   }
   if (result.status != EA_OK) return result;
   const auto region = [&](const void* p, size_t count) {
@@ -101,11 +101,11 @@ QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
   return result;
 }
 
-ea_status Step(ea_mha_quant_decoder* d, const int8_t* x, int32_t n, int8_t* y) {
-  return ea_mha_quant_decoder_step_s8(d, x, n, y);
+ea_status Step(ea_decoder_quant* d, const int8_t* x, int32_t n, int8_t* y) {
+  return ea_decoder_quant_step_s8(d, x, n, y);
 }
-ea_status Step(ea_mha_quant_decoder* d, const int16_t* x, int32_t n, int16_t* y) {
-  return ea_mha_quant_decoder_step_s16(d, x, n, y);
+ea_status Step(ea_decoder_quant* d, const int16_t* x, int32_t n, int16_t* y) {
+  return ea_decoder_quant_step_s16(d, x, n, y);
 }
 
 template <typename T>
@@ -113,18 +113,18 @@ QuantMhaCase::Decoded DecodeTyped(const QuantMhaCase& c, const std::vector<int>&
   QuantMhaCase::Decoded result;
   const QuantMhaLayer layer(c);
   const ea_mha_quant_weights& weights = layer.weights;
-  ea_mha_quant_decoder_config config{};
+  ea_decoder_quant_config config{};
   config.layer = layer.config;
   config.max_step_tokens = *std::max_element(steps.begin(), steps.end());
   size_t bytes = 0;
-  result.status = ea_mha_quant_decoder_arena_size(&config, &bytes);
+  result.status = ea_decoder_quant_arena_size(&config, &bytes);
   if (result.status != EA_OK) return result;
   result.arena_bytes = bytes;
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes);
-  ea_mha_quant_decoder decoder{};
-  result.status = ea_mha_quant_decoder_init(&decoder, &config, &weights, &arena);
+  ea_decoder_quant decoder{};
+  result.status = ea_decoder_quant_init(&decoder, &config, &weights, &arena);
   if (result.status != EA_OK) return result;
   result.carved_bytes = arena.used;
   const size_t e = static_cast<size_t>(c.d_model);
@@ -187,7 +187,7 @@ QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
   config.dtype = c.dtype;
   config.max_tokens = c.plan_tokens > 0 ? c.plan_tokens : c.n;
   config.d_model = c.d_model;
-  config.heads = c.heads;
+  config.n_heads = c.heads;
   config.mask = c.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
   config.position = c.positions ? EA_POSITION_SINUSOIDAL : EA_POSITION_NONE;
   config.weights_layout = EA_WEIGHTS_ROW_MAJOR;

@@ -1,5 +1,5 @@
 // Fixed-point MHA test cases: a golden TFLite case or a random one, in the
-// form both the library (ea_mha_quant_plan_init) and the integer reference
+// form both the library (ea_mha_quant_init) and the integer reference
 // (tests/reference/tflite_chain_reference.h) take, and a plan-and-run helper
 // that returns every tensor the library exposes.
 #ifndef EDGEATTN_TESTS_REFERENCE_QUANT_MHA_FIXTURE_H_
@@ -45,12 +45,12 @@ struct QuantMhaCase {
   };
   Result Run() const;
 
-  // The same layer through ea_mha_quant_decoder (a causal case): x_emb
+  // The same layer through ea_decoder_quant (a causal case): x_emb
   // stepped in steps of steps[0], steps[1], ... tokens, cycling (the last
   // step cut to the sequence).
   struct Decoded {
     ea_status status = EA_ERR_BAD_ARGUMENT;
-    size_t arena_bytes = 0, carved_bytes = 0;  // ea_mha_quant_decoder_arena_size, what init used
+    size_t arena_bytes = 0, carved_bytes = 0;  // ea_decoder_quant_arena_size, what init used
     std::vector<int32_t> y;
   };
   Decoded Decode(const std::vector<int>& steps) const;

@@ -72,7 +72,7 @@ void ForEachBlock(int width, F f) {
 
 // The rounded values of a rotated group, level * scale (NaN where the
 // rounding saw a non-finite value), rotated back: H_b y per block for keys
-// and values, H_b y * EA_KV_INT4_GROUP / b for queries.
+// and values, H_b y * EA_KV_Q4_GROUP / b for queries.
 void RotateBack(const Int8Head& q, int c0, int width, bool query, double* out) {
   ForEachBlock(width, [&](int begin, int b) {
     std::vector<double> y(static_cast<size_t>(b));

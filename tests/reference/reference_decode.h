@@ -17,10 +17,10 @@ enum class StoredAs { kF32, kF16, kInt8, kInt4 };
 
 // How the reference models a cache storage.
 inline StoredAs StoredAsOf(ea_kv_storage storage) {
-  return storage == EA_KV_STORAGE_F16    ? StoredAs::kF16
-         : storage == EA_KV_STORAGE_INT8 ? StoredAs::kInt8
-         : storage == EA_KV_STORAGE_INT4 ? StoredAs::kInt4
-                                         : StoredAs::kF32;
+  return storage == EA_KV_STORAGE_F16  ? StoredAs::kF16
+         : storage == EA_KV_STORAGE_Q8 ? StoredAs::kInt8
+         : storage == EA_KV_STORAGE_Q4 ? StoredAs::kInt4
+                                       : StoredAs::kF32;
 }
 
 // The values a cache of that storage holds for rows of heads of d values
@@ -34,11 +34,11 @@ std::vector<double> StoredValues(const std::vector<float>& rows, int d, StoredAs
 
 // The queries an int8 or int4 cache attends with: each row and head rounded
 // to int8 as an int8 key is (int4: after the query rotation of each scale
-// group, rotated back in double: H_b q' * EA_KV_INT4_GROUP / b).
+// group, rotated back in double: H_b q' * EA_KV_Q4_GROUP / b).
 std::vector<double> RoundedQueries(const std::vector<float>& rows, int d, StoredAs storage);
 
 // int4's rotation of one scale group of `width` values (kv_cache.h, "INT4"),
-// as float: H_b x / b per block for keys, H_b x / EA_KV_INT4_GROUP for
+// as float: H_b x / b per block for keys, H_b x / EA_KV_Q4_GROUP for
 // queries.
 std::vector<float> RotatedInt4Group(const float* x, int width, bool query);
 

@@ -1,4 +1,4 @@
-// Reference for the MHA decoder and cross-attention (edgeattn/mha_decode.h),
+// Reference for the MHA decoder and cross-attention (edgeattn/decoder.h),
 // in double precision from the layer's formulas: x + P, the in_proj
 // projection, RoPE, the keys and values as the cache stores them, attention
 // per query over the positions it sees (reference_decode.h), out_proj.

@@ -70,7 +70,7 @@ int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift) 
   const int left_shift = shift > 0 ? shift : 0;
   const int right_shift = shift > 0 ? 0 : -shift;
   // TFLite's x * (1 << left_shift) is undefined once it leaves int32; the
-  // project defines it as saturation (edgeattn.h, "fixed point").
+  // project defines it as saturation (edgeattn/quant.h).
   const int32_t shifted = SaturateToInt32(int64_t{x} * (int64_t{1} << left_shift));
   return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(shifted, multiplier), right_shift);
 }
@@ -80,7 +80,7 @@ int32_t MultiplyByQuantizedMultiplier(int64_t x, int32_t multiplier, int shift) 
       multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
   const int total_shift = 15 - shift;
   // Project definition where TFLite only DCHECKs: x clamped to its +-2^47
-  // domain, the result saturated to int32 (edgeattn.h, "fixed point").
+  // domain, the result saturated to int32 (edgeattn/quant.h).
   const int64_t limit = int64_t{1} << 47;
   const int64_t x_in_domain = x >= limit ? limit - 1 : (x < -limit ? -limit : x);
   const int64_t rounded = x_in_domain * multiplier_16bit + (int64_t{1} << (total_shift - 1));

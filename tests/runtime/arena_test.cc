@@ -2,7 +2,7 @@
 // arena_sizes.hpp (or a shape's kArenaBytes) at compile time and never asks
 // again. So for every operation and position kind, at odd and round sizes:
 // the C size function, the constexpr formula and the C++ shape constant agree;
-// plan_init fits exactly that many bytes and not one byte fewer; and a run
+// init fits exactly that many bytes and not one byte fewer; and a run
 // writes nothing past it and computes the same as on a generous arena.
 #include <gtest/gtest.h>
 #include <stdint.h>
@@ -154,7 +154,7 @@ int32_t ValidKeys(int32_t n_kv) { return n_kv - n_kv / 4; }
 //   kFormulaBytes    the arena_sizes.hpp formula with the storage spelled out
 //   Name()           for test names
 //   ArenaSize()      the C size function
-//   Plan(arena)      plan_init into the harness's own plan
+//   Plan(arena)      init into the harness's own plan
 //   Run(outputs)     one run at max tokens with deterministic random inputs
 
 template <int32_t kNq, int32_t kNkv, int32_t kDk, int32_t kDv, ea_mask kMask = EA_MASK_NONE>
@@ -174,7 +174,7 @@ class AttentionHarness {
   }
   ea_status Plan(ea_arena* arena) {
     const ea_attention_config config = Shape::Config(kMask);
-    return ea_attention_plan_init(&plan_, &config, arena);
+    return ea_attention_init(&plan_, &config, arena);
   }
   ea_status Run(RunOutputs* outputs) const {
     outputs->y.assign(static_cast<size_t>(kNq) * kDv, 0.0f);
@@ -209,15 +209,15 @@ constexpr bool kConsistentStorage = (kPosition == EA_POSITION_NONE) ==
                                     (kPosition != EA_POSITION_LEARNED ||
                                      kStorage == PositionStorage::kCaller);
 
-// The weights a harness hands to plan_init: row-major as made, or packed by
-// ea_pack_linear_weights.
+// The weights a harness hands to init: row-major as made, or packed by
+// ea_linear_pack_weights.
 inline std::vector<float> InLayout(const std::vector<float>& w, int32_t n_out, int32_t n_in,
                                    ea_weights_layout layout) {
   if (layout == EA_WEIGHTS_ROW_MAJOR) return w;
   size_t floats = 0;
-  EXPECT_EQ(ea_packed_linear_size(n_out, n_in, &floats), EA_OK);
+  EXPECT_EQ(ea_linear_packed_size(n_out, n_in, &floats), EA_OK);
   std::vector<float> packed(floats);
-  EXPECT_EQ(ea_pack_linear_weights(w.data(), n_out, n_in, packed.data(), floats), EA_OK);
+  EXPECT_EQ(ea_linear_pack_weights(w.data(), n_out, n_in, packed.data(), floats), EA_OK);
   return packed;
 }
 
@@ -253,7 +253,7 @@ class SelfAttentionHarness {
   ea_status Plan(ea_arena* arena) {
     const ea_self_attention_config config =
         Shape::Config(kMask, table_.empty() ? nullptr : table_.data());
-    return ea_self_attention_plan_init(&plan_, &config, &weights_, arena);
+    return ea_self_attention_init(&plan_, &config, &weights_, arena);
   }
   ea_status Run(RunOutputs* outputs) const {
     outputs->y.assign(static_cast<size_t>(kTokens) * kDv, 0.0f);
@@ -305,7 +305,7 @@ class MhaHarness {
   }
   ea_status Plan(ea_arena* arena) {
     const ea_mha_config config = Shape::Config(kMask, table_.empty() ? nullptr : table_.data());
-    return ea_mha_plan_init(&plan_, &config, &weights_, arena);
+    return ea_mha_init(&plan_, &config, &weights_, arena);
   }
   ea_status Run(RunOutputs* outputs) const {
     outputs->y.assign(static_cast<size_t>(kTokens) * kDModel, 0.0f);
@@ -397,7 +397,7 @@ TYPED_TEST(ArenaFormula, PlanFitsExactlyAndNotOneByteLess) {
   TypeParam refused;
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), size - 1), EA_OK);
   EXPECT_EQ(refused.Plan(&arena), EA_ERR_ARENA_TOO_SMALL);
-  EXPECT_EQ(arena.used, 0u) << "a failed plan_init carved the arena";
+  EXPECT_EQ(arena.used, 0u) << "a failed init carved the arena";
 
   TypeParam fitted;
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), size), EA_OK);
@@ -409,7 +409,7 @@ TYPED_TEST(ArenaFormula, PlanFitsExactlyAndNotOneByteLess) {
 TYPED_TEST(ArenaFormula, RunWritesNothingPastTheFormulaAndMatchesAGenerousArena) {
   const size_t size = static_cast<size_t>(TypeParam::kFormulaBytes);
 
-  // The arena is given the guard too, so neither plan_init nor a kernel is
+  // The arena is given the guard too, so neither init nor a kernel is
   // stopped from using it: only the formula says where the plan ends.
   AlignedBuffer poisoned(size + kGuardBytes, kPoisonByte);
   ea_arena poisoned_arena{};
@@ -500,25 +500,23 @@ TEST(ArenaFormulas, AreTotalOverEveryInt32Edge) {
                                        EA_WEIGHTS_ROW_MAJOR, a);
         sum += edgeattn::MhaQuantArenaBytes(a, b, c, EA_DTYPE_INT16,
                                             edgeattn::PositionStorage::kArena, b);
-        sum +=
-            edgeattn::MhaDecoderArenaBytes(a, b, c, a, b, c, EA_KV_STORAGE_INT8,
+        sum += edgeattn::DecoderArenaBytes(a, b, c, a, b, c, EA_KV_STORAGE_Q8,
                                            edgeattn::PositionStorage::kArena, EA_WEIGHTS_ROW_MAJOR);
-        sum += edgeattn::MhaCrossArenaBytes(a, b, c, a, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR);
+        sum += edgeattn::CrossArenaBytes(a, b, c, a, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR);
         sum += edgeattn::SelfAttentionArenaBytes(a, b, c, a, edgeattn::PositionStorage::kArena,
                                                  EA_WEIGHTS_ROW_MAJOR, b);
         sum += edgeattn::SelfAttentionQuantArenaBytes(a, b, c, a, EA_DTYPE_INT8,
                                                       edgeattn::PositionStorage::kArena, c);
         sum += edgeattn::AttentionQuantArenaBytes(a, b, c, EA_DTYPE_INT8, a);
-        sum += edgeattn::MhaQuantDecoderArenaBytes(a, b, c, a, EA_DTYPE_INT8,
-                                                   edgeattn::PositionStorage::kArena);
-        sum += edgeattn::KvCacheArenaBytes(a, b, c, a, b, EA_KV_STORAGE_INT8);
+        sum += edgeattn::DecoderQuantArenaBytes(a, b, c, a, EA_DTYPE_INT8,
+                                                edgeattn::PositionStorage::kArena);
+        sum += edgeattn::KvCacheArenaBytes(a, b, c, a, b, EA_KV_STORAGE_Q8);
         sum += edgeattn::AttentionArenaBytes(a, b, c);
         sum += static_cast<uint64_t>(edgeattn::DecoderCacheCapacity(a, b, c));
       }
     }
   }
   // A valid shape still gives its value.
-  EXPECT_EQ(edgeattn::MhaCrossArenaBytes(32, 4, 4, 8, EA_KV_STORAGE_F32, EA_WEIGHTS_PACKED) > 0,
-            true);
+  EXPECT_EQ(edgeattn::CrossArenaBytes(32, 4, 4, 8, EA_KV_STORAGE_F32, EA_WEIGHTS_PACKED) > 0, true);
   RecordProperty("checksum", std::to_string(sum));
 }

@@ -245,9 +245,9 @@ TEST(ParallelForArena, EachExtraWorkerAddsOneScoreTile) {
     ea_arena arena;
     ea_attention_plan plan{};
     ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes - 1), EA_OK);
-    EXPECT_EQ(ea_attention_plan_init(&plan, &config, &arena), EA_ERR_ARENA_TOO_SMALL);
+    EXPECT_EQ(ea_attention_init(&plan, &config, &arena), EA_ERR_ARENA_TOO_SMALL);
     ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
-    EXPECT_EQ(ea_attention_plan_init(&plan, &config, &arena), EA_OK);
+    EXPECT_EQ(ea_attention_init(&plan, &config, &arena), EA_OK);
     EXPECT_EQ(ea_arena_remaining(&arena), 0u);
   }
   size_t self = 0, mha = 0;

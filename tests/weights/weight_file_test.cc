@@ -1,7 +1,7 @@
 // Weight files (edgeattn/weight_file.h) on every target: the sample
 // state_dict that tools/test_convert_weights.py writes as safetensors and
 // converts to a blob reads back with the values it was made of (recomputed
-// here from the same formula), packed matrices equal ea_pack_linear_weights,
+// here from the same formula), packed matrices equal ea_linear_pack_weights,
 // MHA plans from either file give the bits of the header's arrays; and every
 // kind of broken file is refused without a read outside it.
 #include <gtest/gtest.h>
@@ -143,9 +143,9 @@ TEST(WeightFile, PackedMatricesAreTheLibrarysPacking) {
     const int32_t n_out = static_cast<int32_t>(row_major.dims[0]);
     const int32_t n_in = static_cast<int32_t>(row_major.dims[1]);
     size_t floats = 0;
-    ASSERT_EQ(ea_packed_linear_size(n_out, n_in, &floats), EA_OK);
+    ASSERT_EQ(ea_linear_packed_size(n_out, n_in, &floats), EA_OK);
     std::vector<float> ours(floats, -1.0f);
-    ASSERT_EQ(ea_pack_linear_weights(static_cast<const float*>(row_major.data), n_out, n_in,
+    ASSERT_EQ(ea_linear_pack_weights(static_cast<const float*>(row_major.data), n_out, n_in,
                                      ours.data(), floats),
               EA_OK);
     ASSERT_EQ(packed.bytes, floats * sizeof(float));
@@ -170,7 +170,7 @@ TEST(WeightFile, MhaPlansFromEveryFormatGiveTheSameBits) {
     c.dtype = EA_DTYPE_F32;
     c.max_tokens = n;
     c.d_model = kDModel;
-    c.heads = kHeads;
+    c.n_heads = kHeads;
     c.mask = EA_MASK_CAUSAL;
     c.position = EA_POSITION_NONE;
     c.weights_layout = layout;
@@ -180,18 +180,19 @@ TEST(WeightFile, MhaPlansFromEveryFormatGiveTheSameBits) {
     ea_arena arena{};
     ea_arena_init(&arena, storage.data(), bytes);
     ea_mha_plan plan{};
-    EXPECT_EQ(ea_mha_plan_init(&plan, &c, &weights, &arena), EA_OK);
+    EXPECT_EQ(ea_mha_init(&plan, &c, &weights, &arena), EA_OK);
     std::vector<float> y(x.size(), NAN);
     EXPECT_EQ(ea_mha_run(&plan, x.data(), n, n, y.data(), nullptr), EA_OK);
     return y;
   };
   ea_mha_weights from_st{}, from_blob{};
   ea_weights_layout st_layout = EA_WEIGHTS_PACKED, blob_layout = EA_WEIGHTS_ROW_MAJOR;
-  ASSERT_EQ(ea_weight_file_mha(&st_file, "attn.", kDModel, kHeads, kHeads, &from_st, &st_layout),
-            EA_OK);
   ASSERT_EQ(
-      ea_weight_file_mha(&blob_file, "attn.", kDModel, kHeads, kHeads, &from_blob, &blob_layout),
+      ea_weight_file_find_mha(&st_file, "attn.", kDModel, kHeads, kHeads, &from_st, &st_layout),
       EA_OK);
+  ASSERT_EQ(ea_weight_file_find_mha(&blob_file, "attn.", kDModel, kHeads, kHeads, &from_blob,
+                                    &blob_layout),
+            EA_OK);
   EXPECT_EQ(st_layout, EA_WEIGHTS_ROW_MAJOR);
   EXPECT_EQ(blob_layout, EA_WEIGHTS_PACKED);
   const ea_mha_weights from_header{sample_attn_in_proj_weight, sample_attn_in_proj_bias,
@@ -203,14 +204,14 @@ TEST(WeightFile, MhaPlansFromEveryFormatGiveTheSameBits) {
   // Shapes that are not the plan's, and a prefix without the module.
   ea_mha_weights untouched{};
   ea_weights_layout layout = EA_WEIGHTS_ROW_MAJOR;
-  EXPECT_EQ(ea_weight_file_mha(&blob_file, "attn.", kDModel, kHeads, 2, &untouched, &layout),
+  EXPECT_EQ(ea_weight_file_find_mha(&blob_file, "attn.", kDModel, kHeads, 2, &untouched, &layout),
             EA_ERR_BAD_DIMENSION);
-  EXPECT_EQ(ea_weight_file_mha(&blob_file, "attn.", 80, kHeads, kHeads, &untouched, &layout),
+  EXPECT_EQ(ea_weight_file_find_mha(&blob_file, "attn.", 80, kHeads, kHeads, &untouched, &layout),
             EA_ERR_BAD_DIMENSION);
   EXPECT_EQ(
-      ea_weight_file_mha(&blob_file, "decoder.", kDModel, kHeads, kHeads, &untouched, &layout),
+      ea_weight_file_find_mha(&blob_file, "decoder.", kDModel, kHeads, kHeads, &untouched, &layout),
       EA_ERR_NOT_FOUND);
-  EXPECT_EQ(ea_weight_file_mha(&blob_file, "attn.", kDModel, 3, 3, &untouched, &layout),
+  EXPECT_EQ(ea_weight_file_find_mha(&blob_file, "attn.", kDModel, 3, 3, &untouched, &layout),
             EA_ERR_HEADS_MISMATCH);
   EXPECT_EQ(untouched.in_proj_weight, nullptr);
   EXPECT_EQ(layout, EA_WEIGHTS_ROW_MAJOR);
@@ -846,7 +847,7 @@ TEST(WeightFile, BlobEmptyTensorsAreLegalInAnyDimOrder) {
   EXPECT_EQ(OpenStatus(huge), EA_ERR_BAD_FILE);
 }
 
-// ea_weight_file_mha's statuses in the header's order, each at its edge;
+// ea_weight_file_find_mha's statuses in the header's order, each at its edge;
 // *weights and *layout untouched by every refusal.
 TEST(WeightFile, MhaStatusesInTheirOrder) {
   const int d = 8, heads = 4;
@@ -865,7 +866,7 @@ TEST(WeightFile, MhaStatusesInTheirOrder) {
     ea_weight_file file{};
     EXPECT_EQ(ea_weight_file_open(&file, blob.data(), blob.size()), EA_OK);
     const ea_status status =
-        ea_weight_file_mha(&file, prefix, d_model, n_heads, n_kv, &weights, &layout);
+        ea_weight_file_find_mha(&file, prefix, d_model, n_heads, n_kv, &weights, &layout);
     if (status != EA_OK) {
       EXPECT_EQ(memcmp(&weights, &weights_before, sizeof(weights)), 0);
       EXPECT_EQ(layout, 5);
@@ -898,9 +899,9 @@ TEST(WeightFile, MhaStatusesInTheirOrder) {
   EXPECT_EQ(run(full, "", d, heads, 2), EA_ERR_BAD_DIMENSION);  // GQA wants 2 d rows
   {
     const ea_weight_file never{};
-    EXPECT_EQ(ea_weight_file_mha(&never, "", d, heads, heads, &weights, &layout),
+    EXPECT_EQ(ea_weight_file_find_mha(&never, "", d, heads, heads, &weights, &layout),
               EA_ERR_BAD_ARGUMENT);
-    EXPECT_EQ(ea_weight_file_mha(nullptr, "", d, heads, heads, &weights, &layout),
+    EXPECT_EQ(ea_weight_file_find_mha(nullptr, "", d, heads, heads, &weights, &layout),
               EA_ERR_NULL_POINTER);
   }
   // Accepted: GQA shapes, absent biases, both matrices packed; a prefix.
@@ -909,7 +910,7 @@ TEST(WeightFile, MhaStatusesInTheirOrder) {
   const AlignedBytes blob = Blob(rows);
   ea_weight_file file{};
   ASSERT_EQ(ea_weight_file_open(&file, blob.data(), blob.size()), EA_OK);
-  ASSERT_EQ(ea_weight_file_mha(&file, "l.", d, heads, 2, &weights, &layout), EA_OK);
+  ASSERT_EQ(ea_weight_file_find_mha(&file, "l.", d, heads, 2, &weights, &layout), EA_OK);
   EXPECT_EQ(layout, EA_WEIGHTS_PACKED);
   EXPECT_EQ(weights.in_proj_bias, nullptr);
   EXPECT_EQ(weights.out_proj_bias, nullptr);

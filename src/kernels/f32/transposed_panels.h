@@ -5,7 +5,7 @@
 // p*64 .. p*64+63 as n_cols rows of 64 floats, so a kernel loads whole vectors
 // of consecutive rows for one column t. Rows past n_rows are zero.
 // Keys are packed once per call (O(n_kv * d_k)), weights once per plan or
-// ahead of time (ea_pack_linear_weights, edgeattn::PackLinearWeights), never
+// ahead of time (ea_linear_pack_weights, edgeattn::PackLinearWeights), never
 // per tile. The packing itself is edgeattn/packed_weights.hpp's PackPanels.
 #ifndef EDGEATTN_SRC_KERNELS_F32_TRANSPOSED_PANELS_H_
 #define EDGEATTN_SRC_KERNELS_F32_TRANSPOSED_PANELS_H_

@@ -1,7 +1,6 @@
 // C entry points of the general Attention(Q, K, V) operation.
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
-#include "ops/attention/attention_quant_api.h"
 #include "ops/attention_core.h"
 #include "runtime/arena.h"
 #include "runtime/simd_target_cap.h"
@@ -13,22 +12,21 @@ extern "C" {
 
 ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
-  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) {
-    return edgeattn::AttentionQuantArenaSize(*config, bytes);
-  }
+  // Fixed-point configs: ea_attention_quant_arena_size.
+  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   const ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status != EA_OK) return status;
   return edgeattn::ToSize(
       AttentionArenaBytes(config->n_kv, config->d_k, config->parallel.max_workers), bytes);
 }
 
-ea_status ea_attention_plan_init(ea_attention_plan* plan, const ea_attention_config* config,
-                                 ea_arena* arena) {
+ea_status ea_attention_init(ea_attention_plan* plan, const ea_attention_config* config,
+                            ea_arena* arena) {
   if (plan == nullptr) return EA_ERR_NULL_POINTER;
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  // Fixed-point plans: ea_attention_quant_plan_init.
+  // Fixed-point plans: ea_attention_quant_init.
   if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status == EA_OK) {

@@ -6,7 +6,6 @@
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
 #include "kernels/int/softmax_s16.h"
-#include "ops/attention/attention_quant_api.h"
 #include "ops/quant_attention_core.h"
 #include "runtime/arena.h"
 #include "runtime/parallel_for.h"
@@ -22,6 +21,8 @@ float Beta(const ea_attention_config& c) { return c.scale != 0.0f ? c.scale : In
 
 // Validates c and gives its integers: the caller's, or derived from its scales.
 ea_status Validate(const ea_attention_config& c, ea_attention_quant_params* params) {
+  // F32 (and any value that is no dtype) plans with ea_attention_init.
+  if (c.dtype != EA_DTYPE_INT8 && c.dtype != EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   ea_status status = CheckPositive(c.n_q, c.n_kv, c.d_k, c.d_v);
   if (status == EA_OK) status = CheckElements(c.n_q, c.d_k);
   if (status == EA_OK) status = CheckElements(c.n_q, c.d_v);
@@ -90,29 +91,26 @@ ea_status CheckedRun(const ea_attention_quant_plan* plan, ea_dtype dtype, const 
 
 }  // namespace
 
-ea_status AttentionQuantArenaSize(const ea_attention_config& config, size_t* bytes) {
-  ea_attention_quant_params params{};
-  const ea_status status = Validate(config, &params);
-  if (status != EA_OK) return status;
-  return ToSize(ArenaBytes(config), bytes);
-}
-
 }  // namespace edgeattn
 
 extern "C" {
 
-ea_status ea_attention_quant_plan_init(ea_attention_quant_plan* plan,
-                                       const ea_attention_config* config, ea_arena* arena) {
+ea_status ea_attention_quant_arena_size(const ea_attention_config* config, size_t* bytes) {
+  if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  ea_attention_quant_params params{};
+  const ea_status status = edgeattn::Validate(*config, &params);
+  if (status != EA_OK) return status;
+  return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);
+}
+
+ea_status ea_attention_quant_init(ea_attention_quant_plan* plan, const ea_attention_config* config,
+                                  ea_arena* arena) {
   using edgeattn::ArenaBytes;
   if (plan == nullptr) return EA_ERR_NULL_POINTER;
   plan->ready = 0;
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
   const ea_attention_config& c = *config;
-  if (c.dtype != EA_DTYPE_INT8 && c.dtype != EA_DTYPE_INT16) {
-    return edgeattn::CheckDtype(c.dtype) == EA_OK ? EA_ERR_BAD_ARGUMENT
-                                                  : edgeattn::CheckDtype(c.dtype);
-  }
   ea_attention_quant_params params{};
   ea_status status = edgeattn::Validate(c, &params);
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, ArenaBytes(c));
@@ -127,14 +125,15 @@ ea_status ea_attention_quant_plan_init(ea_attention_quant_plan* plan,
   return EA_OK;
 }
 
-ea_status ea_attention_run_s8(const ea_attention_quant_plan* plan, const int8_t* q, const int8_t* k,
-                              const int8_t* v, int8_t* out, int8_t* attn_weights) {
+ea_status ea_attention_quant_run_s8(const ea_attention_quant_plan* plan, const int8_t* q,
+                                    const int8_t* k, const int8_t* v, int8_t* out,
+                                    int8_t* attn_weights) {
   return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, q, k, v, out, attn_weights);
 }
 
-ea_status ea_attention_run_s16(const ea_attention_quant_plan* plan, const int16_t* q,
-                               const int16_t* k, const int16_t* v, int16_t* out,
-                               int16_t* attn_weights) {
+ea_status ea_attention_quant_run_s16(const ea_attention_quant_plan* plan, const int16_t* q,
+                                     const int16_t* k, const int16_t* v, int16_t* out,
+                                     int16_t* attn_weights) {
   return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, q, k, v, out, attn_weights);
 }
 

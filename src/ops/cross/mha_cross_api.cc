@@ -1,4 +1,4 @@
-// C entry points of MHA cross-attention (edgeattn/mha_decode.h):
+// C entry points of MHA cross-attention (edgeattn/decoder.h):
 // nn.MultiheadAttention(x, memory, memory) with the memory's keys and values
 // projected once into a KV cache. set_memory runs the memory through the
 // in_proj panels of W_K and W_V only (from the panel holding W_K's first row,
@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "edgeattn/arena_sizes.hpp"
-#include "edgeattn/mha_decode.h"
+#include "edgeattn/cross.h"
 #include "kernels/f32/f32_kernels.h"
 #include "kv_cache/row_slices.h"
 #include "ops/model_input.h"
@@ -19,7 +19,7 @@
 namespace edgeattn {
 namespace {
 
-ea_kv_cache_config CacheConfig(const ea_mha_cross_config& c) {
+ea_kv_cache_config CacheConfig(const ea_cross_config& c) {
   ea_kv_cache_config cache{};
   cache.capacity = c.max_memory;
   cache.n_heads = c.n_heads;
@@ -33,7 +33,7 @@ ea_kv_cache_config CacheConfig(const ea_mha_cross_config& c) {
   return cache;
 }
 
-ea_status Validate(const ea_mha_cross_config& c) {
+ea_status Validate(const ea_cross_config& c) {
   ea_status status = CheckPositive(c.d_model, c.n_heads, c.max_memory, c.max_queries);
   if (status != EA_OK) return status;
   if (c.d_model % c.n_heads != 0) return EA_ERR_HEADS_MISMATCH;
@@ -46,7 +46,7 @@ ea_status Validate(const ea_mha_cross_config& c) {
   // The cache's rules (the storage, its size; no window, so max_queries and
   // max_memory are independent, as nn.MultiheadAttention's lengths are).
   if (status == EA_OK) status = ea_kv_cache_arena_size(&cache, &bytes);
-  if (status == EA_OK) status = ToSize(MhaCrossArenaBytes(c), &bytes);
+  if (status == EA_OK) status = ToSize(CrossArenaBytes(c), &bytes);
   return status;
 }
 
@@ -54,7 +54,7 @@ constexpr size_t kKeptCount = 4;
 struct Kept {
   Extent extents[kKeptCount];
 };
-Kept KeptExtents(const ea_mha_cross_config& c, const ea_mha_weights& w) {
+Kept KeptExtents(const ea_cross_config& c, const ea_mha_weights& w) {
   Kept kept{};
   kept.extents[0] =
       Extent{w.in_proj_weight, WeightMatrixBytes(3 * c.d_model, c.d_model, c.weights_layout)};
@@ -66,8 +66,8 @@ Kept KeptExtents(const ea_mha_cross_config& c, const ea_mha_weights& w) {
 }
 
 // Memory rows [first, first + rows) projected to K and V and appended.
-void AppendMemoryChunk(ea_mha_cross* cross, const float* memory, int32_t rows) {
-  const ea_mha_cross_config& c = cross->config;
+void AppendMemoryChunk(ea_cross* cross, const float* memory, int32_t rows) {
+  const ea_cross_config& c = cross->config;
   const size_t e = static_cast<size_t>(c.d_model);
   // Panel p of the packed in_proj holds output rows [64 p, 64 p + 64).
   const size_t first_panel = e / kKeyBlock;
@@ -88,15 +88,15 @@ void AppendMemoryChunk(ea_mha_cross* cross, const float* memory, int32_t rows) {
 
 extern "C" {
 
-ea_status ea_mha_cross_arena_size(const ea_mha_cross_config* config, size_t* bytes) {
+ea_status ea_cross_arena_size(const ea_cross_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
   const ea_status status = edgeattn::Validate(*config);
   if (status != EA_OK) return status;
-  return edgeattn::ToSize(edgeattn::MhaCrossArenaBytes(*config), bytes);
+  return edgeattn::ToSize(edgeattn::CrossArenaBytes(*config), bytes);
 }
 
-ea_status ea_mha_cross_init(ea_mha_cross* cross, const ea_mha_cross_config* config,
-                            const ea_mha_weights* weights, ea_arena* arena) {
+ea_status ea_cross_init(ea_cross* cross, const ea_cross_config* config,
+                        const ea_mha_weights* weights, ea_arena* arena) {
   if (cross == nullptr) return EA_ERR_NULL_POINTER;
   cross->ready = 0;  // a failed re-init must not leave the old plan usable
   edgeattn::ApplySimdTargetCap();
@@ -104,10 +104,10 @@ ea_status ea_mha_cross_init(ea_mha_cross* cross, const ea_mha_cross_config* conf
   if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
     return EA_ERR_NULL_POINTER;
   }
-  const ea_mha_cross_config& c = *config;
+  const ea_cross_config& c = *config;
   // Validate before any arithmetic on the config (n_heads 0 divides by it).
   ea_status status = edgeattn::Validate(c);
-  const uint64_t bytes = status == EA_OK ? edgeattn::MhaCrossArenaBytes(c) : 0;
+  const uint64_t bytes = status == EA_OK ? edgeattn::CrossArenaBytes(c) : 0;
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, bytes);
   const edgeattn::Extent carve =
       status == EA_OK ? edgeattn::NextCarve(*arena, bytes) : edgeattn::Extent{nullptr, 0};
@@ -140,10 +140,10 @@ ea_status ea_mha_cross_init(ea_mha_cross* cross, const ea_mha_cross_config* conf
   return EA_OK;
 }
 
-ea_status ea_mha_cross_set_memory(ea_mha_cross* cross, const float* memory, int32_t n_memory) {
+ea_status ea_cross_set_memory(ea_cross* cross, const float* memory, int32_t n_memory) {
   if (cross == nullptr || memory == nullptr) return EA_ERR_NULL_POINTER;
   if (cross->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
-  const ea_mha_cross_config& c = cross->config;
+  const ea_cross_config& c = cross->config;
   if (n_memory <= 0 || n_memory > c.max_memory) return EA_ERR_BAD_DIMENSION;
   const edgeattn::Extent carve{cross->carve, cross->carve_bytes};
   const edgeattn::Extent input{memory, edgeattn::FloatBytes(int64_t{n_memory} * c.d_model)};
@@ -162,10 +162,10 @@ ea_status ea_mha_cross_set_memory(ea_mha_cross* cross, const float* memory, int3
   return EA_OK;
 }
 
-ea_status ea_mha_cross_run(ea_mha_cross* cross, const float* x, int32_t n_queries, float* y) {
+ea_status ea_cross_run(ea_cross* cross, const float* x, int32_t n_queries, float* y) {
   if (cross == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
   if (cross->ready != EA_PLAN_READY || cross->cache.length == 0) return EA_ERR_BAD_ARGUMENT;
-  const ea_mha_cross_config& c = cross->config;
+  const ea_cross_config& c = cross->config;
   if (n_queries <= 0 || n_queries > c.max_queries) return EA_ERR_BAD_DIMENSION;
   const size_t io_bytes = edgeattn::FloatBytes(int64_t{n_queries} * c.d_model);
   const edgeattn::Kept kept = edgeattn::KeptExtents(c, cross->weights);

@@ -1,4 +1,4 @@
-// C entry points of the MHA decoder (edgeattn/mha_decode.h): ea_mha_run's
+// C entry points of the MHA decoder (edgeattn/decoder.h): ea_mha_run's
 // layer one step at a time, keys and values kept in a KV cache. A step is
 // x + P -> one in_proj GEMM -> Q, K, V split into rows of heads -> RoPE ->
 // append -> causal attend -> out_proj.
@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "edgeattn/arena_sizes.hpp"
-#include "edgeattn/mha_decode.h"
+#include "edgeattn/decoder.h"
 #include "kernels/f32/f32_kernels.h"
 #include "kv_cache/row_slices.h"
 #include "ops/model_input.h"
@@ -17,20 +17,20 @@
 namespace edgeattn {
 namespace {
 
-int32_t HeadWidth(const ea_mha_decoder_config& c) { return c.d_model / c.n_heads; }
-int32_t KvWidth(const ea_mha_decoder_config& c) { return c.n_kv_heads * HeadWidth(c); }
+int32_t HeadWidth(const ea_decoder_config& c) { return c.d_model / c.n_heads; }
+int32_t KvWidth(const ea_decoder_config& c) { return c.n_kv_heads * HeadWidth(c); }
 // The in_proj rows: past int32 for d_model near INT32_MAX, so Validate checks
 // it in int64 (EA_MAX_ELEMENTS); everything after Validate uses QkvWidth.
-int64_t QkvWidth64(const ea_mha_decoder_config& c) { return c.d_model + 2 * int64_t{KvWidth(c)}; }
-int32_t QkvWidth(const ea_mha_decoder_config& c) { return static_cast<int32_t>(QkvWidth64(c)); }
+int64_t QkvWidth64(const ea_decoder_config& c) { return c.d_model + 2 * int64_t{KvWidth(c)}; }
+int32_t QkvWidth(const ea_decoder_config& c) { return static_cast<int32_t>(QkvWidth64(c)); }
 
-ea_kv_cache_config CacheConfig(const ea_mha_decoder_config& c) {
+ea_kv_cache_config CacheConfig(const ea_decoder_config& c) {
   ea_kv_cache_config cache{};
-  cache.capacity = DecoderCacheCapacity(c.max_positions, c.max_tokens, c.window);
+  cache.capacity = DecoderCacheCapacity(c.max_positions, c.max_step_tokens, c.window);
   cache.n_heads = c.n_heads;
   cache.n_kv_heads = c.n_kv_heads;
   cache.d_head = HeadWidth(c);
-  cache.max_queries = c.max_tokens;
+  cache.max_queries = c.max_step_tokens;
   cache.window = c.window;
   cache.storage = c.storage;
   cache.scale = 0.0f;
@@ -38,10 +38,10 @@ ea_kv_cache_config CacheConfig(const ea_mha_decoder_config& c) {
   return cache;
 }
 
-ea_status Validate(const ea_mha_decoder_config& c) {
+ea_status Validate(const ea_decoder_config& c) {
   ea_status status = CheckPositive(c.d_model, c.n_heads, c.n_kv_heads, c.max_positions);
   if (status != EA_OK) return status;
-  if (c.max_tokens <= 0 || c.window < 0) return EA_ERR_BAD_DIMENSION;
+  if (c.max_step_tokens <= 0 || c.window < 0) return EA_ERR_BAD_DIMENSION;
   if (c.d_model % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
   // Only the tables have max_positions rows: without them a stream (a
   // windowed ring's) may run past EA_MAX_ELEMENTS / d_model tokens.
@@ -59,16 +59,16 @@ ea_status Validate(const ea_mha_decoder_config& c) {
     if (status != EA_OK) return status;
   }
   // The cache's capacity in int64 first: it must fit an int32.
-  if (c.window > 0 && int64_t{c.window} + c.max_tokens - 1 > INT32_MAX) {
+  if (c.window > 0 && int64_t{c.window} + c.max_step_tokens - 1 > INT32_MAX) {
     return EA_ERR_DIMENSION_OVERFLOW;
   }
-  status = CheckElements(c.max_tokens, QkvWidth64(c));
+  status = CheckElements(c.max_step_tokens, QkvWidth64(c));
   if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, QkvWidth(c), c.d_model);
   // The cache's rules, then whether the whole layer's size fits a size_t.
   size_t cache_bytes = 0, layer_bytes = 0;
   const ea_kv_cache_config cache = CacheConfig(c);
   if (status == EA_OK) status = ea_kv_cache_arena_size(&cache, &cache_bytes);
-  if (status == EA_OK) status = ToSize(MhaDecoderArenaBytes(c), &layer_bytes);
+  if (status == EA_OK) status = ToSize(DecoderArenaBytes(c), &layer_bytes);
   return status;
 }
 
@@ -78,7 +78,7 @@ constexpr size_t kKeptCount = 7;
 struct Kept {
   Extent extents[kKeptCount];
 };
-Kept KeptExtents(const ea_mha_decoder_config& c, const ea_mha_weights& w, const float* table) {
+Kept KeptExtents(const ea_decoder_config& c, const ea_mha_weights& w, const float* table) {
   Kept kept{};
   kept.extents[0] =
       Extent{w.in_proj_weight, WeightMatrixBytes(QkvWidth(c), c.d_model, c.weights_layout)};
@@ -97,15 +97,15 @@ Kept KeptExtents(const ea_mha_decoder_config& c, const ea_mha_weights& w, const 
 
 extern "C" {
 
-ea_status ea_mha_decoder_arena_size(const ea_mha_decoder_config* config, size_t* bytes) {
+ea_status ea_decoder_arena_size(const ea_decoder_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
   const ea_status status = edgeattn::Validate(*config);
   if (status != EA_OK) return status;
-  return edgeattn::ToSize(edgeattn::MhaDecoderArenaBytes(*config), bytes);
+  return edgeattn::ToSize(edgeattn::DecoderArenaBytes(*config), bytes);
 }
 
-ea_status ea_mha_decoder_init(ea_mha_decoder* decoder, const ea_mha_decoder_config* config,
-                              const ea_mha_weights* weights, ea_arena* arena) {
+ea_status ea_decoder_init(ea_decoder* decoder, const ea_decoder_config* config,
+                          const ea_mha_weights* weights, ea_arena* arena) {
   if (decoder == nullptr) return EA_ERR_NULL_POINTER;
   decoder->ready = 0;  // a failed re-init must not leave the old plan usable
   edgeattn::ApplySimdTargetCap();
@@ -113,10 +113,10 @@ ea_status ea_mha_decoder_init(ea_mha_decoder* decoder, const ea_mha_decoder_conf
   if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
     return EA_ERR_NULL_POINTER;
   }
-  const ea_mha_decoder_config& c = *config;
+  const ea_decoder_config& c = *config;
   // Validate before any arithmetic on the config (n_heads 0 divides by it).
   ea_status status = edgeattn::Validate(c);
-  const uint64_t bytes = status == EA_OK ? edgeattn::MhaDecoderArenaBytes(c) : 0;
+  const uint64_t bytes = status == EA_OK ? edgeattn::DecoderArenaBytes(c) : 0;
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, bytes);
   const edgeattn::Extent carve =
       status == EA_OK ? edgeattn::NextCarve(*arena, bytes) : edgeattn::Extent{nullptr, 0};
@@ -130,7 +130,7 @@ ea_status ea_mha_decoder_init(ea_mha_decoder* decoder, const ea_mha_decoder_conf
   const size_t used_before = arena->used;
   decoder->config = c;
   decoder->weights = *weights;
-  const uint64_t tokens = static_cast<uint64_t>(c.max_tokens);
+  const uint64_t tokens = static_cast<uint64_t>(c.max_step_tokens);
   decoder->position_table = nullptr;
   decoder->x_positioned = nullptr;
   switch (edgeattn::StorageOf(c.position, c.position_table == nullptr)) {
@@ -168,17 +168,17 @@ ea_status ea_mha_decoder_init(ea_mha_decoder* decoder, const ea_mha_decoder_conf
   return EA_OK;
 }
 
-ea_status ea_mha_decoder_reset(ea_mha_decoder* decoder) {
+ea_status ea_decoder_reset(ea_decoder* decoder) {
   if (decoder == nullptr) return EA_ERR_NULL_POINTER;
   if (decoder->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
   return ea_kv_cache_reset(&decoder->cache);
 }
 
-ea_status ea_mha_decoder_step(ea_mha_decoder* decoder, const float* x, int32_t n_tokens, float* y) {
+ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens, float* y) {
   if (decoder == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
   if (decoder->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
-  const ea_mha_decoder_config& c = decoder->config;
-  if (n_tokens <= 0 || n_tokens > c.max_tokens) return EA_ERR_BAD_DIMENSION;
+  const ea_decoder_config& c = decoder->config;
+  if (n_tokens <= 0 || n_tokens > c.max_step_tokens) return EA_ERR_BAD_DIMENSION;
   const int64_t position = decoder->cache.length;
   if (position + n_tokens > c.max_positions) return EA_ERR_CACHE_FULL;
   const size_t io_bytes = edgeattn::FloatBytes(int64_t{n_tokens} * c.d_model);

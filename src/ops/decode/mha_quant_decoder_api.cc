@@ -1,5 +1,5 @@
-// C entry points of the fixed-point MHA decoder (edgeattn/mha_quant_decode.h):
-// ea_mha_run_s8 / _s16's causal layer one step at a time. A step's k is
+// C entry points of the fixed-point MHA decoder (edgeattn/decoder.h):
+// ea_mha_quant_run_s8 / _s16's causal layer one step at a time. A step's k is
 // projected straight into its cache rows and its v transposed into the
 // cache's V^T (on x86 both also added to each head's VNNI panels), so the
 // attention of its queries reads the cache in place, with the kernels and
@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "edgeattn/arena_sizes.hpp"
-#include "edgeattn/mha_quant_decode.h"
+#include "edgeattn/decoder.h"
 #include "kernels/int/int_kernels.h"
 #include "kernels/int/s16_panels.h"
 #include "kernels/int/s8_panels.h"
@@ -24,7 +24,7 @@
 namespace edgeattn {
 namespace {
 
-ea_status Validate(const ea_mha_quant_decoder_config& c) {
+ea_status Validate(const ea_decoder_quant_config& c) {
   ea_status status = ValidateMhaQuantConfig(c.layer);
   if (status != EA_OK) return status;
   if (c.layer.mask != EA_MASK_CAUSAL) return EA_ERR_BAD_ARGUMENT;
@@ -32,7 +32,7 @@ ea_status Validate(const ea_mha_quant_decoder_config& c) {
     return EA_ERR_BAD_DIMENSION;
   }
   size_t bytes = 0;
-  return ToSize(MhaQuantDecoderArenaBytes(c), &bytes);
+  return ToSize(DecoderQuantArenaBytes(c), &bytes);
 }
 
 void TransposeHead(const int8_t* v, size_t ld, int32_t rows, int32_t cols, int8_t* dst,
@@ -51,7 +51,7 @@ void AttendRows(const AttentionQArgs<int16_t>& a, void* scratch) {
 }
 
 // Where the parts of head h's cache in the dot-product panels start
-// (MhaQuantDecoderHeadPanelBytes; packed for max_tokens keys): the one
+// (DecoderQuantHeadPanelBytes; packed for max_tokens keys): the one
 // place that knows the layout, for the stores and the attention alike.
 // int8: K + 128, its per-key terms q_offset * sum_t k, and V.
 struct S8HeadPanels {
@@ -69,23 +69,23 @@ struct S16HeadPanels {
 template <typename T>
 using HeadPanels = std::conditional_t<sizeof(T) == 1, S8HeadPanels, S16HeadPanels>;
 
-uint8_t* HeadPanelRegion(const ea_mha_quant_decoder& d, int32_t h) {
+uint8_t* HeadPanelRegion(const ea_decoder_quant& d, int32_t h) {
   const ea_mha_config& c = d.config.layer;
   return static_cast<uint8_t*>(d.head_panels) +
          static_cast<size_t>(h) *
-             MhaQuantDecoderHeadPanelBytes(c.max_tokens, c.d_model / c.heads, c.dtype);
+             DecoderQuantHeadPanelBytes(c.max_tokens, c.d_model / c.n_heads, c.dtype);
 }
-void PanelsOfHead(const ea_mha_quant_decoder& d, int32_t h, S8HeadPanels* p) {
+void PanelsOfHead(const ea_decoder_quant& d, int32_t h, S8HeadPanels* p) {
   const ea_mha_config& c = d.config.layer;
-  const int32_t d_k = c.d_model / c.heads;
+  const int32_t d_k = c.d_model / c.n_heads;
   uint8_t* region = HeadPanelRegion(d, h);
   p->keys = region;
   p->key_terms = S8PanelColumnSums(region, c.max_tokens, d_k);
   p->values = reinterpret_cast<int8_t*>(region + S8PanelRegionBytes(c.max_tokens, d_k));
 }
-void PanelsOfHead(const ea_mha_quant_decoder& d, int32_t h, S16HeadPanels* p) {
+void PanelsOfHead(const ea_decoder_quant& d, int32_t h, S16HeadPanels* p) {
   const ea_mha_config& c = d.config.layer;
-  const int32_t d_k = c.d_model / c.heads;
+  const int32_t d_k = c.d_model / c.n_heads;
   uint8_t* region = HeadPanelRegion(d, h);
   p->keys = reinterpret_cast<int16_t*>(region);
   p->key_high_bytes =
@@ -134,14 +134,14 @@ void ReadPanels(const S16HeadPanels& p, int32_t max_tokens, AttentionQArgs<int16
 
 // One step of n tokens at positions [p, p + n). Arguments are validated.
 template <typename T>
-void Step(const ea_mha_quant_decoder& d, const T* x, int32_t n, T* y) {
+void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
   const ea_mha_config& c = d.config.layer;
   const ea_mha_quant_params& p = d.params;
   const ea_mha_quant_weights& w = d.weights;
   const size_t e = static_cast<size_t>(c.d_model);
   const size_t position = static_cast<size_t>(d.length);
   const size_t positions = static_cast<size_t>(c.max_tokens);
-  const int32_t d_k = c.d_model / c.heads;
+  const int32_t d_k = c.d_model / c.n_heads;
   const T* input = x;
   if (d.position_table != nullptr) {
     T* positioned = static_cast<T*>(d.x_positioned);
@@ -163,7 +163,7 @@ void Step(const ea_mha_quant_decoder& d, const T* x, int32_t n, T* y) {
   project(0, p.q_proj, q);
   project(1, p.k_proj, keys + position * e);
   project(2, p.v_proj, v);
-  for (int32_t h = 0; h < c.heads; ++h) {
+  for (int32_t h = 0; h < c.n_heads; ++h) {
     const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
     TransposeHead(v + column, e, n, d_k, values_transposed + column * positions + position,
                   positions);
@@ -181,7 +181,7 @@ void Step(const ea_mha_quant_decoder& d, const T* x, int32_t n, T* y) {
   // The panels are written whatever the target, so that a later step on
   // AVX3_DL finds every key in them.
   const bool packed = d.head_panels != nullptr && UsesS8Panels();
-  for (int32_t h = 0; h < c.heads; ++h) {
+  for (int32_t h = 0; h < c.n_heads; ++h) {
     const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
     if (d.head_panels != nullptr) {
       HeadPanels<T> panels;
@@ -202,7 +202,7 @@ void Step(const ea_mha_quant_decoder& d, const T* x, int32_t n, T* y) {
 }
 
 template <typename T>
-ea_status CheckedStep(ea_mha_quant_decoder* decoder, ea_dtype dtype, const T* x, int32_t n_tokens,
+ea_status CheckedStep(ea_decoder_quant* decoder, ea_dtype dtype, const T* x, int32_t n_tokens,
                       T* y) {
   if (decoder == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
   if (decoder->ready != EA_PLAN_READY || decoder->config.layer.dtype != dtype) {
@@ -228,17 +228,15 @@ ea_status CheckedStep(ea_mha_quant_decoder* decoder, ea_dtype dtype, const T* x,
 
 extern "C" {
 
-ea_status ea_mha_quant_decoder_arena_size(const ea_mha_quant_decoder_config* config,
-                                          size_t* bytes) {
+ea_status ea_decoder_quant_arena_size(const ea_decoder_quant_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
   const ea_status status = edgeattn::Validate(*config);
   if (status != EA_OK) return status;
-  return edgeattn::ToSize(edgeattn::MhaQuantDecoderArenaBytes(*config), bytes);
+  return edgeattn::ToSize(edgeattn::DecoderQuantArenaBytes(*config), bytes);
 }
 
-ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
-                                    const ea_mha_quant_decoder_config* config,
-                                    const ea_mha_quant_weights* weights, ea_arena* arena) {
+ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quant_config* config,
+                                const ea_mha_quant_weights* weights, ea_arena* arena) {
   using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
   if (decoder == nullptr) return EA_ERR_NULL_POINTER;
   decoder->ready = 0;  // a failed re-init must not leave the old plan usable
@@ -249,7 +247,7 @@ ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
   }
   const ea_mha_config& c = config->layer;
   ea_status status = Validate(*config);
-  const uint64_t bytes = status == EA_OK ? MhaQuantDecoderArenaBytes(*config) : 0;
+  const uint64_t bytes = status == EA_OK ? DecoderQuantArenaBytes(*config) : 0;
   ea_mha_quant_params derived{};
   if (status == EA_OK) status = PrepareMhaQuantCarve(c, *weights, *arena, bytes, &derived);
   if (status != EA_OK) return status;
@@ -271,9 +269,9 @@ ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
   decoder->keys = CarveBytes(arena, stream);
   decoder->values_transposed = CarveBytes(arena, stream);
   decoder->head_panels =
-      kFixedPointPanels ? CarveBytes(arena, static_cast<uint64_t>(c.heads) *
-                                                MhaQuantDecoderHeadPanelBytes(
-                                                    c.max_tokens, c.d_model / c.heads, c.dtype))
+      kFixedPointPanels ? CarveBytes(arena, static_cast<uint64_t>(c.n_heads) *
+                                                DecoderQuantHeadPanelBytes(
+                                                    c.max_tokens, c.d_model / c.n_heads, c.dtype))
                         : nullptr;
   CarveMhaQuantPanels(arena, c, *weights, decoder->weight_panels);
   decoder->softmax_table = CarveSoftmaxS8Table(arena, c.dtype, decoder->params.softmax);
@@ -283,20 +281,20 @@ ea_status ea_mha_quant_decoder_init(ea_mha_quant_decoder* decoder,
   return EA_OK;
 }
 
-ea_status ea_mha_quant_decoder_reset(ea_mha_quant_decoder* decoder) {
+ea_status ea_decoder_quant_reset(ea_decoder_quant* decoder) {
   if (decoder == nullptr) return EA_ERR_NULL_POINTER;
   if (decoder->ready != EA_PLAN_READY) return EA_ERR_BAD_ARGUMENT;
   decoder->length = 0;
   return EA_OK;
 }
 
-ea_status ea_mha_quant_decoder_step_s8(ea_mha_quant_decoder* decoder, const int8_t* x,
-                                       int32_t n_tokens, int8_t* y) {
+ea_status ea_decoder_quant_step_s8(ea_decoder_quant* decoder, const int8_t* x, int32_t n_tokens,
+                                   int8_t* y) {
   return edgeattn::CheckedStep(decoder, EA_DTYPE_INT8, x, n_tokens, y);
 }
 
-ea_status ea_mha_quant_decoder_step_s16(ea_mha_quant_decoder* decoder, const int16_t* x,
-                                        int32_t n_tokens, int16_t* y) {
+ea_status ea_decoder_quant_step_s16(ea_decoder_quant* decoder, const int16_t* x, int32_t n_tokens,
+                                    int16_t* y) {
   return edgeattn::CheckedStep(decoder, EA_DTYPE_INT16, x, n_tokens, y);
 }
 

@@ -18,7 +18,7 @@ ea_attention_config CoreConfig(const ea_mha_config& c) {
   core.dtype = c.dtype;
   core.n_q = c.max_tokens;
   core.n_kv = c.max_tokens;
-  core.d_k = c.d_model / c.heads;
+  core.d_k = c.d_model / c.n_heads;
   core.d_v = core.d_k;
   core.mask = c.mask;
   core.scale = 0.0f;
@@ -27,11 +27,11 @@ ea_attention_config CoreConfig(const ea_mha_config& c) {
 }
 
 ea_status Validate(const ea_mha_config& c) {
-  // Fixed-point plans take int8 weights: ea_mha_quant_plan_init.
+  // Fixed-point plans take int8 weights: ea_mha_quant_init.
   if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   ea_status status = CheckDtype(c.dtype);
-  if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.heads, 1);
-  if (status == EA_OK && c.d_model % c.heads != 0) status = EA_ERR_HEADS_MISMATCH;
+  if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.n_heads, 1);
+  if (status == EA_OK && c.d_model % c.n_heads != 0) status = EA_ERR_HEADS_MISMATCH;
   if (status == EA_OK)
     status = ValidateModelInput(c.max_tokens, c.d_model, c.position, c.position_table);
   if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, 3 * c.d_model, c.d_model);
@@ -40,7 +40,7 @@ ea_status Validate(const ea_mha_config& c) {
 }
 
 uint64_t ArenaBytes(const ea_mha_config& c) {
-  return MhaArenaBytes(c.max_tokens, c.d_model, c.heads,
+  return MhaArenaBytes(c.max_tokens, c.d_model, c.n_heads,
                        StorageOf(c.position, c.position_table == nullptr), c.weights_layout,
                        c.parallel.max_workers);
 }
@@ -66,7 +66,7 @@ Kept KeptExtents(const ea_mha_config& c, const ea_mha_weights& w, const float* t
 
 // Heads whose packed keys the plan's attention core holds (MhaPackedHeads).
 int32_t PackedHeads(const ea_mha_config& c) {
-  return MhaPackedHeads(c.heads, c.parallel.max_workers);
+  return MhaPackedHeads(c.n_heads, c.parallel.max_workers);
 }
 
 }  // namespace
@@ -76,16 +76,13 @@ extern "C" {
 
 ea_status ea_mha_arena_size(const ea_mha_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
-  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) {
-    return edgeattn::MhaQuantArenaSize(*config, bytes);
-  }
   const ea_status status = edgeattn::Validate(*config);
   if (status != EA_OK) return status;
   return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);
 }
 
-ea_status ea_mha_plan_init(ea_mha_plan* plan, const ea_mha_config* config,
-                           const ea_mha_weights* weights, ea_arena* arena) {
+ea_status ea_mha_init(ea_mha_plan* plan, const ea_mha_config* config, const ea_mha_weights* weights,
+                      ea_arena* arena) {
   if (plan == nullptr) return EA_ERR_NULL_POINTER;
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
   edgeattn::ApplySimdTargetCap();
@@ -127,7 +124,7 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
   ea_status status =
       edgeattn::CheckModelRun(plan->ready, n_tokens, plan->config.max_tokens, n_valid_keys, y,
-                              plan->config.d_model, attn_weights, plan->config.heads);
+                              plan->config.d_model, attn_weights, plan->config.n_heads);
   const ea_mha_config& c = plan->config;
   const ea_mha_weights& w = plan->weights;
   if (status == EA_OK) {
@@ -137,7 +134,7 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
     const edgeattn::Kept kept = edgeattn::KeptExtents(c, w, plan->position_table);
     status = edgeattn::CheckModelRunMemory(
         {x, FloatBytes(n * e)}, {y, FloatBytes(n * e)},
-        {attn_weights, attn_weights != nullptr ? FloatBytes(c.heads * n * n) : 0}, kept.extents,
+        {attn_weights, attn_weights != nullptr ? FloatBytes(c.n_heads * n * n) : 0}, kept.extents,
         edgeattn::kKeptCount,
         edgeattn::PlanCarveEndingWith(plan->core, edgeattn::ArenaBytes(c),
                                       edgeattn::PackedHeads(c)));
@@ -153,12 +150,12 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
   bool ok =
       edgeattn::LinearF32Tasks(c.parallel, input, e, n_tokens, c.d_model, plan->packed_in_proj,
                                w.in_proj_bias, 3 * c.d_model, plan->qkv, ld_qkv);
-  const size_t d_k = e / static_cast<size_t>(c.heads);
+  const size_t d_k = e / static_cast<size_t>(c.n_heads);
   const edgeattn::CoreOperands head0{plan->qkv,         ld_qkv, plan->qkv + e,      ld_qkv,
                                      plan->qkv + 2 * e, ld_qkv, plan->heads_concat, e,
                                      attn_weights};
   const size_t head_weights = static_cast<size_t>(n_tokens) * static_cast<size_t>(n_tokens);
-  ok = edgeattn::RunAttentionHeads(plan->core, edgeattn::PackedHeads(c), c.heads, n_tokens,
+  ok = edgeattn::RunAttentionHeads(plan->core, edgeattn::PackedHeads(c), c.n_heads, n_tokens,
                                    n_tokens, n_valid_keys, head0,
                                    {d_k, d_k, d_k, d_k, head_weights}) == EA_OK &&
        ok;

@@ -20,7 +20,7 @@ namespace {
 bool IsFixedPoint(ea_dtype dtype) { return dtype == EA_DTYPE_INT8 || dtype == EA_DTYPE_INT16; }
 
 uint64_t ArenaBytes(const ea_mha_config& c) {
-  return MhaQuantArenaBytes(c.max_tokens, c.d_model, c.heads, c.dtype, MhaQuantPositions(c),
+  return MhaQuantArenaBytes(c.max_tokens, c.d_model, c.n_heads, c.dtype, MhaQuantPositions(c),
                             c.parallel.max_workers);
 }
 
@@ -46,8 +46,8 @@ void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_para
 ea_status ValidateMhaQuantConfig(const ea_mha_config& c) {
   if (!IsFixedPoint(c.dtype))
     return c.dtype == EA_DTYPE_F32 ? EA_ERR_BAD_ARGUMENT : CheckDtype(c.dtype);
-  ea_status status = CheckPositive(c.max_tokens, c.d_model, c.heads, 1);
-  if (status == EA_OK && c.d_model % c.heads != 0) status = EA_ERR_HEADS_MISMATCH;
+  ea_status status = CheckPositive(c.max_tokens, c.d_model, c.n_heads, 1);
+  if (status == EA_OK && c.d_model % c.n_heads != 0) status = EA_ERR_HEADS_MISMATCH;
   if (status == EA_OK) status = CheckElements(c.max_tokens, c.d_model);
   if (status == EA_OK) status = CheckElements(3 * int64_t{c.d_model}, c.d_model);
   if (status == EA_OK && c.max_tokens > kMaxFixedPointKeys) status = EA_ERR_DIMENSION_OVERFLOW;
@@ -142,7 +142,7 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* att
   const ea_mha_quant_params& p = plan.params;
   const ea_mha_quant_weights& w = plan.weights;
   const size_t e = static_cast<size_t>(c.d_model);
-  const int32_t d_k = c.d_model / c.heads;
+  const int32_t d_k = c.d_model / c.n_heads;
   const T* input = x;
   if (plan.position_table != nullptr) {
     // ADD(x_emb, P) into y: W_O writes y only after the last head, and y is
@@ -176,7 +176,7 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* att
   head.ld_k = static_cast<size_t>(projected_columns);
   head.ld_out = e;
   head.ld_probs = static_cast<size_t>(n);
-  for (int32_t h = 0; h < c.heads; ++h) {
+  for (int32_t h = 0; h < c.n_heads; ++h) {
     const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
     const size_t in_projected = kMhaQuantHeadByHead ? 0 : column;
     if (kMhaQuantHeadByHead) ok = project(h * d_k) && ok;
@@ -205,12 +205,12 @@ ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, 
   const ea_mha_config& c = plan->config;
   if (n_tokens <= 0 || n_tokens > c.max_tokens) return EA_ERR_BAD_DIMENSION;
   if (attn_weights != nullptr &&
-      int64_t{c.heads} * n_tokens * n_tokens > static_cast<int64_t>(EA_MAX_ELEMENTS)) {
+      int64_t{c.n_heads} * n_tokens * n_tokens > static_cast<int64_t>(EA_MAX_ELEMENTS)) {
     return EA_ERR_DIMENSION_OVERFLOW;
   }
   const size_t n = static_cast<size_t>(n_tokens);
   const size_t activation_bytes = n * static_cast<size_t>(c.d_model) * sizeof(T);
-  const size_t weight_bytes = static_cast<size_t>(c.heads) * n * n * sizeof(T);
+  const size_t weight_bytes = static_cast<size_t>(c.n_heads) * n * n * sizeof(T);
   const Extent y_extent{y, activation_bytes};
   const Extent weights_extent{attn_weights, attn_weights != nullptr ? weight_bytes : 0};
   const MhaQuantKept kept = MhaQuantKeptExtents(c, plan->weights, plan->position_table);
@@ -232,15 +232,16 @@ ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, 
 
 }  // namespace
 
-ea_status MhaQuantArenaSize(const ea_mha_config& config, size_t* bytes) {
-  const ea_status status = ValidateMhaQuantConfig(config);
-  if (status != EA_OK) return status;
-  return ToSize(ArenaBytes(config), bytes);
-}
-
 }  // namespace edgeattn
 
 extern "C" {
+
+ea_status ea_mha_quant_arena_size(const ea_mha_config* config, size_t* bytes) {
+  if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  const ea_status status = edgeattn::ValidateMhaQuantConfig(*config);
+  if (status != EA_OK) return status;
+  return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);
+}
 
 ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* params,
                               int32_t* channel_ints, size_t channel_int_count) {
@@ -248,8 +249,8 @@ ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* 
   if (!edgeattn::IsFixedPoint(config->dtype))
     return edgeattn::CheckDtype(config->dtype) == EA_OK ? EA_ERR_BAD_ARGUMENT
                                                         : edgeattn::CheckDtype(config->dtype);
-  ea_status status = edgeattn::CheckPositive(config->d_model, config->heads, 1, 1);
-  if (status == EA_OK && config->d_model % config->heads != 0) status = EA_ERR_HEADS_MISMATCH;
+  ea_status status = edgeattn::CheckPositive(config->d_model, config->n_heads, 1, 1);
+  if (status == EA_OK && config->d_model % config->n_heads != 0) status = EA_ERR_HEADS_MISMATCH;
   // The weights' element limit bounds d_model, and with it 8 * d_model.
   if (status == EA_OK)
     status = edgeattn::CheckElements(3 * int64_t{config->d_model}, config->d_model);
@@ -258,8 +259,8 @@ ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* 
   return edgeattn::DeriveMhaQuantParams(*config, params, channel_ints);
 }
 
-ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* config,
-                                 const ea_mha_quant_weights* weights, ea_arena* arena) {
+ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config,
+                            const ea_mha_quant_weights* weights, ea_arena* arena) {
   using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
   if (plan == nullptr) return EA_ERR_NULL_POINTER;
   plan->ready = 0;
@@ -283,8 +284,9 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
   plan->weights = *weights;
   CarveMhaQuantParams(arena, c, derived, &plan->params);
   plan->position_table = ResolveMhaQuantPositionTable(arena, c);
-  const int32_t d_k = c.d_model / c.heads;
-  const uint64_t projected = kMhaQuantHeadByHead ? tensor / static_cast<uint64_t>(c.heads) : tensor;
+  const int32_t d_k = c.d_model / c.n_heads;
+  const uint64_t projected =
+      kMhaQuantHeadByHead ? tensor / static_cast<uint64_t>(c.n_heads) : tensor;
   plan->q = CarveBytes(arena, projected);
   plan->k = CarveBytes(arena, projected);
   plan->v = CarveBytes(arena, projected);
@@ -296,13 +298,13 @@ ea_status ea_mha_quant_plan_init(ea_mha_quant_plan* plan, const ea_mha_config* c
   return EA_OK;
 }
 
-ea_status ea_mha_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens, int8_t* y,
-                        int8_t* attn_weights) {
+ea_status ea_mha_quant_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens,
+                              int8_t* y, int8_t* attn_weights) {
   return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, y, attn_weights);
 }
 
-ea_status ea_mha_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
-                         int16_t* y, int16_t* attn_weights) {
+ea_status ea_mha_quant_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
+                               int16_t* y, int16_t* attn_weights) {
   return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, y, attn_weights);
 }
 

@@ -1,7 +1,6 @@
-// What other entry points need from fixed-point MHA's: the arena size of a
-// fixed-point config (ea_mha_arena_size serves every dtype), and the
-// validation and carving steps the fixed-point decoder
-// (edgeattn/mha_quant_decode.h) shares with ea_mha_quant_plan_init.
+// What the fixed-point decoder needs from fixed-point MHA's entry points: the
+// validation and carving steps it
+// (edgeattn/decoder.h) shares with ea_mha_quant_init.
 #ifndef EDGEATTN_SRC_OPS_MHA_MHA_QUANT_API_H_
 #define EDGEATTN_SRC_OPS_MHA_MHA_QUANT_API_H_
 
@@ -14,10 +13,7 @@
 
 namespace edgeattn {
 
-// Validates a fixed-point MHA config and returns its arena bytes.
-ea_status MhaQuantArenaSize(const ea_mha_config& config, size_t* bytes);
-
-// ea_mha_quant_plan_init's rules for the config, and for the tensors it
+// ea_mha_quant_init's rules for the config, and for the tensors it
 // reads as void*: biases (aligned; int16 ones within TFLite's 2^47
 // accumulator domain) and the caller's position table (aligned).
 ea_status ValidateMhaQuantConfig(const ea_mha_config& config);

@@ -18,7 +18,7 @@ ea_status ValidateLinearShape(int32_t n_out, int32_t n_in) {
 
 extern "C" {
 
-ea_status ea_packed_linear_size(int32_t n_out, int32_t n_in, size_t* floats) {
+ea_status ea_linear_packed_size(int32_t n_out, int32_t n_in, size_t* floats) {
   if (floats == nullptr) return EA_ERR_NULL_POINTER;
   const ea_status status = edgeattn::ValidateLinearShape(n_out, n_in);
   if (status != EA_OK) return status;
@@ -26,7 +26,7 @@ ea_status ea_packed_linear_size(int32_t n_out, int32_t n_in, size_t* floats) {
   return EA_OK;
 }
 
-ea_status ea_pack_linear_weights(const float* w, int32_t n_out, int32_t n_in, float* packed,
+ea_status ea_linear_pack_weights(const float* w, int32_t n_out, int32_t n_in, float* packed,
                                  size_t packed_floats) {
   if (w == nullptr || packed == nullptr) return EA_ERR_NULL_POINTER;
   const ea_status status = edgeattn::ValidateLinearShape(n_out, n_in);

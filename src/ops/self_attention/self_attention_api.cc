@@ -4,7 +4,6 @@
 #include "kernels/f32/f32_kernels.h"
 #include "ops/attention_core.h"
 #include "ops/model_input.h"
-#include "ops/self_attention/self_attention_quant_api.h"
 #include "runtime/arena.h"
 #include "runtime/simd_target_cap.h"
 #include "runtime/validation.h"
@@ -27,7 +26,7 @@ ea_attention_config CoreConfig(const ea_self_attention_config& c) {
 }
 
 ea_status Validate(const ea_self_attention_config& c) {
-  // Fixed-point configs have their own plan (ea_self_attention_quant_plan_init).
+  // Fixed-point configs have their own plan (ea_self_attention_quant_init).
   if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   ea_status status = CheckDtype(c.dtype);
   if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.d_k, c.d_v);
@@ -71,17 +70,14 @@ extern "C" {
 
 ea_status ea_self_attention_arena_size(const ea_self_attention_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
-  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) {
-    return edgeattn::SelfAttentionQuantArenaSize(*config, bytes);
-  }
   const ea_status status = edgeattn::Validate(*config);
   if (status != EA_OK) return status;
   return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);
 }
 
-ea_status ea_self_attention_plan_init(ea_self_attention_plan* plan,
-                                      const ea_self_attention_config* config,
-                                      const ea_self_attention_weights* weights, ea_arena* arena) {
+ea_status ea_self_attention_init(ea_self_attention_plan* plan,
+                                 const ea_self_attention_config* config,
+                                 const ea_self_attention_weights* weights, ea_arena* arena) {
   if (plan == nullptr) return EA_ERR_NULL_POINTER;
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
   edgeattn::ApplySimdTargetCap();

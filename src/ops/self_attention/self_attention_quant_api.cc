@@ -2,7 +2,6 @@
 // ADD -> FULLY_CONNECTED (q, k, v) -> BATCH_MATMUL, SOFTMAX, BATCH_MATMUL,
 // the attention fused per query block (quant_attention_core.h). MHA's chain
 // for one head of its own widths, without the output projection.
-#include "ops/self_attention/self_attention_quant_api.h"
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
@@ -169,15 +168,17 @@ ea_status CheckedRun(const ea_self_attention_quant_plan* plan, ea_dtype dtype, c
 
 }  // namespace
 
-ea_status SelfAttentionQuantArenaSize(const ea_self_attention_config& config, size_t* bytes) {
-  const ea_status status = Validate(config);
-  if (status != EA_OK) return status;
-  return ToSize(ArenaBytes(config), bytes);
-}
-
 }  // namespace edgeattn
 
 extern "C" {
+
+ea_status ea_self_attention_quant_arena_size(const ea_self_attention_config* config,
+                                             size_t* bytes) {
+  if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
+  const ea_status status = edgeattn::Validate(*config);
+  if (status != EA_OK) return status;
+  return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);
+}
 
 ea_status ea_self_attention_quant_derive(const ea_self_attention_config* config,
                                          ea_self_attention_quant_params* params,
@@ -195,10 +196,10 @@ ea_status ea_self_attention_quant_derive(const ea_self_attention_config* config,
   return DeriveSelfAttentionQuantParams(*config, params, channel_ints);
 }
 
-ea_status ea_self_attention_quant_plan_init(ea_self_attention_quant_plan* plan,
-                                            const ea_self_attention_config* config,
-                                            const ea_self_attention_quant_weights* weights,
-                                            ea_arena* arena) {
+ea_status ea_self_attention_quant_init(ea_self_attention_quant_plan* plan,
+                                       const ea_self_attention_config* config,
+                                       const ea_self_attention_quant_weights* weights,
+                                       ea_arena* arena) {
   using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
   if (plan == nullptr) return EA_ERR_NULL_POINTER;
   plan->ready = 0;
@@ -265,13 +266,14 @@ ea_status ea_self_attention_quant_plan_init(ea_self_attention_quant_plan* plan,
   return EA_OK;
 }
 
-ea_status ea_self_attention_run_s8(const ea_self_attention_quant_plan* plan, const int8_t* x,
-                                   int32_t n_tokens, int8_t* y, int8_t* attn_weights) {
+ea_status ea_self_attention_quant_run_s8(const ea_self_attention_quant_plan* plan, const int8_t* x,
+                                         int32_t n_tokens, int8_t* y, int8_t* attn_weights) {
   return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, y, attn_weights);
 }
 
-ea_status ea_self_attention_run_s16(const ea_self_attention_quant_plan* plan, const int16_t* x,
-                                    int32_t n_tokens, int16_t* y, int16_t* attn_weights) {
+ea_status ea_self_attention_quant_run_s16(const ea_self_attention_quant_plan* plan,
+                                          const int16_t* x, int32_t n_tokens, int16_t* y,
+                                          int16_t* attn_weights) {
   return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, y, attn_weights);
 }
 

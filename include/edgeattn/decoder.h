@@ -1,0 +1,190 @@
+/* edgeattn decoder: the layer of ea_mha_run one step at a time, its keys
+ * and values kept in a KV cache (edgeattn/kv_cache.h) instead of recomputed.
+ *
+ * Decoder (self-attention, causal): each step takes the embeddings of the
+ * next n tokens and returns their outputs,
+ *
+ *   x' = x + P[position]          (absolute table: sinusoidal or learned)
+ *   q, k, v = x' W^T + b          (one packed in_proj)
+ *   rotate q, k at their positions (RoPE table, optional)
+ *   append k, v; o = attend q     (causal over every earlier token, window,
+ *                                  ALiBi, grouped-query heads)
+ *   y = o W_O^T + b_O
+ *
+ * so that a stream of steps gives, row for row, what one causal ea_mha_run
+ * over the whole sequence gives (within the float32 bound; the cache's
+ * storage rounds k and v as kv_cache.h says).
+ *
+ * Weights are ea_mha_weights in PyTorch's layout, row-major or packed
+ * (ea_linear_pack_weights of the whole matrix); with n_kv_heads < n_heads
+ * in_proj_weight has (n_heads + 2 n_kv_heads) d_head rows: W_Q, then W_K and
+ * W_V of n_kv_heads heads each. d_head = d_model / n_heads. Weights, biases
+ * and tables are referenced, not copied, and must stay unchanged.
+ *
+ * Memory: the _arena_size functions; plans carve everything at init. No heap.
+ * A plan is used by one thread at a time.
+ */
+#ifndef EDGEATTN_DECODER_H_
+#define EDGEATTN_DECODER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edgeattn/common.h"
+#include "edgeattn/kv_cache.h"
+#include "edgeattn/linear.h"
+#include "edgeattn/mha.h"
+#include "edgeattn/positions.h"
+#include "edgeattn/quant.h"
+#include "edgeattn/rope.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Dimensions > 0 (window >= 0). */
+typedef struct ea_decoder_config {
+  int32_t d_model;
+  int32_t n_heads;
+  int32_t n_kv_heads;      /* divides n_heads */
+  int32_t max_positions;   /* longest stream (tokens since reset); rows of the tables */
+  int32_t max_step_tokens; /* most tokens per step */
+  int32_t window;          /* 0: none; else as ea_kv_cache_config's */
+  ea_kv_storage storage;
+  ea_position position;        /* absolute positions added to x */
+  const float* position_table; /* [max_positions, d_model]; SINUSOIDAL: NULL fills one */
+  const float* rope_table;     /* NULL, or [max_positions, d_head] (ea_rope_table_fill) */
+  ea_rope_layout rope_layout;
+  const float* alibi_slopes; /* NULL, or n_heads slopes (ea_alibi_slopes_fill) */
+  ea_weights_layout weights_layout;
+} ea_decoder_config;
+
+/* Filled by ea_decoder_init; read `cache.length`, treat the rest as opaque. */
+typedef struct ea_decoder {
+  ea_decoder_config config;
+  ea_mha_weights weights;
+  const float* position_table; /* the caller's or the arena's, or NULL */
+  const float* packed_in_proj;
+  const float* packed_out_proj;
+  float* x_positioned; /* [max_step_tokens, d_model] or NULL */
+  float* qkv;          /* [max_step_tokens, (n_heads + 2 n_kv_heads) d_head] */
+  float* q;            /* [max_step_tokens, n_heads d_head] */
+  float* k;            /* [max_step_tokens, n_kv_heads d_head] */
+  float* v;
+  float* heads_out; /* [max_step_tokens, d_model] */
+  ea_kv_cache cache;
+  const void* carve; /* the plan's arena bytes */
+  size_t carve_bytes;
+  uint32_t ready;
+} ea_decoder;
+
+/* The cache's capacity is max_positions without a window and
+ * window + max_step_tokens - 1 with one (past INT32_MAX:
+ * EA_ERR_DIMENSION_OVERFLOW); its rules (kv_cache.h) give the same statuses
+ * here. init validates the config before any arithmetic on it, and returns
+ * the status _arena_size returns for it. d_model + 2 n_kv_heads d_head (the in_proj rows) past
+ * EA_MAX_ELEMENTS: EA_ERR_DIMENSION_OVERFLOW; so is a position or RoPE table
+ * of max_positions rows past it (without tables a stream, a windowed one,
+ * may be longer). Tables must hold max_positions rows: the library cannot
+ * check a pointer's extent. */
+ea_status ea_decoder_arena_size(const ea_decoder_config* config, size_t* bytes);
+ea_status ea_decoder_init(ea_decoder* decoder, const ea_decoder_config* config,
+                          const ea_mha_weights* weights, ea_arena* arena);
+/* Starts a new stream at position 0. */
+ea_status ea_decoder_reset(ea_decoder* decoder);
+/* x, y: [n_tokens, d_model], the next n_tokens tokens of the stream.
+ * n_tokens in [1, max_step_tokens] (EA_ERR_BAD_DIMENSION); a stream longer than
+ * max_positions: EA_ERR_CACHE_FULL. y may be x (or overlap it: x is read
+ * before y is written); neither overlaps the plan's arena, the weights and
+ * biases, or the tables and slopes (EA_ERR_BAD_ARGUMENT). On any error y and
+ * the cache are not written. */
+ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens, float* y);
+
+/* ------------------------------------------------ fixed-point decoder */
+
+/* The fixed-point decoder: the layer of ea_mha_quant_run_s8 / _s16 with a
+ * causal mask, one step at a time, its keys and values kept in the arena as
+ * the chain's own integers instead of recomputed.
+ *
+ * Every op of TFLite's chain (edgeattn/quant.h) works on one token's
+ * row at a time, except the scores and the softmax, whose causal row i sees
+ * keys 0..i. A step of n tokens at positions p..p+n-1 therefore runs
+ *
+ *   x' = ADD(x, P[p..p+n-1])                   (with positions)
+ *   q, k, v = FULLY_CONNECTED(x')              k and v go to the cache
+ *   per head, row i: BATCH_MATMUL(q_i, K[0..p+i]^T) -> SOFTMAX -> BATCH_MATMUL(probs, V)
+ *   y = FULLY_CONNECTED(o)
+ *
+ * with the same integers, so a stream of steps gives, bit for bit and on every
+ * target, the rows one causal ea_mha_quant_run_s8 / _s16 over the whole sequence
+ * gives. The cache holds K as [max positions, d_model] rows (the full run's
+ * k, ld d_model) and V transposed per head ([heads, d_k, max positions]): a
+ * step writes them once, the score and P V loops read them in place. On x86
+ * a decoder also keeps each head's K and V in the panels of the AVX512-VNNI
+ * kernels (int8: 4-byte groups; int16: pairs; a step adds its keys to them),
+ * which its attention reads on AVX3_DL; the rows serve every other target,
+ * so a step may run on any target whatever the earlier ones ran on.
+ *
+ * The layer is an ea_mha_config, the one ea_mha_quant_init takes, with
+ *   - dtype EA_DTYPE_INT8 or EA_DTYPE_INT16 and mask EA_MASK_CAUSAL (others:
+ *     EA_ERR_BAD_ARGUMENT);
+ *   - max_tokens the longest stream (positions since reset, up to 65535),
+ *     and so the rows of quant_position_table;
+ *   - parallel unused: a step runs on the calling thread.
+ * Its weights are ea_mha_quant_weights, referenced, not copied.
+ *
+ * Memory: ea_decoder_quant_arena_size bytes (DecoderQuantArenaBytes
+ * in edgeattn/arena_sizes.hpp); no heap. A decoder is used by one thread at a
+ * time.
+ */
+
+typedef struct ea_decoder_quant_config {
+  ea_mha_config layer;     /* as above */
+  int32_t max_step_tokens; /* most tokens per step, in [1, layer.max_tokens] */
+} ea_decoder_quant_config;
+
+/* Filled by ea_decoder_quant_init; read `length`, treat the rest as opaque. */
+typedef struct ea_decoder_quant {
+  ea_decoder_quant_config config;
+  ea_mha_quant_weights weights;
+  ea_mha_quant_params params; /* per-channel arrays in the arena */
+  const void* position_table; /* quantized [max_tokens, d_model] table or NULL */
+  void* x_positioned;         /* [max_step_tokens, d_model] or NULL */
+  void* q;                    /* [max_step_tokens, d_model] */
+  void* v;                    /* [max_step_tokens, d_model]: before the transpose */
+  void* context;              /* [max_step_tokens, d_model] */
+  void* keys;                 /* cache: [max_tokens, d_model] */
+  void* values_transposed;    /* cache: [heads, d_k, max_tokens] */
+  void* head_panels;          /* cache, x86: per head K and V packed, or NULL */
+  void* weight_panels[4];     /* W_Q, W_K, W_V, W_O packed */
+  void* softmax_table;        /* int8: the softmax's table */
+  void* row_scratch;          /* one query block's scores and probabilities */
+  const void* carve;          /* the plan's arena bytes */
+  size_t carve_bytes;
+  int64_t length; /* tokens stepped since init or reset */
+  uint32_t ready;
+} ea_decoder_quant;
+
+/* Validation as ea_mha_quant_init's, plus the rules above. */
+ea_status ea_decoder_quant_arena_size(const ea_decoder_quant_config* config, size_t* bytes);
+ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quant_config* config,
+                                const ea_mha_quant_weights* weights, ea_arena* arena);
+/* Starts a new stream at position 0 (the cache's bytes are not cleared). */
+ea_status ea_decoder_quant_reset(ea_decoder_quant* decoder);
+/* x, y: [n_tokens, d_model], the next n_tokens tokens of the stream.
+ * n_tokens in [1, max_step_tokens] (EA_ERR_BAD_DIMENSION); a stream longer
+ * than layer.max_tokens: EA_ERR_CACHE_FULL. y may be x (or overlap it: x is
+ * read before y is written); neither overlaps the plan's arena, the weights
+ * and biases, or the position table (EA_ERR_BAD_ARGUMENT). _s8 steps
+ * INT8 decoders, _s16 INT16 ones (the other: EA_ERR_BAD_ARGUMENT). On any
+ * error y and the cache are not written. */
+ea_status ea_decoder_quant_step_s8(ea_decoder_quant* decoder, const int8_t* x, int32_t n_tokens,
+                                   int8_t* y);
+ea_status ea_decoder_quant_step_s16(ea_decoder_quant* decoder, const int16_t* x, int32_t n_tokens,
+                                    int16_t* y);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EDGEATTN_DECODER_H_ */

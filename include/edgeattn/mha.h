@@ -1,0 +1,173 @@
+/* edgeattn multi-head attention: Concat(head_1..head_h) W_O^T, in PyTorch
+ * nn.MultiheadAttention's weight layout, float32 and fixed point. */
+#ifndef EDGEATTN_MHA_H_
+#define EDGEATTN_MHA_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "edgeattn/attention.h"
+#include "edgeattn/common.h"
+#include "edgeattn/linear.h"
+#include "edgeattn/positions.h"
+#include "edgeattn/quant.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The quantization of every tensor of the MHA chain, as a TFLite model
+ * stores it. int16 zero points must be 0. */
+typedef struct ea_mha_quant_scales {
+  ea_quant input;      /* x_emb: the run's x */
+  ea_quant position;   /* the quantized position table (ignored without positions) */
+  ea_quant positioned; /* ADD(x_emb, P) (ignored without positions) */
+  ea_quant q;
+  ea_quant k;
+  ea_quant v;
+  ea_quant scores;                     /* q_h k_h^T, before the softmax */
+  ea_quant context;                    /* o: the heads' outputs, concatenated */
+  ea_quant output;                     /* y */
+  const float* in_proj_weight_scales;  /* [3*d_model], one per in_proj row */
+  const float* out_proj_weight_scales; /* [d_model] */
+} ea_mha_quant_scales;
+
+typedef struct ea_mha_quant_params {
+  ea_add_quant_params add;       /* ignored without positions */
+  ea_linear_quant_params q_proj; /* d_model channels each */
+  ea_linear_quant_params k_proj;
+  ea_linear_quant_params v_proj;
+  ea_matmul_quant_params scores; /* q_h (lhs) times k_h^T (rhs) */
+  ea_softmax_quant_params softmax;
+  ea_matmul_quant_params context; /* probs (lhs) times v_h (rhs) */
+  ea_linear_quant_params out_proj;
+} ea_mha_quant_params;
+
+/* Per-channel storage ea_mha_quant_derive needs: 8 * d_model int32 (a size_t). */
+#define EA_MHA_QUANT_CHANNEL_INTS(d_model) ((size_t)8 * (size_t)(d_model))
+
+/* MHA(X) = Concat(head_1..head_h) W_O^T + b_O, head_i = Attention on columns
+ * i*d_k..(i+1)*d_k-1 of the Q, K, V projections, d_k = d_model / heads.
+ * Weights use PyTorch nn.MultiheadAttention's layout exactly, so a state_dict
+ * loads without reshuffling: in_proj_weight [3*d_model, d_model] (rows: W_Q,
+ * then W_K, then W_V), in_proj_bias [3*d_model], out_proj.weight
+ * [d_model, d_model], out_proj.bias [d_model]. */
+typedef struct ea_mha_config {
+  ea_dtype dtype;
+  int32_t max_tokens;
+  int32_t d_model;
+  int32_t n_heads;
+  ea_mask mask;
+  ea_position position;
+  const float* position_table;      /* as in ea_self_attention_config */
+  ea_weights_layout weights_layout; /* of in_proj_weight and out_proj_weight */
+  ea_parallel_for parallel;         /* zero: single-threaded */
+  /* Fixed-point dtypes only (NULL for F32): the chain's quantization, as
+   * scales or as TFLite's integers (used as given when non-NULL). */
+  const ea_mha_quant_scales* quant_scales;
+  const ea_mha_quant_params* quant_params;
+  /* Fixed point with positions: the quantized [max_tokens, d_model] table
+   * (int8 or int16, e.g. constant data). LEARNED: required. SINUSOIDAL: NULL
+   * to fill the table at plan time and quantize it with quant_scales->position
+   * (TFLite's QUANTIZE). position_table is not read by fixed-point plans. */
+  const void* quant_position_table;
+} ea_mha_config;
+
+/* PACKED: in_proj_weight is the packing of the whole [3*d_model, d_model]
+ * matrix, out_proj_weight that of [d_model, d_model]. */
+typedef struct ea_mha_weights {
+  const float* in_proj_weight;  /* [3*d_model, d_model] */
+  const float* in_proj_bias;    /* [3*d_model] or NULL */
+  const float* out_proj_weight; /* [d_model, d_model] */
+  const float* out_proj_bias;   /* [d_model] or NULL */
+} ea_mha_weights;
+
+typedef struct ea_mha_plan {
+  uint32_t ready;
+  ea_mha_config config;
+  ea_mha_weights weights;
+  const float* position_table;
+  const float* packed_in_proj; /* packed weights: arena regions or the caller's */
+  const float* packed_out_proj;
+  float* x_positioned; /* [n, d_model] or NULL */
+  float* qkv;          /* [n, 3*d_model]: Q, K, V; head h in columns h*d_k.. of each */
+  float* heads_concat; /* [n, d_model] */
+  ea_attention_plan core;
+} ea_mha_plan;
+
+ea_status ea_mha_arena_size(const ea_mha_config* config, size_t* bytes);
+/* Weights as in ea_self_attention_init. */
+ea_status ea_mha_init(ea_mha_plan* plan, const ea_mha_config* config, const ea_mha_weights* weights,
+                      ea_arena* arena);
+/* x, y: [n_tokens, d_model]; attn_weights: NULL or [heads, n_tokens, n_tokens]
+ * (per head; PyTorch's average_attn_weights=False).
+ * Memory rules as in ea_self_attention_run. */
+ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
+                     int32_t n_valid_keys, float* y, float* attn_weights);
+
+/* Fixed-point MHA: weights in TFLite FULLY_CONNECTED / PyTorch layout,
+ * int8, symmetric per output channel (scales in ea_mha_quant_scales). */
+typedef struct ea_mha_quant_weights {
+  const int8_t* in_proj_weight;  /* [3*d_model, d_model]: W_Q, W_K, W_V rows */
+  const void* in_proj_bias;      /* [3*d_model] int32 (INT8) / int64 (INT16), or NULL */
+  const int8_t* out_proj_weight; /* [d_model, d_model] */
+  const void* out_proj_bias;     /* [d_model], as in_proj_bias */
+} ea_mha_quant_weights;
+
+typedef struct ea_mha_quant_plan {
+  uint32_t ready;
+  ea_mha_config config;
+  ea_mha_quant_weights weights;
+  ea_mha_quant_params params; /* per-channel arrays in the arena */
+  const void* position_table; /* quantized table or NULL */
+  void* q; /* [n, d_k] each, one head's (microcontrollers, Arm), or [n, d_model] (x86) */
+  void* k;
+  void* v;
+  void* context;          /* [n, d_model] */
+  void* weight_panels[4]; /* W_Q, W_K, W_V, W_O packed */
+  ea_quant_core core;     /* heads run one after another */
+  const void* carve;      /* the plan's arena bytes */
+  size_t carve_bytes;
+} ea_mha_quant_plan;
+
+/* TFLite's Prepare on config->quant_scales: fills *params, whose per-channel
+ * arrays point into channel_ints (EA_MHA_QUANT_CHANNEL_INTS(d_model) int32;
+ * fewer: EA_ERR_ARENA_TOO_SMALL). EA_ERR_BAD_ARGUMENT for a scale that is not
+ * positive and finite, a zero point out of range (int8: [-128, 127]; int16:
+ * 0), or derived integers outside the ranges above (e.g. an int16 shift
+ * above 7). On any refusal neither *params nor channel_ints is written. */
+ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* params,
+                              int32_t* channel_ints, size_t channel_int_count);
+
+/* Fixed-point configs only (a float one: EA_ERR_BAD_ARGUMENT, as
+ * ea_mha_arena_size and ea_mha_init refuse fixed point). */
+ea_status ea_mha_quant_arena_size(const ea_mha_config* config, size_t* bytes);
+
+/* config->dtype INT8 or INT16, max_tokens up to 65535 (the int16 softmax's
+ * int32 sum; EA_ERR_DIMENSION_OVERFLOW above). Biases and weights are
+ * referenced, not copied; int16 biases must lie in (-2^47, 2^47), TFLite's
+ * accumulator domain, and biases and quant_position_table must be aligned to
+ * their elements (int32 / int64 biases, int8 / int16 table; both
+ * EA_ERR_BAD_ARGUMENT). A SINUSOIDAL table filled at
+ * plan time needs quant_scales (its position quantization) even when the
+ * integers are given (EA_ERR_NULL_POINTER without). */
+ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config,
+                            const ea_mha_quant_weights* weights, ea_arena* arena);
+
+/* x, y: [n_tokens, d_model]; attn_weights: NULL or [heads, n_tokens, n_tokens]
+ * probabilities (masked entries at the zero probability: -128 / 0; more than
+ * EA_MAX_ELEMENTS of them: EA_ERR_DIMENSION_OVERFLOW). Memory rules as in
+ * ea_self_attention_run (y may be x), and: y that is not x does not overlap
+ * it, nor does attn_weights (the run keeps ADD(x, P) in y and reads x until
+ * the last head; EA_ERR_BAD_ARGUMENT, nothing written). ea_mha_quant_run_s8 runs
+ * INT8 plans, _s16 INT16 ones (the other gets EA_ERR_BAD_ARGUMENT). */
+ea_status ea_mha_quant_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens,
+                              int8_t* y, int8_t* attn_weights);
+ea_status ea_mha_quant_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
+                               int16_t* y, int16_t* attn_weights);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EDGEATTN_MHA_H_ */

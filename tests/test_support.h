@@ -14,6 +14,21 @@
 
 namespace edgeattn_test {
 
+// Fixed-point MHA weights in the in_proj form, set by name: a struct that
+// grows at its end breaks positional braces under -Wextra (README, "Growing
+// configs").
+inline ea_mha_quant_weights InProjQuantWeights(const int8_t* in_proj_weight,
+                                               const void* in_proj_bias,
+                                               const int8_t* out_proj_weight,
+                                               const void* out_proj_bias) {
+  ea_mha_quant_weights w{};
+  w.in_proj_weight = in_proj_weight;
+  w.in_proj_bias = in_proj_bias;
+  w.out_proj_weight = out_proj_weight;
+  w.out_proj_bias = out_proj_bias;
+  return w;
+}
+
 // Every KV cache storage (edgeattn/kv_cache.h), for the suites that run each.
 constexpr ea_kv_storage kEveryKvStorage[] = {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_Q8,
                                              EA_KV_STORAGE_Q4};

@@ -197,7 +197,11 @@ struct QuantLayer {
     config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
     config.quant_scales = &quant_scales;
     config.quant_position_table = table.As<void>();
-    weights = {in_w.As<int8_t>(), in_b.As<void>(), out_w.As<int8_t>(), out_b.As<void>()};
+    weights = ea_mha_quant_weights{};  // by name: the struct grows at its end
+    weights.in_proj_weight = in_w.As<int8_t>();
+    weights.in_proj_bias = in_b.As<void>();
+    weights.out_proj_weight = out_w.As<int8_t>();
+    weights.out_proj_bias = out_b.As<void>();
   }
 
   size_t element, bias_bytes;

@@ -91,8 +91,11 @@ int main() {
   config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
   config.quant_params = &kParams;
   config.quant_position_table = kPositions.values;
-  const ea_mha_quant_weights weights{kInProj.values, kInBias.values, kOutProj.values,
-                                     kOutBias.values};
+  ea_mha_quant_weights weights{};  // by name: structs grow at their end
+  weights.in_proj_weight = kInProj.values;
+  weights.in_proj_bias = kInBias.values;
+  weights.out_proj_weight = kOutProj.values;
+  weights.out_proj_bias = kOutBias.values;
   ea_arena arena;
   ea_status status = ea_arena_init(&arena, g_arena.bytes, sizeof g_arena.bytes);
   if (status == EA_OK) status = ea_mha_quant_init(&g_plan, &config, &weights, &arena);

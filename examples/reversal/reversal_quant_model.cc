@@ -113,8 +113,11 @@ ea_status QuantModel::Init() {
     s.out_proj_weight_scales = t.out_proj_weight_scales;
     ea_decoder_quant_config config = LayerConfig();
     config.layer.quant_scales = &s;
-    const ea_mha_quant_weights weights{t.in_proj_weight, t.in_proj_bias, t.out_proj_weight,
-                                       t.out_proj_bias};
+    ea_mha_quant_weights weights{};  // by name: the struct grows at its end
+    weights.in_proj_weight = t.in_proj_weight;
+    weights.in_proj_bias = t.in_proj_bias;
+    weights.out_proj_weight = t.out_proj_weight;
+    weights.out_proj_bias = t.out_proj_bias;
     ea_arena arena;
     status = ea_arena_init(&arena, g_arenas[l], sizeof(g_arenas[l]));
     if (status == EA_OK) status = ea_decoder_quant_init(&layers_[l], &config, &weights, &arena);

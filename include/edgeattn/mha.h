@@ -30,6 +30,20 @@ typedef struct ea_mha_quant_scales {
   ea_quant output;                     /* y */
   const float* in_proj_weight_scales;  /* [3*d_model], one per in_proj row */
   const float* out_proj_weight_scales; /* [d_model] */
+  /* Or W_Q's, W_K's and W_V's per-channel scales as three arrays, as a TFLite
+   * model's three FULLY_CONNECTED ops hold them ([d_model] each). Give either
+   * in_proj_weight_scales or all three (both: EA_ERR_BAD_ARGUMENT; neither, or
+   * one of the three missing: EA_ERR_NULL_POINTER). This form is independent
+   * of the weights' (ea_mha_quant_weights). */
+  const float* q_proj_weight_scales;
+  const float* k_proj_weight_scales;
+  const float* v_proj_weight_scales;
+  /* The softmax's beta: SOFTMAX(beta * scores). 0 means 1/sqrt(d_k), the
+   * textbook scaling; a model whose scores are scaled before the softmax
+   * (Keras exports: beta 1) gives its own. Positive and finite, else
+   * EA_ERR_BAD_ARGUMENT. Given integers (quant_params) carry beta in
+   * softmax.input_multiplier already. */
+  float softmax_beta;
 } ea_mha_quant_scales;
 
 typedef struct ea_mha_quant_params {
@@ -112,6 +126,18 @@ typedef struct ea_mha_quant_weights {
   const void* in_proj_bias;      /* [3*d_model] int32 (INT8) / int64 (INT16), or NULL */
   const int8_t* out_proj_weight; /* [d_model, d_model] */
   const void* out_proj_bias;     /* [d_model], as in_proj_bias */
+  /* Or W_Q, W_K and W_V as three tensors, as a TFLite model's three
+   * FULLY_CONNECTED ops hold them ([d_model, d_model] each, anywhere, e.g. in
+   * flash), read in place like in_proj_weight: no copy into one matrix. Give
+   * either in_proj_weight (with in_proj_bias) or all three weights (each with
+   * its bias, [d_model] or NULL): a mix of the two forms is
+   * EA_ERR_BAD_ARGUMENT, a weight missing from both EA_ERR_NULL_POINTER. */
+  const int8_t* q_proj_weight;
+  const int8_t* k_proj_weight;
+  const int8_t* v_proj_weight;
+  const void* q_proj_bias;
+  const void* k_proj_bias;
+  const void* v_proj_bias;
 } ea_mha_quant_weights;
 
 typedef struct ea_mha_quant_plan {

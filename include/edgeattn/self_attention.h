@@ -30,6 +30,8 @@ typedef struct ea_self_attention_quant_scales {
   const float* w_q_scales; /* [d_k], one per row of w_q */
   const float* w_k_scales; /* [d_k] */
   const float* w_v_scales; /* [d_v] */
+  /* The softmax's beta, as ea_mha_quant_scales.softmax_beta (0: 1/sqrt(d_k)). */
+  float softmax_beta;
 } ea_self_attention_quant_scales;
 
 typedef struct ea_self_attention_quant_params {

@@ -164,13 +164,42 @@ bool IsValidQuant(ea_dtype dtype, ea_quant q) {
   return dtype == EA_DTYPE_INT8 ? (q.zero_point >= -128 && q.zero_point <= 127) : q.zero_point == 0;
 }
 
+namespace {
+
+// A scales struct's softmax_beta: 0 (the default) or positive and finite.
+bool ValidBeta(float beta) { return beta == 0.0f || ValidScale(beta); }
+// The beta a softmax over heads of d_k channels derives with.
+float BetaOr(float beta, int32_t d_k) { return beta != 0.0f ? beta : InverseSqrt(d_k); }
+
+// W_Q's, W_K's and W_V's per-channel scales ([d_model] each) from either
+// form of ea_mha_quant_scales: EA_ERR_NULL_POINTER for a missing one,
+// EA_ERR_BAD_ARGUMENT for both forms.
+ea_status InProjScales(const ea_mha_quant_scales& s, int32_t d_model, const float* parts[3]) {
+  const bool any_separate = s.q_proj_weight_scales != nullptr ||
+                            s.k_proj_weight_scales != nullptr || s.v_proj_weight_scales != nullptr;
+  if (s.in_proj_weight_scales != nullptr) {
+    if (any_separate) return EA_ERR_BAD_ARGUMENT;
+    for (int32_t which = 0; which < 3; ++which)
+      parts[which] = s.in_proj_weight_scales + which * d_model;
+    return EA_OK;
+  }
+  parts[0] = s.q_proj_weight_scales;
+  parts[1] = s.k_proj_weight_scales;
+  parts[2] = s.v_proj_weight_scales;
+  return parts[0] != nullptr && parts[1] != nullptr && parts[2] != nullptr ? EA_OK
+                                                                           : EA_ERR_NULL_POINTER;
+}
+
+}  // namespace
+
 ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* params,
                                int32_t* channel_ints) {
   const ea_dtype dtype = c.dtype;
   const ea_mha_quant_scales* s = c.quant_scales;
-  if (s == nullptr || s->in_proj_weight_scales == nullptr || s->out_proj_weight_scales == nullptr) {
-    return EA_ERR_NULL_POINTER;
-  }
+  if (s == nullptr || s->out_proj_weight_scales == nullptr) return EA_ERR_NULL_POINTER;
+  const float* w[3] = {};
+  const ea_status form = InProjScales(*s, c.d_model, w);
+  if (form != EA_OK) return form;
   const bool positions = c.position != EA_POSITION_NONE;
   const ea_quant model_input = positions ? s->positioned : s->input;
   const ea_quant tensors[] = {s->input, model_input, s->q,       s->k,
@@ -179,10 +208,13 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* para
     if (!IsValidQuant(dtype, q)) return EA_ERR_BAD_ARGUMENT;
   }
   if (positions && !IsValidQuant(dtype, s->position)) return EA_ERR_BAD_ARGUMENT;
+  if (!ValidBeta(s->softmax_beta)) return EA_ERR_BAD_ARGUMENT;
 
   const int32_t e = c.d_model;
-  for (int32_t i = 0; i < 3 * e; ++i) {
-    if (!ValidScale(s->in_proj_weight_scales[i])) return EA_ERR_BAD_ARGUMENT;
+  for (const float* part : w) {
+    for (int32_t i = 0; i < e; ++i) {
+      if (!ValidScale(part[i])) return EA_ERR_BAD_ARGUMENT;
+    }
   }
   for (int32_t i = 0; i < e; ++i) {
     if (!ValidScale(s->out_proj_weight_scales[i])) return EA_ERR_BAD_ARGUMENT;
@@ -190,26 +222,24 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* para
   ea_mha_quant_params p{};
   if (positions) p.add = DeriveAdd(dtype, s->input, s->position, s->positioned);
   p.scores = DeriveMatmul(s->q, s->k, s->scores);
-  p.softmax = DeriveSoftmax(dtype, InverseSqrt(c.d_model / c.n_heads), s->scores);
+  p.softmax = DeriveSoftmax(dtype, BetaOr(s->softmax_beta, c.d_model / c.n_heads), s->scores);
   const ea_quant probs =
       IsInt8(dtype) ? ea_quant{1.0f / 256.0f, -128} : ea_quant{1.0f / 32768.0f, 0};
   p.context = DeriveMatmul(probs, s->v, s->context);
   // Everything that can be refused is checked before channel_ints is written.
-  const float* w = s->in_proj_weight_scales;
   const bool scalars_ok = (!positions || CheckAdd(dtype, p.add) == EA_OK) &&
                           CheckMatmul(dtype, p.scores, false) == EA_OK &&
                           CheckSoftmax(dtype, p.softmax) == EA_OK &&
                           CheckMatmul(dtype, p.context, true) == EA_OK;
   const bool channels_ok =
-      LinearDerivable(dtype, model_input, w, s->q, e) &&
-      LinearDerivable(dtype, model_input, w + e, s->k, e) &&
-      LinearDerivable(dtype, model_input, w + 2 * e, s->v, e) &&
+      LinearDerivable(dtype, model_input, w[0], s->q, e) &&
+      LinearDerivable(dtype, model_input, w[1], s->k, e) &&
+      LinearDerivable(dtype, model_input, w[2], s->v, e) &&
       LinearDerivable(dtype, s->context, s->out_proj_weight_scales, s->output, e);
   if (!scalars_ok || !channels_ok) return EA_ERR_BAD_ARGUMENT;
-  DeriveLinear(model_input, w, s->q, e, channel_ints, channel_ints + e, &p.q_proj);
-  DeriveLinear(model_input, w + e, s->k, e, channel_ints + 2 * e, channel_ints + 3 * e, &p.k_proj);
-  DeriveLinear(model_input, w + 2 * e, s->v, e, channel_ints + 4 * e, channel_ints + 5 * e,
-               &p.v_proj);
+  DeriveLinear(model_input, w[0], s->q, e, channel_ints, channel_ints + e, &p.q_proj);
+  DeriveLinear(model_input, w[1], s->k, e, channel_ints + 2 * e, channel_ints + 3 * e, &p.k_proj);
+  DeriveLinear(model_input, w[2], s->v, e, channel_ints + 4 * e, channel_ints + 5 * e, &p.v_proj);
   DeriveLinear(s->context, s->out_proj_weight_scales, s->output, e, channel_ints + 6 * e,
                channel_ints + 7 * e, &p.out_proj);
   *params = p;
@@ -231,6 +261,7 @@ ea_status DeriveSelfAttentionQuantParams(const ea_self_attention_config& c,
     if (!IsValidQuant(dtype, q)) return EA_ERR_BAD_ARGUMENT;
   }
   if (positions && !IsValidQuant(dtype, s->position)) return EA_ERR_BAD_ARGUMENT;
+  if (!ValidBeta(s->softmax_beta)) return EA_ERR_BAD_ARGUMENT;
   const float* channel_scales[3] = {s->w_q_scales, s->w_k_scales, s->w_v_scales};
   const ea_quant outputs[3] = {s->q, s->k, s->v};
   const int32_t channels[3] = {c.d_k, c.d_k, c.d_v};
@@ -249,7 +280,7 @@ ea_status DeriveSelfAttentionQuantParams(const ea_self_attention_config& c,
   }
   const ea_attention_quant_scales attention{s->q, s->k, s->v, s->scores, s->output};
   const ea_status status =
-      DeriveAttentionQuantParams(dtype, InverseSqrt(c.d_k), attention, &p.attention);
+      DeriveAttentionQuantParams(dtype, BetaOr(s->softmax_beta, c.d_k), attention, &p.attention);
   if (status != EA_OK) return status;
   // Nothing is refused from here on: channel_ints is written.
   ea_linear_quant_params* projections[3] = {&p.q_proj, &p.k_proj, &p.v_proj};

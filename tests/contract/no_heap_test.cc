@@ -871,8 +871,8 @@ struct QuantBuffers {
     const void* out_b = dtype == EA_DTYPE_INT16
                             ? static_cast<const void*>(bias64.data() + 3 * kDModel)
                             : static_cast<const void*>(bias32.data() + 3 * kDModel);
-    return ea_mha_quant_weights{in_w.data(), biases ? in_b : nullptr, out_w.data(),
-                                biases ? out_b : nullptr};
+    return edgeattn_test::InProjQuantWeights(in_w.data(), biases ? in_b : nullptr, out_w.data(),
+                                             biases ? out_b : nullptr);
   }
   ea_mha_config Config(Position position, ea_mask mask, ea_parallel_for parallel) const {
     ea_mha_config c{};
@@ -1066,17 +1066,18 @@ void RunQuantSelfAttentionCase(const QuantCase& c) {
   SCOPED_TRACE(QuantCaseName(c));
   QuantBuffers b(c.dtype, kMaxTokens);
   const ea_mha_config mha = b.Config(c.position, c.mask, ea_parallel_for{});
-  ea_self_attention_quant_scales scales{b.scales.input,
-                                        b.scales.position,
-                                        b.scales.positioned,
-                                        b.scales.q,
-                                        b.scales.k,
-                                        b.scales.v,
-                                        b.scales.scores,
-                                        b.scales.context,
-                                        b.in_scales.data(),
-                                        b.in_scales.data() + kSelfDk,
-                                        b.in_scales.data() + 2 * kSelfDk};
+  ea_self_attention_quant_scales scales{};  // by name: the struct grows at its end
+  scales.input = b.scales.input;
+  scales.position = b.scales.position;
+  scales.positioned = b.scales.positioned;
+  scales.q = b.scales.q;
+  scales.k = b.scales.k;
+  scales.v = b.scales.v;
+  scales.scores = b.scales.scores;
+  scales.output = b.scales.context;
+  scales.w_q_scales = b.in_scales.data();
+  scales.w_k_scales = b.in_scales.data() + kSelfDk;
+  scales.w_v_scales = b.in_scales.data() + 2 * kSelfDk;
   ea_self_attention_config config{};
   config.dtype = c.dtype;
   config.max_tokens = kMaxTokens;

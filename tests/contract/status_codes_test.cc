@@ -122,8 +122,8 @@ struct QuantWorld {
       memcpy(biases.data(), narrow.data(), narrow.size() * 4);
     }
     const uint8_t* bias = reinterpret_cast<const uint8_t*>(biases.data());
-    weights = ea_mha_quant_weights{c.in_proj.data(), bias, c.out_proj.data(),
-                                   bias + c.in_bias.size() * bias_bytes};
+    weights = edgeattn_test::InProjQuantWeights(c.in_proj.data(), bias, c.out_proj.data(),
+                                                bias + c.in_bias.size() * bias_bytes);
     config.dtype = dtype;
     config.max_tokens = kN;
     config.d_model = kE;

@@ -277,11 +277,13 @@ void FuzzQuantDecoder(ByteReader& input) {
   if (can_step && positions && table_region >= 0) {
     table0 = PlannedTable(pool, table_region, dtype, max_tokens, e, scales.position);
   }
-  const ea_mha_quant_weights weights{
-      nulls & kNullInput1 ? nullptr : reinterpret_cast<const int8_t*>(pool.Bytes(in_w_region)),
-      in_b_region >= 0 ? pool.Bytes(in_b_region) : nullptr,
-      nulls & kNullWeights ? nullptr : reinterpret_cast<const int8_t*>(pool.Bytes(out_w_region)),
-      out_b_region >= 0 ? pool.Bytes(out_b_region) : nullptr};
+  ea_mha_quant_weights weights{};  // by name: the struct grows at its end
+  weights.in_proj_weight =
+      nulls & kNullInput1 ? nullptr : reinterpret_cast<const int8_t*>(pool.Bytes(in_w_region));
+  weights.in_proj_bias = in_b_region >= 0 ? pool.Bytes(in_b_region) : nullptr;
+  weights.out_proj_weight =
+      nulls & kNullWeights ? nullptr : reinterpret_cast<const int8_t*>(pool.Bytes(out_w_region));
+  weights.out_proj_bias = out_b_region >= 0 ? pool.Bytes(out_b_region) : nullptr;
   const bool null_weights_struct = nulls & kNullInput2;
   Debug(
       "ea_decoder_quant case: dtype %d max_tokens %d d_model %d heads %d mask %d position %d "

@@ -356,8 +356,11 @@ void FuzzQuantMha(ByteReader& input) {
   }
 
   // --- ea_mha_quant_init
-  const ea_mha_quant_weights weights{nulls & kNullInput1 ? nullptr : in_w, in_b,
-                                     nulls & kNullWeights ? nullptr : out_w, out_b};
+  ea_mha_quant_weights weights{};  // by name: the struct grows at its end
+  weights.in_proj_weight = nulls & kNullInput1 ? nullptr : in_w;
+  weights.in_proj_bias = in_b;
+  weights.out_proj_weight = nulls & kNullWeights ? nullptr : out_w;
+  weights.out_proj_bias = out_b;
   StatusSet plan_rules = shape_rules;
   if ((nulls & (kNullPlan | kNullPlanConfig | kNullArena)) || weights.in_proj_weight == nullptr ||
       weights.out_proj_weight == nullptr) {

@@ -71,6 +71,21 @@ TEST_P(QuantDecoderPerTarget, StreamEqualsTheCausalChainBitForBit) {
   }
 }
 
+// W_Q, W_K, W_V as three tensors (a TFLite model's three FULLY_CONNECTED
+// ops): the stream still equals the causal chain of the in_proj form.
+TEST_P(QuantDecoderPerTarget, SeparateProjectionsStreamAsInProj) {
+  uint64_t seed = 9300;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    QuantMhaCase c = RandomQuantMha(dtype, {29, 32, 2, true, true}, seed++);
+    const QuantMhaCase::Result full = c.Run();
+    ASSERT_EQ(full.status, EA_OK);
+    c.separate_projections = true;
+    const QuantMhaCase::Decoded decoded = c.Decode({1, 3});
+    ASSERT_EQ(decoded.status, EA_OK);
+    EXPECT_EQ(decoded.y, full.y) << (dtype == EA_DTYPE_INT8 ? "int8" : "int16");
+  }
+}
+
 // A decoder built by hand on an int8 or int16 case, for the rules' tests.
 template <typename T>
 struct Decoder {

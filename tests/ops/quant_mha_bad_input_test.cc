@@ -19,6 +19,7 @@
 #include <initializer_list>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -87,7 +88,7 @@ class QuantSetup {
     bias_block.assign(4 * kE * BiasBytes() + kBlockSlack, 0);
     for (size_t i = 0; i < 3 * kE; ++i) SetBias(i, base.in_bias[i]);
     for (size_t i = 0; i < kE; ++i) SetBias(3 * kE + i, base.out_bias[i]);
-    weights = ea_mha_quant_weights{InProj(), InBias(), OutProj(), OutBias()};
+    weights = edgeattn_test::InProjQuantWeights(InProj(), InBias(), OutProj(), OutBias());
     // A valid quantized table for LEARNED rows: the fixture's x, as table.
     table_block.assign(TensorBytes(kTokens) + kBlockSlack, 0);
     StoreActivations(base.x_emb, table_block.data());
@@ -503,6 +504,37 @@ void ScaleRows(CaseList* l) {
       kBoth, "NullOutProjWeightScales",
       [](QuantSetup* s) { s->scales.out_proj_weight_scales = nullptr; }, kOkOrAsPlan,
       EA_ERR_NULL_POINTER, EA_ERR_NULL_POINTER);
+  const std::pair<const char*, float> bad_betas[] = {
+      {"Negative", -1.0f}, {"Infinite", INFINITY}, {"NaN", NAN}};
+  for (const auto& [name, beta] : bad_betas) {
+    l->Add(
+        kBoth, std::string("SoftmaxBeta") + name,
+        [beta](QuantSetup* s) { s->scales.softmax_beta = beta; }, kOkOrAsPlan, EA_ERR_BAD_ARGUMENT,
+        EA_ERR_BAD_ARGUMENT);
+  }
+  // W_Q's, W_K's, W_V's scales as three arrays: all three, instead of in_proj's.
+  l->Add(
+      kBoth, "InProjAndQProjWeightScales",
+      [](QuantSetup* s) { s->scales.q_proj_weight_scales = s->in_scales.data(); }, kOkOrAsPlan,
+      EA_ERR_BAD_ARGUMENT, EA_ERR_BAD_ARGUMENT);
+  l->Add(
+      kBoth, "SeparateWeightScalesWithoutV",
+      [](QuantSetup* s) {
+        s->scales.in_proj_weight_scales = nullptr;
+        s->scales.q_proj_weight_scales = s->in_scales.data();
+        s->scales.k_proj_weight_scales = s->in_scales.data() + kE;
+      },
+      kOkOrAsPlan, EA_ERR_NULL_POINTER, EA_ERR_NULL_POINTER);
+  l->Add(
+      kBoth, "SeparateWeightScaleOfVNotFinite",
+      [](QuantSetup* s) {
+        s->scales.in_proj_weight_scales = nullptr;
+        s->scales.q_proj_weight_scales = s->in_scales.data();
+        s->scales.k_proj_weight_scales = s->in_scales.data() + kE;
+        s->scales.v_proj_weight_scales = s->in_scales.data() + 2 * kE;
+        s->in_scales[3 * kE - 1] = INFINITY;
+      },
+      kOkOrAsPlan, EA_ERR_BAD_ARGUMENT, EA_ERR_BAD_ARGUMENT);
 
   // Valid scales whose derived integers TFLite refuses or saturates.
   // q 10^6 times finer: the Q projection's multiplier ~2^11. int16's 64-bit
@@ -1103,6 +1135,30 @@ std::vector<PlanInitCase> PlanInitCases() {
   add(
       "NullOutProjWeight", [](PlanInitArgs* a) { a->s.weights.out_proj_weight = nullptr; },
       EA_ERR_NULL_POINTER);
+  // W_Q, W_K, W_V as in_proj or as three tensors, never both.
+  add(
+      "InProjAndQProjWeight", [](PlanInitArgs* a) { a->s.weights.q_proj_weight = a->s.InProj(); },
+      EA_ERR_BAD_ARGUMENT);
+  add(
+      "InProjAndVProjBias", [](PlanInitArgs* a) { a->s.weights.v_proj_bias = a->s.InBias(); },
+      EA_ERR_BAD_ARGUMENT);
+  const auto separate = [](PlanInitArgs* a) {
+    a->s.weights.in_proj_weight = nullptr;
+    a->s.weights.q_proj_weight = a->s.InProj();
+    a->s.weights.k_proj_weight = a->s.InProj() + kE * kE;
+    a->s.weights.v_proj_weight = a->s.InProj() + 2 * kE * kE;
+  };
+  add(
+      "SeparateWithoutKProjWeight",
+      [separate](PlanInitArgs* a) {
+        separate(a);
+        a->s.weights.in_proj_bias = nullptr;
+        a->s.weights.k_proj_weight = nullptr;
+      },
+      EA_ERR_NULL_POINTER);
+  add(
+      "SeparateWithTheInProjBias", [separate](PlanInitArgs* a) { separate(a); },
+      EA_ERR_BAD_ARGUMENT);
   add(
       "ArenaZeroCapacity", [](PlanInitArgs* a) { a->arena.capacity = 0; }, EA_ERR_ARENA_TOO_SMALL);
   add(
@@ -1599,7 +1655,8 @@ TEST(QuantMhaRunDeathTest, RefusesWeightsAboveMaxElementsCountingHeads) {
       scales.out_proj_weight_scales = out_scales.data();
       c.quant_scales = &scales;
       const std::vector<int8_t> in_w(3 * kD * kD, 1), out_w(kD * kD, 1);
-      const ea_mha_quant_weights w{in_w.data(), nullptr, out_w.data(), nullptr};
+      const ea_mha_quant_weights w =
+          edgeattn_test::InProjQuantWeights(in_w.data(), nullptr, out_w.data(), nullptr);
       size_t bytes = 0;
       if (ea_mha_quant_arena_size(&c, &bytes) != EA_OK) exit(90);
       AlignedBytes storage(bytes);

@@ -235,6 +235,59 @@ TEST_P(QuantMhaRandom, RunsShorterThanThePlan) {
   }
 }
 
+// A TFLite model's layer as it stores it: W_Q, W_K and W_V (with their
+// biases and per-channel scales) as three tensors in buffers of their own,
+// read in place. The integers are the reference's and in_proj's, bit for bit.
+TEST_P(QuantMhaRandom, SeparateProjectionsGiveTheInProjIntegers) {
+  const RandomShape shapes[] = {{37, 32, 2, true, true}, {19, 48, 3, false, false}};
+  uint64_t seed = 7700;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const RandomShape& shape : shapes) {
+      QuantMhaCase c = RandomQuantMha(dtype, shape, seed++);
+      const QuantMhaCase::Result in_proj = c.Run();
+      ASSERT_EQ(in_proj.status, EA_OK) << c.name;
+      c.separate_projections = true;
+      c.name += "_separate";
+      ExpectSameAsReference(c);
+      const QuantMhaCase::Result separate = c.Run();
+      ASSERT_EQ(separate.status, EA_OK) << c.name;
+      EXPECT_EQ(separate.y, in_proj.y) << c.name;
+      EXPECT_EQ(separate.probs, in_proj.probs) << c.name;
+    }
+  }
+}
+
+// The softmax integers a layer's scales derive (TFLite's Prepare).
+ea_softmax_quant_params DerivedSoftmax(const QuantMhaCase& c) {
+  const QuantMhaLayer layer(c);
+  std::vector<int32_t> channel_ints(EA_MHA_QUANT_CHANNEL_INTS(c.d_model));
+  ea_mha_quant_params params{};
+  EXPECT_EQ(ea_mha_quant_derive(&layer.config, &params, channel_ints.data(), channel_ints.size()),
+            EA_OK);
+  return params.softmax;
+}
+
+// A softmax beta other than 1/sqrt(d_k), as Keras exports (beta 1) and
+// models that scale their queries before the softmax carry: TFLite's SOFTMAX
+// with that beta, bit for bit, from integers that differ from the default's.
+TEST_P(QuantMhaRandom, SoftmaxBetaOfTheModel) {
+  uint64_t seed = 7800;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const float beta : {1.0f, 0.02f}) {
+      QuantMhaCase c = RandomQuantMha(dtype, {33, 32, 2, true, false}, seed++);
+      const ea_softmax_quant_params textbook = DerivedSoftmax(c);
+      c.scales.softmax_beta = beta;
+      c.name += beta == 1.0f ? "_beta1" : "_beta0.02";
+      ExpectSameAsReference(c);
+      // (beta 1 is 4x the default's 1/4 here: the same multiplier, a larger shift.)
+      const ea_softmax_quant_params given = DerivedSoftmax(c);
+      EXPECT_TRUE(given.input_multiplier != textbook.input_multiplier ||
+                  given.input_left_shift != textbook.input_left_shift)
+          << c.name;
+    }
+  }
+}
+
 // The parallel-for splits into the same tasks for any worker count: three
 // workers in reverse order give the same integers.
 TEST_P(QuantMhaRandom, WorkersAndScheduleDoNotChangeTheIntegers) {

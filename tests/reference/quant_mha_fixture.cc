@@ -206,7 +206,35 @@ QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
     in_bias = c.in_bias.data();
     out_bias = c.out_bias.data();
   }
-  weights = ea_mha_quant_weights{c.in_proj.data(), in_bias, c.out_proj.data(), out_bias};
+  weights =
+      edgeattn_test::InProjQuantWeights(c.in_proj.data(), in_bias, c.out_proj.data(), out_bias);
+  if (c.separate_projections) SeparateProjections(c);
+}
+
+void QuantMhaLayer::SeparateProjections(const QuantMhaCase& c) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t bias_bytes = IsInt8(c.dtype) ? sizeof(int32_t) : sizeof(int64_t);
+  const uint8_t* in_bias = static_cast<const uint8_t*>(weights.in_proj_bias);
+  for (size_t which = 0; which < 3; ++which) {
+    part_weights_[which].assign(c.in_proj.begin() + which * e * e,
+                                c.in_proj.begin() + (which + 1) * e * e);
+    part_biases_[which].assign(in_bias + which * e * bias_bytes,
+                               in_bias + (which + 1) * e * bias_bytes);
+    part_scales_[which].assign(c.in_scales.begin() + which * e,
+                               c.in_scales.begin() + (which + 1) * e);
+  }
+  weights.in_proj_weight = nullptr;
+  weights.in_proj_bias = nullptr;
+  weights.q_proj_weight = part_weights_[0].data();
+  weights.k_proj_weight = part_weights_[1].data();
+  weights.v_proj_weight = part_weights_[2].data();
+  weights.q_proj_bias = part_biases_[0].data();
+  weights.k_proj_bias = part_biases_[1].data();
+  weights.v_proj_bias = part_biases_[2].data();
+  scales_.in_proj_weight_scales = nullptr;
+  scales_.q_proj_weight_scales = part_scales_[0].data();
+  scales_.k_proj_weight_scales = part_scales_[1].data();
+  scales_.v_proj_weight_scales = part_scales_[2].data();
 }
 
 QuantMhaCase::Result QuantMhaCase::Run() const {
@@ -237,7 +265,9 @@ tflite_ref::ChainQuantization QuantMhaCase::Quantization(std::vector<float>* cha
   q.w_k_scales = channel_scales->data() + e;
   q.w_v_scales = channel_scales->data() + 2 * e;
   q.w_o_scales = channel_scales->data() + 3 * e;
-  q.beta = 1.0f / sqrtf(static_cast<float>(d_model / heads));
+  // TFLite's SOFTMAX beta: the model's own, or the textbook 1/sqrt(d_k).
+  q.beta = scales.softmax_beta != 0.0f ? scales.softmax_beta
+                                       : 1.0f / sqrtf(static_cast<float>(d_model / heads));
   return q;
 }
 

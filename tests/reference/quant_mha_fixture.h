@@ -32,6 +32,10 @@ struct QuantMhaCase {
   std::vector<int64_t> in_bias, out_bias;    // [3E], [E]
   int parallel_workers = 1;                  // > 1: a backwards test hook
   int plan_tokens = 0;                       // the plan's max_tokens (0: n)
+  // Give W_Q, W_K, W_V, their biases and their scales to the library as
+  // three separate tensors each (copies in buffers of their own, as a TFLite
+  // model's three FULLY_CONNECTED ops hold them), not as in_proj.
+  bool separate_projections = false;
 
   // The chain as the library computed it.
   struct Result {
@@ -81,9 +85,16 @@ class QuantMhaLayer {
   ea_mha_quant_weights weights{};
 
  private:
+  void SeparateProjections(const QuantMhaCase& c);
+
   ea_mha_quant_scales scales_;
   int32_t workers_;
   std::vector<int32_t> in_bias32_, out_bias32_;
+  // separate_projections: W_Q, W_K, W_V, their biases (as the dtype stores
+  // them) and their scales, each copied out of in_proj into its own buffer.
+  std::vector<int8_t> part_weights_[3];
+  std::vector<uint8_t> part_biases_[3];
+  std::vector<float> part_scales_[3];
 };
 
 // The golden case as a QuantMhaCase (inputs, weights, biases, scales).

@@ -242,11 +242,10 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
   decoder->ready = 0;  // a failed re-init must not leave the old plan usable
   ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
-    return EA_ERR_NULL_POINTER;
-  }
+  ea_status status = CheckMhaQuantWeightPointers(*weights);
+  if (status != EA_OK) return status;
   const ea_mha_config& c = config->layer;
-  ea_status status = Validate(*config);
+  status = Validate(*config);
   const uint64_t bytes = status == EA_OK ? DecoderQuantArenaBytes(*config) : 0;
   ea_mha_quant_params derived{};
   if (status == EA_OK) status = PrepareMhaQuantCarve(c, *weights, *arena, bytes, &derived);

@@ -62,8 +62,36 @@ ea_status ValidateMhaQuantConfig(const ea_mha_config& c) {
   return EA_OK;
 }
 
+InProjPart InProjOf(const ea_mha_config& c, const ea_mha_quant_weights& w, int32_t which) {
+  const size_t e = static_cast<size_t>(c.d_model);
+  if (w.in_proj_weight != nullptr) {
+    const size_t first = static_cast<size_t>(which) * e;
+    const size_t bias_bytes = c.dtype == EA_DTYPE_INT16 ? sizeof(int64_t) : sizeof(int32_t);
+    const uint8_t* bias = static_cast<const uint8_t*>(w.in_proj_bias);
+    return {w.in_proj_weight + first * e, bias != nullptr ? bias + first * bias_bytes : nullptr};
+  }
+  const int8_t* weights[3] = {w.q_proj_weight, w.k_proj_weight, w.v_proj_weight};
+  const void* biases[3] = {w.q_proj_bias, w.k_proj_bias, w.v_proj_bias};
+  return {weights[which], static_cast<const uint8_t*>(biases[which])};
+}
+
+ea_status CheckMhaQuantWeightPointers(const ea_mha_quant_weights& w) {
+  if (w.out_proj_weight == nullptr) return EA_ERR_NULL_POINTER;
+  const bool any_separate = w.q_proj_weight != nullptr || w.k_proj_weight != nullptr ||
+                            w.v_proj_weight != nullptr || w.q_proj_bias != nullptr ||
+                            w.k_proj_bias != nullptr || w.v_proj_bias != nullptr;
+  if (w.in_proj_weight != nullptr) return any_separate ? EA_ERR_BAD_ARGUMENT : EA_OK;
+  if (w.q_proj_weight == nullptr || w.k_proj_weight == nullptr || w.v_proj_weight == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  return w.in_proj_bias != nullptr ? EA_ERR_BAD_ARGUMENT : EA_OK;
+}
+
 ea_status CheckMhaQuantTensors(const ea_mha_config& c, const ea_mha_quant_weights& w) {
-  ea_status status = CheckQuantBias(c.dtype, w.in_proj_bias, 3 * c.d_model);
+  ea_status status = EA_OK;
+  for (int32_t which = 0; which < 3 && status == EA_OK; ++which) {
+    status = CheckQuantBias(c.dtype, InProjOf(c, w, which).bias, c.d_model);
+  }
   if (status == EA_OK) status = CheckQuantBias(c.dtype, w.out_proj_bias, c.d_model);
   if (status == EA_OK) {
     const void* table = TableTheModeReads(c.position, c.quant_position_table);
@@ -79,9 +107,15 @@ MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, const ea_mha_quant_weig
   MhaQuantKept kept{};
   kept.extents[0] = Extent{w.in_proj_weight, 3 * e * e};
   kept.extents[1] = Extent{w.in_proj_bias, 3 * e * bias_bytes};
-  kept.extents[2] = Extent{w.out_proj_weight, e * e};
-  kept.extents[3] = Extent{w.out_proj_bias, e * bias_bytes};
-  kept.extents[4] = Extent{table, static_cast<size_t>(c.max_tokens) * e * ElementBytes(c)};
+  kept.extents[2] = Extent{w.q_proj_weight, e * e};
+  kept.extents[3] = Extent{w.k_proj_weight, e * e};
+  kept.extents[4] = Extent{w.v_proj_weight, e * e};
+  kept.extents[5] = Extent{w.q_proj_bias, e * bias_bytes};
+  kept.extents[6] = Extent{w.k_proj_bias, e * bias_bytes};
+  kept.extents[7] = Extent{w.v_proj_bias, e * bias_bytes};
+  kept.extents[8] = Extent{w.out_proj_weight, e * e};
+  kept.extents[9] = Extent{w.out_proj_bias, e * bias_bytes};
+  kept.extents[10] = Extent{table, static_cast<size_t>(c.max_tokens) * e * ElementBytes(c)};
   return kept;
 }
 
@@ -123,10 +157,9 @@ void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& c,
 
 void CarveMhaQuantPanels(ea_arena* arena, const ea_mha_config& c, const ea_mha_quant_weights& w,
                          void* panels[4]) {
-  const size_t e = static_cast<size_t>(c.d_model);
-  for (size_t which = 0; which < 3; ++which) {
+  for (int32_t which = 0; which < 3; ++which) {
     panels[which] = const_cast<void*>(
-        CarveWeightPanels(arena, c.dtype, w.in_proj_weight + which * e * e, c.d_model, c.d_model));
+        CarveWeightPanels(arena, c.dtype, InProjOf(c, w, which).weight, c.d_model, c.d_model));
   }
   panels[3] =
       const_cast<void*>(CarveWeightPanels(arena, c.dtype, w.out_proj_weight, c.d_model, c.d_model));
@@ -266,11 +299,10 @@ ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config
   plan->ready = 0;
   ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
-    return EA_ERR_NULL_POINTER;
-  }
+  ea_status status = CheckMhaQuantWeightPointers(*weights);
+  if (status != EA_OK) return status;
   const ea_mha_config& c = *config;
-  ea_status status = ValidateMhaQuantConfig(c);
+  status = ValidateMhaQuantConfig(c);
   ea_mha_quant_params derived{};
   if (status == EA_OK) status = PrepareMhaQuantCarve(c, *weights, *arena, ArenaBytes(c), &derived);
   if (status != EA_OK) return status;

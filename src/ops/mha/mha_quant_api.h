@@ -13,6 +13,20 @@
 
 namespace edgeattn {
 
+// W_Q, W_K or W_V (which = 0, 1, 2) and its bias (NULL: none), from in_proj
+// or from the three separate tensors, whichever form the weights give.
+struct InProjPart {
+  const int8_t* weight;  // [d_model, d_model]
+  const uint8_t* bias;   // [d_model] int32 / int64
+};
+InProjPart InProjOf(const ea_mha_config& config, const ea_mha_quant_weights& weights,
+                    int32_t which);
+
+// The pointers' rules, before anything else: one form of W_Q, W_K, W_V (with
+// its biases) and W_O. EA_ERR_NULL_POINTER for a weight missing from both
+// forms, EA_ERR_BAD_ARGUMENT for a mix of them.
+ea_status CheckMhaQuantWeightPointers(const ea_mha_quant_weights& weights);
+
 // ea_mha_quant_init's rules for the config, and for the tensors it
 // reads as void*: biases (aligned; int16 ones within TFLite's 2^47
 // accumulator domain) and the caller's position table (aligned).
@@ -20,8 +34,9 @@ ea_status ValidateMhaQuantConfig(const ea_mha_config& config);
 ea_status CheckMhaQuantTensors(const ea_mha_config& config, const ea_mha_quant_weights& weights);
 
 // What a fixed-point MHA reads and must not overwrite: in_proj weight and
-// bias, out_proj weight and bias, the caller's quantized position table.
-inline constexpr size_t kMhaQuantKeptCount = 5;
+// bias or W_Q, W_K, W_V and their biases, out_proj weight and bias, the
+// caller's quantized position table.
+inline constexpr size_t kMhaQuantKeptCount = 11;
 struct MhaQuantKept {
   Extent extents[kMhaQuantKeptCount];
 };
@@ -67,17 +82,17 @@ bool ProjectInProj(const ea_parallel_for& parallel, const ea_mha_config& c,
                    const ea_linear_quant_params& params, const T* x, int32_t rows,
                    int32_t first_column, int32_t columns, T* out) {
   const size_t e = static_cast<size_t>(c.d_model);
-  const size_t first = static_cast<size_t>(which) * e + static_cast<size_t>(first_column);
+  const size_t first = static_cast<size_t>(first_column);
   const size_t bias_bytes = sizeof(T) == 1 ? sizeof(int32_t) : sizeof(int64_t);
-  const uint8_t* bias = static_cast<const uint8_t*>(w.in_proj_bias);
+  const InProjPart part = InProjOf(c, w, which);
   const ea_linear_quant_params slice{params.input_offset, params.output_offset,
                                      params.output_multiplier + first_column,
                                      params.output_shift + first_column};
   return RunProjection(
-      parallel,
-      ProjectionArgs(x, rows, c.d_model, w.in_proj_weight + first * e,
-                     bias != nullptr ? bias + first * bias_bytes : nullptr, slice, columns, out,
-                     static_cast<size_t>(columns), columns == c.d_model ? panels : nullptr));
+      parallel, ProjectionArgs(x, rows, c.d_model, part.weight + first * e,
+                               part.bias != nullptr ? part.bias + first * bias_bytes : nullptr,
+                               slice, columns, out, static_cast<size_t>(columns),
+                               columns == c.d_model ? panels : nullptr));
 }
 
 }  // namespace edgeattn

@@ -523,12 +523,14 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
       // (kv_cache.h): each element moves by up to half its step, plus the
       // float error of the projection it rounds.
       std::vector<double> q_moved(static_cast<size_t>(d), 0.0);
+      double q_code_step = 0.0;  // int8 / int4 caches: the step of the query's int8 codes
       if (IsQuantized(layer.storage) && !int4) {
         double q_largest = 0.0;
         for (int c = 0; c < d; ++c) {
           q_largest = std::max(q_largest, fabs(q.val[q_base + c]) + q.err[q_base + c]);
         }
         const double q_step = q_largest / 127.0 * (1.0 + 4.0 * kUnit);
+        q_code_step = q_step;
         for (int c = 0; c < d; ++c) {
           q_moved[static_cast<size_t>(c)] = q_step * (0.5 + 1e-4) + q.err[q_base + c];
         }
@@ -553,6 +555,7 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
           }
         });
         const double q_step = q_largest / 127.0 * (1.0 + 4.0 * kUnit);
+        q_code_step = q_step;
         for (int c = 0; c < d; ++c) {
           q_moved[static_cast<size_t>(c)] = q_step * (0.5 + 1e-4) + err[static_cast<size_t>(c)];
         }
@@ -576,6 +579,19 @@ void LayerCheck::Build(const LayerSpec& layer, const std::vector<float>& xq, int
         const double s = scale * dot + slope * (j - position);
         if (fabs(scale * dot) > kSureOverflow) sure_overflow = true;
         if (!(magnitude < kNoOverflow)) overflow_possible = true;
+        // int8 / int4 caches multiply the scales before the integer sum
+        // (kv_cache.h): k_scale * q_scale * scale (int4: per group, with the
+        // rotation's factor) may overflow where the float dot product does
+        // not, when q's and k's largest entries sit in different channels.
+        if (IsQuantized(layer.storage)) {
+          double k_largest = 0.0;
+          for (int c = 0; c < d; ++c) {
+            k_largest = std::max(k_largest, fabs(ks.value[k.at(j, g * d + c)]));
+          }
+          const double factor = k_largest / LevelLimit(layer.storage) * q_code_step *
+                                fabs(static_cast<double>(scale)) * edgeattn_test::kInt4Group;
+          if (!(factor < kNoOverflow)) overflow_possible = true;
+        }
         p[static_cast<size_t>(j - lo)] = s;
         largest = std::max(largest, s);
         step = std::max(step, scale * moved);

@@ -243,20 +243,37 @@ StatusSet QuantSelfAttentionShapeRules(const ea_self_attention_config& c) {
   return set;
 }
 
+const float* InProjWeightScales(const ea_mha_quant_scales& s, int which, int32_t d_model) {
+  if (s.in_proj_weight_scales != nullptr) return s.in_proj_weight_scales + which * d_model;
+  const float* parts[3] = {s.q_proj_weight_scales, s.k_proj_weight_scales, s.v_proj_weight_scales};
+  return parts[which];
+}
+
 StatusSet QuantScalesRules(const ea_mha_config& c) {
   StatusSet set;
   const ea_mha_quant_scales& s = *c.quant_scales;
-  if (s.in_proj_weight_scales == nullptr || s.out_proj_weight_scales == nullptr) {
+  // in_proj's scales or W_Q's, W_K's, W_V's: one form, whole.
+  const bool any_separate = s.q_proj_weight_scales != nullptr ||
+                            s.k_proj_weight_scales != nullptr || s.v_proj_weight_scales != nullptr;
+  const bool separate_whole = s.q_proj_weight_scales != nullptr &&
+                              s.k_proj_weight_scales != nullptr &&
+                              s.v_proj_weight_scales != nullptr;
+  const bool in_proj_form = s.in_proj_weight_scales != nullptr;
+  if (s.out_proj_weight_scales == nullptr || (!in_proj_form && !separate_whole)) {
     set.Add(EA_ERR_NULL_POINTER);
   }
+  if (in_proj_form && any_separate) set.Add(EA_ERR_BAD_ARGUMENT);
+  const bool have_scales = (in_proj_form && !any_separate) || (!in_proj_form && separate_whole);
   bool valid = QuantTensorsValid(c.dtype, c.position != EA_POSITION_NONE,
                                  {s.input, s.q, s.k, s.v, s.scores, s.context, s.output},
                                  s.position, s.positioned);
   // Per-channel scales: only when d_model is a size the caller's arrays
   // can have (the driver allocates them for materialised shapes only).
-  if (c.d_model > 0 && s.in_proj_weight_scales != nullptr && s.out_proj_weight_scales != nullptr) {
-    valid = valid && ChannelScalesValid(s.in_proj_weight_scales, 3 * int64_t{c.d_model}) &&
-            ChannelScalesValid(s.out_proj_weight_scales, c.d_model);
+  if (c.d_model > 0 && have_scales && s.out_proj_weight_scales != nullptr) {
+    for (int which = 0; which < 3; ++which) {
+      valid = valid && ChannelScalesValid(InProjWeightScales(s, which, c.d_model), c.d_model);
+    }
+    valid = valid && ChannelScalesValid(s.out_proj_weight_scales, c.d_model);
   }
   if (!valid) set.Add(EA_ERR_BAD_ARGUMENT);
   return set;

@@ -52,6 +52,9 @@ StatusSet MhaConfigRules(const ea_mha_config& config);
 // Fixed-point MHA (edgeattn/quant.h). The shape, enum and
 // presence rules of ea_mha_arena_size and ea_mha_quant_init:
 StatusSet QuantMhaShapeRules(const ea_mha_config& config);
+// W_Q's, W_K's or W_V's scales (which = 0, 1, 2) from either form of the
+// scales struct (NULL where that form lacks them).
+const float* InProjWeightScales(const ea_mha_quant_scales& scales, int which, int32_t d_model);
 // The float quantization (ea_mha_quant_derive, and init without given
 // integers): config.quant_scales is not NULL. Scales positive and finite,
 // zero points in [-128, 127] (int8) or 0 (int16), the per-channel arrays

@@ -294,7 +294,9 @@ struct QuantCase {
   uint8_t table_kind = 0;   // >= 128: the caller passes a quantized table
   uint8_t scales_kind = 0;  // >= 240: quant_scales NULL
   QuantTensor tensors[kQuantTensors];
-  QuantCommon quant;  // biases: bit 0 in_proj_bias, bit 1 out_proj_bias; bits 2-3 magnitude
+  // biases: bit 0 in_proj_bias, bit 1 out_proj_bias; bits 2-3 magnitude; bit 4
+  // W_Q, W_K, W_V (and biases) as three tensors, bit 5 their scales as three arrays.
+  QuantCommon quant;
 
   bool CallerTable() const { return table_kind >= 128; }
   bool ScalesGiven() const { return scales_kind < 240; }

@@ -361,8 +361,24 @@ void FuzzQuantMha(ByteReader& input) {
   weights.in_proj_bias = in_b;
   weights.out_proj_weight = nulls & kNullWeights ? nullptr : out_w;
   weights.out_proj_bias = out_b;
+  if ((qc.biases & 16) &&
+      materialised) {  // W_Q, W_K, W_V as three tensors (kNullInput1: W_K missing)
+    weights.in_proj_weight = nullptr;
+    weights.in_proj_bias = nullptr;
+    weights.q_proj_weight = in_w;
+    weights.k_proj_weight = nulls & kNullInput1 ? nullptr : in_w + ee;
+    weights.v_proj_weight = in_w + 2 * ee;
+    const size_t part_bias = channels * bias_bytes;
+    weights.q_proj_bias = in_b;
+    weights.k_proj_bias = in_b != nullptr ? in_b + part_bias : nullptr;
+    weights.v_proj_bias = in_b != nullptr ? in_b + 2 * part_bias : nullptr;
+  }
+  const bool in_proj_missing =
+      weights.in_proj_weight == nullptr &&
+      (weights.q_proj_weight == nullptr || weights.k_proj_weight == nullptr ||
+       weights.v_proj_weight == nullptr);
   StatusSet plan_rules = shape_rules;
-  if ((nulls & (kNullPlan | kNullPlanConfig | kNullArena)) || weights.in_proj_weight == nullptr ||
+  if ((nulls & (kNullPlan | kNullPlanConfig | kNullArena)) || in_proj_missing ||
       weights.out_proj_weight == nullptr) {
     plan_rules.Add(EA_ERR_NULL_POINTER);
   }
@@ -486,7 +502,7 @@ void FuzzQuantMha(ByteReader& input) {
 
   // --- the same causal layer a step at a time
   if (reference && c.mask == EA_MASK_CAUSAL && run.run_dtype == dtype && !want_y.empty() &&
-      static_cast<int32_t>(n) == run.n_tokens && weights.in_proj_weight != nullptr &&
+      static_cast<int32_t>(n) == run.n_tokens && !in_proj_missing &&
       weights.out_proj_weight != nullptr) {
     ExpectStreamEqualsFullRun(config, weights, x0, static_cast<int32_t>(n), element,
                               c.common.targets, want_y);

@@ -74,9 +74,9 @@ Derivation DeriveLikeTflite(const ea_mha_config& c) {
     ea_quant in;
     const float* weights;
     ea_quant out;
-  } linears[4] = {{x, s.in_proj_weight_scales, s.q},
-                  {x, s.in_proj_weight_scales + e, s.k},
-                  {x, s.in_proj_weight_scales + 2 * e, s.v},
+  } linears[4] = {{x, InProjWeightScales(s, 0, e), s.q},
+                  {x, InProjWeightScales(s, 1, e), s.k},
+                  {x, InProjWeightScales(s, 2, e), s.v},
                   {s.context, s.out_proj_weight_scales, s.output}};
   for (int l = 0; l < 4; ++l) {
     LinearLikeTflite(linears[l].in, linears[l].weights, e, linears[l].out, d.integers.Linear(l),
@@ -129,6 +129,12 @@ void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommo
   q->weight_scales = WeightScales(qc, nominal.weight, 4 * channels);
   const bool null_weight_scales = qc.bad_weight_scale == 255;
   q->scales.in_proj_weight_scales = null_weight_scales ? nullptr : q->weight_scales.data();
+  if (qc.biases & 32) {  // W_Q's, W_K's, W_V's scales as three arrays (the same values)
+    q->scales.in_proj_weight_scales = nullptr;
+    q->scales.q_proj_weight_scales = null_weight_scales ? nullptr : q->weight_scales.data();
+    q->scales.k_proj_weight_scales = q->weight_scales.data() + channels;
+    q->scales.v_proj_weight_scales = q->weight_scales.data() + 2 * channels;
+  }
   q->scales.out_proj_weight_scales =
       null_weight_scales ? nullptr : q->weight_scales.data() + 3 * channels;
   config->quant_scales = scales_given ? &q->scales : nullptr;

@@ -151,6 +151,10 @@ constexpr uint64_t ByteRegionBytes(uint64_t bytes) { return RoundUp(bytes, kRegi
 // Bytes of one activation of a fixed-point dtype (int8 or int16).
 constexpr uint64_t FixedPointBytes(ea_dtype dtype) { return dtype == EA_DTYPE_INT16 ? 2 : 1; }
 
+// Bytes of one bias of a fixed-point dtype: TFLite's int32 for int8
+// activations, int64 for int16 ("16x8").
+constexpr uint64_t QuantBiasBytes(ea_dtype dtype) { return dtype == EA_DTYPE_INT16 ? 8 : 4; }
+
 // Whether fixed-point plans carve the packed panels of the AVX512-VNNI
 // kernels: on x86, where a dispatched build may run them; other CPUs have no
 // kernel that reads them, so their plans are smaller by that much. User code

@@ -12,7 +12,8 @@
 namespace edgeattn {
 
 ea_status ValidateAttentionConfig(const ea_attention_config& c) {
-  ea_status status = CheckDtype(c.dtype);
+  // Fixed-point configs have their own plan (ea_attention_quant_init).
+  ea_status status = CheckFloatDtype(c.dtype);
   if (status == EA_OK) status = CheckPositive(c.n_q, c.n_kv, c.d_k, c.d_v);
   if (status == EA_OK) status = CheckElements(c.n_q, c.d_k);
   if (status == EA_OK) status = CheckElements(c.n_q, c.d_v);

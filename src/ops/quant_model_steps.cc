@@ -100,7 +100,7 @@ const void* ResolveQuantPositionTable(ea_arena* arena, ea_dtype dtype, PositionS
 
 ea_status CheckQuantBias(ea_dtype dtype, const void* bias, int32_t count) {
   if (bias == nullptr) return EA_OK;
-  const size_t element = dtype == EA_DTYPE_INT16 ? sizeof(int64_t) : sizeof(int32_t);
+  const size_t element = static_cast<size_t>(QuantBiasBytes(dtype));
   if (reinterpret_cast<uintptr_t>(bias) % element != 0) return EA_ERR_BAD_ARGUMENT;
   if (dtype != EA_DTYPE_INT16) return EA_OK;
   const int64_t* b = static_cast<const int64_t*>(bias);

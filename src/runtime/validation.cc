@@ -4,16 +4,8 @@
 
 namespace edgeattn {
 
-ea_status CheckDtype(ea_dtype dtype) {
-  switch (dtype) {
-    case EA_DTYPE_F32:
-      return EA_OK;
-    case EA_DTYPE_INT8:
-    case EA_DTYPE_INT16:
-      return EA_ERR_UNSUPPORTED;
-    default:
-      return EA_ERR_BAD_ARGUMENT;
-  }
+ea_status CheckFloatDtype(ea_dtype dtype) {
+  return dtype == EA_DTYPE_F32 ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 
 ea_status CheckPositive(int32_t a, int32_t b, int32_t c, int32_t d) {

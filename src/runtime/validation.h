@@ -11,8 +11,9 @@
 
 namespace edgeattn {
 
-// Float32 is implemented; the fixed-point dtypes are reserved.
-ea_status CheckDtype(ea_dtype dtype);
+// The float plans take EA_DTYPE_F32 only: fixed point has plans of its own
+// (the _quant_ entry points), and any other value is not a dtype.
+ea_status CheckFloatDtype(ea_dtype dtype);
 
 // Every value > 0.
 ea_status CheckPositive(int32_t a, int32_t b, int32_t c, int32_t d);

@@ -1,4 +1,4 @@
-// Cases of the MHA decoder and cross-attention families (edgeattn/decoder.h):
+// Cases of the MHA decoder and cross-attention families (edgeattn/decoder.h, edgeattn/cross.h):
 // a config, the layer's tensors, the arena, then a sequence of calls on the
 // plan, each with its own count, NULL pointers, buffers and values. The byte
 // layout is one Visit per case, shared with make_seeds.cc (fuzz_case.h).

@@ -1,4 +1,4 @@
-// Driver for MHA cross-attention (edgeattn/decoder.h): ea_cross_arena_size
+// Driver for MHA cross-attention (edgeattn/cross.h): ea_cross_arena_size
 // and ea_cross_init on a decoded config (every storage, row-major or
 // packed weights, memories of one or several projection chunks, more
 // queries than memory rows), then up to kMaxDecoderOps set_memory, run and

@@ -1,4 +1,4 @@
-// The MHA decoder and cross-attention (edgeattn/decoder.h) against the
+// The MHA decoder and cross-attention (edgeattn/decoder.h, edgeattn/cross.h) against the
 // double-precision reference on every SIMD target: streams of steps of 1..k
 // tokens equal the layer over the whole sequence (absolute, RoPE and ALiBi
 // positions, grouped-query heads, a sliding window on a ring, every storage),

@@ -50,9 +50,7 @@ extern "C" {
 ea_status ea_add_quant_derive(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant out,
                               ea_add_quant_params* params) {
   if (params == nullptr) return EA_ERR_NULL_POINTER;
-  if (dtype != EA_DTYPE_INT8 && dtype != EA_DTYPE_INT16) {
-    return edgeattn::CheckDtype(dtype) == EA_OK ? EA_ERR_BAD_ARGUMENT : edgeattn::CheckDtype(dtype);
-  }
+  if (dtype != EA_DTYPE_INT8 && dtype != EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   if (!edgeattn::IsValidQuant(dtype, a) || !edgeattn::IsValidQuant(dtype, b) ||
       !edgeattn::IsValidQuant(dtype, out)) {
     return EA_ERR_BAD_ARGUMENT;

@@ -12,8 +12,6 @@ extern "C" {
 
 ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
-  // Fixed-point configs: ea_attention_quant_arena_size.
-  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   const ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status != EA_OK) return status;
   return edgeattn::ToSize(
@@ -26,8 +24,6 @@ ea_status ea_attention_init(ea_attention_plan* plan, const ea_attention_config* 
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  // Fixed-point plans: ea_attention_quant_init.
-  if (config->dtype == EA_DTYPE_INT8 || config->dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
   ea_status status = edgeattn::ValidateAttentionConfig(*config);
   if (status == EA_OK) {
     status = edgeattn::CheckArenaFits(

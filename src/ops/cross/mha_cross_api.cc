@@ -1,4 +1,4 @@
-// C entry points of MHA cross-attention (edgeattn/decoder.h):
+// C entry points of MHA cross-attention (edgeattn/cross.h):
 // nn.MultiheadAttention(x, memory, memory) with the memory's keys and values
 // projected once into a KV cache. set_memory runs the memory through the
 // in_proj panels of W_K and W_V only (from the panel holding W_K's first row,

@@ -28,8 +28,7 @@ ea_attention_config CoreConfig(const ea_mha_config& c) {
 
 ea_status Validate(const ea_mha_config& c) {
   // Fixed-point plans take int8 weights: ea_mha_quant_init.
-  if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
-  ea_status status = CheckDtype(c.dtype);
+  ea_status status = CheckFloatDtype(c.dtype);
   if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.n_heads, 1);
   if (status == EA_OK && c.d_model % c.n_heads != 0) status = EA_ERR_HEADS_MISMATCH;
   if (status == EA_OK)

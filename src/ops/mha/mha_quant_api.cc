@@ -28,6 +28,8 @@ size_t ElementBytes(const ea_mha_config& c) {
   return static_cast<size_t>(FixedPointBytes(c.dtype));
 }
 
+size_t BiasBytes(const ea_mha_config& c) { return static_cast<size_t>(QuantBiasBytes(c.dtype)); }
+
 // The plan's own copy of the caller's integers (which may then live on the
 // caller's stack).
 void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_params* params) {
@@ -44,8 +46,7 @@ void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_para
 }  // namespace
 
 ea_status ValidateMhaQuantConfig(const ea_mha_config& c) {
-  if (!IsFixedPoint(c.dtype))
-    return c.dtype == EA_DTYPE_F32 ? EA_ERR_BAD_ARGUMENT : CheckDtype(c.dtype);
+  if (!IsFixedPoint(c.dtype)) return EA_ERR_BAD_ARGUMENT;
   ea_status status = CheckPositive(c.max_tokens, c.d_model, c.n_heads, 1);
   if (status == EA_OK && c.d_model % c.n_heads != 0) status = EA_ERR_HEADS_MISMATCH;
   if (status == EA_OK) status = CheckElements(c.max_tokens, c.d_model);
@@ -66,9 +67,8 @@ InProjPart InProjOf(const ea_mha_config& c, const ea_mha_quant_weights& w, int32
   const size_t e = static_cast<size_t>(c.d_model);
   if (w.in_proj_weight != nullptr) {
     const size_t first = static_cast<size_t>(which) * e;
-    const size_t bias_bytes = c.dtype == EA_DTYPE_INT16 ? sizeof(int64_t) : sizeof(int32_t);
     const uint8_t* bias = static_cast<const uint8_t*>(w.in_proj_bias);
-    return {w.in_proj_weight + first * e, bias != nullptr ? bias + first * bias_bytes : nullptr};
+    return {w.in_proj_weight + first * e, bias != nullptr ? bias + first * BiasBytes(c) : nullptr};
   }
   const int8_t* weights[3] = {w.q_proj_weight, w.k_proj_weight, w.v_proj_weight};
   const void* biases[3] = {w.q_proj_bias, w.k_proj_bias, w.v_proj_bias};
@@ -103,19 +103,15 @@ ea_status CheckMhaQuantTensors(const ea_mha_config& c, const ea_mha_quant_weight
 MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w,
                                  const void* table) {
   const size_t e = static_cast<size_t>(c.d_model);
-  const size_t bias_bytes = c.dtype == EA_DTYPE_INT16 ? sizeof(int64_t) : sizeof(int32_t);
   MhaQuantKept kept{};
-  kept.extents[0] = Extent{w.in_proj_weight, 3 * e * e};
-  kept.extents[1] = Extent{w.in_proj_bias, 3 * e * bias_bytes};
-  kept.extents[2] = Extent{w.q_proj_weight, e * e};
-  kept.extents[3] = Extent{w.k_proj_weight, e * e};
-  kept.extents[4] = Extent{w.v_proj_weight, e * e};
-  kept.extents[5] = Extent{w.q_proj_bias, e * bias_bytes};
-  kept.extents[6] = Extent{w.k_proj_bias, e * bias_bytes};
-  kept.extents[7] = Extent{w.v_proj_bias, e * bias_bytes};
-  kept.extents[8] = Extent{w.out_proj_weight, e * e};
-  kept.extents[9] = Extent{w.out_proj_bias, e * bias_bytes};
-  kept.extents[10] = Extent{table, static_cast<size_t>(c.max_tokens) * e * ElementBytes(c)};
+  for (int32_t which = 0; which < 3; ++which) {
+    const InProjPart part = InProjOf(c, w, which);
+    kept.extents[2 * which] = Extent{part.weight, e * e};
+    kept.extents[2 * which + 1] = Extent{part.bias, e * BiasBytes(c)};
+  }
+  kept.extents[6] = Extent{w.out_proj_weight, e * e};
+  kept.extents[7] = Extent{w.out_proj_bias, e * BiasBytes(c)};
+  kept.extents[8] = Extent{table, static_cast<size_t>(c.max_tokens) * e * ElementBytes(c)};
   return kept;
 }
 
@@ -279,9 +275,7 @@ ea_status ea_mha_quant_arena_size(const ea_mha_config* config, size_t* bytes) {
 ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* params,
                               int32_t* channel_ints, size_t channel_int_count) {
   if (config == nullptr || params == nullptr || channel_ints == nullptr) return EA_ERR_NULL_POINTER;
-  if (!edgeattn::IsFixedPoint(config->dtype))
-    return edgeattn::CheckDtype(config->dtype) == EA_OK ? EA_ERR_BAD_ARGUMENT
-                                                        : edgeattn::CheckDtype(config->dtype);
+  if (!edgeattn::IsFixedPoint(config->dtype)) return EA_ERR_BAD_ARGUMENT;
   ea_status status = edgeattn::CheckPositive(config->d_model, config->n_heads, 1, 1);
   if (status == EA_OK && config->d_model % config->n_heads != 0) status = EA_ERR_HEADS_MISMATCH;
   // The weights' element limit bounds d_model, and with it 8 * d_model.

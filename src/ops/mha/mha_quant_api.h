@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
 #include "ops/quant_model_steps.h"
 #include "runtime/arena.h"
@@ -33,10 +34,10 @@ ea_status CheckMhaQuantWeightPointers(const ea_mha_quant_weights& weights);
 ea_status ValidateMhaQuantConfig(const ea_mha_config& config);
 ea_status CheckMhaQuantTensors(const ea_mha_config& config, const ea_mha_quant_weights& weights);
 
-// What a fixed-point MHA reads and must not overwrite: in_proj weight and
-// bias or W_Q, W_K, W_V and their biases, out_proj weight and bias, the
-// caller's quantized position table.
-inline constexpr size_t kMhaQuantKeptCount = 11;
+// What a fixed-point MHA reads and must not overwrite: W_Q, W_K, W_V and
+// their biases (in either form, as InProjOf finds them), out_proj weight and
+// bias, the caller's quantized position table.
+inline constexpr size_t kMhaQuantKeptCount = 9;
 struct MhaQuantKept {
   Extent extents[kMhaQuantKeptCount];
 };
@@ -83,16 +84,16 @@ bool ProjectInProj(const ea_parallel_for& parallel, const ea_mha_config& c,
                    int32_t first_column, int32_t columns, T* out) {
   const size_t e = static_cast<size_t>(c.d_model);
   const size_t first = static_cast<size_t>(first_column);
-  const size_t bias_bytes = sizeof(T) == 1 ? sizeof(int32_t) : sizeof(int64_t);
   const InProjPart part = InProjOf(c, w, which);
   const ea_linear_quant_params slice{params.input_offset, params.output_offset,
                                      params.output_multiplier + first_column,
                                      params.output_shift + first_column};
   return RunProjection(
-      parallel, ProjectionArgs(x, rows, c.d_model, part.weight + first * e,
-                               part.bias != nullptr ? part.bias + first * bias_bytes : nullptr,
-                               slice, columns, out, static_cast<size_t>(columns),
-                               columns == c.d_model ? panels : nullptr));
+      parallel,
+      ProjectionArgs(x, rows, c.d_model, part.weight + first * e,
+                     part.bias != nullptr ? part.bias + first * QuantBiasBytes(c.dtype) : nullptr,
+                     slice, columns, out, static_cast<size_t>(columns),
+                     columns == c.d_model ? panels : nullptr));
 }
 
 }  // namespace edgeattn

@@ -27,8 +27,7 @@ ea_attention_config CoreConfig(const ea_self_attention_config& c) {
 
 ea_status Validate(const ea_self_attention_config& c) {
   // Fixed-point configs have their own plan (ea_self_attention_quant_init).
-  if (c.dtype == EA_DTYPE_INT8 || c.dtype == EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
-  ea_status status = CheckDtype(c.dtype);
+  ea_status status = CheckFloatDtype(c.dtype);
   if (status == EA_OK) status = CheckPositive(c.max_tokens, c.d_model, c.d_k, c.d_v);
   if (status == EA_OK)
     status = ValidateModelInput(c.max_tokens, c.d_model, c.position, c.position_table);

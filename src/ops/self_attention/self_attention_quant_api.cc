@@ -36,8 +36,7 @@ ea_status CheckShape(const ea_self_attention_config& c) {
 }
 
 ea_status Validate(const ea_self_attention_config& c) {
-  if (!IsFixedPoint(c.dtype))
-    return c.dtype == EA_DTYPE_F32 ? EA_ERR_BAD_ARGUMENT : CheckDtype(c.dtype);
+  if (!IsFixedPoint(c.dtype)) return EA_ERR_BAD_ARGUMENT;
   ea_status status = CheckShape(c);
   if (status == EA_OK) status = CheckMask(c.mask);
   if (status == EA_OK) status = ValidateParallelFor(c.parallel);
@@ -60,7 +59,7 @@ uint64_t ChannelInts(const ea_self_attention_config& c) {
 }
 
 size_t BiasBytes(const ea_self_attention_config& c) {
-  return c.dtype == EA_DTYPE_INT16 ? sizeof(int64_t) : sizeof(int32_t);
+  return static_cast<size_t>(QuantBiasBytes(c.dtype));
 }
 
 constexpr size_t kKeptCount = 7;
@@ -185,8 +184,7 @@ ea_status ea_self_attention_quant_derive(const ea_self_attention_config* config,
                                          int32_t* channel_ints, size_t channel_int_count) {
   using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
   if (config == nullptr || params == nullptr || channel_ints == nullptr) return EA_ERR_NULL_POINTER;
-  if (!IsFixedPoint(config->dtype))
-    return CheckDtype(config->dtype) == EA_OK ? EA_ERR_BAD_ARGUMENT : CheckDtype(config->dtype);
+  if (!IsFixedPoint(config->dtype)) return EA_ERR_BAD_ARGUMENT;
   ea_status status = CheckPositive(config->d_model, config->d_k, config->d_v, 1);
   // The weights' element limit bounds d_k and d_v, and with them the channel count.
   if (status == EA_OK) status = CheckElements(config->d_k, config->d_model);

@@ -56,19 +56,54 @@ constexpr auto kOutMultipliers = MakeTable<int32_t, kDModel>(7, 1 << 30, 2147483
 constexpr auto kShifts = MakeTable<int32_t, 3 * kDModel>(8, -9, -7);
 
 constexpr ea_linear_quant_params Projection(int which) {
-  return {-1, 2, kInMultipliers.values + which * kDModel, kShifts.values + which * kDModel};
+  ea_linear_quant_params p{};
+  p.input_offset = -1;
+  p.output_offset = 2;
+  p.output_multiplier = kInMultipliers.values + which * kDModel;
+  p.output_shift = kShifts.values + which * kDModel;
+  return p;
 }
 
-const ea_mha_quant_params kParams = {
-    /*add=*/{20, 0, 1395864371, -1, 0, 1227133513, -2, 1, 1431655765, -19},
-    /*q_proj=*/Projection(0),
-    /*k_proj=*/Projection(1),
-    /*v_proj=*/Projection(2),
-    /*scores=*/{-1, 1, 2, 1518500250, -8},
-    /*softmax=*/{1518500250, 23, -248},
-    /*context=*/{128, -1, 1, 1342177280, -8},
-    /*out_proj=*/{1, -1, kOutMultipliers.values, kShifts.values},
-};
+constexpr ea_matmul_quant_params Matmul(int32_t input_offset, int32_t weights_offset,
+                                        int32_t output_offset, int32_t multiplier, int32_t shift) {
+  ea_matmul_quant_params p{};
+  p.input_offset = input_offset;
+  p.weights_offset = weights_offset;
+  p.output_offset = output_offset;
+  p.output_multiplier = multiplier;
+  p.output_shift = shift;
+  return p;
+}
+
+// Constant data in flash, every field set by name (common.h: configs grow at
+// their end, and positional braces would break when they do).
+constexpr ea_mha_quant_params MakeParams() {
+  ea_mha_quant_params p{};
+  p.add.left_shift = 20;
+  p.add.input1_offset = 0;
+  p.add.input1_multiplier = 1395864371;
+  p.add.input1_shift = -1;
+  p.add.input2_offset = 0;
+  p.add.input2_multiplier = 1227133513;
+  p.add.input2_shift = -2;
+  p.add.output_offset = 1;
+  p.add.output_multiplier = 1431655765;
+  p.add.output_shift = -19;
+  p.q_proj = Projection(0);
+  p.k_proj = Projection(1);
+  p.v_proj = Projection(2);
+  p.scores = Matmul(-1, 1, 2, 1518500250, -8);
+  p.softmax.input_multiplier = 1518500250;
+  p.softmax.input_left_shift = 23;
+  p.softmax.diff_min = -248;
+  p.context = Matmul(128, -1, 1, 1342177280, -8);
+  p.out_proj.input_offset = 1;
+  p.out_proj.output_offset = -1;
+  p.out_proj.output_multiplier = kOutMultipliers.values;
+  p.out_proj.output_shift = kShifts.values;
+  return p;
+}
+constexpr ea_mha_quant_params kParams = MakeParams();
 
 // Activations only: the table and the weights stay in flash.
 constexpr size_t kArenaBytes = edgeattn::detail::AddressableBytes<edgeattn::MhaQuantArenaBytes(

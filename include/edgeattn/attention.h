@@ -97,7 +97,10 @@ typedef struct ea_attention_quant_plan {
 } ea_attention_quant_plan;
 
 /* Each refuses a float config (EA_ERR_BAD_ARGUMENT), as ea_attention_arena_size
- * and ea_attention_init refuse a fixed-point one. */
+ * and ea_attention_init refuse a fixed-point one. init: the softmax's int16
+ * tables of quant_params (if given) lie outside the bytes it carves. Runs:
+ * the memory rules of ea_attention_run, and out and attn_weights keep off
+ * those tables too. */
 ea_status ea_attention_quant_arena_size(const ea_attention_config* config, size_t* bytes);
 ea_status ea_attention_quant_init(ea_attention_quant_plan* plan, const ea_attention_config* config,
                                   ea_arena* arena);

@@ -157,7 +157,7 @@ typedef struct ea_decoder_quant {
   void* values_transposed;    /* cache: [heads, d_k, max_tokens] */
   void* head_panels;          /* cache, x86: per head K and V packed, or NULL */
   void* weight_panels[4];     /* W_Q, W_K, W_V, W_O packed */
-  void* softmax_table;        /* int8: the softmax's table */
+  void* softmax_table;        /* the softmax's tables */
   void* row_scratch;          /* one query block's scores and probabilities */
   const void* carve;          /* the plan's arena bytes */
   size_t carve_bytes;
@@ -175,7 +175,8 @@ ea_status ea_decoder_quant_reset(ea_decoder_quant* decoder);
  * n_tokens in [1, max_step_tokens] (EA_ERR_BAD_DIMENSION); a stream longer
  * than layer.max_tokens: EA_ERR_CACHE_FULL. y may be x (or overlap it: x is
  * read before y is written); neither overlaps the plan's arena, the weights
- * and biases, or the position table (EA_ERR_BAD_ARGUMENT). _s8 steps
+ * and biases, the position table or the softmax's int16 tables
+ * (EA_ERR_BAD_ARGUMENT). _s8 steps
  * INT8 decoders, _s16 INT16 ones (the other: EA_ERR_BAD_ARGUMENT). On any
  * error y and the cache are not written. */
 ea_status ea_decoder_quant_step_s8(ea_decoder_quant* decoder, const int8_t* x, int32_t n_tokens,

@@ -82,11 +82,28 @@ typedef struct ea_softmax_quant_params { /* SOFTMAX */
   int32_t input_multiplier;
   int32_t input_left_shift;
   int32_t diff_min; /* int8 only */
+  /* int16 only: TFLite's two 513-entry Q0.15 tables of the int16 softmax
+   * (SoftmaxParams::exp_lut, exp(x) on [-10, 0], and
+   * one_over_one_plus_x_lut, 1 / (1 + x) on [0, 1]), as the model or the
+   * device's TFLite Micro build filled them (TFLM fills them at Prepare with
+   * the device's expf, and one libm's expf can differ from another's in an
+   * entry): the integers are then that build's. NULL both: the built-in
+   * tables, TFLite Micro's with glibc's expf. The _derive functions leave
+   * both NULL; set them in the params you pass as quant_params. Read in
+   * place, as weights are, for the life of the plan or decoder (flash is
+   * fine), and outside its arena. EA_ERR_BAD_ARGUMENT for one of the two
+   * alone, either with an int8 dtype, an entry outside [0, 32767], or an
+   * exp table whose value at 0 (entry 511 interpolated 127/128 of the way
+   * to entry 512) is below 16384 (TFLite's is 32767): a row's sum of
+   * exponentials is at least that, which keeps the normalisation within
+   * TFLite's integer ranges. */
+  const int16_t* exp_lut;
+  const int16_t* one_over_one_plus_x_lut;
 } ea_softmax_quant_params;
 
 /* The arena regions of one fixed-point attention (private, as every plan field). */
 typedef struct ea_quant_core {
-  void* softmax_table; /* int8: the softmax's per-difference tables */
+  void* softmax_table; /* the softmax's tables (int8: per difference) */
   void* k_panels;      /* K and V packed for the dot-product instructions */
   void* v_panels;
   void* v_transposed; /* V^T for the row kernels */

@@ -91,13 +91,29 @@ bool Run(const ea_parallel_for& parallel, const AttentionQArgs<T>& args, const T
 
 }  // namespace
 
-void* CarveSoftmaxS8Table(ea_arena* arena, ea_dtype dtype, const ea_softmax_quant_params& softmax) {
+static_assert(sizeof(SoftmaxS16Tables) <= kSoftmaxS8TableBytes &&
+                  alignof(SoftmaxS16Tables) <= kRegionAlignment,
+              "the int16 softmax's tables fit the region of the int8 one's");
+
+void* CarveSoftmaxTables(ea_arena* arena, ea_dtype dtype, const ea_softmax_quant_params& softmax) {
   void* table = CarveBytes(arena, kSoftmaxS8TableBytes);
   if (dtype == EA_DTYPE_INT8) {
     BuildSoftmaxS8Table(softmax.input_multiplier, softmax.input_left_shift, softmax.diff_min,
                         static_cast<SoftmaxS8Table*>(table));
+  } else {
+    BuildSoftmaxS16Tables(softmax.exp_lut, softmax.one_over_one_plus_x_lut,
+                          static_cast<SoftmaxS16Tables*>(table));
   }
   return table;
+}
+
+SoftmaxLuts SoftmaxLutExtents(const ea_softmax_quant_params& softmax) {
+  const size_t bytes = kSoftmaxS16TableSize * sizeof(int16_t);
+  SoftmaxLuts luts{};
+  luts.extents[0] = Extent{softmax.exp_lut, softmax.exp_lut != nullptr ? bytes : 0};
+  luts.extents[1] = Extent{softmax.one_over_one_plus_x_lut,
+                           softmax.one_over_one_plus_x_lut != nullptr ? bytes : 0};
+  return luts;
 }
 
 ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, int32_t d_k,
@@ -105,7 +121,7 @@ ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, 
                              const ea_softmax_quant_params& softmax) {
   ea_quant_core m{};
   m.max_keys = max_keys;
-  m.softmax_table = CarveSoftmaxS8Table(arena, dtype, softmax);
+  m.softmax_table = CarveSoftmaxTables(arena, dtype, softmax);
   if (!kFixedPointPanels) {
     // No kernel of this CPU family reads packed panels.
   } else if (dtype == EA_DTYPE_INT8) {
@@ -140,6 +156,7 @@ AttentionQArgs<T> QuantCoreArgs(const ea_matmul_quant_params& scores,
   a.score_shift = scores.output_shift;
   a.score_zero_point = scores.output_offset;
   a.softmax_s8 = static_cast<const SoftmaxS8Table*>(core.softmax_table);
+  a.softmax_s16 = static_cast<const SoftmaxS16Tables*>(core.softmax_table);
   a.softmax_multiplier = softmax.input_multiplier;
   a.softmax_left_shift = softmax.input_left_shift;
   a.v_offset = context.weights_offset;

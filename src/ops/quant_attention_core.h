@@ -10,15 +10,26 @@
 
 #include "edgeattn/edgeattn.h"
 #include "kernels/int/int_kernels.h"
+#include "runtime/validation.h"
 
 namespace edgeattn {
 
-// Carves the int8 softmax's table (kSoftmaxS8TableBytes, carved for int16 too
-// so that the arena formula has one shape) and, for int8, builds it.
-void* CarveSoftmaxS8Table(ea_arena* arena, ea_dtype dtype, const ea_softmax_quant_params& softmax);
+// Carves the softmax's tables (kSoftmaxS8TableBytes for both dtypes, so that
+// the arena formula has one shape) and builds them: the int8 softmax's
+// per-difference table, or the int16 one's SoftmaxS16Tables (the built-in
+// tables or the params' exp_lut and one_over_one_plus_x_lut).
+void* CarveSoftmaxTables(ea_arena* arena, ea_dtype dtype, const ea_softmax_quant_params& softmax);
+
+// The model's int16 softmax tables a plan reads in place, for the overlap
+// rules (empty where the built-in tables serve).
+inline constexpr size_t kSoftmaxLutCount = 2;
+struct SoftmaxLuts {
+  Extent extents[kSoftmaxLutCount];
+};
+SoftmaxLuts SoftmaxLutExtents(const ea_softmax_quant_params& softmax);
 
 // Carves a core for at most max_keys keys (QuantCoreArenaBytes in
-// arena_sizes.hpp) and, for int8, builds the softmax's table into it.
+// arena_sizes.hpp) and builds the softmax's tables into it.
 ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, int32_t d_k,
                              int32_t d_v, int32_t max_workers,
                              const ea_softmax_quant_params& softmax);

@@ -9,6 +9,7 @@
 
 #include "tflite/exact_float_math.h"
 #include "tflite/quantize_multiplier.h"
+#include "tflite/softmax_s16_tables.h"
 
 namespace edgeattn {
 namespace {
@@ -97,10 +98,32 @@ ea_status CheckMatmul(ea_dtype dtype, const ea_matmul_quant_params& p, bool lhs_
   return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
 }
 
+// A 513-entry Q0.15 table of the int16 softmax: every entry in [0, 32767],
+// so that every interpolated value is too.
+bool ValidSoftmaxS16Table(const int16_t* table) {
+  for (int i = 0; i < kSoftmaxS16TableSize; ++i) {
+    if (table[i] < 0) return false;
+  }
+  return true;
+}
+
+// A model's int16 softmax tables, both or neither (softmax_s16.h): the exp
+// table's value at 0 (InterpolateTable(32767): entry 511, 127/128 of the way
+// to 512) bounds a row's sum from below.
+bool ValidSoftmaxS16Tables(const int16_t* exp, const int16_t* reciprocal) {
+  if (exp == nullptr || reciprocal == nullptr) return exp == reciprocal;
+  if (!ValidSoftmaxS16Table(exp) || !ValidSoftmaxS16Table(reciprocal)) return false;
+  const int32_t slope = static_cast<int16_t>(exp[512] - exp[511]);
+  return exp[511] + ((slope * 127 + 64) >> 7) >= 16384;
+}
+
 ea_status CheckSoftmax(ea_dtype dtype, const ea_softmax_quant_params& p) {
   if (!ValidMultiplier(p.input_multiplier)) return EA_ERR_BAD_ARGUMENT;
-  if (!IsInt8(dtype))
+  if (!IsInt8(dtype)) {
+    if (!ValidSoftmaxS16Tables(p.exp_lut, p.one_over_one_plus_x_lut)) return EA_ERR_BAD_ARGUMENT;
     return p.input_left_shift >= -31 && p.input_left_shift <= 30 ? EA_OK : EA_ERR_BAD_ARGUMENT;
+  }
+  if (p.exp_lut != nullptr || p.one_over_one_plus_x_lut != nullptr) return EA_ERR_BAD_ARGUMENT;
   // Every difference the softmax evaluates (0 down to diff_min, at most 255
   // apart), times 2^left_shift, must fit int32.
   if (p.input_left_shift < 0 || p.input_left_shift > 31 || p.diff_min > 0) {

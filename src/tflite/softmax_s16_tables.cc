@@ -105,23 +105,15 @@ const int16_t kSoftmaxS16ReciprocalTable[kSoftmaxS16TableSize] = {
 
 // clang-format on
 
-namespace {
-
-constexpr SoftmaxS16ExpBytePlanes SplitExpTable() {
-  SoftmaxS16ExpBytePlanes planes{};
+void SplitExpTable(const int16_t* exp_table, SoftmaxS16ExpBytePlanes* planes) {
   for (int i = 0; i < kSoftmaxS16ExpBytePlaneSize; ++i) {
-    const auto base = static_cast<uint16_t>(kSoftmaxS16ExpTable[i]);
-    const auto next = static_cast<uint16_t>(kSoftmaxS16ExpTable[i + 1]);
-    planes.base_low[i] = static_cast<uint8_t>(base & 0xFF);
-    planes.base_high[i] = static_cast<uint8_t>(base >> 8);
-    planes.next_low[i] = static_cast<uint8_t>(next & 0xFF);
-    planes.next_high[i] = static_cast<uint8_t>(next >> 8);
+    const auto base = static_cast<uint16_t>(exp_table[i]);
+    const auto next = static_cast<uint16_t>(exp_table[i + 1]);
+    planes->base_low[i] = static_cast<uint8_t>(base & 0xFF);
+    planes->base_high[i] = static_cast<uint8_t>(base >> 8);
+    planes->next_low[i] = static_cast<uint8_t>(next & 0xFF);
+    planes->next_high[i] = static_cast<uint8_t>(next >> 8);
   }
-  return planes;
 }
-
-}  // namespace
-
-constexpr SoftmaxS16ExpBytePlanes kSoftmaxS16ExpBytePlanes = SplitExpTable();
 
 }  // namespace edgeattn

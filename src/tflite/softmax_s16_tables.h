@@ -12,10 +12,10 @@ extern const int16_t kSoftmaxS16ExpTable[kSoftmaxS16TableSize];
 // 1 / (1 + x) for x = i / 512, Q0.15.
 extern const int16_t kSoftmaxS16ReciprocalTable[kSoftmaxS16TableSize];
 
-// The exp table as byte planes, made from it at compile time: entries i and
-// i + 1 for i < 512, low and high bytes apart, so that a byte permute
-// (vpermt2b, 128 bytes a window) looks up 64 entries at once where a 16-bit
-// one (vpermt2w, 64 entries a window) looks up 32 (vnni_s16-inl.h).
+// An exp table as byte planes: entries i and i + 1 for i < 512, low and high
+// bytes apart, so that a byte permute (vpermt2b, 128 bytes a window) looks up
+// 64 entries at once where a 16-bit one (vpermt2w, 64 entries a window) looks
+// up 32 (vnni_s16-inl.h).
 inline constexpr int kSoftmaxS16ExpBytePlaneSize = kSoftmaxS16TableSize - 1;
 struct SoftmaxS16ExpBytePlanes {
   alignas(64) uint8_t base_low[kSoftmaxS16ExpBytePlaneSize];
@@ -23,7 +23,7 @@ struct SoftmaxS16ExpBytePlanes {
   alignas(64) uint8_t next_low[kSoftmaxS16ExpBytePlaneSize];
   alignas(64) uint8_t next_high[kSoftmaxS16ExpBytePlaneSize];
 };
-extern const SoftmaxS16ExpBytePlanes kSoftmaxS16ExpBytePlanes;
+void SplitExpTable(const int16_t* exp_table, SoftmaxS16ExpBytePlanes* planes);
 
 }  // namespace edgeattn
 

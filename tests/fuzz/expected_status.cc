@@ -341,8 +341,20 @@ bool AddOk(ea_dtype dtype, const ea_add_quant_params& p) {
          p.input2_multiplier >= 0 && p.output_multiplier >= 0;
 }
 
+// A model's int16 tables (quant.h): both or neither, int16 only, entries in
+// [0, 32767], exp at 0 (InterpolateTable(32767, exp)) at least 16384.
+bool SoftmaxTablesOk(ea_dtype dtype, const ea_softmax_quant_params& p) {
+  if (p.exp_lut == nullptr && p.one_over_one_plus_x_lut == nullptr) return true;
+  if (Int8(dtype) || p.exp_lut == nullptr || p.one_over_one_plus_x_lut == nullptr) return false;
+  for (int i = 0; i < 513; ++i) {
+    if (p.exp_lut[i] < 0 || p.one_over_one_plus_x_lut[i] < 0) return false;
+  }
+  const int slope = static_cast<int16_t>(p.exp_lut[512] - p.exp_lut[511]);
+  return p.exp_lut[511] + ((slope * 127 + 64) >> 7) >= 16384;
+}
+
 bool SoftmaxOk(ea_dtype dtype, const ea_softmax_quant_params& p) {
-  if (p.input_multiplier < 0) return false;
+  if (p.input_multiplier < 0 || !SoftmaxTablesOk(dtype, p)) return false;
   if (!Int8(dtype)) return p.input_left_shift >= -31 && p.input_left_shift <= 30;
   if (p.input_left_shift < 0 || p.input_left_shift > 31 || p.diff_min > 0) return false;
   // Every difference evaluated (0 down to max(diff_min, -255)) times

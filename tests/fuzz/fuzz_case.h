@@ -261,7 +261,8 @@ struct QuantCommon {
   uint8_t bad_weight_scale = 0;    // >= 224: one channel's scale bad; 255: NULL arrays
   uint16_t bad_channel = 0;
   uint8_t bad_value = 0;
-  uint8_t params_kind = 0;  // < 144: scales only; else integers given (+ edits)
+  uint8_t params_kind = 0;  // < 144: scales only; else integers given (+ edits);
+                            // >= 224 with int16 softmax tables (GiveSoftmaxTables)
   uint8_t edit_count = 0;   // modulo kMaxParamEdits + 1
   ParamEdit edits[kMaxParamEdits];
   uint8_t biases = 0;  // which biases are present, and their magnitude (per model)
@@ -281,6 +282,7 @@ struct QuantCommon {
   uint8_t derive_kind = 0;  // >= 224: derive's channel buffer one int short
 
   bool ParamsGiven() const { return params_kind >= 144; }
+  bool SoftmaxTablesGiven() const { return params_kind >= 224; }
 };
 
 struct QuantCase {

@@ -190,16 +190,29 @@ ea_matmul_quant_params ContextLikeTflite(bool int8, ea_quant v, ea_quant out) {
   return MatmulLikeTflite(probs, v, out);
 }
 
+namespace {
+
+// Set by name: the struct grows at its end (the int16 tables, 0.23.0).
+ea_softmax_quant_params SoftmaxOf(int32_t multiplier, int32_t left_shift, int32_t diff_min) {
+  ea_softmax_quant_params p{};
+  p.input_multiplier = multiplier;
+  p.input_left_shift = left_shift;
+  p.diff_min = diff_min;
+  return p;
+}
+
+}  // namespace
+
 ea_softmax_quant_params SoftmaxLikeTflite(bool int8, float beta, float scores_scale) {
   if (int8) {
     const ref::QuantizedMultiplier m = Saturate(ref::PreprocessSoftmaxScaling(
         static_cast<double>(beta), static_cast<double>(scores_scale), 5));
     const int32_t diff_min = m.shift >= 0 ? -ref::CalculateInputRadius(5, m.shift) : 0;
-    return ea_softmax_quant_params{m.multiplier, m.shift, diff_min};
+    return SoftmaxOf(m.multiplier, m.shift, diff_min);
   }
   const ref::SoftmaxInt16Params m = ref::PrepareSoftmaxInt16(beta, scores_scale, nullptr, nullptr);
   const ref::QuantizedMultiplier q = Saturate({m.input_multiplier, m.input_left_shift});
-  return ea_softmax_quant_params{q.multiplier, q.shift, 0};
+  return SoftmaxOf(q.multiplier, q.shift, 0);
 }
 
 ref::AddParams RefAdd(const ea_add_quant_params& a) {
@@ -228,9 +241,52 @@ ref::SoftmaxInt8Params RefSoftmaxInt8(const ea_softmax_quant_params& s) {
 }
 
 ref::SoftmaxInt16Params RefSoftmaxInt16(const ea_softmax_quant_params& s) {
-  return ref::SoftmaxInt16Params{s.input_multiplier, s.input_left_shift,
-                                 edgeattn_fuzz_softmax_exp_lut,
-                                 edgeattn_fuzz_softmax_one_over_one_plus_x_lut};
+  const bool given = s.exp_lut != nullptr;
+  return ref::SoftmaxInt16Params{
+      s.input_multiplier, s.input_left_shift, given ? s.exp_lut : edgeattn_fuzz_softmax_exp_lut,
+      given ? s.one_over_one_plus_x_lut : edgeattn_fuzz_softmax_one_over_one_plus_x_lut};
+}
+
+void GiveSoftmaxTables(uint8_t params_kind, uint32_t seed, std::vector<int16_t>* tables,
+                       ea_softmax_quant_params* softmax) {
+  constexpr size_t kEntries = 513;
+  tables->assign(edgeattn_fuzz_softmax_exp_lut, edgeattn_fuzz_softmax_exp_lut + kEntries);
+  tables->insert(tables->end(), edgeattn_fuzz_softmax_one_over_one_plus_x_lut,
+                 edgeattn_fuzz_softmax_one_over_one_plus_x_lut + kEntries);
+  uint32_t state = seed | 1u;
+  for (int16_t& entry : *tables) {
+    state = state * 1664525u + 1013904223u;
+    const int moved = entry + static_cast<int>((state >> 24) % 7) - 3;
+    entry = static_cast<int16_t>(moved < 0 ? 0 : (moved > 32767 ? 32767 : moved));
+  }
+  int16_t* exp = tables->data();
+  int16_t* reciprocal = tables->data() + kEntries;
+  softmax->exp_lut = exp;
+  softmax->one_over_one_plus_x_lut = reciprocal;
+  switch (params_kind % 8) {
+    case 0:
+      exp[seed % kEntries] = -1;
+      break;
+    case 1:
+      reciprocal[seed % kEntries] = INT16_MIN;
+      break;
+    case 2:
+      softmax->one_over_one_plus_x_lut = nullptr;
+      break;
+    case 3:
+      softmax->exp_lut = nullptr;
+      break;
+    case 4:
+      exp[511] = 16383;
+      exp[512] = 16383;
+      break;
+    case 5:
+      exp[511] = 16384;
+      exp[512] = 16384;
+      break;
+    default:
+      break;
+  }
 }
 
 void DefaultScalars(bool int8, ea_add_quant_params* add, ea_matmul_quant_params* scores,
@@ -238,7 +294,7 @@ void DefaultScalars(bool int8, ea_add_quant_params* add, ea_matmul_quant_params*
   *add = ea_add_quant_params{int8 ? 20 : 15, 0, 1 << 30, -1, 0, 1 << 30, -1, 0, 1 << 30, -19};
   *scores = ea_matmul_quant_params{0, 0, 0, 1 << 30, -8};
   *context = ea_matmul_quant_params{int8 ? 128 : 0, 0, 0, 1 << 30, -8};
-  *softmax = ea_softmax_quant_params{1 << 30, int8 ? 20 : -5, int8 ? -1984 : 0};
+  *softmax = SoftmaxOf(1 << 30, int8 ? 20 : -5, int8 ? -1984 : 0);
 }
 
 std::vector<int32_t*> ScalarFields(ea_add_quant_params* add, ea_matmul_quant_params* scores,

@@ -92,7 +92,17 @@ ref::AddParams RefAdd(const ea_add_quant_params& a);
 ref::FullyConnectedParams RefLinear(const ea_linear_quant_params& l, int32_t channels);
 ref::BatchMatMulParams RefMatmul(const ea_matmul_quant_params& m);
 ref::SoftmaxInt8Params RefSoftmaxInt8(const ea_softmax_quant_params& s);
+// The int16 softmax with the params' tables, or TFLite's (softmax_luts.h).
 ref::SoftmaxInt16Params RefSoftmaxInt16(const ea_softmax_quant_params& s);
+
+// A device's int16 softmax tables in given integers (QuantCommon's
+// params_kind >= 224): TFLite's with every entry moved by -3 .. +3 (seeded),
+// into *tables (both, 1026 entries) and softmax's pointers. params_kind % 8
+// breaks them: 0 an exp entry -1, 1 a reciprocal entry INT16_MIN, 2 exp
+// alone, 3 the reciprocal alone, 4 exp 16383 at 0; 5 exp exactly 16384 at 0
+// (valid), 6 and 7 valid.
+void GiveSoftmaxTables(uint8_t params_kind, uint32_t seed, std::vector<int16_t>* tables,
+                       ea_softmax_quant_params* softmax);
 
 // Plausible integers where none were derived (invalid scales): unit
 // multipliers, zero offsets (the context's 128 for int8).

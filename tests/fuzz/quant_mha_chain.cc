@@ -153,6 +153,10 @@ void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommo
   if (q->params_given) {
     q->given = q->derivable ? q->derivation.integers : DefaultIntegers(*config);
     ApplyEdits(qc, &q->given);
+    if (qc.SoftmaxTablesGiven()) {
+      GiveSoftmaxTables(qc.params_kind, qc.weight_scale_seed, &q->given.softmax_tables,
+                        &q->given.params.softmax);
+    }
     config->quant_params = &q->given.params;
   }
   q->used = q->params_given ? &q->given.params

@@ -36,6 +36,7 @@ ea_quant* TensorField(ea_mha_quant_scales* s, int i);
 struct Integers {
   ea_mha_quant_params params{};
   std::vector<int32_t> multipliers[4], shifts[4];
+  std::vector<int16_t> softmax_tables;  // a device's (GiveSoftmaxTables), where given
 
   ea_linear_quant_params* Linear(int l) {
     ea_linear_quant_params* all[4] = {&params.q_proj, &params.k_proj, &params.v_proj,

@@ -15,6 +15,7 @@
 #include "kernels/int/s16_panels.h"
 #include "kernels/int/s8_panels.h"
 #include "kernels/int/softmax_s16.h"
+#include "reference/device_softmax_luts.h"
 #include "reference/random_tensor.h"
 #include "reference/s16_attention_args.h"
 #include "reference/tflite_chain_reference.h"
@@ -260,27 +261,32 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
 
 // The int16 softmax row at every input shift TFLite allows, multipliers from
 // 0 to INT32_MAX, rows spanning the whole int16 range (differences up to
-// 65535, where a shift past 15 saturates) and rows of equal scores.
+// 65535, where a shift past 15 saturates) and rows of equal scores; with the
+// built-in tables (NULL, against TFLite's golden ones) and a device's.
 TEST_P(FixedPointKernels, SoftmaxS16RowAtEveryShift) {
   RandomStream random(4545);
-  const int16_t* exp_lut = static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data);
-  const int16_t* reciprocal_lut =
-      static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data);
   const int32_t multipliers[] = {0, 1, 1 << 30, 1518500250, INT32_MAX};
-  for (int shift = -31; shift <= 30; ++shift) {
-    for (const int32_t multiplier : multipliers) {
-      for (const int span : {0, 300, 65535}) {
-        const int len = 37;
-        std::vector<int16_t> scores(len);
-        for (int16_t& x : scores) x = static_cast<int16_t>(Draw(&random, -32768, -32768 + span));
-        scores[len / 2] = static_cast<int16_t>(-32768 + span);
-        const tflite_ref::SoftmaxInt16Params params{multiplier, shift, exp_lut, reciprocal_lut};
-        std::vector<int16_t> want(len), got(len), exp_scratch(len);
-        tflite_ref::SoftmaxInt16Row(params, scores.data(), len, want.data());
-        edgeattn::SoftmaxS16Row(multiplier, shift, scores.data(), len, exp_scratch.data(),
-                                got.data());
-        ASSERT_EQ(got, want) << "shift " << shift << " multiplier " << multiplier << " span "
-                             << span;
+  for (const bool device : {false, true}) {
+    const int16_t* exp_lut = device ? DeviceExpLut() : TfliteExpLut();
+    const int16_t* reciprocal_lut = device ? DeviceReciprocalLut() : TfliteReciprocalLut();
+    edgeattn::SoftmaxS16Tables tables;
+    edgeattn::BuildSoftmaxS16Tables(device ? exp_lut : nullptr, device ? reciprocal_lut : nullptr,
+                                    &tables);
+    for (int shift = -31; shift <= 30; ++shift) {
+      for (const int32_t multiplier : multipliers) {
+        for (const int span : {0, 300, 65535}) {
+          const int len = 37;
+          std::vector<int16_t> scores(len);
+          for (int16_t& x : scores) x = static_cast<int16_t>(Draw(&random, -32768, -32768 + span));
+          scores[len / 2] = static_cast<int16_t>(-32768 + span);
+          const tflite_ref::SoftmaxInt16Params params{multiplier, shift, exp_lut, reciprocal_lut};
+          std::vector<int16_t> want(len), got(len), exp_scratch(len);
+          tflite_ref::SoftmaxInt16Row(params, scores.data(), len, want.data());
+          edgeattn::SoftmaxS16Row(tables, multiplier, shift, scores.data(), len, exp_scratch.data(),
+                                  got.data());
+          ASSERT_EQ(got, want) << "shift " << shift << " multiplier " << multiplier << " span "
+                               << span << (device ? " device tables" : "");
+        }
       }
     }
   }
@@ -324,8 +330,9 @@ TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
             tflite_ref::BatchMatMul(context_params, probs.data(), n, n, v_t, d_k);
 
         std::vector<int16_t> out(size, 0x5555), got_probs(probs.size());
+        edgeattn::SoftmaxS16Tables tables;
         edgeattn::AttentionQArgs<int16_t> a =
-            S16HeadArgs(scores_params, softmax, context_params, n, n, d_k, d_k, causal);
+            S16HeadArgs(scores_params, softmax, context_params, n, n, d_k, d_k, causal, &tables);
         a.q = q;
         a.ld_q = d_k;
         a.k = k;

@@ -18,6 +18,8 @@
 
 #include <hwy/highway.h>
 
+#include "kernels/int/softmax_s16.h"
+
 #if HWY_TARGET == HWY_AVX3_DL
 #include "kernels/int/x86/vnni_s16-inl.h"
 #endif
@@ -27,13 +29,16 @@ namespace edgeattn_test {
 namespace HWY_NAMESPACE {
 
 // SoftmaxRowS16 in place on row[0, count); false where the target has none.
-bool SoftmaxRowS16OnTarget(int32_t multiplier, int32_t left_shift, int16_t* row, int32_t count,
-                           int16_t* exp_scratch, int32_t* prob_sum) {
+bool SoftmaxRowS16OnTarget(const edgeattn::SoftmaxS16Tables& tables, int32_t multiplier,
+                           int32_t left_shift, int16_t* row, int32_t count, int16_t* exp_scratch,
+                           int32_t* prob_sum) {
 #if HWY_TARGET == HWY_AVX3_DL
-  *prob_sum = edgeattn::vnni::SoftmaxRowS16(multiplier, left_shift, row, count, exp_scratch);
+  *prob_sum =
+      edgeattn::vnni::SoftmaxRowS16(tables, multiplier, left_shift, row, count, exp_scratch);
   return true;
 #else
-  (void)multiplier, (void)left_shift, (void)row, (void)count, (void)exp_scratch, (void)prob_sum;
+  (void)tables, (void)multiplier, (void)left_shift, (void)row, (void)count, (void)exp_scratch,
+      (void)prob_sum;
   return false;
 #endif
 }
@@ -70,6 +75,7 @@ HWY_AFTER_NAMESPACE();
 #include "kernels/int/int_kernels.h"
 #include "kernels/int/s16_panels.h"
 #include "kernels/int/s8_panels.h"
+#include "reference/device_softmax_luts.h"
 #include "reference/random_tensor.h"
 #include "reference/s16_attention_args.h"
 #include "reference/tflite_chain_reference.h"
@@ -82,33 +88,35 @@ EA_EXPORT(ContextRowS16OnTarget);
 
 namespace {
 
-const int16_t* ExpLut() { return static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data); }
-const int16_t* ReciprocalLut() {
-  return static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data);
-}
-
 // Every shift TFLite's multiplier can carry, rows of a whole vector and with
 // tails, scores spread over 0, 300 and the whole 65535 below their max (the
-// left shift saturates for the widest at shifts of 16 and more).
+// left shift saturates for the widest at shifts of 16 and more); with the
+// built-in tables and a device's (the byte planes are built from either).
 TEST(VnniS16Rows, SoftmaxRowAtEveryShift) {
   if (!edgeattn::UsesS8Panels()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
   RandomStream random(6161);
   const int32_t multipliers[] = {0, 1, 1 << 30, 1518500250, INT32_MAX};
   for (int shift = -31; shift <= 30; ++shift) {
+    const bool device = shift % 2 != 0;  // each table pair at every other shift
+    const int16_t* exp_lut = device ? DeviceExpLut() : TfliteExpLut();
+    const int16_t* reciprocal_lut = device ? DeviceReciprocalLut() : TfliteReciprocalLut();
+    edgeattn::SoftmaxS16Tables tables;
+    edgeattn::BuildSoftmaxS16Tables(device ? exp_lut : nullptr, device ? reciprocal_lut : nullptr,
+                                    &tables);
     for (const int32_t multiplier : multipliers) {
       for (const int span : {0, 300, 65535}) {
         for (const int len : {1, 4, 5, 32, 37, 64, 65, 100, 200, 1000}) {
           std::vector<int16_t> scores(len);
           for (int16_t& x : scores) x = static_cast<int16_t>(Draw(&random, -32768, -32768 + span));
           scores[len / 2] = static_cast<int16_t>(-32768 + span);
-          const tflite_ref::SoftmaxInt16Params params{multiplier, shift, ExpLut(), ReciprocalLut()};
+          const tflite_ref::SoftmaxInt16Params params{multiplier, shift, exp_lut, reciprocal_lut};
           std::vector<int16_t> want(len), exp_scratch(len);
           tflite_ref::SoftmaxInt16Row(params, scores.data(), len, want.data());
           int32_t want_sum = 0;
           for (const int16_t p : want) want_sum += p;
           int32_t sum = -1;
-          ASSERT_TRUE(EA_DISPATCH(SoftmaxRowS16OnTarget)(multiplier, shift, scores.data(), len,
-                                                         exp_scratch.data(), &sum));
+          ASSERT_TRUE(EA_DISPATCH(SoftmaxRowS16OnTarget)(tables, multiplier, shift, scores.data(),
+                                                         len, exp_scratch.data(), &sum));
           ASSERT_EQ(scores, want) << "shift " << shift << " multiplier " << multiplier << " span "
                                   << span << " len " << len;
           ASSERT_EQ(sum, want_sum);
@@ -204,7 +212,7 @@ TEST(VnniS16Rows, PackedRowsMatchTheReferenceOps) {
           const std::vector<int16_t> scores =
               tflite_ref::BatchMatMul(scores_params, q.data(), n_q, d_k, k.data(), n_kv);
           const tflite_ref::SoftmaxInt16Params softmax =
-              tflite_ref::PrepareSoftmaxInt16(0.25f, 0.01f, ExpLut(), ReciprocalLut());
+              tflite_ref::PrepareSoftmaxInt16(0.25f, 0.01f, TfliteExpLut(), TfliteReciprocalLut());
           std::vector<int16_t> probs(static_cast<size_t>(n_q) * n_kv, 0);
           for (int i = 0; i < n_q; ++i) {
             const int visible = causal ? (i + 1 + n_kv - n_q < 0 ? 0 : i + 1 + n_kv - n_q) : n_kv;
@@ -226,8 +234,9 @@ TEST(VnniS16Rows, PackedRowsMatchTheReferenceOps) {
           edgeattn::PackS16PanelsTransposed(v.data(), static_cast<size_t>(d_v), d_v, n_kv,
                                             v_pairs.data());
           std::vector<int16_t> out(static_cast<size_t>(n_q) * d_v, 0x5555), got_probs(probs.size());
-          edgeattn::AttentionQArgs<int16_t> a =
-              S16HeadArgs(scores_params, softmax, context_params, n_q, n_kv, d_k, d_v, causal);
+          edgeattn::SoftmaxS16Tables tables;
+          edgeattn::AttentionQArgs<int16_t> a = S16HeadArgs(scores_params, softmax, context_params,
+                                                            n_q, n_kv, d_k, d_v, causal, &tables);
           a.q = q.data();
           a.ld_q = d_k;
           a.k_pairs = k_pairs.data();

@@ -13,6 +13,7 @@
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
+#include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
 #include "simd_targets.h"
 #include "test_support.h"
@@ -84,6 +85,19 @@ TEST_P(QuantDecoderPerTarget, SeparateProjectionsStreamAsInProj) {
     ASSERT_EQ(decoded.status, EA_OK);
     EXPECT_EQ(decoded.y, full.y) << (dtype == EA_DTYPE_INT8 ? "int8" : "int16");
   }
+}
+
+// The int16 decoder reads a device's softmax tables as the plan does.
+TEST_P(QuantDecoderPerTarget, DeviceSoftmaxTablesStreamAsTheFullRun) {
+  QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT16, {29, 32, 2, true, true}, 9400);
+  c.softmax_exp_lut = DeviceExpLut();
+  c.softmax_reciprocal_lut = DeviceReciprocalLut();
+  const QuantMhaCase::Result full = c.Run();
+  ASSERT_EQ(full.status, EA_OK);
+  const QuantMhaCase::Decoded decoded = c.Decode({1, 3});
+  ASSERT_EQ(decoded.status, EA_OK);
+  EXPECT_EQ(decoded.y, full.y);
+  EXPECT_EQ(full.y, c.Reference().y);
 }
 
 // A decoder built by hand on an int8 or int16 case, for the rules' tests.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "data/tflite/golden_cases.h"
 #include "edgeattn/edgeattn.h"
+#include "reference/device_softmax_luts.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
@@ -31,7 +33,11 @@ template <typename T>
 struct Case {
   ea_attention_config config{};
   ea_attention_quant_scales scales{};
+  ea_attention_quant_params params{};  // where the config gives integers
   std::vector<T> q, k, v;
+  // The int16 softmax's tables of the reference (and of params where given).
+  const int16_t* exp_lut = TfliteExpLut();
+  const int16_t* reciprocal_lut = TfliteReciprocalLut();
 };
 
 template <typename T>
@@ -95,10 +101,7 @@ void Reference(const Case<T>& c, std::vector<T>* probs, std::vector<T>* out) {
                                  visible, p);
     } else {
       tflite_ref::SoftmaxInt16Row(
-          tflite_ref::PrepareSoftmaxInt16(
-              beta, c.scales.scores.scale,
-              static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data),
-              static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data)),
+          tflite_ref::PrepareSoftmaxInt16(beta, c.scales.scores.scale, c.exp_lut, c.reciprocal_lut),
           row, visible, p);
     }
   }
@@ -115,9 +118,40 @@ void Reference(const Case<T>& c, std::vector<T>* probs, std::vector<T>* out) {
 
 class QuantAttention : public PerTargetTest {};
 
+// The config's integers from its scales by the reference's Prepare
+// (TFLite's), with a device's int16 softmax tables.
+void GiveIntegersWithDeviceTables(Case<int16_t>* c) {
+  const auto quant = [](ea_quant q) {
+    return tflite_ref::TensorQuantization{q.scale, q.zero_point};
+  };
+  const auto matmul = [](const tflite_ref::BatchMatMulParams& p) {
+    return ea_matmul_quant_params{p.lhs_offset, p.rhs_offset, p.output_offset, p.output_multiplier,
+                                  p.output_shift};
+  };
+  c->exp_lut = DeviceExpLut();
+  c->reciprocal_lut = DeviceReciprocalLut();
+  const float beta =
+      c->config.scale != 0.0f ? c->config.scale : 1.0f / sqrtf(static_cast<float>(c->config.d_k));
+  c->params.scores = matmul(tflite_ref::PrepareBatchMatMul(quant(c->scales.q), quant(c->scales.k),
+                                                           quant(c->scales.scores)));
+  const tflite_ref::SoftmaxInt16Params softmax =
+      tflite_ref::PrepareSoftmaxInt16(beta, c->scales.scores.scale, c->exp_lut, c->reciprocal_lut);
+  c->params.softmax.input_multiplier = softmax.input_multiplier;
+  c->params.softmax.input_left_shift = softmax.input_left_shift;
+  c->params.softmax.exp_lut = softmax.exp_lut;
+  c->params.softmax.one_over_one_plus_x_lut = softmax.one_over_one_plus_x_lut;
+  c->params.context =
+      matmul(tflite_ref::PrepareBatchMatMul(tflite_ref::TensorQuantization{1.0f / 32768, 0},
+                                            quant(c->scales.v), quant(c->scales.output)));
+  c->config.quant_params = &c->params;
+}
+
 template <typename T>
-void ExpectSameAsReference(const Shape& s, uint64_t seed) {
+void ExpectSameAsReference(const Shape& s, uint64_t seed, bool device_tables = false) {
   Case<T> c = MakeCase<T>(s, seed);
+  if constexpr (sizeof(T) == 2) {
+    if (device_tables) GiveIntegersWithDeviceTables(&c);
+  }
   size_t bytes = 0;
   ASSERT_EQ(ea_attention_quant_arena_size(&c.config, &bytes), EA_OK);
   AlignedBytes storage(bytes);
@@ -161,6 +195,14 @@ TEST_P(QuantAttention, Int8EqualsTheReferenceOps) {
 TEST_P(QuantAttention, Int16EqualsTheReferenceOps) {
   uint64_t seed = 8200;
   for (const Shape& s : kShapes) ExpectSameAsReference<int16_t>(s, seed++);
+}
+
+// A TFLite Micro build's int16 softmax tables in the integers: the reference
+// with the same tables, bit for bit (DeviceSoftmaxTablesGiveThatBuildsIntegers
+// in quant_mha_test.cc shows that they change the integers).
+TEST_P(QuantAttention, Int16WithADevicesSoftmaxTables) {
+  uint64_t seed = 8250;
+  for (const Shape& s : kShapes) ExpectSameAsReference<int16_t>(s, seed++, true);
 }
 
 EA_INSTANTIATE_PER_TARGET(QuantAttention);
@@ -207,6 +249,98 @@ TEST(QuantAttentionRun, RefusalsWriteNothing) {
   bad_scales.v.scale = -1.0f;
   bad.quant_scales = &bad_scales;
   EXPECT_EQ(ea_attention_quant_arena_size(&bad, &bytes), EA_ERR_BAD_ARGUMENT);
+}
+
+// The rules of a model's int16 softmax tables (attention.h's
+// ea_softmax_quant_params): both or neither, int16 only, entries in
+// [0, 32767], exp at 0 at least 16384; outside the arena, and no output
+// over them.
+TEST(QuantAttentionRun, SoftmaxTablesRules) {
+  Case<int16_t> c = MakeCase<int16_t>({5, 9, 8, 8, false, 0.0f}, 8400);
+  GiveIntegersWithDeviceTables(&c);
+  size_t bytes = 0;
+  ASSERT_EQ(ea_attention_quant_arena_size(&c.config, &bytes), EA_OK);
+  AlignedBytes storage(bytes + 4096);
+  ea_arena arena;
+  ea_attention_quant_plan plan{};
+  // arena_size's status and init's (a refused init carves nothing).
+  struct Statuses {
+    ea_status size, init;
+  };
+  const auto statuses = [&](const ea_attention_quant_params& params) {
+    ea_attention_config config = c.config;
+    config.quant_params = &params;
+    ea_arena_init(&arena, storage.data(), bytes + 4096);
+    size_t size = 0;
+    Statuses got{ea_attention_quant_arena_size(&config, &size), EA_OK};
+    got.init = ea_attention_quant_init(&plan, &config, &arena);
+    if (got.init != EA_OK) {
+      EXPECT_EQ(arena.used, 0u);
+    }
+    return got;
+  };
+  const auto accepted = [&](const ea_attention_quant_params& params) {
+    const Statuses got = statuses(params);
+    return got.size == EA_OK && got.init == EA_OK;
+  };
+  const auto refused = [&](const ea_attention_quant_params& params) {
+    const Statuses got = statuses(params);
+    return got.size == EA_ERR_BAD_ARGUMENT && got.init == EA_ERR_BAD_ARGUMENT;
+  };
+  EXPECT_TRUE(accepted(c.params));
+  ea_attention_quant_params one = c.params;
+  one.softmax.one_over_one_plus_x_lut = nullptr;
+  EXPECT_TRUE(refused(one));
+  one = c.params;
+  one.softmax.exp_lut = nullptr;
+  EXPECT_TRUE(refused(one));
+  std::vector<int16_t> exp(DeviceExpLut(), DeviceExpLut() + 513);
+  ea_attention_quant_params edited = c.params;
+  edited.softmax.exp_lut = exp.data();
+  exp[200] = -1;
+  EXPECT_TRUE(refused(edited));
+  exp[200] = DeviceExpLut()[200];
+  exp[511] = 16000;
+  exp[512] = 16400;  // 16000 + round(400 * 127 / 128) = 16397 at 0: enough
+  EXPECT_TRUE(accepted(edited));
+  exp[512] = 16300;  // 16000 + round(300 * 127 / 128) = 16298 < 16384 at 0
+  EXPECT_TRUE(refused(edited));
+  // int8 integers with tables.
+  Case<int8_t> c8 = MakeCase<int8_t>({5, 9, 8, 8, false, 0.0f}, 8401);
+  ea_attention_quant_params params8{};
+  params8.scores = {-c8.scales.q.zero_point, -c8.scales.k.zero_point, c8.scales.scores.zero_point,
+                    1 << 30, -8};
+  params8.softmax = {1 << 30, 20, -64, nullptr, nullptr};
+  params8.context = {128, -c8.scales.v.zero_point, c8.scales.output.zero_point, 1 << 30, -8};
+  c8.config.quant_params = &params8;
+  EXPECT_EQ(ea_attention_quant_arena_size(&c8.config, &bytes), EA_OK);
+  params8.softmax.exp_lut = DeviceExpLut();
+  params8.softmax.one_over_one_plus_x_lut = DeviceReciprocalLut();
+  EXPECT_EQ(ea_attention_quant_arena_size(&c8.config, &bytes), EA_ERR_BAD_ARGUMENT);
+  // Tables inside the bytes the plan carves: sized, not planned.
+  memcpy(storage.data() + 64, DeviceExpLut(), 513 * sizeof(int16_t));
+  edited = c.params;
+  edited.softmax.exp_lut = reinterpret_cast<const int16_t*>(storage.data() + 64);
+  const Statuses in_carve = statuses(edited);
+  EXPECT_EQ(in_carve.size, EA_OK);
+  EXPECT_EQ(in_carve.init, EA_ERR_BAD_ARGUMENT);
+  // An output over a table: refused, the table as it was.
+  std::vector<int16_t> table_and_out(DeviceExpLut(), DeviceExpLut() + 513);
+  ea_attention_quant_params over = c.params;
+  over.softmax.exp_lut = table_and_out.data();
+  ASSERT_TRUE(accepted(over));
+  const std::vector<int16_t> before = table_and_out;
+  EXPECT_EQ(ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(),
+                                       table_and_out.data() + 100, nullptr),
+            EA_ERR_BAD_ARGUMENT);
+  std::vector<int16_t> out(5 * 8), probs(5 * 9);
+  EXPECT_EQ(ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(),
+                                       table_and_out.data()),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(table_and_out, before);
+  EXPECT_EQ(ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(),
+                                       probs.data()),
+            EA_OK);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <initializer_list>
@@ -28,6 +29,7 @@
 #endif
 
 #include "edgeattn/edgeattn.h"
+#include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
 #include "test_support.h"
 #include "untouched_bytes.h"
@@ -177,6 +179,19 @@ class QuantSetup {
     config.quant_position_table = table_block.data();
   }
 
+  // Given integers with a device's int16 softmax tables (exp, then 1 / (1 +
+  // x), in lut_block).
+  void UseSoftmaxTables() {
+    UseGivenParams(true);
+    lut_block.assign(DeviceExpLut(), DeviceExpLut() + 513);
+    lut_block.insert(lut_block.end(), DeviceReciprocalLut(), DeviceReciprocalLut() + 513);
+    lut_block.resize(lut_block.size() + kBlockSlack, 0);
+    params.softmax.exp_lut = ExpLut();
+    params.softmax.one_over_one_plus_x_lut = ReciprocalLut();
+  }
+  int16_t* ExpLut() { return lut_block.data(); }
+  int16_t* ReciprocalLut() { return lut_block.data() + 513; }
+
   ea_dtype dtype;
   QuantMhaCase base;
   std::vector<float> in_scales, out_scales;
@@ -185,6 +200,7 @@ class QuantSetup {
   std::vector<uint8_t> bias_block;   // in_proj_bias [3E], out_proj_bias [E], slack
   std::vector<uint8_t> table_block;  // a quantized [max_tokens, E] table, slack
   std::vector<uint8_t> x;            // [kTokens, E]
+  std::vector<int16_t> lut_block;    // a device's softmax tables (int16), slack
   ea_mha_quant_weights weights{};
   ea_mha_quant_params params{};
   std::vector<int32_t> mult[4], shift[4];  // given per-channel arrays: q, k, v, out
@@ -852,6 +868,46 @@ void ParamRows(CaseList* l) {
   add(kS16, "SoftmaxLeftShift31", softmax(31, 0), EA_ERR_BAD_ARGUMENT);
   add(kS16, "SoftmaxLeftShiftMinus31Accepted", softmax(-31, 0), EA_OK);
   add(kS16, "SoftmaxLeftShift30DiffMinIgnoredAccepted", softmax(30, kInt32Max), EA_OK);
+  // A device's int16 tables: both or neither, int16 only, entries in
+  // [0, 32767], exp at 0 (entry 511 interpolated 127/128 of the way to 512)
+  // at least 16384.
+  const auto tables = [](std::function<void(QuantSetup*)> change) {
+    return [change](QuantSetup* s) {
+      s->UseSoftmaxTables();
+      change(s);
+    };
+  };
+  l->Add(kS16, "SoftmaxTablesAccepted", tables([](QuantSetup*) {}), EA_OK, EA_OK, kNotCalled);
+  l->Add(kS8, "SoftmaxTablesOfAnInt8Model", tables([](QuantSetup*) {}), EA_ERR_BAD_ARGUMENT,
+         EA_ERR_BAD_ARGUMENT, kNotCalled);
+  l->Add(kS16, "SoftmaxExpLutAlone",
+         tables([](QuantSetup* s) { s->params.softmax.one_over_one_plus_x_lut = nullptr; }),
+         EA_ERR_BAD_ARGUMENT, EA_ERR_BAD_ARGUMENT, kNotCalled);
+  l->Add(kS16, "SoftmaxReciprocalLutAlone",
+         tables([](QuantSetup* s) { s->params.softmax.exp_lut = nullptr; }), EA_ERR_BAD_ARGUMENT,
+         EA_ERR_BAD_ARGUMENT, kNotCalled);
+  l->Add(kS16, "SoftmaxExpLutFirstEntryMinus1", tables([](QuantSetup* s) { s->ExpLut()[0] = -1; }),
+         EA_ERR_BAD_ARGUMENT, EA_ERR_BAD_ARGUMENT, kNotCalled);
+  l->Add(kS16, "SoftmaxReciprocalLutLastEntryInt16Min",
+         tables([](QuantSetup* s) { s->ReciprocalLut()[512] = INT16_MIN; }), EA_ERR_BAD_ARGUMENT,
+         EA_ERR_BAD_ARGUMENT, kNotCalled);
+  l->Add(kS16, "SoftmaxExpLutAllZero",
+         tables([](QuantSetup* s) { std::fill(s->ExpLut(), s->ExpLut() + 513, int16_t{0}); }),
+         EA_ERR_BAD_ARGUMENT, EA_ERR_BAD_ARGUMENT, kNotCalled);
+  l->Add(kS16, "SoftmaxExpLut16383AtZero", tables([](QuantSetup* s) {
+           s->ExpLut()[511] = 16383;
+           s->ExpLut()[512] = 16383;
+         }),
+         EA_ERR_BAD_ARGUMENT, EA_ERR_BAD_ARGUMENT, kNotCalled);
+  l->Add(kS16, "SoftmaxExpLut16384AtZeroAccepted", tables([](QuantSetup* s) {
+           s->ExpLut()[511] = 16384;
+           s->ExpLut()[512] = 16384;
+         }),
+         EA_OK, EA_OK, kNotCalled);
+  l->Add(kS16, "SoftmaxReciprocalLutAllZeroAccepted", tables([](QuantSetup* s) {
+           std::fill(s->ReciprocalLut(), s->ReciprocalLut() + 513, int16_t{0});
+         }),
+         EA_OK, EA_OK, kNotCalled);
 }
 
 // Biases: int8 takes any int32; int16 ones must lie in TFLite's int64
@@ -938,6 +994,7 @@ void WatchPlanInputs(QuantSetup* s, UntouchedBytes* watched) {
   watched->Remember("weights", s->weight_block.data(), s->weight_block.size());
   watched->Remember("biases", s->bias_block.data(), s->bias_block.size());
   watched->Remember("table", s->table_block.data(), s->table_block.size());
+  watched->Remember("softmax tables", s->lut_block.data(), s->lut_block.size() * 2);
   watched->Remember("scales struct", &s->scales, sizeof(s->scales));
   watched->Remember("in_proj weight scales", s->in_scales.data(), s->in_scales.size() * 4);
   watched->Remember("out_proj weight scales", s->out_scales.data(), s->out_scales.size() * 4);
@@ -1251,6 +1308,20 @@ std::vector<PlanInitCase> PlanInitCases() {
   cases.push_back({"S8_LearnedTableOneByteOffAccepted", EA_DTYPE_INT8, table_one_byte_off, EA_OK});
   cases.push_back(
       {"S16_LearnedTableOneByteOff", EA_DTYPE_INT16, table_one_byte_off, EA_ERR_BAD_ARGUMENT});
+  // The int16 softmax's tables are read in place, so not from the carve; just
+  // past it is fine.
+  const auto exp_lut_at = [](bool in_carve) {
+    return [in_carve](PlanInitArgs* a) {
+      a->s.UseSoftmaxTables();
+      const int64_t offset = in_carve ? 64 : static_cast<int64_t>(a->Needed());
+      a->s.params.softmax.exp_lut =
+          reinterpret_cast<int16_t*>(a->InArena(offset, a->s.ExpLut(), 513 * sizeof(int16_t)));
+    };
+  };
+  cases.push_back(
+      {"S16_SoftmaxExpLutInTheCarve", EA_DTYPE_INT16, exp_lut_at(true), EA_ERR_BAD_ARGUMENT});
+  cases.push_back(
+      {"S16_SoftmaxExpLutAfterTheCarveAccepted", EA_DTYPE_INT16, exp_lut_at(false), EA_OK});
   // A table the position mode never reads (NONE) holds nothing the plan
   // keeps: its bytes may be the carve's (the fuzzer's finding on 0.10.0).
   add(
@@ -1491,6 +1562,23 @@ std::vector<RunCase> RunCases() {
   add(
       "YOverLearnedTable", [](RunArgs* a) { a->y_arg = a->s.table_block.data(); },
       EA_ERR_BAD_ARGUMENT, true);
+  // The int16 softmax's tables, in a plan that reads them.
+  const auto over_softmax_table = [](bool y, int16_t* (QuantSetup::*table)()) {
+    return [y, table](RunArgs* a) {
+      a->s.UseSoftmaxTables();
+      ea_arena_init(&a->arena, a->storage.data(), a->storage.size());
+      a->plan_status = ea_mha_quant_init(&a->plan, &a->s.config, &a->s.weights, &a->arena);
+      void* over = (a->s.*table)() + 500;
+      (y ? a->y_arg : a->attn_arg) = over;
+    };
+  };
+  for (const bool y : {true, false}) {
+    const std::string output = y ? "Y" : "AttnWeights";
+    cases.push_back({"S16_" + output + "OverSoftmaxExpLut", EA_DTYPE_INT16, false,
+                     over_softmax_table(y, &QuantSetup::ExpLut), EA_ERR_BAD_ARGUMENT});
+    cases.push_back({"S16_" + output + "OverSoftmaxReciprocalLut", EA_DTYPE_INT16, false,
+                     over_softmax_table(y, &QuantSetup::ReciprocalLut), EA_ERR_BAD_ARGUMENT});
+  }
   add(
       "AttnWeightsOverLearnedTableEnd",
       [](RunArgs* a) { a->attn_arg = a->s.table_block.data() + a->s.TensorBytes(kTokens) - 2; },
@@ -1558,6 +1646,8 @@ TEST_P(QuantMhaBadRun, StatusAndNoOutputWrittenOnRefusal) {
   watched.Remember("weights", a.s.weight_block.data(), a.s.weight_block.size());
   watched.Remember("biases", a.s.bias_block.data(), a.s.bias_block.size());
   watched.Remember("table", a.s.table_block.data(), a.s.table_block.size());
+  watched.Remember("softmax tables", a.s.lut_block.data(), a.s.lut_block.size() * 2);
+  ASSERT_STATUS(a.plan_status, EA_OK);  // the arrange may plan again
   const ea_status status =
       RunTyped(a.run_dtype, a.plan_arg, a.x_arg, a.n_tokens, a.y_arg, a.attn_arg);
   EXPECT_STATUS(status, c.expected);

@@ -14,6 +14,7 @@
 
 #include "data/tflite/golden_cases.h"
 #include "edgeattn/edgeattn.h"
+#include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
 #include "simd_targets.h"
 #include "test_support.h"
@@ -75,6 +76,26 @@ TEST_P(QuantMhaGolden, EveryTensorMatchesTfliteBitForBit) {
     EXPECT_TRUE(
         SameValues("probs_h" + std::to_string(h), probs, GoldenValues(g, g.blobs.probs[h])));
   }
+  EXPECT_TRUE(SameValues("o", r.o, GoldenValues(g, g.blobs.o)));
+  EXPECT_TRUE(SameValues("y", r.y, GoldenValues(g, g.blobs.y)));
+}
+
+// The layer as a TFLite model stores it: W_Q, W_K, W_V as three tensors of
+// their own and, for int16, the softmax's tables handed in (the golden
+// data's, TFLite Micro's own) with the integers: TFLite's output, bit for bit.
+TEST_P(QuantMhaGolden, AsATfliteModelStoresItGivesTheSameOutput) {
+  const GoldenCase& g = kGoldenCases[std::get<1>(GetParam())];
+  if (g.blobs.x_emb.data == nullptr || g.blobs.y.data == nullptr) {
+    GTEST_SKIP() << g.name << ": not embedded in this small-memory build";
+  }
+  QuantMhaCase c = FromGolden(g);
+  c.separate_projections = true;
+  if (c.dtype == EA_DTYPE_INT16) {
+    c.softmax_exp_lut = TfliteExpLut();
+    c.softmax_reciprocal_lut = TfliteReciprocalLut();
+  }
+  const QuantMhaCase::Result r = c.Run();
+  ASSERT_EQ(r.status, EA_OK);
   EXPECT_TRUE(SameValues("o", r.o, GoldenValues(g, g.blobs.o)));
   EXPECT_TRUE(SameValues("y", r.y, GoldenValues(g, g.blobs.y)));
 }
@@ -284,6 +305,28 @@ TEST_P(QuantMhaRandom, SoftmaxBetaOfTheModel) {
       EXPECT_TRUE(given.input_multiplier != textbook.input_multiplier ||
                   given.input_left_shift != textbook.input_left_shift)
           << c.name;
+    }
+  }
+}
+
+// A TFLite Micro build's int16 softmax tables (filled at Prepare with the
+// device's expf) handed in with the integers: the chain with those tables,
+// bit for bit, in either form of W_Q, W_K, W_V, and other integers than the
+// built-in tables give (the tables are read, not ignored).
+TEST_P(QuantMhaRandom, DeviceSoftmaxTablesGiveThatBuildsIntegers) {
+  const RandomShape shapes[] = {{37, 32, 2, true, true}, {70, 48, 3, false, false}};
+  uint64_t seed = 7900;
+  for (const RandomShape& shape : shapes) {
+    for (const bool separate : {false, true}) {
+      QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT16, shape, seed++);
+      c.separate_projections = separate;
+      const QuantMhaCase::Result built_in = c.Run();
+      ASSERT_EQ(built_in.status, EA_OK);
+      c.softmax_exp_lut = DeviceExpLut();
+      c.softmax_reciprocal_lut = DeviceReciprocalLut();
+      c.name += separate ? "_device_tables_separate" : "_device_tables";
+      ExpectSameAsReference(c);
+      EXPECT_NE(c.Run().probs, built_in.probs) << c.name;
     }
   }
 }

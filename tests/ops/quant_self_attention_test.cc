@@ -20,6 +20,7 @@
 #include "data/tflite/golden_cases.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
@@ -48,6 +49,7 @@ struct Case {
   std::vector<int8_t> w_q, w_k, w_v;
   std::vector<int64_t> b_q, b_k, b_v;
   bool give_integers = false;  // pass ea_self_attention_quant_derive's integers
+  bool device_tables = false;  // int16, with give_integers: a device's softmax tables
 };
 
 bool IsInt8(ea_dtype dtype) { return dtype == EA_DTYPE_INT8; }
@@ -192,6 +194,10 @@ Result RunTyped(const Case& c) {
     if (result.status != EA_OK) return result;
     p.config.quant_params = &p.params;
     if (c.shape.positions != Positions::kSinusoidal) p.config.quant_scales = nullptr;
+    if (c.device_tables) {
+      p.params.attention.softmax.exp_lut = DeviceExpLut();
+      p.params.attention.softmax.one_over_one_plus_x_lut = DeviceReciprocalLut();
+    }
   }
   size_t bytes = 0;
   result.status = ea_self_attention_quant_arena_size(&p.config, &bytes);
@@ -272,9 +278,8 @@ Result ReferenceTyped(const Case& c) {
     } else {
       tflite_ref::SoftmaxInt16Row(
           tflite_ref::PrepareSoftmaxInt16(
-              beta, c.scales.scores.scale,
-              static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data),
-              static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data)),
+              beta, c.scales.scores.scale, c.device_tables ? DeviceExpLut() : TfliteExpLut(),
+              c.device_tables ? DeviceReciprocalLut() : TfliteReciprocalLut()),
           row, visible, p);
     }
   }
@@ -307,7 +312,7 @@ std::string Describe(const Case& c) {
          (s.positions == Positions::kNone         ? " no positions"
           : s.positions == Positions::kSinusoidal ? " sinusoid"
                                                   : " learned") +
-         (c.give_integers ? " given integers" : "");
+         (c.give_integers ? " given integers" : "") + (c.device_tables ? ", device tables" : "");
 }
 
 class QuantSelfAttention : public PerTargetTest {};
@@ -340,9 +345,11 @@ TEST_P(QuantSelfAttention, RandomShapesEqualTheReferenceOps) {
   uint64_t seed = 9100;
   for (ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
     for (const Shape& s : kShapes) {
-      for (bool give_integers : {false, true}) {
+      // The given integers of int16 cases also with a device's softmax tables.
+      for (int variant = 0; variant < (dtype == EA_DTYPE_INT16 ? 3 : 2); ++variant) {
         Case c = RandomCase(dtype, s, seed++);
-        c.give_integers = give_integers;
+        c.give_integers = variant > 0;
+        c.device_tables = variant == 2;
         const Result r = RunCase(c);
         ASSERT_EQ(r.status, EA_OK) << Describe(c);
         const Result want = ReferenceCase(c);
@@ -354,6 +361,45 @@ TEST_P(QuantSelfAttention, RandomShapesEqualTheReferenceOps) {
 }
 
 EA_INSTANTIATE_PER_TARGET(QuantSelfAttention);
+
+// The tables are read in place, as the weights: not from the bytes the plan
+// carves, and never under an output.
+TEST(QuantSelfAttentionTables, KeptOutOfTheArenaAndTheOutputs) {
+  const Case c = RandomCase(EA_DTYPE_INT16, {6, 8, 4, 5, true, Positions::kNone}, 9160);
+  Planned<int16_t, int64_t> p(c);
+  p.channel_ints.resize(EA_SELF_ATTENTION_QUANT_CHANNEL_INTS(4, 5));
+  ASSERT_EQ(ea_self_attention_quant_derive(&p.config, &p.params, p.channel_ints.data(),
+                                           p.channel_ints.size()),
+            EA_OK);
+  p.config.quant_params = &p.params;
+  std::vector<int16_t> tables(DeviceExpLut(), DeviceExpLut() + 513);
+  tables.insert(tables.end(), DeviceReciprocalLut(), DeviceReciprocalLut() + 513);
+  p.params.attention.softmax.exp_lut = tables.data();
+  p.params.attention.softmax.one_over_one_plus_x_lut = tables.data() + 513;
+  size_t bytes = 0;
+  ASSERT_EQ(ea_self_attention_quant_arena_size(&p.config, &bytes), EA_OK);
+  AlignedBytes storage(bytes + 2048);
+  ea_arena arena;
+  ea_self_attention_quant_plan plan{};
+  // The reciprocal table copied into the carve.
+  memcpy(storage.data() + 128, tables.data() + 513, 513 * sizeof(int16_t));
+  p.params.attention.softmax.one_over_one_plus_x_lut =
+      reinterpret_cast<const int16_t*>(storage.data() + 128);
+  ea_arena_init(&arena, storage.data(), bytes + 2048);
+  EXPECT_STATUS(ea_self_attention_quant_init(&plan, &p.config, &p.weights, &arena),
+                EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(arena.used, 0u);
+  p.params.attention.softmax.one_over_one_plus_x_lut = tables.data() + 513;
+  ASSERT_EQ(ea_self_attention_quant_init(&plan, &p.config, &p.weights, &arena), EA_OK);
+  const std::vector<int16_t> x(c.x_emb.begin(), c.x_emb.end()), before = tables;
+  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x.data(), 6, tables.data() + 300, nullptr),
+                EA_ERR_BAD_ARGUMENT);
+  std::vector<int16_t> y(6 * 5);
+  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x.data(), 6, y.data(), tables.data() + 900),
+                EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(tables, before);
+  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x.data(), 6, y.data(), nullptr), EA_OK);
+}
 
 // A valid int8 plan and its buffers, for the refusals.
 struct Refusals : testing::Test {

@@ -7,6 +7,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/decoder.h"
+#include "reference/device_softmax_luts.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 
@@ -209,6 +210,17 @@ QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
   weights =
       edgeattn_test::InProjQuantWeights(c.in_proj.data(), in_bias, c.out_proj.data(), out_bias);
   if (c.separate_projections) SeparateProjections(c);
+  if (c.softmax_exp_lut != nullptr) GiveSoftmaxTables(c.softmax_exp_lut, c.softmax_reciprocal_lut);
+}
+
+void QuantMhaLayer::GiveSoftmaxTables(const int16_t* exp_lut, const int16_t* reciprocal_lut) {
+  channel_ints_.resize(EA_MHA_QUANT_CHANNEL_INTS(config.d_model));
+  if (ea_mha_quant_derive(&config, &params_, channel_ints_.data(), channel_ints_.size()) != EA_OK) {
+    return;  // the plan derives its own integers, with the built-in tables
+  }
+  params_.softmax.exp_lut = exp_lut;
+  params_.softmax.one_over_one_plus_x_lut = reciprocal_lut;
+  config.quant_params = &params_;
 }
 
 void QuantMhaLayer::SeparateProjections(const QuantMhaCase& c) {
@@ -281,8 +293,8 @@ QuantMhaCase::Expected QuantMhaCase::Reference() const {
   return ReferenceTyped<int16_t, int64_t>(
       *this,
       tflite_ref::PrepareChainInt16(
-          q, d_model, static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data),
-          static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data)),
+          q, d_model, softmax_exp_lut != nullptr ? softmax_exp_lut : TfliteExpLut(),
+          softmax_reciprocal_lut != nullptr ? softmax_reciprocal_lut : TfliteReciprocalLut()),
       pe);
 }
 

@@ -36,6 +36,12 @@ struct QuantMhaCase {
   // three separate tensors each (copies in buffers of their own, as a TFLite
   // model's three FULLY_CONNECTED ops hold them), not as in_proj.
   bool separate_projections = false;
+  // int16, both or neither: the softmax's tables handed to the library (in
+  // integers derived from the scales: ea_mha_quant_derive, then
+  // quant_params) and to the reference. NULL: the library's built-in tables,
+  // the reference TFLite's (the golden data's).
+  const int16_t* softmax_exp_lut = nullptr;
+  const int16_t* softmax_reciprocal_lut = nullptr;
 
   // The chain as the library computed it.
   struct Result {
@@ -86,8 +92,11 @@ class QuantMhaLayer {
 
  private:
   void SeparateProjections(const QuantMhaCase& c);
+  void GiveSoftmaxTables(const int16_t* exp_lut, const int16_t* reciprocal_lut);
 
   ea_mha_quant_scales scales_;
+  ea_mha_quant_params params_{};
+  std::vector<int32_t> channel_ints_;
   int32_t workers_;
   std::vector<int32_t> in_bias32_, out_bias32_;
   // separate_projections: W_Q, W_K, W_V, their biases (as the dtype stores

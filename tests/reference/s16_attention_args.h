@@ -1,6 +1,7 @@
 // The int16 attention kernels' arguments (AttentionQArgs<int16_t>) for one
 // head whose three TFLite ops are given by the reference's parameters: the
-// shape and the integers, with no tensor attached. Tests that call
+// shape, the integers and the softmax's tables (built into *tables, which
+// must outlive the arguments), with no tensor attached. Tests that call
 // AttendRowsS16 directly set the pointers for their layout (row-major K and
 // V^T, or the packed panels) and the probabilities they want back.
 #ifndef EDGEATTN_TESTS_REFERENCE_S16_ATTENTION_ARGS_H_
@@ -15,8 +16,11 @@ inline edgeattn::AttentionQArgs<int16_t> S16HeadArgs(const tflite_ref::BatchMatM
                                                      const tflite_ref::SoftmaxInt16Params& softmax,
                                                      const tflite_ref::BatchMatMulParams& context,
                                                      int n_q, int n_kv, int d_k, int d_v,
-                                                     bool causal) {
+                                                     bool causal,
+                                                     edgeattn::SoftmaxS16Tables* tables) {
+  edgeattn::BuildSoftmaxS16Tables(softmax.exp_lut, softmax.one_over_one_plus_x_lut, tables);
   edgeattn::AttentionQArgs<int16_t> a{};
+  a.softmax_s16 = tables;
   a.n_q = n_q;
   a.n_kv = n_kv;
   a.d_k = d_k;

@@ -506,12 +506,12 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
     int32_t prob_sum = 0;
     if (visible > 0) {
 #if defined(EDGEATTN_SINGLE_ROUNDING)  // the vector requantisation rounds twice
-      SoftmaxS16Row(a.softmax_multiplier, a.softmax_left_shift, row, static_cast<size_t>(visible),
-                    exp_scratch, row);
+      SoftmaxS16Row(*a.softmax_s16, a.softmax_multiplier, a.softmax_left_shift, row,
+                    static_cast<size_t>(visible), exp_scratch, row);
       for (int32_t j = 0; j < visible; ++j) prob_sum += row[j];
 #else
-      prob_sum = vnni::SoftmaxRowS16(a.softmax_multiplier, a.softmax_left_shift, row, visible,
-                                     exp_scratch);
+      prob_sum = vnni::SoftmaxRowS16(*a.softmax_s16, a.softmax_multiplier, a.softmax_left_shift,
+                                     row, visible, exp_scratch);
 #endif
     }
     KeepProbsS16(a, r, row, visible);
@@ -871,7 +871,7 @@ void AttendRowsS16Target(const AttentionQArgs<int16_t>& a, int32_t first_row, in
     }
     KeepScores(a, r, row_buffer, visible);
     if (visible > 0) {
-      SoftmaxS16Row(a.softmax_multiplier, a.softmax_left_shift, row_buffer,
+      SoftmaxS16Row(*a.softmax_s16, a.softmax_multiplier, a.softmax_left_shift, row_buffer,
                     static_cast<size_t>(visible), exp_scratch, row_buffer);
     }
     KeepProbsS16(a, r, row_buffer, visible);

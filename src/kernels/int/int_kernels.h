@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "edgeattn/edgeattn.h"
+#include "kernels/int/softmax_s16.h"
 #include "kernels/int/softmax_s8.h"
 
 namespace edgeattn {
@@ -69,8 +70,10 @@ struct AttentionQArgs {
   int32_t score_multiplier;
   int32_t score_shift;
   int32_t score_zero_point;
-  // Softmax: int8 reads the plan's table, int16 its multiplier and shift.
+  // Softmax: int8 reads the plan's table, int16 its tables, multiplier and
+  // shift.
   const SoftmaxS8Table* softmax_s8;
+  const SoftmaxS16Tables* softmax_s16;
   int32_t softmax_multiplier;
   int32_t softmax_left_shift;
   // P V: probabilities (offset 128 for int8) times V (offset -zero point).

@@ -65,8 +65,12 @@ ea_status CheckedRun(const ea_attention_quant_plan* plan, ea_dtype dtype, const 
   const Extent output{out, nq * static_cast<size_t>(c.d_v) * sizeof(T)};
   const Extent weights{attn_weights, attn_weights != nullptr ? nq * nkv * sizeof(T) : 0};
   const Extent carve{plan->carve, plan->carve_bytes};
-  // Outputs overlap neither inputs, each other nor the arena; inputs keep off the arena.
+  const SoftmaxLuts luts = SoftmaxLutExtents(plan->params.softmax);
+  // Outputs overlap neither inputs, each other, the softmax's tables nor the
+  // arena; inputs keep off the arena.
   if (OverlapsAny(output, inputs, 3) || OverlapsAny(weights, inputs, 3) ||
+      OverlapsAny(output, luts.extents, kSoftmaxLutCount) ||
+      OverlapsAny(weights, luts.extents, kSoftmaxLutCount) ||
       Overlaps(output.begin, output.bytes, weights.begin, weights.bytes) ||
       OverlapsAny(carve, inputs, 3) ||
       Overlaps(output.begin, output.bytes, carve.begin, carve.bytes) ||
@@ -114,6 +118,11 @@ ea_status ea_attention_quant_init(ea_attention_quant_plan* plan, const ea_attent
   ea_attention_quant_params params{};
   ea_status status = edgeattn::Validate(c, &params);
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, ArenaBytes(c));
+  if (status == EA_OK) {
+    const edgeattn::SoftmaxLuts luts = edgeattn::SoftmaxLutExtents(params.softmax);
+    status = edgeattn::CheckKeptOutsideCarve(luts.extents, edgeattn::kSoftmaxLutCount,
+                                             edgeattn::NextCarve(*arena, ArenaBytes(c)));
+  }
   if (status != EA_OK) return status;
   plan->params = params;
   plan->config = c;

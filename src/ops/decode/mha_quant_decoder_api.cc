@@ -213,7 +213,8 @@ ea_status CheckedStep(ea_decoder_quant* decoder, ea_dtype dtype, const T* x, int
   if (decoder->length + n_tokens > c.max_tokens) return EA_ERR_CACHE_FULL;
   const size_t io_bytes =
       static_cast<size_t>(n_tokens) * static_cast<size_t>(c.d_model) * sizeof(T);
-  const MhaQuantKept kept = MhaQuantKeptExtents(c, decoder->weights, decoder->position_table);
+  const MhaQuantKept kept =
+      MhaQuantKeptExtents(c, decoder->weights, decoder->position_table, decoder->params.softmax);
   const ea_status status =
       CheckStepMemory({x, io_bytes}, {y, io_bytes}, kept.extents, kMhaQuantKeptCount,
                       {decoder->carve, decoder->carve_bytes});
@@ -273,7 +274,7 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
                                                     c.max_tokens, c.d_model / c.n_heads, c.dtype))
                         : nullptr;
   CarveMhaQuantPanels(arena, c, *weights, decoder->weight_panels);
-  decoder->softmax_table = CarveSoftmaxS8Table(arena, c.dtype, decoder->params.softmax);
+  decoder->softmax_table = CarveSoftmaxTables(arena, c.dtype, decoder->params.softmax);
   decoder->row_scratch = CarveBytes(arena, QuantScratch(c.max_tokens, c.dtype).bytes);
   decoder->length = 0;
   decoder->ready = EA_PLAN_READY;

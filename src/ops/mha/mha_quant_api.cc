@@ -101,7 +101,7 @@ ea_status CheckMhaQuantTensors(const ea_mha_config& c, const ea_mha_quant_weight
 }
 
 MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w,
-                                 const void* table) {
+                                 const void* table, const ea_softmax_quant_params& softmax) {
   const size_t e = static_cast<size_t>(c.d_model);
   MhaQuantKept kept{};
   for (int32_t which = 0; which < 3; ++which) {
@@ -112,7 +112,13 @@ MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, const ea_mha_quant_weig
   kept.extents[6] = Extent{w.out_proj_weight, e * e};
   kept.extents[7] = Extent{w.out_proj_bias, e * BiasBytes(c)};
   kept.extents[8] = Extent{table, static_cast<size_t>(c.max_tokens) * e * ElementBytes(c)};
+  const SoftmaxLuts luts = SoftmaxLutExtents(softmax);
+  for (size_t i = 0; i < kSoftmaxLutCount; ++i) kept.extents[9 + i] = luts.extents[i];
   return kept;
+}
+
+ea_softmax_quant_params GivenSoftmax(const ea_mha_config& c) {
+  return c.quant_params != nullptr ? c.quant_params->softmax : ea_softmax_quant_params{};
 }
 
 PositionStorage MhaQuantPositions(const ea_mha_config& c) {
@@ -125,8 +131,8 @@ ea_status PrepareMhaQuantCarve(const ea_mha_config& c, const ea_mha_quant_weight
   ea_status status = CheckMhaQuantTensors(c, w);
   if (status == EA_OK) status = CheckArenaFits(&arena, carve_bytes);
   if (status == EA_OK) {
-    const MhaQuantKept kept =
-        MhaQuantKeptExtents(c, w, TableTheModeReads(c.position, c.quant_position_table));
+    const MhaQuantKept kept = MhaQuantKeptExtents(
+        c, w, TableTheModeReads(c.position, c.quant_position_table), GivenSoftmax(c));
     status = CheckKeptOutsideCarve(kept.extents, kMhaQuantKeptCount, NextCarve(arena, carve_bytes));
   }
   if (status != EA_OK || c.quant_params != nullptr) return status;
@@ -242,7 +248,8 @@ ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, 
   const size_t weight_bytes = static_cast<size_t>(c.n_heads) * n * n * sizeof(T);
   const Extent y_extent{y, activation_bytes};
   const Extent weights_extent{attn_weights, attn_weights != nullptr ? weight_bytes : 0};
-  const MhaQuantKept kept = MhaQuantKeptExtents(c, plan->weights, plan->position_table);
+  const MhaQuantKept kept =
+      MhaQuantKeptExtents(c, plan->weights, plan->position_table, plan->params.softmax);
   const Extent carve{plan->carve, plan->carve_bytes};
   // The run reads x until the last head (head by head) and keeps ADD(x, P) in
   // y: y is x or apart from it, and attn_weights apart from both.

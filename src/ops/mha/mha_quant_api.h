@@ -8,6 +8,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "ops/quant_attention_core.h"
 #include "ops/quant_model_steps.h"
 #include "runtime/arena.h"
 #include "runtime/validation.h"
@@ -36,13 +37,17 @@ ea_status CheckMhaQuantTensors(const ea_mha_config& config, const ea_mha_quant_w
 
 // What a fixed-point MHA reads and must not overwrite: W_Q, W_K, W_V and
 // their biases (in either form, as InProjOf finds them), out_proj weight and
-// bias, the caller's quantized position table.
-inline constexpr size_t kMhaQuantKeptCount = 9;
+// bias, the caller's quantized position table, the model's int16 softmax
+// tables (the plan's or decoder's softmax params).
+inline constexpr size_t kMhaQuantKeptCount = 9 + kSoftmaxLutCount;
 struct MhaQuantKept {
   Extent extents[kMhaQuantKeptCount];
 };
 MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& config, const ea_mha_quant_weights& weights,
-                                 const void* table);
+                                 const void* table, const ea_softmax_quant_params& softmax);
+// The softmax params an init reads the tables from: the config's integers',
+// or none (derived integers use the built-in tables).
+ea_softmax_quant_params GivenSoftmax(const ea_mha_config& config);
 
 // Where the position table comes from (the caller's quantized table, or
 // none, or one quantized into the arena at plan time).

@@ -62,12 +62,12 @@ size_t BiasBytes(const ea_self_attention_config& c) {
   return static_cast<size_t>(QuantBiasBytes(c.dtype));
 }
 
-constexpr size_t kKeptCount = 7;
+constexpr size_t kKeptCount = 7 + kSoftmaxLutCount;
 struct Kept {
   Extent extents[kKeptCount];
 };
 Kept KeptExtents(const ea_self_attention_config& c, const ea_self_attention_quant_weights& w,
-                 const void* table) {
+                 const void* table, const ea_softmax_quant_params& softmax) {
   const size_t in = static_cast<size_t>(c.d_model);
   const size_t d_k = static_cast<size_t>(c.d_k), d_v = static_cast<size_t>(c.d_v);
   Kept kept{};
@@ -79,6 +79,8 @@ Kept KeptExtents(const ea_self_attention_config& c, const ea_self_attention_quan
   kept.extents[5] = Extent{w.b_v, d_v * BiasBytes(c)};
   kept.extents[6] = Extent{table, static_cast<size_t>(c.max_tokens) * in *
                                       static_cast<size_t>(FixedPointBytes(c.dtype))};
+  const SoftmaxLuts luts = SoftmaxLutExtents(softmax);
+  for (size_t i = 0; i < kSoftmaxLutCount; ++i) kept.extents[7 + i] = luts.extents[i];
   return kept;
 }
 
@@ -154,7 +156,8 @@ ea_status CheckedRun(const ea_self_attention_quant_plan* plan, ea_dtype dtype, c
   const Extent x_extent{x, n * static_cast<size_t>(c.d_model) * sizeof(T)};
   const Extent y_extent{y, n * static_cast<size_t>(c.d_v) * sizeof(T)};
   const Extent weights_extent{attn_weights, attn_weights != nullptr ? n * n * sizeof(T) : 0};
-  const Kept kept = KeptExtents(c, plan->weights, plan->position_table);
+  const Kept kept =
+      KeptExtents(c, plan->weights, plan->position_table, plan->params.attention.softmax);
   const Extent carve{plan->carve, plan->carve_bytes};
   if (Overlaps(y_extent.begin, y_extent.bytes, weights_extent.begin, weights_extent.bytes)) {
     return EA_ERR_BAD_ARGUMENT;
@@ -217,8 +220,10 @@ ea_status ea_self_attention_quant_init(ea_self_attention_quant_plan* plan,
   }
   if (status == EA_OK) status = CheckArenaFits(arena, ArenaBytes(c));
   if (status == EA_OK) {
+    const ea_softmax_quant_params given =
+        c.quant_params != nullptr ? c.quant_params->attention.softmax : ea_softmax_quant_params{};
     const Kept kept =
-        KeptExtents(c, *weights, TableTheModeReads(c.position, c.quant_position_table));
+        KeptExtents(c, *weights, TableTheModeReads(c.position, c.quant_position_table), given);
     status = CheckKeptOutsideCarve(kept.extents, kKeptCount, NextCarve(*arena, ArenaBytes(c)));
   }
   // Scales: TFLite's Prepare, into the place of the plan's first region (free

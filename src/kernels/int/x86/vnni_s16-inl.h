@@ -405,7 +405,7 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline __m256i CentredDifference(_
                                                 _mm512_set1_epi32(-32768)));
 }
 
-// One byte plane of the exp table (kSoftmaxS16ExpBytePlanes) at 64 indices
+// One byte plane of the exp table (SoftmaxS16Tables::exp_planes) at 64 indices
 // in [0, 511]: vpermt2b picks from each 128-byte window by the index's low
 // seven bits (`low8`, whose bit 7 is the index's), then the index's bits 7
 // (`bit7`) and 8 (clear where `below_256`) choose among the four picks.
@@ -434,7 +434,7 @@ struct ExpTableEntries {
   __m512i base[2], next[2];
 };
 EA_VNNI_TARGET __attribute__((always_inline)) inline ExpTableEntries LookUpExpTable(
-    const __m512i (&centred)[2]) {
+    const SoftmaxS16ExpBytePlanes& planes, const __m512i (&centred)[2]) {
   // The index's bits 0-7 are centred's bits 7-14, the high bytes of
   // centred << 1; its bit 8 is clear where centred < 0.
   alignas(64) static constexpr uint8_t kHighBytes[64] = {
@@ -448,7 +448,6 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline ExpTableEntries LookUpExpTa
   const __mmask64 bit7 = _mm512_movepi8_mask(low8);
   const __mmask64 below_256 =
       _mm512_kunpackd(_mm512_movepi16_mask(centred[1]), _mm512_movepi16_mask(centred[0]));
-  const SoftmaxS16ExpBytePlanes& planes = kSoftmaxS16ExpBytePlanes;
   const __m512i base_low = LookUpBytePlane(planes.base_low, low8, bit7, below_256);
   const __m512i base_high = LookUpBytePlane(planes.base_high, low8, bit7, below_256);
   const __m512i next_low = LookUpBytePlane(planes.next_low, low8, bit7, below_256);
@@ -474,8 +473,9 @@ EA_VNNI_TARGET __attribute__((always_inline)) inline ExpTableEntries LookUpExpTa
 
 // SoftmaxS16Row (softmax_s16.cc) in place on row[0, count), count >= 1, with
 // exp_scratch[0, count) for the exponentials. Returns the probabilities' sum.
-EA_VNNI_TARGET inline int32_t SoftmaxRowS16(int32_t multiplier, int32_t left_shift, int16_t* row,
-                                            int32_t count, int16_t* exp_scratch) {
+EA_VNNI_TARGET inline int32_t SoftmaxRowS16(const SoftmaxS16Tables& tables, int32_t multiplier,
+                                            int32_t left_shift, int16_t* row, int32_t count,
+                                            int16_t* exp_scratch) {
   __m512i max16 = _mm512_set1_epi16(INT16_MIN);
   for (int32_t j = 0; j < count; j += 32) {
     max16 =
@@ -500,7 +500,7 @@ EA_VNNI_TARGET inline int32_t SoftmaxRowS16(int32_t multiplier, int32_t left_shi
                             multiplier, left_shift),
           1);
     }
-    const ExpTableEntries entries = LookUpExpTable(centred);
+    const ExpTableEntries entries = LookUpExpTable(tables.exp_planes, centred);
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
       // InterpolateTable: (slope * low7 + 64) >> 7 = round(slope * (low7 <<
@@ -516,7 +516,8 @@ EA_VNNI_TARGET inline int32_t SoftmaxRowS16(int32_t multiplier, int32_t left_shi
           sum, _mm512_madd_epi16(_mm512_maskz_mov_epi16(valid[h], value), _mm512_set1_epi16(1)));
     }
   }
-  const SoftmaxS16Normalizer normalizer = NormalizerOf(_mm512_reduce_add_epi32(sum));
+  const SoftmaxS16Normalizer normalizer =
+      NormalizerOf(_mm512_reduce_add_epi32(sum), tables.ReciprocalTable());
   __m512i prob_sum = _mm512_setzero_si512();
   if (normalizer.right_shift >= 17) {
     // (e * r + 2^(s - 1)) >> s with e * r = 2^16 H + L, L < 2^16, s >= 17:

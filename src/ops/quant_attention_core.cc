@@ -108,11 +108,11 @@ void* CarveSoftmaxTables(ea_arena* arena, ea_dtype dtype, const ea_softmax_quant
 }
 
 SoftmaxLuts SoftmaxLutExtents(const ea_softmax_quant_params& softmax) {
+  // A NULL extent overlaps nothing (Overlaps), as a missing bias's does.
   const size_t bytes = kSoftmaxS16TableSize * sizeof(int16_t);
   SoftmaxLuts luts{};
-  luts.extents[0] = Extent{softmax.exp_lut, softmax.exp_lut != nullptr ? bytes : 0};
-  luts.extents[1] = Extent{softmax.one_over_one_plus_x_lut,
-                           softmax.one_over_one_plus_x_lut != nullptr ? bytes : 0};
+  luts.extents[0] = Extent{softmax.exp_lut, bytes};
+  luts.extents[1] = Extent{softmax.one_over_one_plus_x_lut, bytes};
   return luts;
 }
 

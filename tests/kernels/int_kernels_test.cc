@@ -299,9 +299,8 @@ TEST_P(FixedPointKernels, SoftmaxS16RowAtEveryShift) {
 TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
   RandomStream random(778);
   const int n = 45;
-  const int16_t* exp_lut = static_cast<const int16_t*>(tflite_golden::kSoftmaxExpLut.data);
-  const int16_t* reciprocal_lut =
-      static_cast<const int16_t*>(tflite_golden::kSoftmaxOneOverOnePlusXLut.data);
+  const int16_t* exp_lut = TfliteExpLut();
+  const int16_t* reciprocal_lut = TfliteReciprocalLut();
   for (const int d_k : {16, 20, 7, 33}) {
     for (const bool causal : {false, true}) {
       for (const int misaligned : {0, 1}) {

@@ -46,7 +46,7 @@ struct Dtype<int8_t> {
   static constexpr float kStepRatio = 1.0f;
   static int32_t Zero(int32_t int8_zero_point) { return int8_zero_point; }
   static ea_status Run(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n, int8_t* y) {
-    return ea_mha_quant_run_s8(plan, x, n, y, nullptr);
+    return ea_mha_quant_run_s8(plan, x, n, n, y, nullptr);
   }
   static ea_status Step(ea_decoder_quant* decoder, const int8_t* x, int8_t* y) {
     return ea_decoder_quant_step_s8(decoder, x, 1, y);
@@ -59,7 +59,7 @@ struct Dtype<int16_t> {
   static constexpr float kStepRatio = kInt16StepRatio;
   static int32_t Zero(int32_t) { return 0; }
   static ea_status Run(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n, int16_t* y) {
-    return ea_mha_quant_run_s16(plan, x, n, y, nullptr);
+    return ea_mha_quant_run_s16(plan, x, n, n, y, nullptr);
   }
   static ea_status Step(ea_decoder_quant* decoder, const int16_t* x, int16_t* y) {
     return ea_decoder_quant_step_s16(decoder, x, 1, y);

@@ -232,8 +232,8 @@ void QuantMhaRow(const char* name, ea_dtype dtype, int32_t n, int32_t d_model, i
           MhaMacs(n, d_model, mask == EA_MASK_CAUSAL), 0, bytes, 0};
   ea_status status = EA_OK;
   Measure(&row, [&] {
-    status = int8 ? ea_mha_quant_run_s8(&plan, layer.x.As<int8_t>(), n, layer.y.As<int8_t>(), nullptr)
-                  : ea_mha_quant_run_s16(&plan, layer.x.As<int16_t>(), n, layer.y.As<int16_t>(), nullptr);
+    status = int8 ? ea_mha_quant_run_s8(&plan, layer.x.As<int8_t>(), n, n, layer.y.As<int8_t>(), nullptr)
+                  : ea_mha_quant_run_s16(&plan, layer.x.As<int16_t>(), n, n, layer.y.As<int16_t>(), nullptr);
   });
   Check(status, "ea_mha_run");
   Print(row);
@@ -283,9 +283,9 @@ void QuantMhaRow(const char* name, ea_dtype dtype, int32_t n, int32_t d_model, i
   Measure(&heads_row, [&] {
     for (int32_t h = 0; h < heads && status == EA_OK; ++h) {
       status = int8 ? ea_attention_quant_run_s8(&attention_plan, q.As<int8_t>(), k.As<int8_t>(),
-                                          v.As<int8_t>(), out.As<int8_t>(), nullptr)
+                                          v.As<int8_t>(), attention_plan.config.n_kv, out.As<int8_t>(), nullptr)
                     : ea_attention_quant_run_s16(&attention_plan, q.As<int16_t>(), k.As<int16_t>(),
-                                           v.As<int16_t>(), out.As<int16_t>(), nullptr);
+                                           v.As<int16_t>(), attention_plan.config.n_kv, out.As<int16_t>(), nullptr);
     }
   });
   Check(status, "ea_attention_run");

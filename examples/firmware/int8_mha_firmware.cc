@@ -136,7 +136,7 @@ int main() {
   if (status == EA_OK) status = ea_mha_quant_init(&g_plan, &config, &weights, &arena);
   // Token embeddings would come from the application; here, a fixed pattern.
   for (int i = 0; i < kTokens * kDModel; ++i) g_x[i] = static_cast<int8_t>(i * 37);
-  if (status == EA_OK) status = ea_mha_quant_run_s8(&g_plan, g_x, kTokens, g_y, nullptr);
+  if (status == EA_OK) status = ea_mha_quant_run_s8(&g_plan, g_x, kTokens, kTokens, g_y, nullptr);
   if (status != EA_OK) {
     printf("int8 MHA failed: %s\n", ea_status_str(status));
     return 1;

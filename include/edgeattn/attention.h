@@ -85,8 +85,13 @@ ea_status ea_attention_run(const ea_attention_plan* plan, const float* q, const 
  * ea_attention_quant_arena_size): TFLite's BATCH_MATMUL(q, k^T) -> SOFTMAX ->
  * BATCH_MATMUL(probs, v), bit for bit. q [n_q, d_k], k [n_kv, d_k],
  * v [n_kv, d_v], out [n_q, d_v], attn_weights NULL or [n_q, n_kv]
- * probabilities (masked: the zero probability). No padding mask (n_kv keys
- * are all valid). Memory rules as in ea_attention_run. */
+ * probabilities. n_valid_keys in [0, n_kv] (EA_ERR_BAD_ARGUMENT outside):
+ * keys from n_valid_keys on are padding. Each row's SOFTMAX runs over the keys
+ * it sees (valid, and with the causal mask up to its diagonal); masked
+ * probabilities are the zero probability (-128 / 0), as the BATCH_MATMUL
+ * (probs, v) of a TFLite graph with a masked softmax reads them, so a row that
+ * sees no key outputs the output's zero point (real 0). Memory rules as in
+ * ea_attention_run. */
 typedef struct ea_attention_quant_plan {
   uint32_t ready;
   ea_attention_config config;
@@ -105,11 +110,11 @@ ea_status ea_attention_quant_arena_size(const ea_attention_config* config, size_
 ea_status ea_attention_quant_init(ea_attention_quant_plan* plan, const ea_attention_config* config,
                                   ea_arena* arena);
 ea_status ea_attention_quant_run_s8(const ea_attention_quant_plan* plan, const int8_t* q,
-                                    const int8_t* k, const int8_t* v, int8_t* out,
-                                    int8_t* attn_weights);
+                                    const int8_t* k, const int8_t* v, int32_t n_valid_keys,
+                                    int8_t* out, int8_t* attn_weights);
 ea_status ea_attention_quant_run_s16(const ea_attention_quant_plan* plan, const int16_t* q,
-                                     const int16_t* k, const int16_t* v, int16_t* out,
-                                     int16_t* attn_weights);
+                                     const int16_t* k, const int16_t* v, int32_t n_valid_keys,
+                                     int16_t* out, int16_t* attn_weights);
 
 #ifdef __cplusplus
 } /* extern "C" */

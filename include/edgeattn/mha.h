@@ -182,16 +182,19 @@ ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config
 
 /* x, y: [n_tokens, d_model]; attn_weights: NULL or [heads, n_tokens, n_tokens]
  * probabilities (masked entries at the zero probability: -128 / 0; more than
- * EA_MAX_ELEMENTS of them: EA_ERR_DIMENSION_OVERFLOW). Memory rules as in
+ * EA_MAX_ELEMENTS of them: EA_ERR_DIMENSION_OVERFLOW). n_valid_keys in
+ * [0, n_tokens] (EA_ERR_BAD_ARGUMENT outside), padding as in
+ * ea_attention_quant_run_s8: every head's softmax skips keys from n_valid_keys
+ * on, and a row with no key gives the context's zero point. Memory rules as in
  * ea_self_attention_run (y may be x; the softmax's int16 tables of
  * quant_params, if given, kept as the weights are), and: y that is not x
  * does not overlap it, nor does attn_weights (the run keeps ADD(x, P) in y
  * and reads x until the last head; EA_ERR_BAD_ARGUMENT, nothing written). ea_mha_quant_run_s8 runs
  * INT8 plans, _s16 INT16 ones (the other gets EA_ERR_BAD_ARGUMENT). */
 ea_status ea_mha_quant_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens,
-                              int8_t* y, int8_t* attn_weights);
+                              int32_t n_valid_keys, int8_t* y, int8_t* attn_weights);
 ea_status ea_mha_quant_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
-                               int16_t* y, int16_t* attn_weights);
+                               int32_t n_valid_keys, int16_t* y, int16_t* attn_weights);
 
 #ifdef __cplusplus
 } /* extern "C" */

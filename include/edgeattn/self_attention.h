@@ -149,14 +149,16 @@ ea_status ea_self_attention_quant_init(ea_self_attention_quant_plan* plan,
                                        const ea_self_attention_quant_weights* weights,
                                        ea_arena* arena);
 /* x: [n_tokens, d_model]; y: [n_tokens, d_v]; attn_weights: NULL or
- * [n_tokens, n_tokens] probabilities (masked: the zero probability). Memory
+ * [n_tokens, n_tokens] probabilities (masked: the zero probability).
+ * n_valid_keys in [0, n_tokens], padding as in ea_attention_quant_run_s8. Memory
  * rules as in ea_self_attention_run (y may be x), the softmax's int16 tables
  * of quant_params (if given) kept as the weights are. */
 ea_status ea_self_attention_quant_run_s8(const ea_self_attention_quant_plan* plan, const int8_t* x,
-                                         int32_t n_tokens, int8_t* y, int8_t* attn_weights);
+                                         int32_t n_tokens, int32_t n_valid_keys, int8_t* y,
+                                         int8_t* attn_weights);
 ea_status ea_self_attention_quant_run_s16(const ea_self_attention_quant_plan* plan,
-                                          const int16_t* x, int32_t n_tokens, int16_t* y,
-                                          int16_t* attn_weights);
+                                          const int16_t* x, int32_t n_tokens, int32_t n_valid_keys,
+                                          int16_t* y, int16_t* attn_weights);
 
 #ifdef __cplusplus
 } /* extern "C" */

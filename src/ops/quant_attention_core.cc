@@ -150,6 +150,7 @@ AttentionQArgs<T> QuantCoreArgs(const ea_matmul_quant_params& scores,
   a.d_k = shape.d_k;
   a.d_v = shape.d_v;
   a.causal = shape.causal;
+  a.n_valid_keys = shape.n_valid_keys;
   a.q_offset = scores.input_offset;
   a.k_offset = scores.weights_offset;
   a.score_multiplier = scores.output_multiplier;

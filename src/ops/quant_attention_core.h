@@ -36,7 +36,8 @@ ea_quant_core CarveQuantCore(ea_arena* arena, ea_dtype dtype, int32_t max_keys, 
 
 struct QuantCoreShape {
   int32_t n_q, n_kv, d_k, d_v;
-  bool causal;  // bottom-right: query i sees keys 0 .. i + n_kv - n_q
+  bool causal;           // bottom-right: query i sees keys 0 .. i + n_kv - n_q
+  int32_t n_valid_keys;  // in [0, n_kv]: keys from here on are padding
 };
 
 // The kernel arguments the quantization and the shape fix (offsets,

@@ -893,11 +893,11 @@ struct QuantBuffers {
     void* weights = want_weights ? attn.data() : nullptr;
     if (dtype == EA_DTYPE_INT8) {
       return NO_HEAP(ea_mha_quant_run_s8(plan, reinterpret_cast<const int8_t*>(x.data()), n_tokens,
-                                         reinterpret_cast<int8_t*>(y.data()),
+                                         n_tokens, reinterpret_cast<int8_t*>(y.data()),
                                          static_cast<int8_t*>(weights)));
     }
     return NO_HEAP(ea_mha_quant_run_s16(plan, reinterpret_cast<const int16_t*>(x.data()), n_tokens,
-                                        reinterpret_cast<int16_t*>(y.data()),
+                                        n_tokens, reinterpret_cast<int16_t*>(y.data()),
                                         static_cast<int16_t*>(weights)));
   }
 
@@ -1111,17 +1111,17 @@ void RunQuantSelfAttentionCase(const QuantCase& c) {
   ea_status status;
   if (c.dtype == EA_DTYPE_INT8) {
     status = NO_HEAP(ea_self_attention_quant_run_s8(
-        &plan, reinterpret_cast<const int8_t*>(b.x.data()), kMaxTokens,
+        &plan, reinterpret_cast<const int8_t*>(b.x.data()), kMaxTokens, kMaxTokens,
         reinterpret_cast<int8_t*>(b.y.data()), static_cast<int8_t*>(weights)));
   } else {
     status = NO_HEAP(ea_self_attention_quant_run_s16(
-        &plan, reinterpret_cast<const int16_t*>(b.x.data()), kMaxTokens,
+        &plan, reinterpret_cast<const int16_t*>(b.x.data()), kMaxTokens, kMaxTokens,
         reinterpret_cast<int16_t*>(b.y.data()), static_cast<int16_t*>(weights)));
   }
   EXPECT_EQ(status, EA_OK);
   // A refusal (an int8 run on an int16 plan, or the reverse) without the heap too.
   if (c.dtype == EA_DTYPE_INT8) {
-    EXPECT_EQ(NO_HEAP(ea_self_attention_quant_run_s16(&plan, nullptr, 1, nullptr, nullptr)),
+    EXPECT_EQ(NO_HEAP(ea_self_attention_quant_run_s16(&plan, nullptr, 1, 1, nullptr, nullptr)),
               EA_ERR_NULL_POINTER);
   }
 }
@@ -1188,15 +1188,15 @@ void RunQuantAttentionCase(ea_dtype dtype, ea_mask mask) {
   if (dtype == EA_DTYPE_INT8) {
     std::vector<int8_t> q(Count(kNq, kDk), 7), k(Count(kNkv, kDk), -5), v(Count(kNkv, kDv), 3);
     std::vector<int8_t> out(Count(kNq, kDv)), weights(Count(kNq, kNkv));
-    EXPECT_EQ(NO_HEAP(ea_attention_quant_run_s8(&plan, q.data(), k.data(), v.data(), out.data(),
-                                                weights.data())),
+    EXPECT_EQ(NO_HEAP(ea_attention_quant_run_s8(&plan, q.data(), k.data(), v.data(),
+                                                plan.config.n_kv, out.data(), weights.data())),
               EA_OK);
   } else {
     std::vector<int16_t> q(Count(kNq, kDk), 700), k(Count(kNkv, kDk), -500),
         v(Count(kNkv, kDv), 300);
     std::vector<int16_t> out(Count(kNq, kDv)), weights(Count(kNq, kNkv));
-    EXPECT_EQ(NO_HEAP(ea_attention_quant_run_s16(&plan, q.data(), k.data(), v.data(), out.data(),
-                                                 weights.data())),
+    EXPECT_EQ(NO_HEAP(ea_attention_quant_run_s16(&plan, q.data(), k.data(), v.data(),
+                                                 plan.config.n_kv, out.data(), weights.data())),
               EA_OK);
   }
 }

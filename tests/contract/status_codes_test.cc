@@ -160,10 +160,10 @@ struct QuantWorld {
   ea_status Run(ea_dtype run_dtype, int32_t n_tokens, void* out) {
     if (run_dtype == EA_DTYPE_INT8) {
       return ea_mha_quant_run_s8(&plan, reinterpret_cast<const int8_t*>(x.data()), n_tokens,
-                                 static_cast<int8_t*>(out), nullptr);
+                                 n_tokens, static_cast<int8_t*>(out), nullptr);
     }
     return ea_mha_quant_run_s16(&plan, reinterpret_cast<const int16_t*>(x.data()), n_tokens,
-                                static_cast<int16_t*>(out), nullptr);
+                                n_tokens, static_cast<int16_t*>(out), nullptr);
   }
 
   ea_dtype dtype;

@@ -140,7 +140,9 @@ tflite_ref::ChainInputs<Activation, Bias> Inputs(const GoldenCase& c) {
           As<Bias>(b.b_v),         As<Bias>(b.b_o)};
 }
 
-tflite_ref::ChainShape Shape(const GoldenCase& c) { return {c.n, c.d_model, c.heads, c.causal}; }
+tflite_ref::ChainShape Shape(const GoldenCase& c) {
+  return {c.n, c.d_model, c.heads, c.causal, c.n};
+}
 
 // --- comparison --------------------------------------------------------------------
 

@@ -275,6 +275,7 @@ struct QuantCommon {
   uint32_t x_seed = 0;
   ArenaSpec arena;
   RunLength n_tokens;
+  RunLength n_valid;         // the run's n_valid_keys against its n_tokens
   uint8_t want_weights = 0;  // >= 96: request the probabilities
   uint8_t wrong_run = 0;     // >= 240: the other dtype's run function
   uint8_t workers = 0;       // % 4 > 1: the plan's parallel-for has that many workers
@@ -623,6 +624,7 @@ void Visit(Io& io, QuantCommon& c) {
   io.U32(c.x_seed);
   Visit(io, c.arena);
   Visit(io, c.n_tokens);
+  Visit(io, c.n_valid);
   io.U8(c.want_weights);
   io.U8(c.wrong_run);
   io.U8(c.workers);

@@ -87,11 +87,12 @@ ea_attention_quant_params DeriveLikeTflite(const ea_attention_config& c, bool* i
   return p;
 }
 
-// Keys row i of n_q queries sees: all, or (causal) j <= i + n_kv - n_q.
-int32_t Visible(const ea_attention_config& c, int32_t i) {
-  if (c.mask != EA_MASK_CAUSAL) return c.n_kv;
+// Keys row i of n_q queries sees: the first n_valid_keys, and (causal) none
+// past j = i + n_kv - n_q.
+int32_t Visible(const ea_attention_config& c, int32_t n_valid_keys, int32_t i) {
+  if (c.mask != EA_MASK_CAUSAL) return n_valid_keys;
   return static_cast<int32_t>(
-      std::max<int64_t>(0, std::min<int64_t>(c.n_kv, int64_t{i} + 1 + c.n_kv - c.n_q)));
+      std::max<int64_t>(0, std::min<int64_t>(n_valid_keys, int64_t{i} + 1 + c.n_kv - c.n_q)));
 }
 
 struct Expected {
@@ -100,8 +101,8 @@ struct Expected {
 
 template <typename T, typename SoftmaxParams>
 Expected Reference(const ea_attention_config& c, const ea_attention_quant_params& p,
-                   const SoftmaxParams& softmax, const uint8_t* q_bytes, const uint8_t* k_bytes,
-                   const uint8_t* v_bytes) {
+                   const SoftmaxParams& softmax, int32_t n_valid_keys, const uint8_t* q_bytes,
+                   const uint8_t* k_bytes, const uint8_t* v_bytes) {
   const size_t nq = static_cast<size_t>(c.n_q), nkv = static_cast<size_t>(c.n_kv);
   const size_t dk = static_cast<size_t>(c.d_k), dv = static_cast<size_t>(c.d_v);
   const std::vector<T> q = Typed<T>(q_bytes, nq * dk), k = Typed<T>(k_bytes, nkv * dk);
@@ -110,7 +111,7 @@ Expected Reference(const ea_attention_config& c, const ea_attention_quant_params
       ref::BatchMatMul(RefMatmul(p.scores), q.data(), c.n_q, c.d_k, k.data(), c.n_kv);
   std::vector<T> probs(nq * nkv, static_cast<T>(sizeof(T) == 1 ? -128 : 0));
   for (int32_t i = 0; i < c.n_q; ++i) {
-    const int32_t visible = Visible(c, i);
+    const int32_t visible = Visible(c, n_valid_keys, i);
     if (visible == 0) continue;
     const T* row = scores.data() + static_cast<size_t>(i) * nkv;
     T* out = probs.data() + static_cast<size_t>(i) * nkv;
@@ -133,25 +134,28 @@ Expected Reference(const ea_attention_config& c, const ea_attention_quant_params
 }
 
 ea_status Run(ea_dtype run_dtype, const ea_attention_quant_plan* plan, const void* q, const void* k,
-              const void* v, void* out, void* attn) {
+              const void* v, int32_t n_valid_keys, void* out, void* attn) {
   if (run_dtype == EA_DTYPE_INT8) {
     return ea_attention_quant_run_s8(plan, static_cast<const int8_t*>(q),
                                      static_cast<const int8_t*>(k), static_cast<const int8_t*>(v),
-                                     static_cast<int8_t*>(out), static_cast<int8_t*>(attn));
+                                     n_valid_keys, static_cast<int8_t*>(out),
+                                     static_cast<int8_t*>(attn));
   }
   return ea_attention_quant_run_s16(plan, static_cast<const int16_t*>(q),
                                     static_cast<const int16_t*>(k), static_cast<const int16_t*>(v),
-                                    static_cast<int16_t*>(out), static_cast<int16_t*>(attn));
+                                    n_valid_keys, static_cast<int16_t*>(out),
+                                    static_cast<int16_t*>(attn));
 }
 
 // Masked probabilities at the zero value (rows with no key: all of them);
 // int8 rows summing to at most 1 plus about half an LSB per key.
-void CheckProbabilities(const ea_attention_config& c, const std::vector<int32_t>& probs) {
+void CheckProbabilities(const ea_attention_config& c, int32_t n_valid_keys,
+                        const std::vector<int32_t>& probs) {
   const bool int8 = c.dtype == EA_DTYPE_INT8;
   const int32_t zero = int8 ? -128 : 0;
   for (int32_t i = 0; i < c.n_q; ++i) {
     const int32_t* row = probs.data() + static_cast<size_t>(i) * static_cast<size_t>(c.n_kv);
-    const int32_t visible = Visible(c, i);
+    const int32_t visible = Visible(c, n_valid_keys, i);
     int64_t sum = 0;
     for (int32_t j = 0; j < c.n_kv; ++j) {
       if (j >= visible && row[j] != zero) {
@@ -292,8 +296,10 @@ void FuzzQuantAttention(ByteReader& input) {
   const size_t attn_count =
       want_weights ? (weights_overflow ? 16 : BoundedCount(c.n_q, c.n_kv)) : 0;
   const ea_dtype run_dtype = c.wrong_run >= 240 ? (int8 ? EA_DTYPE_INT16 : EA_DTYPE_INT8) : dtype;
+  const int32_t n_valid = c.n_valid.Resolve(c.n_kv);
+  const bool n_valid_ok = n_valid >= 0 && n_valid <= c.n_kv;
   const bool refused_early =
-      weights_overflow || run_dtype != dtype ||
+      weights_overflow || run_dtype != dtype || !n_valid_ok ||
       (nulls & (kNullRunPlan | kNullInput0 | kNullInput1 | kNullInput2 | kNullOutput)) != 0;
   const double work = static_cast<double>(c.n_q) * static_cast<double>(c.n_kv) *
                       (static_cast<double>(c.d_k) + static_cast<double>(c.d_v));
@@ -324,11 +330,11 @@ void FuzzQuantAttention(ByteReader& input) {
   }
   Debug(
       "ea_attention quant case: dtype %d n_q %d n_kv %d d_k %d d_v %d mask %d scale %g scales %d "
-      "params %d need %llu capacity %llu weights %d run dtype %d can_run %d\n",
+      "params %d need %llu capacity %llu weights %d run dtype %d n_valid %d can_run %d\n",
       static_cast<int>(dtype), c.n_q, c.n_kv, c.d_k, c.d_v, c.mask,
       static_cast<double>(config.scale), c.ScalesGiven(), params_given,
       static_cast<unsigned long long>(need), static_cast<unsigned long long>(layout.capacity),
-      want_weights, static_cast<int>(run_dtype), can_run);
+      want_weights, static_cast<int>(run_dtype), n_valid, can_run);
   if (Debugging()) pool.Dump();
 
   // --- ea_attention_quant_init
@@ -349,7 +355,7 @@ void FuzzQuantAttention(ByteReader& input) {
   const auto run_on = [&](const ea_attention_quant_plan* p, ea_dtype as) {
     return Run(as, p, nulls & kNullInput0 ? nullptr : pool.Bytes(q_region),
                nulls & kNullInput1 ? nullptr : pool.Bytes(k_region),
-               nulls & kNullInput2 ? nullptr : pool.Bytes(v_region),
+               nulls & kNullInput2 ? nullptr : pool.Bytes(v_region), n_valid,
                nulls & kNullOutput ? nullptr : pool.Bytes(out_region),
                attn_region >= 0 ? pool.Bytes(attn_region) : nullptr);
   };
@@ -360,7 +366,8 @@ void FuzzQuantAttention(ByteReader& input) {
     if (can_run && !(nulls & kNullPlan)) {
       ExpectUnplannedRefused(&pool, "ea_attention_run", [&] {
         return Run(dtype, &plan, pool.Bytes(q_region), pool.Bytes(k_region), pool.Bytes(v_region),
-                   pool.Bytes(out_region), attn_region >= 0 ? pool.Bytes(attn_region) : nullptr);
+                   n_valid, pool.Bytes(out_region),
+                   attn_region >= 0 ? pool.Bytes(attn_region) : nullptr);
       });
     }
     return;
@@ -391,7 +398,7 @@ void FuzzQuantAttention(ByteReader& input) {
   if (run_plan == nullptr || (nulls & (kNullInput0 | kNullInput1 | kNullInput2 | kNullOutput))) {
     run_rules.Add(EA_ERR_NULL_POINTER);
   }
-  if (run_dtype != dtype) run_rules.Add(EA_ERR_BAD_ARGUMENT);
+  if (run_dtype != dtype || !n_valid_ok) run_rules.Add(EA_ERR_BAD_ARGUMENT);
   if (weights_overflow) run_rules.Add(EA_ERR_DIMENSION_OVERFLOW);
   bool input_in_carve = false;
   for (const ByteRange& in : {q_range, k_range, v_range}) {
@@ -411,10 +418,10 @@ void FuzzQuantAttention(ByteReader& input) {
   if (!run_rules.MustFail() && used != nullptr) {
     reference = ReferenceSafe(int8, 0, 0, {}, used->scores, c.d_k, used->context, c.n_kv);
     if (reference) {
-      want = int8 ? Reference<int8_t>(config, *used, RefSoftmaxInt8(used->softmax), q0.data(),
-                                      k0.data(), v0.data())
-                  : Reference<int16_t>(config, *used, RefSoftmaxInt16(used->softmax), q0.data(),
-                                       k0.data(), v0.data());
+      want = int8 ? Reference<int8_t>(config, *used, RefSoftmaxInt8(used->softmax), n_valid,
+                                      q0.data(), k0.data(), v0.data())
+                  : Reference<int16_t>(config, *used, RefSoftmaxInt16(used->softmax), n_valid,
+                                       q0.data(), k0.data(), v0.data());
     }
   }
   pool.Snapshot();
@@ -450,7 +457,7 @@ void FuzzQuantAttention(ByteReader& input) {
     ++Stats().runs;
     const std::vector<int32_t> got_probs =
         attn != nullptr ? Widen(dtype, attn, attn_count) : std::vector<int32_t>();
-    if (attn != nullptr) CheckProbabilities(config, got_probs);
+    if (attn != nullptr) CheckProbabilities(config, n_valid, got_probs);
     if (!reference) {
       ++Stats().reference_skipped;
     } else {

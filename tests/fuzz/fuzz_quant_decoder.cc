@@ -471,8 +471,8 @@ void FuzzQuantDecoder(ByteReader& input) {
             const auto in_b = in_b0.empty() ? nullptr : in_b0.data();
             const auto out_b = out_b0.empty() ? nullptr : out_b0.data();
             want_cache[i] =
-                MhaReference(config, *used, static_cast<int>(length), stream.data(),
-                             positions ? table0.data() : nullptr,
+                MhaReference(config, *used, static_cast<int>(length), static_cast<int>(length),
+                             stream.data(), positions ? table0.data() : nullptr,
                              reinterpret_cast<const int8_t*>(in_w0.data()),
                              reinterpret_cast<const int8_t*>(out_w0.data()), in_b, out_b)
                     .y;

@@ -53,14 +53,14 @@ void ExpectSameIntegers(const ea_mha_config& c, const ea_mha_quant_params& got,
   ExpectSameSoftmax(c.dtype == EA_DTYPE_INT8, got.softmax, want.softmax);
 }
 
-ea_status Run(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x, int32_t n, void* y,
-              void* attn) {
+ea_status Run(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x,
+              const RunLengths& run, void* y, void* attn) {
   if (run_dtype == EA_DTYPE_INT8) {
-    return ea_mha_quant_run_s8(plan, static_cast<const int8_t*>(x), n, static_cast<int8_t*>(y),
-                               static_cast<int8_t*>(attn));
+    return ea_mha_quant_run_s8(plan, static_cast<const int8_t*>(x), run.n_tokens, run.n_valid_keys,
+                               static_cast<int8_t*>(y), static_cast<int8_t*>(attn));
   }
-  return ea_mha_quant_run_s16(plan, static_cast<const int16_t*>(x), n, static_cast<int16_t*>(y),
-                              static_cast<int16_t*>(attn));
+  return ea_mha_quant_run_s16(plan, static_cast<const int16_t*>(x), run.n_tokens, run.n_valid_keys,
+                              static_cast<int16_t*>(y), static_cast<int16_t*>(attn));
 }
 
 // The causal layer streamed through ea_decoder_quant, in steps whose
@@ -266,11 +266,13 @@ void FuzzQuantMha(ByteReader& input) {
   const uint8_t* out_b = out_b_region >= 0 ? pool.Bytes(out_b_region) : nullptr;
   Debug(
       "ea_mha_quant case: dtype %d max_tokens %d d_model %d heads %d mask %d position %d "
-      "caller table %d scales %d params %d need %llu capacity %llu n_tokens %d weights %d "
+      "caller table %d scales %d params %d need %llu capacity %llu n_tokens %d n_valid %d weights "
+      "%d "
       "can_run %d\n",
       static_cast<int>(dtype), max_tokens, e, heads, c.mask, c.position, c.CallerTable(),
       c.ScalesGiven(), params_given, static_cast<unsigned long long>(need),
-      static_cast<unsigned long long>(layout.capacity), run.n_tokens, run.want_weights, can_run);
+      static_cast<unsigned long long>(layout.capacity), run.n_tokens, run.n_valid_keys,
+      run.want_weights, can_run);
   if (Debugging()) pool.Dump();
 
   // --- ea_mha_quant_derive: TFLite's Prepare, nothing written on refusal
@@ -425,7 +427,7 @@ void FuzzQuantMha(ByteReader& input) {
     }
     if (can_run && !(nulls & kNullPlan)) {
       ExpectUnplannedRefused(&pool, "ea_mha_run", [&] {
-        return Run(dtype, &plan, pool.Bytes(regions.x), run.n_tokens, pool.Bytes(regions.y),
+        return Run(dtype, &plan, pool.Bytes(regions.x), run, pool.Bytes(regions.y),
                    regions.attn >= 0 ? pool.Bytes(regions.attn) : nullptr);
       });
     }
@@ -467,8 +469,8 @@ void FuzzQuantMha(ByteReader& input) {
         positions ? PlannedTable(pool, table_region, dtype, n, e, scales.position)
                   : std::vector<uint8_t>();
     const uint8_t* pe = positions ? table.data() : nullptr;
-    const ReferenceOutputs r =
-        MhaReference(config, *used, static_cast<int>(n), x0.data(), pe, in_w, out_w, in_b, out_b);
+    const ReferenceOutputs r = MhaReference(config, *used, static_cast<int>(n), run.n_valid_keys,
+                                            x0.data(), pe, in_w, out_w, in_b, out_b);
     want_y = r.y;
     want_probs = r.probs;
   }
@@ -489,21 +491,21 @@ void FuzzQuantMha(ByteReader& input) {
               });
 
   const auto run_on = [&](const ea_mha_quant_plan* p) {
-    return Run(run.run_dtype, p, b.x, run.n_tokens, b.y, b.attn);
+    return Run(run.run_dtype, p, b.x, run, b.y, b.attn);
   };
   RunOnEveryTarget(
       QuantRunCheck{&pool, carve, &second, c.common.targets,
                     run.run_dtype == EA_DTYPE_INT8 ? "ea_mha_quant_run_s8" : "ea_mha_quant_run_s16",
                     run_rules, dtype, b, x_count, heads, static_cast<int>(n),
-                    c.mask == EA_MASK_CAUSAL, reference ? &want_y : nullptr,
+                    c.mask == EA_MASK_CAUSAL, run.n_valid_keys, reference ? &want_y : nullptr,
                     reference ? &want_probs : nullptr,
                     [&](int which) { return run_on(which == 0 ? run_plan : &plan2); }},
       &Stats());
 
   // --- the same causal layer a step at a time
   if (reference && c.mask == EA_MASK_CAUSAL && run.run_dtype == dtype && !want_y.empty() &&
-      static_cast<int32_t>(n) == run.n_tokens && !in_proj_missing &&
-      weights.out_proj_weight != nullptr) {
+      static_cast<int32_t>(n) == run.n_tokens && run.n_valid_keys == run.n_tokens &&
+      !in_proj_missing && weights.out_proj_weight != nullptr) {
     ExpectStreamEqualsFullRun(config, weights, x0, static_cast<int32_t>(n), element,
                               c.common.targets, want_y);
     ++Stats().streamed;
@@ -515,7 +517,7 @@ void FuzzQuantMha(ByteReader& input) {
     ExpectReplanRefused(
         "ea_mha_quant_init", &pool, carve, run_rules.x_in_scratch, arena, QuantMhaShapeRules(bad),
         IsFixed(bad.dtype), [&] { return ea_mha_quant_init(&plan, &bad, &weights, &arena); },
-        [&] { return Run(dtype, &plan, b.x, run.n_tokens, b.y, b.attn); });
+        [&] { return Run(dtype, &plan, b.x, run, b.y, b.attn); });
   }
 }
 

@@ -148,7 +148,7 @@ struct ReferenceInputs {
 template <typename T, typename Bias, typename SoftmaxParams>
 ReferenceOutputs RunReference(const ea_self_attention_config& c,
                               const ea_self_attention_quant_params& p, const SoftmaxParams& softmax,
-                              int n, const ReferenceInputs& in) {
+                              int n, int n_valid_keys, const ReferenceInputs& in) {
   const size_t elements = static_cast<size_t>(n) * static_cast<size_t>(c.d_model);
   std::vector<T> x = Typed<T>(in.x, elements);
   if (in.table != nullptr) {
@@ -174,7 +174,8 @@ ReferenceOutputs RunReference(const ea_self_attention_config& c,
   const size_t nn = static_cast<size_t>(n);
   std::vector<T> probs(nn * nn, static_cast<T>(sizeof(T) == 1 ? -128 : 0));
   for (int i = 0; i < n; ++i) {
-    const int visible = c.mask == EA_MASK_CAUSAL ? i + 1 : n;
+    const int visible = std::min(c.mask == EA_MASK_CAUSAL ? i + 1 : n, n_valid_keys);
+    if (visible == 0) continue;  // every probability at the zero value
     const T* row = scores.data() + static_cast<size_t>(i) * nn;
     T* out = probs.data() + static_cast<size_t>(i) * nn;
     if constexpr (sizeof(T) == 1) {
@@ -197,13 +198,15 @@ ReferenceOutputs RunReference(const ea_self_attention_config& c,
 }
 
 ea_status Run(ea_dtype run_dtype, const ea_self_attention_quant_plan* plan, const void* x,
-              int32_t n, void* y, void* attn) {
+              const RunLengths& run, void* y, void* attn) {
   if (run_dtype == EA_DTYPE_INT8) {
-    return ea_self_attention_quant_run_s8(plan, static_cast<const int8_t*>(x), n,
-                                          static_cast<int8_t*>(y), static_cast<int8_t*>(attn));
+    return ea_self_attention_quant_run_s8(plan, static_cast<const int8_t*>(x), run.n_tokens,
+                                          run.n_valid_keys, static_cast<int8_t*>(y),
+                                          static_cast<int8_t*>(attn));
   }
-  return ea_self_attention_quant_run_s16(plan, static_cast<const int16_t*>(x), n,
-                                         static_cast<int16_t*>(y), static_cast<int16_t*>(attn));
+  return ea_self_attention_quant_run_s16(plan, static_cast<const int16_t*>(x), run.n_tokens,
+                                         run.n_valid_keys, static_cast<int16_t*>(y),
+                                         static_cast<int16_t*>(attn));
 }
 
 // A config that breaks at least one rule, for re-planning a ready plan.
@@ -407,11 +410,13 @@ void FuzzQuantSelfAttention(ByteReader& input) {
   }
   Debug(
       "ea_self_attention_quant case: dtype %d max_tokens %d d_model %d d_k %d d_v %d mask %d "
-      "position %d caller table %d scales %d params %d need %llu capacity %llu n_tokens %d "
+      "position %d caller table %d scales %d params %d need %llu capacity %llu n_tokens %d n_valid "
+      "%d "
       "weights %d can_run %d\n",
       static_cast<int>(dtype), max_tokens, e, d_k, d_v, c.mask, c.position, c.CallerTable(),
       c.ScalesGiven(), params_given, static_cast<unsigned long long>(need),
-      static_cast<unsigned long long>(layout.capacity), run.n_tokens, run.want_weights, can_run);
+      static_cast<unsigned long long>(layout.capacity), run.n_tokens, run.n_valid_keys,
+      run.want_weights, can_run);
   if (Debugging()) pool.Dump();
 
   // --- ea_self_attention_quant_derive: TFLite's Prepare, nothing written on refusal
@@ -529,7 +534,7 @@ void FuzzQuantSelfAttention(ByteReader& input) {
     ExpectPlanUntouched(plan, plan_before);
     if (can_run) {
       ExpectUnplannedRefused(&pool, "ea_self_attention_run", [&] {
-        return Run(dtype, &plan, pool.Bytes(regions.x), run.n_tokens, pool.Bytes(regions.y),
+        return Run(dtype, &plan, pool.Bytes(regions.x), run, pool.Bytes(regions.y),
                    regions.attn >= 0 ? pool.Bytes(regions.attn) : nullptr);
       });
     }
@@ -574,11 +579,11 @@ void FuzzQuantSelfAttention(ByteReader& input) {
     const ReferenceInputs in{
         x0.data(), positions ? table.data() : nullptr, {w[0], w[1], w[2]}, {b[0], b[1], b[2]}};
     const ReferenceOutputs r =
-        int8
-            ? RunReference<int8_t, int32_t>(config, *used, RefSoftmaxInt8(used->attention.softmax),
-                                            static_cast<int>(n), in)
-            : RunReference<int16_t, int64_t>(
-                  config, *used, RefSoftmaxInt16(used->attention.softmax), static_cast<int>(n), in);
+        int8 ? RunReference<int8_t, int32_t>(config, *used, RefSoftmaxInt8(used->attention.softmax),
+                                             static_cast<int>(n), run.n_valid_keys, in)
+             : RunReference<int16_t, int64_t>(config, *used,
+                                              RefSoftmaxInt16(used->attention.softmax),
+                                              static_cast<int>(n), run.n_valid_keys, in);
     want_y = r.y;
     want_probs = r.probs;
   }
@@ -599,14 +604,14 @@ void FuzzQuantSelfAttention(ByteReader& input) {
               });
 
   const auto run_on = [&](const ea_self_attention_quant_plan* p) {
-    return Run(run.run_dtype, p, bufs.x, run.n_tokens, bufs.y, bufs.attn);
+    return Run(run.run_dtype, p, bufs.x, run, bufs.y, bufs.attn);
   };
   RunOnEveryTarget(QuantRunCheck{&pool, carve, &second, c.common.targets,
                                  run.run_dtype == EA_DTYPE_INT8 ? "ea_self_attention_quant_run_s8"
                                                                 : "ea_self_attention_quant_run_s16",
                                  run_rules, dtype, bufs, y_count, 1, static_cast<int>(n),
-                                 c.mask == EA_MASK_CAUSAL, reference ? &want_y : nullptr,
-                                 reference ? &want_probs : nullptr,
+                                 c.mask == EA_MASK_CAUSAL, run.n_valid_keys,
+                                 reference ? &want_y : nullptr, reference ? &want_probs : nullptr,
                                  [&](int which) { return run_on(which == 0 ? run_plan : &plan2); }},
                    &Stats());
 
@@ -617,7 +622,7 @@ void FuzzQuantSelfAttention(ByteReader& input) {
         "ea_self_attention_quant_init", &pool, carve, run_rules.x_in_scratch, arena,
         QuantSelfAttentionShapeRules(bad), IsFixed(bad.dtype),
         [&] { return ea_self_attention_quant_init(&plan, &bad, &weights, &arena); },
-        [&] { return Run(dtype, &plan, bufs.x, run.n_tokens, bufs.y, bufs.attn); });
+        [&] { return Run(dtype, &plan, bufs.x, run, bufs.y, bufs.attn); });
   }
 }
 

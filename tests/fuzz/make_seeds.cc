@@ -373,6 +373,16 @@ void QuantSeeds() {
   c = Quant(false, 8, 8, 1);
   c.quant.wrong_run = 250;
   Write("quant-s8-run-s16", kQuantMha, c);
+  c = Quant(false, 12, 16, 2);
+  c.quant.n_valid = RunLength{200, 5};  // keys 5..11 padding
+  c.quant.want_weights = 200;
+  Write("quant-s8-padded-keys", kQuantMha, c);
+  c = Quant(true, 12, 16, 2);
+  c.quant.n_valid = RunLength{200, 13};  // 13 % 13: no valid key
+  Write("quant-s16-no-valid-key", kQuantMha, c);
+  c = Quant(false, 8, 8, 1);
+  c.quant.n_valid = RunLength{240, 9};  // n_tokens + 1
+  Write("quant-s8-valid-keys-past-n", kQuantMha, c);
   c = Quant(true, 8, 8, 1);
   c.quant.arena.capacity_mode = 5;
   Write("quant-s16-arena-too-small", kQuantMha, c);
@@ -471,6 +481,13 @@ void QuantSelfAttentionSeeds() {
   c = QuantSelf(true, 6, 8, 4, 4);
   c.tensors[kK].kind = kScale1em20;  // K projection's shift above int16's 7
   Write("quant-self-attention-s16-shift-above-7", kQuantSelfAttention, c);
+  c = QuantSelf(false, 6, 8, 4, 5);
+  c.quant.n_valid = RunLength{200, 4};
+  c.quant.want_weights = 200;
+  Write("quant-self-attention-s8-padded-keys", kQuantSelfAttention, c);
+  c = QuantSelf(true, 6, 8, 4, 5);
+  c.quant.n_valid = RunLength{240, -1};
+  Write("quant-self-attention-s16-valid-keys-negative", kQuantSelfAttention, c);
   c = WithEdit(QuantSelf(false, 6, 8, 4, 5), 23 + 3, 31, 2);  // q_proj shift[2] = 31
   Write("quant-self-attention-s8-given-shift-31", kQuantSelfAttention, c);
   c = WithEdit(QuantSelf(false, 6, 8, 4, 5), 23 + 5 * 2 + 4, 1);  // v_proj multipliers NULL
@@ -964,6 +981,15 @@ void QuantAttentionSeeds() {
   c = QuantAttention(false, 40, 70, 24, 7, true);
   c.workers = 3;
   Write("quant-attention-s8-70-keys-3-workers", kQuantAttention, c);
+  c = QuantAttention(false, 20, 70, 24, 7, true);
+  c.n_valid = RunLength{200, 37};  // padding crosses the causal diagonal of every row
+  Write("quant-attention-s8-causal-padded-keys", kQuantAttention, c);
+  c = QuantAttention(true, 6, 33, 8, 4, false);
+  c.n_valid = RunLength{200, 17};
+  Write("quant-attention-s16-padded-keys", kQuantAttention, c);
+  c = QuantAttention(false, 5, 9, 8, 8, false);
+  c.n_valid = RunLength{250, 10};  // n_kv + 1
+  Write("quant-attention-s8-valid-keys-past-n-kv", kQuantAttention, c);
   c = QuantAttention(true, 6, 10, 8, 4, false);
   c.scale_kind = 130;  // ScaleValue: kScales[bits % 8]
   c.scale_bits = 5;    // 10

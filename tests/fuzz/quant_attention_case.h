@@ -35,6 +35,7 @@ struct QuantAttentionCase {
   ArenaSpec arena;
   uint8_t want_weights = 0;  // >= 96: request the probabilities
   uint8_t wrong_run = 0;     // >= 240: the other dtype's run function
+  RunLength n_valid;         // the run's n_valid_keys against n_kv
   uint8_t workers = 0;       // % 4 > 1: the plan's parallel-for has that many workers
   uint8_t value_mode = 0;    // FillActivations' mode for q, k, v
   uint32_t value_seed = 0;
@@ -150,6 +151,7 @@ void Visit(Io& io, QuantAttentionCase& c) {
   Visit(io, c.arena);
   io.U8(c.want_weights);
   io.U8(c.wrong_run);
+  Visit(io, c.n_valid);
   io.U8(c.workers);
   io.U8(c.value_mode);
   io.U32(c.value_seed);

@@ -615,11 +615,13 @@ RunLengths ResolveRun(const QuantCommon& qc, int32_t max_tokens, ea_dtype dtype,
   r.n_tokens = qc.n_tokens.Resolve(max_tokens);
   r.n_ok = r.n_tokens >= 1 && r.n_tokens <= max_tokens;
   r.n = r.n_ok ? r.n_tokens : 1;
+  r.n_valid_keys = qc.n_valid.Resolve(r.n_tokens);
+  r.n_valid_ok = r.n_valid_keys >= 0 && r.n_valid_keys <= r.n_tokens;
   r.want_weights = qc.want_weights >= 96;
   r.weights_overflow = r.want_weights && r.n_ok && TooManyElements(r.n * r.n, matrices);
   const bool int8 = dtype == EA_DTYPE_INT8;
   r.run_dtype = qc.wrong_run >= 240 ? (int8 ? EA_DTYPE_INT16 : EA_DTYPE_INT8) : dtype;
-  r.refused_early = r.weights_overflow || !r.n_ok || r.run_dtype != dtype ||
+  r.refused_early = r.weights_overflow || !r.n_ok || !r.n_valid_ok || r.run_dtype != dtype ||
                     (nulls & (kNullRunPlan | kNullInput0 | kNullOutput)) != 0;
   return r;
 }
@@ -671,6 +673,7 @@ RunMemory ModelRunRules(const MemoryPool& pool, const RunBuffers& b, const std::
   if (null_plan || b.x == nullptr || b.y == nullptr) m.rules.Add(EA_ERR_NULL_POINTER);
   if (lengths.run_dtype != dtype) m.rules.Add(EA_ERR_BAD_ARGUMENT);
   if (!lengths.n_ok) m.rules.Add(EA_ERR_BAD_DIMENSION);
+  if (!lengths.n_valid_ok) m.rules.Add(EA_ERR_BAD_ARGUMENT);
   if (lengths.weights_overflow) m.rules.Add(EA_ERR_DIMENSION_OVERFLOW);
   if (b.y_range.Overlaps(b.attn_range)) m.rules.Add(EA_ERR_BAD_ARGUMENT);
   for (const ByteRange& out : {b.y_range, b.attn_range}) {
@@ -746,13 +749,13 @@ void ExpectReplanRefused(const char* plan_call, MemoryPool* pool, const ByteRang
 }
 
 void CheckProbabilities(ea_dtype dtype, const std::vector<int32_t>& probs, int heads, int n,
-                        bool causal) {
+                        bool causal, int n_valid_keys) {
   const bool int8 = dtype == EA_DTYPE_INT8;
   const int32_t zero = int8 ? -128 : 0;
   for (int h = 0; h < heads; ++h) {
     for (int i = 0; i < n; ++i) {
       const int32_t* row = probs.data() + (static_cast<size_t>(h) * n + i) * n;
-      const int visible = causal ? i + 1 : n;
+      const int visible = std::min(causal ? i + 1 : n, n_valid_keys);
       int64_t sum = 0;
       for (int j = 0; j < n; ++j) {
         if (j >= visible && row[j] != zero) {
@@ -800,7 +803,8 @@ void RunOnEveryTarget(const QuantRunCheck& k, QuantStats* stats) {
     ++stats->runs;
     // Accepted overlaps of x with an output must compute the same result.
     const std::vector<int32_t> got_probs = Widen(k.dtype, b.attn, probs_count);
-    if (b.attn != nullptr) CheckProbabilities(k.dtype, got_probs, k.heads, k.n, k.causal);
+    if (b.attn != nullptr)
+      CheckProbabilities(k.dtype, got_probs, k.heads, k.n, k.causal, k.n_valid_keys);
     if (k.want_y == nullptr) {
       ++stats->reference_skipped;
     } else {

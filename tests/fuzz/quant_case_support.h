@@ -271,6 +271,8 @@ struct RunLengths {
   int32_t n_tokens;
   bool n_ok;
   int64_t n;  // n_tokens, or 1 where it is out of range
+  int32_t n_valid_keys;
+  bool n_valid_ok;  // in [0, n_tokens]
   bool want_weights, weights_overflow;
   ea_dtype run_dtype;
   bool refused_early;  // by an argument rule, before any work
@@ -310,7 +312,8 @@ RunBuffers RunBuffersOf(const MemoryPool& pool, const RunRegions& regions, uint1
 // the carve. y may be x; other overlaps of x with an output (undocumented,
 // harmless: x is consumed first) may be refused or must compute the result.
 // With them the argument rules: NULL plan, x or y, the other dtype's run,
-// n_tokens outside [1, max_tokens], more than EA_MAX_ELEMENTS probabilities.
+// n_tokens outside [1, max_tokens], n_valid_keys outside [0, n_tokens], more
+// than EA_MAX_ELEMENTS probabilities.
 struct RunMemory {
   StatusSet rules;
   bool refusable = false, in_place = false, x_in_scratch = false;
@@ -344,6 +347,7 @@ struct QuantRunCheck {
   size_t y_count;  // and heads * n * n probabilities, if asked
   int heads, n;
   bool causal;
+  int n_valid_keys;
   const std::vector<int32_t>* want_y;  // NULL: no reference (int32 limits)
   const std::vector<int32_t>* want_probs;
   // Runs on the first plan (0) or the second (1).
@@ -364,10 +368,10 @@ void ExpectReplanRefused(const char* plan_call, MemoryPool* pool, const ByteRang
                          bool fixed_dtype, const std::function<ea_status()>& replan,
                          const std::function<ea_status()>& run);
 
-// Masked probabilities at the zero value; int8 rows summing to at most 1
-// plus half an LSB per key.
+// Masked probabilities (causal, padding) at the zero value; int8 rows
+// summing to at most 1 plus half an LSB per key.
 void CheckProbabilities(ea_dtype dtype, const std::vector<int32_t>& probs, int heads, int n,
-                        bool causal);
+                        bool causal, int n_valid_keys);
 void ExpectSameValues(const char* what, const std::vector<int32_t>& got,
                       const std::vector<int32_t>& want);
 

@@ -11,9 +11,9 @@ namespace {
 
 template <typename T, typename Bias, typename SoftmaxParams>
 ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params& p,
-                              const SoftmaxParams& softmax, int n, const uint8_t* x,
-                              const uint8_t* table, const int8_t* in_w, const int8_t* out_w,
-                              const uint8_t* in_b, const uint8_t* out_b) {
+                              const SoftmaxParams& softmax, int n, int n_valid_keys,
+                              const uint8_t* x, const uint8_t* table, const int8_t* in_w,
+                              const int8_t* out_w, const uint8_t* in_b, const uint8_t* out_b) {
   const size_t e = static_cast<size_t>(c.d_model);
   ref::ChainParams<SoftmaxParams> chain;
   chain.add = RefAdd(p.add);
@@ -40,7 +40,7 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
   in.b_k = in_b != nullptr ? b_in.data() + e : nullptr;
   in.b_v = in_b != nullptr ? b_in.data() + 2 * e : nullptr;
   in.b_o = out_b != nullptr ? b_out.data() : nullptr;
-  const ref::ChainShape shape{n, c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL};
+  const ref::ChainShape shape{n, c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL, n_valid_keys};
   ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = ref::RunChainInt8(shape, chain, in);
@@ -103,14 +103,15 @@ Integers DefaultIntegers(const ea_mha_config& c) {
 }
 
 ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params& p, int n,
-                              const uint8_t* x, const uint8_t* table, const int8_t* in_w,
-                              const int8_t* out_w, const uint8_t* in_b, const uint8_t* out_b) {
+                              int n_valid_keys, const uint8_t* x, const uint8_t* table,
+                              const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
+                              const uint8_t* out_b) {
   if (c.dtype == EA_DTYPE_INT8) {
-    return RunReference<int8_t, int32_t>(c, p, RefSoftmaxInt8(p.softmax), n, x, table, in_w, out_w,
-                                         in_b, out_b);
+    return RunReference<int8_t, int32_t>(c, p, RefSoftmaxInt8(p.softmax), n, n_valid_keys, x, table,
+                                         in_w, out_w, in_b, out_b);
   }
-  return RunReference<int16_t, int64_t>(c, p, RefSoftmaxInt16(p.softmax), n, x, table, in_w, out_w,
-                                        in_b, out_b);
+  return RunReference<int16_t, int64_t>(c, p, RefSoftmaxInt16(p.softmax), n, n_valid_keys, x, table,
+                                        in_w, out_w, in_b, out_b);
 }
 
 void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommon& qc,

@@ -76,8 +76,9 @@ struct ReferenceOutputs {
 // RunChainInt8 / RunChainInt16 (by c.dtype) on n tokens of x (and the table's
 // first n rows, or none), the weights and biases (NULL: absent).
 ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params& p, int n,
-                              const uint8_t* x, const uint8_t* table, const int8_t* in_w,
-                              const int8_t* out_w, const uint8_t* in_b, const uint8_t* out_b);
+                              int n_valid_keys, const uint8_t* x, const uint8_t* table,
+                              const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
+                              const uint8_t* out_b);
 
 // A layer's quantization as a fixed-point MHA case gives it (QuantCase's
 // tensors, QuantCommon): the scales (nominal, jittered or bad), the

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "data/tflite/golden_cases.h"
@@ -164,9 +165,11 @@ TEST_P(FixedPointKernels, LinearS16AtTheEdgesOfItsRanges) {
 
 // One attention head through the kernel against BATCH_MATMUL, SOFTMAX and
 // BATCH_MATMUL of the reference, with score and output shifts across their
-// range and zero points at both ends; causal and not. Head widths: 20, one
-// that leaves a depth tail (7), and one past what the Cortex-M4/M7 kernels
-// widen on the stack (261), the last two at two shifts.
+// range and zero points at both ends; causal and not, all keys valid or the
+// last 16 padding (n_valid_keys 29: inside a 16-key block, crossed by the
+// causal diagonal). Head widths: 20, one that leaves a depth tail (7), and
+// one past what the Cortex-M4/M7 kernels widen on the stack (261), the last
+// two at two shifts.
 TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
   RandomStream random(777);
   const int n = 45;
@@ -174,6 +177,7 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
     for (const int32_t score_shift : {-31, -12, -6, 0, 3, 30}) {
       if (d_k != 20 && score_shift != -6 && score_shift != 3) continue;
       for (const bool causal : {false, true}) {
+        const int valid = score_shift == 3 ? 29 : n;
         for (const int32_t zero_point : {-128, 5, 127}) {
           std::vector<int8_t> q(static_cast<size_t>(n) * d_k), k(q.size()), v(q.size());
           for (int8_t& x : q) x = static_cast<int8_t>(Draw(&random, -128, 127));
@@ -186,7 +190,7 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
           const tflite_ref::SoftmaxInt8Params softmax = tflite_ref::PrepareSoftmaxInt8(0.2f, 0.05f);
           std::vector<int8_t> probs(static_cast<size_t>(n) * n, -128);
           for (int i = 0; i < n; ++i) {
-            const int visible = causal ? i + 1 : n;
+            const int visible = std::min(causal ? i + 1 : n, valid);
             tflite_ref::SoftmaxInt8Row(softmax, scores.data() + static_cast<size_t>(i) * n, visible,
                                        probs.data() + static_cast<size_t>(i) * n);
           }
@@ -230,6 +234,7 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
             a.d_k = d_k;
             a.d_v = d_k;
             a.causal = causal;
+            a.n_valid_keys = valid;
             a.q_offset = -zero_point;
             a.k_offset = zero_point;
             a.score_multiplier = scores_params.output_multiplier;
@@ -249,8 +254,8 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
             std::vector<uint8_t> scratch(edgeattn::QuantScratch(n).bytes + 64);
             edgeattn::AttendRowsS8(a, 0, n, scratch.data());
             ASSERT_EQ(got_probs, probs)
-                << "d_k " << d_k << " shift " << score_shift << " causal " << causal
-                << " zero point " << zero_point << " packed " << packed;
+                << "d_k " << d_k << " shift " << score_shift << " causal " << causal << " valid "
+                << valid << " zero point " << zero_point << " packed " << packed;
             ASSERT_EQ(out, want) << "d_k " << d_k << " shift " << score_shift << " causal "
                                  << causal << " zero point " << zero_point << " packed " << packed;
           }
@@ -295,7 +300,8 @@ TEST_P(FixedPointKernels, SoftmaxS16RowAtEveryShift) {
 // One int16 head through the kernel against BATCH_MATMUL, SOFTMAX and
 // BATCH_MATMUL of the reference, full-range q, k and v (products near 2^30),
 // with rows stored word aligned and not (the Cortex-M4/M7 loop reads words
-// in pairs and falls back otherwise) and depths with every remainder mod 8.
+// in pairs and falls back otherwise) and depths with every remainder mod 8;
+// the misaligned runs pad the last 16 keys (n_valid_keys 29).
 TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
   RandomStream random(778);
   const int n = 45;
@@ -304,6 +310,7 @@ TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
   for (const int d_k : {16, 20, 7, 33}) {
     for (const bool causal : {false, true}) {
       for (const int misaligned : {0, 1}) {
+        const int valid = misaligned == 1 ? 29 : n;  // padding: the last 16 keys
         const size_t size = static_cast<size_t>(n) * d_k;
         std::vector<int16_t> q_store(size + 1), k_store(size + 1), vt_store(size + 1);
         int16_t* q = q_store.data() + misaligned;
@@ -321,7 +328,7 @@ TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
         std::vector<int16_t> probs(static_cast<size_t>(n) * n, 0);
         for (int i = 0; i < n; ++i) {
           tflite_ref::SoftmaxInt16Row(softmax, scores.data() + static_cast<size_t>(i) * n,
-                                      causal ? i + 1 : n,
+                                      std::min(causal ? i + 1 : n, valid),
                                       probs.data() + static_cast<size_t>(i) * n);
         }
         const tflite_ref::BatchMatMulParams context_params{0, 0, 0, 1200000000, -14};
@@ -332,6 +339,7 @@ TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
         edgeattn::SoftmaxS16Tables tables;
         edgeattn::AttentionQArgs<int16_t> a =
             S16HeadArgs(scores_params, softmax, context_params, n, n, d_k, d_k, causal, &tables);
+        a.n_valid_keys = valid;
         a.q = q;
         a.ld_q = d_k;
         a.k = k;
@@ -344,8 +352,8 @@ TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
         a.ld_probs = n;
         std::vector<uint8_t> scratch(edgeattn::QuantScratch(n, EA_DTYPE_INT16).bytes + 64);
         edgeattn::AttendRowsS16(a, 0, n, scratch.data());
-        ASSERT_EQ(got_probs, probs)
-            << "d_k " << d_k << " causal " << causal << " misaligned " << misaligned;
+        ASSERT_EQ(got_probs, probs) << "d_k " << d_k << " causal " << causal << " valid " << valid
+                                    << " misaligned " << misaligned;
         ASSERT_EQ(out, want) << "d_k " << d_k << " causal " << causal << " misaligned "
                              << misaligned;
       }

@@ -72,9 +72,10 @@ Case<T> MakeCase(const Shape& s, uint64_t seed) {
   return c;
 }
 
-// The reference chain: probabilities (masked: the zero probability) and out.
+// The reference chain: probabilities (masked: the zero probability) and out;
+// keys from n_valid_keys on are padding, outside every row's softmax.
 template <typename T>
-void Reference(const Case<T>& c, std::vector<T>* probs, std::vector<T>* out) {
+void Reference(const Case<T>& c, int32_t n_valid_keys, std::vector<T>* probs, std::vector<T>* out) {
   const ea_attention_config& cfg = c.config;
   constexpr bool kInt8 = sizeof(T) == 1;
   const auto quant = [](ea_quant q) {
@@ -89,9 +90,9 @@ void Reference(const Case<T>& c, std::vector<T>* probs, std::vector<T>* out) {
       c.q.data(), cfg.n_q, cfg.d_k, c.k.data(), cfg.n_kv);
   probs->assign(static_cast<size_t>(cfg.n_q) * cfg.n_kv, static_cast<T>(kInt8 ? -128 : 0));
   for (int i = 0; i < cfg.n_q; ++i) {
-    int32_t visible = cfg.n_kv;
+    int32_t visible = n_valid_keys;
     if (cfg.mask == EA_MASK_CAUSAL) {
-      visible = std::max<int32_t>(0, std::min<int32_t>(cfg.n_kv, i + 1 + cfg.n_kv - cfg.n_q));
+      visible = std::max<int32_t>(0, std::min<int32_t>(visible, i + 1 + cfg.n_kv - cfg.n_q));
     }
     if (visible == 0) continue;
     const T* row = scores.data() + static_cast<size_t>(i) * cfg.n_kv;
@@ -146,35 +147,49 @@ void GiveIntegersWithDeviceTables(Case<int16_t>* c) {
   c->config.quant_params = &c->params;
 }
 
+// Plans the case in an arena of ea_attention_quant_arena_size's bytes (and
+// checks that init carves them all) and runs it into out and probs, sized
+// by the caller.
 template <typename T>
-void ExpectSameAsReference(const Shape& s, uint64_t seed, bool device_tables = false) {
-  Case<T> c = MakeCase<T>(s, seed);
-  if constexpr (sizeof(T) == 2) {
-    if (device_tables) GiveIntegersWithDeviceTables(&c);
-  }
+ea_status PlanAndRun(const Case<T>& c, int32_t n_valid_keys, std::vector<T>* out,
+                     std::vector<T>* probs) {
   size_t bytes = 0;
-  ASSERT_EQ(ea_attention_quant_arena_size(&c.config, &bytes), EA_OK);
+  ea_status status = ea_attention_quant_arena_size(&c.config, &bytes);
+  if (status != EA_OK) return status;
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes);
   ea_attention_quant_plan plan{};
-  ASSERT_EQ(ea_attention_quant_init(&plan, &c.config, &arena), EA_OK);
+  status = ea_attention_quant_init(&plan, &c.config, &arena);
+  if (status != EA_OK) return status;
   EXPECT_EQ(arena.used, bytes);
+  if constexpr (sizeof(T) == 1) {
+    return ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), n_valid_keys,
+                                     out->data(), probs->data());
+  } else {
+    return ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), n_valid_keys,
+                                      out->data(), probs->data());
+  }
+}
+
+// n_valid_keys < 0: no padding.
+template <typename T>
+void ExpectSameAsReference(const Shape& s, uint64_t seed, bool device_tables = false,
+                           int32_t n_valid_keys = -1) {
+  Case<T> c = MakeCase<T>(s, seed);
+  const int32_t valid = n_valid_keys < 0 ? s.n_kv : n_valid_keys;
+  if constexpr (sizeof(T) == 2) {
+    if (device_tables) GiveIntegersWithDeviceTables(&c);
+  }
   std::vector<T> out(static_cast<size_t>(s.n_q) * s.d_v),
       probs(static_cast<size_t>(s.n_q) * s.n_kv);
-  ea_status status;
-  if constexpr (sizeof(T) == 1) {
-    status = ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(),
-                                       probs.data());
-  } else {
-    status = ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(),
-                                        probs.data());
-  }
-  ASSERT_EQ(status, EA_OK);
+  ASSERT_EQ(PlanAndRun(c, valid, &out, &probs), EA_OK);
   std::vector<T> want_probs, want_out;
-  Reference(c, &want_probs, &want_out);
-  EXPECT_EQ(probs, want_probs) << s.n_q << "x" << s.n_kv << " d " << s.d_k << "/" << s.d_v;
-  EXPECT_EQ(out, want_out) << s.n_q << "x" << s.n_kv << " d " << s.d_k << "/" << s.d_v;
+  Reference(c, valid, &want_probs, &want_out);
+  EXPECT_EQ(probs, want_probs) << s.n_q << "x" << s.n_kv << " d " << s.d_k << "/" << s.d_v
+                               << " valid " << valid;
+  EXPECT_EQ(out, want_out) << s.n_q << "x" << s.n_kv << " d " << s.d_k << "/" << s.d_v << " valid "
+                           << valid;
 }
 
 const Shape kShapes[] = {{1, 1, 4, 4, false, 0.0f},
@@ -205,6 +220,51 @@ TEST_P(QuantAttention, Int16WithADevicesSoftmaxTables) {
   for (const Shape& s : kShapes) ExpectSameAsReference<int16_t>(s, seed++, true);
 }
 
+// Key padding, causal or not: no key, one, all but one, a block boundary
+// (16, 64) and past the causal diagonal's reach.
+TEST_P(QuantAttention, PaddedKeysEqualTheReferenceOps) {
+  uint64_t seed = 8270;
+  for (const Shape& s : kShapes) {
+    for (const int32_t valid : {0, 1, s.n_kv / 2, s.n_kv - 1, 16, 64}) {
+      if (valid < 0 || valid > s.n_kv) continue;
+      ExpectSameAsReference<int8_t>(s, seed, false, valid);
+      ExpectSameAsReference<int16_t>(s, seed, false, valid);
+      ++seed;
+    }
+  }
+}
+
+// Rows that see no key (every key padding, or causal with n_q > n_kv): every
+// probability at the zero value and the output at its zero point (real 0),
+// whatever q, k and v hold: the meaning the headers promise, shown without
+// the reference.
+template <typename T>
+void ExpectRowsWithoutKeysAtZero() {
+  constexpr T kZeroProbability = sizeof(T) == 1 ? -128 : 0;
+  for (const Shape& s : {Shape{6, 9, 8, 5, false, 0.0f}, Shape{12, 4, 8, 5, true, 0.0f}}) {
+    const Case<T> c = MakeCase<T>(s, 8290);
+    const int32_t valid = s.causal ? s.n_kv : 0;
+    std::vector<T> out(static_cast<size_t>(s.n_q) * s.d_v, 0x55),
+        probs(static_cast<size_t>(s.n_q) * s.n_kv, 0x55);
+    ASSERT_EQ(PlanAndRun(c, valid, &out, &probs), EA_OK);
+    // Causal: query i sees keys up to i + n_kv - n_q, none for i < n_q - n_kv.
+    const int32_t blind_rows = s.causal ? s.n_q - s.n_kv : s.n_q;
+    for (int32_t i = 0; i < blind_rows; ++i) {
+      for (int32_t t = 0; t < s.d_v; ++t) {
+        EXPECT_EQ(out[static_cast<size_t>(i) * s.d_v + t], c.scales.output.zero_point) << i;
+      }
+      for (int32_t j = 0; j < s.n_kv; ++j) {
+        EXPECT_EQ(probs[static_cast<size_t>(i) * s.n_kv + j], kZeroProbability) << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST_P(QuantAttention, RowsWithoutKeysOutputTheZeroPoint) {
+  ExpectRowsWithoutKeysAtZero<int8_t>();
+  ExpectRowsWithoutKeysAtZero<int16_t>();
+}
+
 EA_INSTANTIATE_PER_TARGET(QuantAttention);
 
 TEST(QuantAttentionRun, RefusalsWriteNothing) {
@@ -218,24 +278,33 @@ TEST(QuantAttentionRun, RefusalsWriteNothing) {
   ASSERT_EQ(ea_attention_quant_init(&plan, &c.config, &arena), EA_OK);
   std::vector<int8_t> out(5 * 8, 0x55);
   const std::vector<int8_t> untouched = out;
-  EXPECT_EQ(ea_attention_quant_run_s8(&plan, nullptr, c.k.data(), c.v.data(), out.data(), nullptr),
+  EXPECT_EQ(ea_attention_quant_run_s8(&plan, nullptr, c.k.data(), c.v.data(), plan.config.n_kv,
+                                      out.data(), nullptr),
             EA_ERR_NULL_POINTER);
   std::vector<int16_t> out16(5 * 8);
   std::vector<int16_t> q16(5 * 8), k16(9 * 8), v16(9 * 8);
-  EXPECT_EQ(
-      ea_attention_quant_run_s16(&plan, q16.data(), k16.data(), v16.data(), out16.data(), nullptr),
-      EA_ERR_BAD_ARGUMENT);  // an int8 plan
+  EXPECT_EQ(ea_attention_quant_run_s16(&plan, q16.data(), k16.data(), v16.data(), plan.config.n_kv,
+                                       out16.data(), nullptr),
+            EA_ERR_BAD_ARGUMENT);  // an int8 plan
   // out over q, and out inside the plan's arena.
-  EXPECT_EQ(
-      ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), c.q.data(), nullptr),
-      EA_ERR_BAD_ARGUMENT);
-  EXPECT_EQ(ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(),
+  EXPECT_EQ(ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), plan.config.n_kv,
+                                      c.q.data(), nullptr),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), plan.config.n_kv,
                                       reinterpret_cast<int8_t*>(storage.data()), nullptr),
             EA_ERR_BAD_ARGUMENT);
+  // n_valid_keys outside [0, n_kv].
+  const int32_t out_of_range[] = {-1, c.config.n_kv + 1, INT32_MIN, INT32_MAX};
+  for (const int32_t valid : out_of_range) {
+    EXPECT_EQ(ea_attention_quant_run_s8(&plan, c.q.data(), c.k.data(), c.v.data(), valid,
+                                        out.data(), nullptr),
+              EA_ERR_BAD_ARGUMENT)
+        << valid;
+  }
   EXPECT_EQ(out, untouched);
   ea_attention_quant_plan not_ready{};
-  EXPECT_EQ(ea_attention_quant_run_s8(&not_ready, c.q.data(), c.k.data(), c.v.data(), out.data(),
-                                      nullptr),
+  EXPECT_EQ(ea_attention_quant_run_s8(&not_ready, c.q.data(), c.k.data(), c.v.data(), c.config.n_kv,
+                                      out.data(), nullptr),
             EA_ERR_BAD_ARGUMENT);
   // The float entry point refuses fixed-point dtypes, the quantized one float.
   ea_attention_plan float_plan{};
@@ -330,16 +399,16 @@ TEST(QuantAttentionRun, SoftmaxTablesRules) {
   over.softmax.exp_lut = table_and_out.data();
   ASSERT_TRUE(accepted(over));
   const std::vector<int16_t> before = table_and_out;
-  EXPECT_EQ(ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(),
+  EXPECT_EQ(ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), plan.config.n_kv,
                                        table_and_out.data() + 100, nullptr),
             EA_ERR_BAD_ARGUMENT);
   std::vector<int16_t> out(5 * 8), probs(5 * 9);
-  EXPECT_EQ(ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(),
-                                       table_and_out.data()),
+  EXPECT_EQ(ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), plan.config.n_kv,
+                                       out.data(), table_and_out.data()),
             EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(table_and_out, before);
-  EXPECT_EQ(ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), out.data(),
-                                       probs.data()),
+  EXPECT_EQ(ea_attention_quant_run_s16(&plan, c.q.data(), c.k.data(), c.v.data(), plan.config.n_kv,
+                                       out.data(), probs.data()),
             EA_OK);
 }
 

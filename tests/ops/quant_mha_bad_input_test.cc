@@ -208,12 +208,12 @@ class QuantSetup {
 };
 
 ea_status RunTyped(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x,
-                   int32_t n_tokens, void* y, void* attn_weights) {
+                   int32_t n_tokens, int32_t n_valid_keys, void* y, void* attn_weights) {
   if (run_dtype == EA_DTYPE_INT8) {
-    return ea_mha_quant_run_s8(plan, static_cast<const int8_t*>(x), n_tokens,
+    return ea_mha_quant_run_s8(plan, static_cast<const int8_t*>(x), n_tokens, n_valid_keys,
                                static_cast<int8_t*>(y), static_cast<int8_t*>(attn_weights));
   }
-  return ea_mha_quant_run_s16(plan, static_cast<const int16_t*>(x), n_tokens,
+  return ea_mha_quant_run_s16(plan, static_cast<const int16_t*>(x), n_tokens, n_valid_keys,
                               static_cast<int16_t*>(y), static_cast<int16_t*>(attn_weights));
 }
 
@@ -236,8 +236,8 @@ Outputs PlanAndRun(QuantSetup* s) {
   if (out.status != EA_OK) return out;
   out.y.assign(s->TensorBytes(kTokens), kCanaryByte);
   out.attn_weights.assign(s->WeightsBytes(kTokens), kCanaryByte);
-  out.status =
-      RunTyped(s->dtype, &plan, s->x.data(), kTokens, out.y.data(), out.attn_weights.data());
+  out.status = RunTyped(s->dtype, &plan, s->x.data(), kTokens, kTokens, out.y.data(),
+                        out.attn_weights.data());
   return out;
 }
 
@@ -962,7 +962,8 @@ std::vector<QuantConfigCase> CasesFor(ea_status QuantConfigCase::*column) {
 void ExpectPlanRuns(QuantSetup* s, ea_mha_quant_plan* plan) {
   std::vector<uint8_t> y(s->TensorBytes(kTokens), kCanaryByte);
   std::vector<uint8_t> attn(s->WeightsBytes(kTokens), kCanaryByte);
-  EXPECT_STATUS(RunTyped(s->dtype, plan, s->x.data(), kTokens, y.data(), attn.data()), EA_OK);
+  EXPECT_STATUS(RunTyped(s->dtype, plan, s->x.data(), kTokens, kTokens, y.data(), attn.data()),
+                EA_OK);
   // Causal: every head's last row has every probability, row 0 one.
   EXPECT_NE(memcmp(y.data(), std::vector<uint8_t>(y.size(), kCanaryByte).data(), y.size()), 0);
 }
@@ -1400,7 +1401,7 @@ TEST(QuantMhaPlanInit, FailedReplanOfAReadyPlanIsNotRunnable) {
     EXPECT_EQ(a.arena.used, used);
     std::vector<uint8_t> y(a.s.TensorBytes(kTokens), kCanaryByte);
     const std::vector<uint8_t> canary = y;
-    EXPECT_STATUS(RunTyped(dtype, &a.plan, a.s.x.data(), kTokens, y.data(), nullptr),
+    EXPECT_STATUS(RunTyped(dtype, &a.plan, a.s.x.data(), kTokens, kTokens, y.data(), nullptr),
                   EA_ERR_BAD_ARGUMENT);
     EXPECT_EQ(y, canary);
   }
@@ -1467,9 +1468,15 @@ struct RunArgs {
   ea_dtype run_dtype;
   const void* x_arg;
   int32_t n_tokens = kTokens;
+  bool padded = false;  // n_valid_keys as set; else n_tokens (no padding)
+  int32_t n_valid_keys = 0;
   void* y_arg;
   void* attn_arg;
 
+  void Pad(int32_t valid) {
+    padded = true;
+    n_valid_keys = valid;
+  }
   // The plan's arena regions: the arena's first CarveBytes() bytes.
   uint8_t* Carve(size_t offset) { return storage.data() + offset; }
   size_t CarveBytes() const { return arena.used; }
@@ -1527,6 +1534,19 @@ std::vector<RunCase> RunCases() {
       "NTokensAboveMaxTokens", [](RunArgs* a) { a->n_tokens = kTokens + 1; }, EA_ERR_BAD_DIMENSION);
   add(
       "NTokensInt32Max", [](RunArgs* a) { a->n_tokens = kInt32Max; }, EA_ERR_BAD_DIMENSION);
+  add(
+      "ValidKeysNegative", [](RunArgs* a) { a->Pad(-1); }, EA_ERR_BAD_ARGUMENT);
+  add(
+      "ValidKeysInt32Min", [](RunArgs* a) { a->Pad(kInt32Min); }, EA_ERR_BAD_ARGUMENT);
+  add(
+      "ValidKeysAboveNTokens",
+      [](RunArgs* a) {
+        a->n_tokens = kTokens - 1;
+        a->Pad(kTokens);
+      },
+      EA_ERR_BAD_ARGUMENT);
+  add(
+      "ValidKeysInt32Max", [](RunArgs* a) { a->Pad(kInt32Max); }, EA_ERR_BAD_ARGUMENT);
   // Outputs over each other.
   add(
       "YOverAttnWeights",
@@ -1616,6 +1636,8 @@ std::vector<RunCase> RunCases() {
   add(
       "OneToken", [](RunArgs* a) { a->n_tokens = 1; }, EA_OK);
   add(
+      "NoValidKey", [](RunArgs* a) { a->Pad(0); }, EA_OK);
+  add(
       "OutputsAfterTheCarve",
       [](RunArgs* a) {
         a->y_arg = a->Carve(a->CarveBytes());
@@ -1648,8 +1670,8 @@ TEST_P(QuantMhaBadRun, StatusAndNoOutputWrittenOnRefusal) {
   watched.Remember("table", a.s.table_block.data(), a.s.table_block.size());
   watched.Remember("softmax tables", a.s.lut_block.data(), a.s.lut_block.size() * 2);
   ASSERT_STATUS(a.plan_status, EA_OK);  // the arrange may plan again
-  const ea_status status =
-      RunTyped(a.run_dtype, a.plan_arg, a.x_arg, a.n_tokens, a.y_arg, a.attn_arg);
+  const ea_status status = RunTyped(a.run_dtype, a.plan_arg, a.x_arg, a.n_tokens,
+                                    a.padded ? a.n_valid_keys : a.n_tokens, a.y_arg, a.attn_arg);
   EXPECT_STATUS(status, c.expected);
   if (status != EA_OK) watched.ExpectUntouched();
 }
@@ -1668,7 +1690,8 @@ TEST(QuantMhaRun, PartialOverlapsOfXAreRefusedOrHarmless) {
     const size_t x_bytes = a.s.TensorBytes(kTokens);
     const size_t attn_bytes = a.s.WeightsBytes(kTokens);
     std::vector<uint8_t> y0(x_bytes), attn0(attn_bytes);
-    ASSERT_STATUS(RunTyped(dtype, &a.plan, a.s.x.data(), kTokens, y0.data(), attn0.data()), EA_OK);
+    ASSERT_STATUS(RunTyped(dtype, &a.plan, a.s.x.data(), kTokens, kTokens, y0.data(), attn0.data()),
+                  EA_OK);
     const struct {
       const char* what;
       size_t x_at, y_at, attn_at;  // offsets in `shared`; attn SIZE_MAX: none
@@ -1681,7 +1704,7 @@ TEST(QuantMhaRun, PartialOverlapsOfXAreRefusedOrHarmless) {
       memcpy(shared.data() + layout.x_at, a.s.x.data(), x_bytes);
       const std::vector<uint8_t> before = shared;
       const ea_status status =
-          RunTyped(dtype, &a.plan, shared.data() + layout.x_at, kTokens,
+          RunTyped(dtype, &a.plan, shared.data() + layout.x_at, kTokens, kTokens,
                    shared.data() + layout.y_at, shared.data() + layout.attn_at);
       if (status != EA_OK) {
         EXPECT_STATUS(status, EA_ERR_BAD_ARGUMENT);
@@ -1702,10 +1725,12 @@ TEST(QuantMhaRun, InPlaceEqualsSeparateBuffers) {
     RunArgs a(dtype, false);
     ASSERT_STATUS(a.plan_status, EA_OK);
     std::vector<uint8_t> y0(a.s.TensorBytes(kTokens)), attn0(a.s.WeightsBytes(kTokens));
-    ASSERT_STATUS(RunTyped(dtype, &a.plan, a.s.x.data(), kTokens, y0.data(), attn0.data()), EA_OK);
+    ASSERT_STATUS(RunTyped(dtype, &a.plan, a.s.x.data(), kTokens, kTokens, y0.data(), attn0.data()),
+                  EA_OK);
     std::vector<uint8_t> xy = a.s.x;
     std::vector<uint8_t> attn1(attn0.size());
-    ASSERT_STATUS(RunTyped(dtype, &a.plan, xy.data(), kTokens, xy.data(), attn1.data()), EA_OK);
+    ASSERT_STATUS(RunTyped(dtype, &a.plan, xy.data(), kTokens, kTokens, xy.data(), attn1.data()),
+                  EA_OK);
     EXPECT_EQ(xy, y0);
     EXPECT_EQ(attn1, attn0);
   }
@@ -1762,7 +1787,7 @@ TEST(QuantMhaRunDeathTest, RefusesWeightsAboveMaxElementsCountingHeads) {
       if (region == MAP_FAILED || mprotect(region + page, page, PROT_NONE) != 0) exit(92);
       uint8_t* attn = region + page - 4096;  // never legitimately written: too small
       memset(attn, kCanaryByte, 4096);
-      const ea_status status = RunTyped(dtype, &plan, x.data(), kN, y.data(), attn);
+      const ea_status status = RunTyped(dtype, &plan, x.data(), kN, kN, y.data(), attn);
       bool untouched = true;
       for (size_t i = 0; i < y.size(); ++i) untouched = untouched && y[i] == kCanaryByte;
       for (size_t i = 0; i < 4096; ++i) untouched = untouched && attn[i] == kCanaryByte;
@@ -1837,7 +1862,8 @@ TEST(QuantMhaGivenParams, PlanKeepsItsOwnCopy) {
     }
     s.params = ea_mha_quant_params{};
     std::vector<uint8_t> y(s.TensorBytes(kTokens)), attn(s.WeightsBytes(kTokens));
-    ASSERT_STATUS(RunTyped(dtype, &plan, s.x.data(), kTokens, y.data(), attn.data()), EA_OK);
+    ASSERT_STATUS(RunTyped(dtype, &plan, s.x.data(), kTokens, kTokens, y.data(), attn.data()),
+                  EA_OK);
     EXPECT_EQ(y, want.y);
     EXPECT_EQ(attn, want.attn_weights);
   }

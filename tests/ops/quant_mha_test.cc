@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
@@ -256,6 +257,56 @@ TEST_P(QuantMhaRandom, RunsShorterThanThePlan) {
   }
 }
 
+// Key padding (n_valid_keys), causal or not, int8 and int16: no valid key,
+// one, half, all but one; every head's softmax over the valid keys alone.
+TEST_P(QuantMhaRandom, PaddedKeysEqualTheIntegerReference) {
+  const RandomShape shapes[] = {{37, 32, 2, true, true}, {70, 48, 3, false, true}};
+  uint64_t seed = 7250;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const RandomShape& shape : shapes) {
+      for (const int valid : {0, 1, shape.n / 2, shape.n - 1}) {
+        QuantMhaCase c = RandomQuantMha(dtype, shape, seed++);
+        c.name += "_valid" + std::to_string(valid);
+        c.n_valid_keys = valid;
+        ExpectSameAsReference(c);
+      }
+    }
+  }
+}
+
+// What padding means without the reference: the valid tokens' outputs and
+// probabilities do not depend on the padded tokens. Padded rows of x changed
+// (each value v to -1 - v, which keeps its range and spread) leave rows
+// [0, n_valid_keys) of y and of every head's attn_weights as they were.
+TEST_P(QuantMhaRandom, PaddedTokensDoNotReachTheValidRows) {
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const bool causal : {false, true}) {
+      QuantMhaCase c = RandomQuantMha(dtype, {29, 32, 2, causal, true}, 7280 + causal);
+      c.n_valid_keys = 18;
+      // No biases: the random int16 ones (up to 2^28) saturate q, k and v
+      // whatever x holds, so a change of x would not show.
+      std::fill(c.in_bias.begin(), c.in_bias.end(), 0);
+      std::fill(c.out_bias.begin(), c.out_bias.end(), 0);
+      const QuantMhaCase::Result first = c.Run();
+      ASSERT_EQ(first.status, EA_OK);
+      const size_t padded_from = static_cast<size_t>(c.n_valid_keys) * c.d_model;
+      for (size_t i = padded_from; i < c.x_emb.size(); ++i) c.x_emb[i] = -1 - c.x_emb[i];
+      const QuantMhaCase::Result second = c.Run();
+      ASSERT_EQ(second.status, EA_OK);
+      EXPECT_NE(first.y, second.y) << "the padded rows' own outputs should change";
+      EXPECT_TRUE(std::equal(first.y.begin(), first.y.begin() + padded_from, second.y.begin()))
+          << (causal ? "causal" : "full");
+      const size_t rows = static_cast<size_t>(c.n_valid_keys) * c.n;  // per head
+      for (int h = 0; h < c.heads; ++h) {
+        const size_t head = static_cast<size_t>(h) * c.n * c.n;
+        EXPECT_TRUE(std::equal(first.probs.begin() + head, first.probs.begin() + head + rows,
+                               second.probs.begin() + head))
+            << "head " << h << (causal ? " causal" : " full");
+      }
+    }
+  }
+}
+
 // A TFLite model's layer as it stores it: W_Q, W_K and W_V (with their
 // biases and per-channel scales) as three tensors in buffers of their own,
 // read in place. The integers are the reference's and in_proj's, bit for bit.
@@ -421,27 +472,28 @@ TEST_P(QuantMhaRandom, InPlaceEqualsApartAndPartialOverlapsAreRefused) {
   const size_t count = static_cast<size_t>(c.n) * c.d_model;
   std::vector<int8_t> x(c.x_emb.begin(), c.x_emb.end());
   std::vector<int8_t> y(count);
-  ASSERT_EQ(ea_mha_quant_run_s8(&plan, x.data(), c.n, y.data(), nullptr), EA_OK);
+  ASSERT_EQ(ea_mha_quant_run_s8(&plan, x.data(), c.n, c.n, y.data(), nullptr), EA_OK);
   EXPECT_TRUE(SameValues("y", std::vector<int32_t>(y.begin(), y.end()), ReferenceOf(c).y));
 
   const size_t attn_count = static_cast<size_t>(c.heads) * c.n * c.n;
   std::vector<int8_t> memory(2 * count + attn_count);
   memcpy(memory.data(), x.data(), count);
-  ASSERT_EQ(ea_mha_quant_run_s8(&plan, memory.data(), c.n, memory.data(), nullptr), EA_OK);
+  ASSERT_EQ(ea_mha_quant_run_s8(&plan, memory.data(), c.n, c.n, memory.data(), nullptr), EA_OK);
   EXPECT_EQ(0, memcmp(memory.data(), y.data(), count)) << "in place";
 
   for (const size_t shift : {size_t{1}, count / 2, count - 1}) {
     memcpy(memory.data() + shift, x.data(), count);
     const std::vector<int8_t> before = memory;
-    EXPECT_EQ(ea_mha_quant_run_s8(&plan, memory.data() + shift, c.n, memory.data(), nullptr),
+    EXPECT_EQ(ea_mha_quant_run_s8(&plan, memory.data() + shift, c.n, c.n, memory.data(), nullptr),
               EA_ERR_BAD_ARGUMENT)
         << "y partly before x, by " << shift;
-    EXPECT_EQ(ea_mha_quant_run_s8(&plan, memory.data(), c.n, memory.data() + shift, nullptr),
+    EXPECT_EQ(ea_mha_quant_run_s8(&plan, memory.data(), c.n, c.n, memory.data() + shift, nullptr),
               EA_ERR_BAD_ARGUMENT)
         << "y partly after x, by " << shift;
     std::vector<int8_t> y_apart(count);
-    EXPECT_EQ(ea_mha_quant_run_s8(&plan, memory.data() + shift, c.n, y_apart.data(), memory.data()),
-              EA_ERR_BAD_ARGUMENT)
+    EXPECT_EQ(
+        ea_mha_quant_run_s8(&plan, memory.data() + shift, c.n, c.n, y_apart.data(), memory.data()),
+        EA_ERR_BAD_ARGUMENT)
         << "attn_weights over x, by " << shift;
     EXPECT_EQ(before, memory) << "written on a refusal";
   }

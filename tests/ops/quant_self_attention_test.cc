@@ -50,6 +50,8 @@ struct Case {
   std::vector<int64_t> b_q, b_k, b_v;
   bool give_integers = false;  // pass ea_self_attention_quant_derive's integers
   bool device_tables = false;  // int16, with give_integers: a device's softmax tables
+  int n_valid_keys = -1;       // keys from here on are padding (-1: none)
+  int ValidKeys() const { return n_valid_keys < 0 ? shape.n : n_valid_keys; }
 };
 
 bool IsInt8(ea_dtype dtype) { return dtype == EA_DTYPE_INT8; }
@@ -213,11 +215,11 @@ Result RunTyped(const Case& c) {
   const size_t n = static_cast<size_t>(c.shape.n);
   std::vector<T> y(n * c.shape.d_v), probs(n * n);
   if constexpr (sizeof(T) == 1) {
-    result.status =
-        ea_self_attention_quant_run_s8(&plan, x.data(), c.shape.n, y.data(), probs.data());
+    result.status = ea_self_attention_quant_run_s8(&plan, x.data(), c.shape.n, c.ValidKeys(),
+                                                   y.data(), probs.data());
   } else {
-    result.status =
-        ea_self_attention_quant_run_s16(&plan, x.data(), c.shape.n, y.data(), probs.data());
+    result.status = ea_self_attention_quant_run_s16(&plan, x.data(), c.shape.n, c.ValidKeys(),
+                                                    y.data(), probs.data());
   }
   result.y.assign(y.begin(), y.end());
   result.probs.assign(probs.begin(), probs.end());
@@ -269,7 +271,8 @@ Result ReferenceTyped(const Case& c) {
   const float beta = 1.0f / sqrtf(static_cast<float>(s.d_k));
   std::vector<T> probs(n * n, static_cast<T>(MinOf(c.dtype) == -128 ? -128 : 0));
   for (int i = 0; i < s.n; ++i) {
-    const int visible = s.causal ? i + 1 : s.n;
+    const int visible = std::min(s.causal ? i + 1 : s.n, c.ValidKeys());
+    if (visible == 0) continue;  // every probability at the zero value
     const T* row = scores.data() + static_cast<size_t>(i) * n;
     T* p = probs.data() + static_cast<size_t>(i) * n;
     if constexpr (sizeof(T) == 1) {
@@ -312,7 +315,8 @@ std::string Describe(const Case& c) {
          (s.positions == Positions::kNone         ? " no positions"
           : s.positions == Positions::kSinusoidal ? " sinusoid"
                                                   : " learned") +
-         (c.give_integers ? " given integers" : "") + (c.device_tables ? ", device tables" : "");
+         (c.give_integers ? " given integers" : "") + (c.device_tables ? ", device tables" : "") +
+         " valid keys " + std::to_string(c.ValidKeys());
 }
 
 class QuantSelfAttention : public PerTargetTest {};
@@ -360,6 +364,24 @@ TEST_P(QuantSelfAttention, RandomShapesEqualTheReferenceOps) {
   }
 }
 
+// Key padding: none valid, one, half, all but one.
+TEST_P(QuantSelfAttention, PaddedKeysEqualTheReferenceOps) {
+  uint64_t seed = 9150;
+  for (ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const Shape& s : kShapes) {
+      for (const int valid : {0, 1, s.n / 2, s.n - 1}) {
+        Case c = RandomCase(dtype, s, seed++);
+        c.n_valid_keys = valid;
+        const Result r = RunCase(c);
+        ASSERT_EQ(r.status, EA_OK) << Describe(c);
+        const Result want = ReferenceCase(c);
+        EXPECT_EQ(r.probs, want.probs) << Describe(c);
+        EXPECT_EQ(r.y, want.y) << Describe(c);
+      }
+    }
+  }
+}
+
 EA_INSTANTIATE_PER_TARGET(QuantSelfAttention);
 
 // The tables are read in place, as the weights: not from the bytes the plan
@@ -392,13 +414,15 @@ TEST(QuantSelfAttentionTables, KeptOutOfTheArenaAndTheOutputs) {
   p.params.attention.softmax.one_over_one_plus_x_lut = tables.data() + 513;
   ASSERT_EQ(ea_self_attention_quant_init(&plan, &p.config, &p.weights, &arena), EA_OK);
   const std::vector<int16_t> x(c.x_emb.begin(), c.x_emb.end()), before = tables;
-  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x.data(), 6, tables.data() + 300, nullptr),
-                EA_ERR_BAD_ARGUMENT);
+  EXPECT_STATUS(
+      ea_self_attention_quant_run_s16(&plan, x.data(), 6, 6, tables.data() + 300, nullptr),
+      EA_ERR_BAD_ARGUMENT);
   std::vector<int16_t> y(6 * 5);
-  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x.data(), 6, y.data(), tables.data() + 900),
-                EA_ERR_BAD_ARGUMENT);
+  EXPECT_STATUS(
+      ea_self_attention_quant_run_s16(&plan, x.data(), 6, 6, y.data(), tables.data() + 900),
+      EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(tables, before);
-  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x.data(), 6, y.data(), nullptr), EA_OK);
+  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x.data(), 6, 6, y.data(), nullptr), EA_OK);
 }
 
 // A valid int8 plan and its buffers, for the refusals.
@@ -541,36 +565,41 @@ TEST_F(Refusals, MisalignedBiasesAndTablesAreRefused) {
 TEST_F(Refusals, RunRefusesAndWritesNothing) {
   std::vector<int8_t> y(6 * 5, 0x55), probs(36, 0x55);
   const std::vector<int8_t> y0 = y, probs0 = probs;
-  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, nullptr, 6, y.data(), nullptr),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, nullptr, 6, 6, y.data(), nullptr),
                 EA_ERR_NULL_POINTER);
-  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 0, y.data(), probs.data()),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 0, 0, y.data(), probs.data()),
                 EA_ERR_BAD_DIMENSION);
-  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 7, y.data(), probs.data()),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 7, 7, y.data(), probs.data()),
                 EA_ERR_BAD_DIMENSION);
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6, -1, y.data(), probs.data()),
+                EA_ERR_BAD_ARGUMENT);  // n_valid_keys outside [0, n_tokens]
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6, 7, y.data(), probs.data()),
+                EA_ERR_BAD_ARGUMENT);
   std::vector<int16_t> x16(6 * 8), y16(6 * 5);
-  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x16.data(), 6, y16.data(), nullptr),
+  EXPECT_STATUS(ea_self_attention_quant_run_s16(&plan, x16.data(), 6, 6, y16.data(), nullptr),
                 EA_ERR_BAD_ARGUMENT);  // an int8 plan
-  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6,
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6, 6,
                                                reinterpret_cast<int8_t*>(storage.data()), nullptr),
                 EA_ERR_BAD_ARGUMENT);  // y inside the plan's arena
-  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6, y.data(), y.data() + 4),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6, 6, y.data(), y.data() + 4),
                 EA_ERR_BAD_ARGUMENT);  // y and the probabilities overlap
-  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6,
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&plan, x.data(), 6, 6,
                                                const_cast<int8_t*>(c.w_q.data()), nullptr),
                 EA_ERR_BAD_ARGUMENT);  // y over the weights
   EXPECT_EQ(y, y0);
   EXPECT_EQ(probs, probs0);
   ea_self_attention_quant_plan not_ready{};
-  EXPECT_STATUS(ea_self_attention_quant_run_s8(&not_ready, x.data(), 6, y.data(), nullptr),
+  EXPECT_STATUS(ea_self_attention_quant_run_s8(&not_ready, x.data(), 6, 6, y.data(), nullptr),
                 EA_ERR_BAD_ARGUMENT);
 }
 
 TEST_F(Refusals, InPlaceRunEqualsTheSeparateOne) {
   // d_v < d_model: y over the start of x, as a firmware buffer reused in place.
   std::vector<int8_t> y(6 * 5);
-  ASSERT_EQ(ea_self_attention_quant_run_s8(&plan, x.data(), 6, y.data(), nullptr), EA_OK);
+  ASSERT_EQ(ea_self_attention_quant_run_s8(&plan, x.data(), 6, 6, y.data(), nullptr), EA_OK);
   std::vector<int8_t> buffer = x;
-  ASSERT_EQ(ea_self_attention_quant_run_s8(&plan, buffer.data(), 6, buffer.data(), nullptr), EA_OK);
+  ASSERT_EQ(ea_self_attention_quant_run_s8(&plan, buffer.data(), 6, 6, buffer.data(), nullptr),
+            EA_OK);
   EXPECT_EQ(std::vector<int8_t>(buffer.begin(), buffer.begin() + 30), y);
 }
 

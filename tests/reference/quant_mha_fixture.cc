@@ -77,11 +77,11 @@ QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
   std::vector<T> y(elements), probs(static_cast<size_t>(c.heads) * c.n * c.n);
   if (IsInt8(c.dtype)) {
     result.status = ea_mha_quant_run_s8(&plan, reinterpret_cast<const int8_t*>(x.data()), c.n,
-                                        reinterpret_cast<int8_t*>(y.data()),
+                                        c.ValidKeys(), reinterpret_cast<int8_t*>(y.data()),
                                         reinterpret_cast<int8_t*>(probs.data()));
   } else {
     result.status = ea_mha_quant_run_s16(&plan, reinterpret_cast<const int16_t*>(x.data()), c.n,
-                                         reinterpret_cast<int16_t*>(y.data()),
+                                         c.ValidKeys(), reinterpret_cast<int16_t*>(y.data()),
                                          reinterpret_cast<int16_t*>(probs.data()));
   }
   if (result.status != EA_OK) return result;
@@ -161,7 +161,7 @@ QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& param
   in.b_k = bias.data() + e;
   in.b_v = bias.data() + 2 * e;
   in.b_o = out_bias.data();
-  const tflite_ref::ChainShape shape{c.n, c.d_model, c.heads, c.causal};
+  const tflite_ref::ChainShape shape{c.n, c.d_model, c.heads, c.causal, c.ValidKeys()};
   tflite_ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = tflite_ref::RunChainInt8(shape, params, in);

@@ -24,6 +24,7 @@ struct QuantMhaCase {
   ea_dtype dtype = EA_DTYPE_INT8;
   int n = 1, d_model = 1, heads = 1;
   bool causal = false;
+  int n_valid_keys = -1;  // keys from here on are padding (-1: none)
   bool positions = true;  // sinusoidal, quantized at plan time
   ea_mha_quant_scales scales{};
   std::vector<float> in_scales, out_scales;  // per channel
@@ -54,6 +55,8 @@ struct QuantMhaCase {
     std::vector<int32_t> probs;  // [heads, n, n]
   };
   Result Run() const;
+  // The run's n_valid_keys: n_valid_keys, or n where it is -1.
+  int ValidKeys() const { return n_valid_keys < 0 ? n : n_valid_keys; }
 
   // The same layer through ea_decoder_quant (a causal case): x_emb
   // stepped in steps of steps[0], steps[1], ... tokens, cycling (the last

@@ -26,6 +26,7 @@ inline edgeattn::AttentionQArgs<int16_t> S16HeadArgs(const tflite_ref::BatchMatM
   a.d_k = d_k;
   a.d_v = d_v;
   a.causal = causal;
+  a.n_valid_keys = n_kv;  // no padding
   a.score_multiplier = scores.output_multiplier;
   a.score_shift = scores.output_shift;
   a.softmax_multiplier = softmax.input_multiplier;

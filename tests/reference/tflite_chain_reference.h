@@ -265,7 +265,8 @@ struct ChainShape {
   int n;        // tokens
   int d_model;  // = heads * d_k
   int heads;
-  bool causal;  // row i of each softmax sees keys 0..i
+  bool causal;       // row i of each softmax sees keys 0..i
+  int n_valid_keys;  // keys from here on are padding, in no softmax (n: none)
 };
 
 template <typename SoftmaxParamsT>
@@ -312,15 +313,16 @@ template <typename Activation>
 struct ChainTensors {
   std::vector<Activation> x, q, k, v;                   // [n, d_model]
   std::vector<std::vector<Activation>> scores;          // per head [n, n], no mask applied
-  std::vector<std::vector<Activation>> probs;           // per head [n, n]; causal: j > i = minimum
+  std::vector<std::vector<Activation>> probs;           // per head [n, n]; masked = minimum
   std::vector<Activation> o;                            // [n, d_model], head h in columns h*d_k..
   std::vector<Activation> y;                            // [n, d_model]
   std::vector<SoftmaxInt8RowInfo> softmax_int8_rows;    // int8 chain: heads * n rows
   std::vector<SoftmaxInt16RowInfo> softmax_int16_rows;  // int16 chain: heads * n rows
 };
 
-// Causal convention (the golden data's): row i is the softmax of the prefix
-// scores_h[i, 0..i] alone; entries j > i get the output minimum (-128 / 0).
+// Mask convention (the golden data's causal one): row i is the softmax of the
+// keys it sees alone (j <= i when causal, j < n_valid_keys); the other entries
+// get the output minimum (-128 / 0), every entry of a row that sees none.
 ChainTensors<int8_t> RunChainInt8(const ChainShape& shape, const ChainParamsInt8& params,
                                   const ChainInputs<int8_t, int32_t>& inputs);
 ChainTensors<int16_t> RunChainInt16(const ChainShape& shape, const ChainParamsInt16& params,

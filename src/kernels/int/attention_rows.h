@@ -36,12 +36,15 @@ inline int16_t OutputS16(int64_t acc, const Requantize64Factors& factors) {
   return static_cast<int16_t>(value > 32767 ? 32767 : (value < -32768 ? -32768 : value));
 }
 
-// Keys query row `row` sees: all, or up to its bottom-right diagonal.
+// Keys query row `row` sees: the first n_valid_keys, and with a causal mask
+// none past its bottom-right diagonal. Never more for a later row, which the
+// row-block kernels rely on (a block scores up to its last row's keys).
 template <typename T>
 inline int32_t VisibleKeys(const AttentionQArgs<T>& a, int32_t row) {
-  if (!a.causal) return a.n_kv;
+  const int32_t valid = a.n_valid_keys;
+  if (!a.causal) return valid;
   const int32_t limit = row + 1 + (a.n_kv - a.n_q);
-  return limit < 0 ? 0 : (limit > a.n_kv ? a.n_kv : limit);
+  return limit < 0 ? 0 : (limit > valid ? valid : limit);
 }
 
 // The requantised scores of row `row`'s visible keys, if the caller asked.

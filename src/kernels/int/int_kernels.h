@@ -63,7 +63,8 @@ struct AttentionQArgs {
   int32_t n_kv;
   int32_t d_k;
   int32_t d_v;
-  bool causal;  // bottom-right aligned, as the float path
+  bool causal;           // bottom-right aligned, as the float path
+  int32_t n_valid_keys;  // keys from here on are padding: no row sees them (n_kv: none)
   // Scores: Q K^T with offsets, then requantised.
   int32_t q_offset;
   int32_t k_offset;

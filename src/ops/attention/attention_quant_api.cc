@@ -49,12 +49,13 @@ uint64_t ArenaBytes(const ea_attention_config& c) {
 
 template <typename T>
 ea_status CheckedRun(const ea_attention_quant_plan* plan, ea_dtype dtype, const T* q, const T* k,
-                     const T* v, T* out, T* attn_weights) {
+                     const T* v, int32_t n_valid_keys, T* out, T* attn_weights) {
   if (plan == nullptr || q == nullptr || k == nullptr || v == nullptr || out == nullptr) {
     return EA_ERR_NULL_POINTER;
   }
   if (plan->ready != EA_PLAN_READY || plan->config.dtype != dtype) return EA_ERR_BAD_ARGUMENT;
   const ea_attention_config& c = plan->config;
+  if (n_valid_keys < 0 || n_valid_keys > c.n_kv) return EA_ERR_BAD_ARGUMENT;
   if (attn_weights != nullptr && int64_t{c.n_q} * c.n_kv > static_cast<int64_t>(EA_MAX_ELEMENTS)) {
     return EA_ERR_DIMENSION_OVERFLOW;
   }
@@ -78,8 +79,9 @@ ea_status CheckedRun(const ea_attention_quant_plan* plan, ea_dtype dtype, const 
     return EA_ERR_BAD_ARGUMENT;
   }
   const ea_attention_quant_params& p = plan->params;
-  AttentionQArgs<T> a = QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan->core,
-                                         {c.n_q, c.n_kv, c.d_k, c.d_v, c.mask == EA_MASK_CAUSAL});
+  AttentionQArgs<T> a =
+      QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan->core,
+                       {c.n_q, c.n_kv, c.d_k, c.d_v, c.mask == EA_MASK_CAUSAL, n_valid_keys});
   a.q = q;
   a.ld_q = static_cast<size_t>(c.d_k);
   a.k = k;
@@ -135,15 +137,15 @@ ea_status ea_attention_quant_init(ea_attention_quant_plan* plan, const ea_attent
 }
 
 ea_status ea_attention_quant_run_s8(const ea_attention_quant_plan* plan, const int8_t* q,
-                                    const int8_t* k, const int8_t* v, int8_t* out,
-                                    int8_t* attn_weights) {
-  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, q, k, v, out, attn_weights);
+                                    const int8_t* k, const int8_t* v, int32_t n_valid_keys,
+                                    int8_t* out, int8_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, q, k, v, n_valid_keys, out, attn_weights);
 }
 
 ea_status ea_attention_quant_run_s16(const ea_attention_quant_plan* plan, const int16_t* q,
-                                     const int16_t* k, const int16_t* v, int16_t* out,
-                                     int16_t* attn_weights) {
-  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, q, k, v, out, attn_weights);
+                                     const int16_t* k, const int16_t* v, int32_t n_valid_keys,
+                                     int16_t* out, int16_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, q, k, v, n_valid_keys, out, attn_weights);
 }
 
 }  // extern "C"

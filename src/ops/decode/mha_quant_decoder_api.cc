@@ -172,8 +172,8 @@ void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
   ea_quant_core core{};  // only the softmax's table: K and V are read in place
   core.softmax_table = d.softmax_table;
   const int32_t seen = static_cast<int32_t>(position) + n;
-  AttentionQArgs<T> head =
-      QuantCoreArgs<T>(p.scores, p.softmax, p.context, core, {n, seen, d_k, d_k, /*causal=*/true});
+  AttentionQArgs<T> head = QuantCoreArgs<T>(p.scores, p.softmax, p.context, core,
+                                            {n, seen, d_k, d_k, /*causal=*/true, seen});
   head.ld_q = e;
   head.ld_k = e;
   head.ld_vt = positions;

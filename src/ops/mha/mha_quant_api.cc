@@ -172,7 +172,8 @@ namespace {
 const void* Panels(const ea_mha_quant_plan& plan, int which) { return plan.weight_panels[which]; }
 
 template <typename T>
-ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* attn_weights) {
+ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, int32_t n_valid_keys, T* y,
+              T* attn_weights) {
   const ea_mha_config& c = plan.config;
   const ea_mha_quant_params& p = plan.params;
   const ea_mha_quant_weights& w = plan.weights;
@@ -205,8 +206,9 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* att
     return ok;
   };
   bool ok = kMhaQuantHeadByHead || project(0);
-  AttentionQArgs<T> head = QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan.core,
-                                            {n, n, d_k, d_k, c.mask == EA_MASK_CAUSAL});
+  AttentionQArgs<T> head =
+      QuantCoreArgs<T>(p.scores, p.softmax, p.context, plan.core,
+                       {n, n, d_k, d_k, c.mask == EA_MASK_CAUSAL, n_valid_keys});
   head.ld_q = static_cast<size_t>(projected_columns);
   head.ld_k = static_cast<size_t>(projected_columns);
   head.ld_out = e;
@@ -234,11 +236,12 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, T* y, T* att
 
 template <typename T>
 ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, int32_t n_tokens,
-                     T* y, T* attn_weights) {
+                     int32_t n_valid_keys, T* y, T* attn_weights) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
   if (plan->ready != EA_PLAN_READY || plan->config.dtype != dtype) return EA_ERR_BAD_ARGUMENT;
   const ea_mha_config& c = plan->config;
   if (n_tokens <= 0 || n_tokens > c.max_tokens) return EA_ERR_BAD_DIMENSION;
+  if (n_valid_keys < 0 || n_valid_keys > n_tokens) return EA_ERR_BAD_ARGUMENT;
   if (attn_weights != nullptr &&
       int64_t{c.n_heads} * n_tokens * n_tokens > static_cast<int64_t>(EA_MAX_ELEMENTS)) {
     return EA_ERR_DIMENSION_OVERFLOW;
@@ -263,7 +266,7 @@ ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, 
   const ea_status status = CheckModelRunMemory(x_extent, y_extent, weights_extent, kept.extents,
                                                kMhaQuantKeptCount, carve);
   if (status != EA_OK) return status;
-  return Run(*plan, x, n_tokens, y, attn_weights);
+  return Run(*plan, x, n_tokens, n_valid_keys, y, attn_weights);
 }
 
 }  // namespace
@@ -332,13 +335,13 @@ ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config
 }
 
 ea_status ea_mha_quant_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens,
-                              int8_t* y, int8_t* attn_weights) {
-  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, y, attn_weights);
+                              int32_t n_valid_keys, int8_t* y, int8_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, n_valid_keys, y, attn_weights);
 }
 
 ea_status ea_mha_quant_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
-                               int16_t* y, int16_t* attn_weights) {
-  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, y, attn_weights);
+                               int32_t n_valid_keys, int16_t* y, int16_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, n_valid_keys, y, attn_weights);
 }
 
 }  // extern "C"

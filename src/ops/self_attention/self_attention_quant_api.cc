@@ -102,8 +102,8 @@ const void* Panels(const ea_self_attention_quant_plan& plan, int which) {
 }
 
 template <typename T>
-ea_status Run(const ea_self_attention_quant_plan& plan, const T* x, int32_t n, T* y,
-              T* attn_weights) {
+ea_status Run(const ea_self_attention_quant_plan& plan, const T* x, int32_t n, int32_t n_valid_keys,
+              T* y, T* attn_weights) {
   const ea_self_attention_config& c = plan.config;
   const ea_self_attention_quant_params& p = plan.params;
   const ea_self_attention_quant_weights& w = plan.weights;
@@ -127,8 +127,9 @@ ea_status Run(const ea_self_attention_quant_plan& plan, const T* x, int32_t n, T
                                                 v, d_v, Panels(plan, 2))) &&
        ok;
   const ea_attention_quant_params& a = p.attention;
-  AttentionQArgs<T> head = QuantCoreArgs<T>(a.scores, a.softmax, a.context, plan.core,
-                                            {n, n, c.d_k, c.d_v, c.mask == EA_MASK_CAUSAL});
+  AttentionQArgs<T> head =
+      QuantCoreArgs<T>(a.scores, a.softmax, a.context, plan.core,
+                       {n, n, c.d_k, c.d_v, c.mask == EA_MASK_CAUSAL, n_valid_keys});
   head.q = q;
   head.ld_q = d_k;
   head.k = k;
@@ -143,11 +144,12 @@ ea_status Run(const ea_self_attention_quant_plan& plan, const T* x, int32_t n, T
 
 template <typename T>
 ea_status CheckedRun(const ea_self_attention_quant_plan* plan, ea_dtype dtype, const T* x,
-                     int32_t n_tokens, T* y, T* attn_weights) {
+                     int32_t n_tokens, int32_t n_valid_keys, T* y, T* attn_weights) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
   if (plan->ready != EA_PLAN_READY || plan->config.dtype != dtype) return EA_ERR_BAD_ARGUMENT;
   const ea_self_attention_config& c = plan->config;
   if (n_tokens <= 0 || n_tokens > c.max_tokens) return EA_ERR_BAD_DIMENSION;
+  if (n_valid_keys < 0 || n_valid_keys > n_tokens) return EA_ERR_BAD_ARGUMENT;
   if (attn_weights != nullptr &&
       int64_t{n_tokens} * n_tokens > static_cast<int64_t>(EA_MAX_ELEMENTS)) {
     return EA_ERR_DIMENSION_OVERFLOW;
@@ -165,7 +167,7 @@ ea_status CheckedRun(const ea_self_attention_quant_plan* plan, ea_dtype dtype, c
   const ea_status status =
       CheckModelRunMemory(x_extent, y_extent, weights_extent, kept.extents, kKeptCount, carve);
   if (status != EA_OK) return status;
-  return Run(*plan, x, n_tokens, y, attn_weights);
+  return Run(*plan, x, n_tokens, n_valid_keys, y, attn_weights);
 }
 
 }  // namespace
@@ -270,14 +272,15 @@ ea_status ea_self_attention_quant_init(ea_self_attention_quant_plan* plan,
 }
 
 ea_status ea_self_attention_quant_run_s8(const ea_self_attention_quant_plan* plan, const int8_t* x,
-                                         int32_t n_tokens, int8_t* y, int8_t* attn_weights) {
-  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, y, attn_weights);
+                                         int32_t n_tokens, int32_t n_valid_keys, int8_t* y,
+                                         int8_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, n_valid_keys, y, attn_weights);
 }
 
 ea_status ea_self_attention_quant_run_s16(const ea_self_attention_quant_plan* plan,
-                                          const int16_t* x, int32_t n_tokens, int16_t* y,
-                                          int16_t* attn_weights) {
-  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, y, attn_weights);
+                                          const int16_t* x, int32_t n_tokens, int32_t n_valid_keys,
+                                          int16_t* y, int16_t* attn_weights) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, n_valid_keys, y, attn_weights);
 }
 
 }  // extern "C"

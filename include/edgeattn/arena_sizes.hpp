@@ -487,31 +487,34 @@ constexpr uint64_t DecoderArenaBytes(const ea_decoder_config& c) {
 }
 // MHA cross-attention: memory rows are projected kMemoryChunkRows at a time,
 // through the in_proj panels from the one holding W_K's first row (panels of
-// kKeyBlock rows: columns (d_model / kKeyBlock) * kKeyBlock .. 3 d_model).
+// kKeyBlock rows: columns (d_model / kKeyBlock) * kKeyBlock .. d_model +
+// 2 kv_cols, kv_cols = n_kv_heads d_head).
 inline constexpr int32_t kMemoryChunkRows = 64;
 constexpr uint64_t MemoryChunkRows(int32_t max_memory) {
   return static_cast<uint64_t>(max_memory < kMemoryChunkRows ? max_memory : kMemoryChunkRows);
 }
-constexpr uint64_t MemoryProjectionCols(int32_t d_model) {
-  return 3 * static_cast<uint64_t>(d_model) -
+constexpr uint64_t MemoryProjectionCols(int32_t d_model, uint64_t kv_cols) {
+  return static_cast<uint64_t>(d_model) + 2 * kv_cols -
          static_cast<uint64_t>(d_model) / kKeyBlock * kKeyBlock;
 }
 // Packed in_proj and out_proj, Q, one memory chunk's projection and its K
 // and V, the heads' outputs, then the cache of the memory.
-constexpr uint64_t CrossArenaBytes(int32_t d_model, int32_t n_heads, int32_t max_memory,
-                                   int32_t max_queries, ea_kv_storage storage,
+constexpr uint64_t CrossArenaBytes(int32_t d_model, int32_t n_heads, int32_t n_kv_heads,
+                                   int32_t max_memory, int32_t max_queries, ea_kv_storage storage,
                                    ea_weights_layout weights) {
   const uint64_t e = static_cast<uint64_t>(d_model);
+  const int32_t d_head = HeadWidthOrZero(d_model, n_heads);
+  const uint64_t kv_cols = static_cast<uint64_t>(n_kv_heads) * static_cast<uint64_t>(d_head);
   const uint64_t chunk = MemoryChunkRows(max_memory);
-  return PackedWeightBytes(3 * int64_t{d_model}, d_model, weights) +
+  return PackedWeightBytes(static_cast<int64_t>(e + 2 * kv_cols), d_model, weights) +
          PackedWeightBytes(d_model, d_model, weights) +
          2 * FloatRegionBytes(static_cast<uint64_t>(max_queries) * e) +
-         FloatRegionBytes(chunk * MemoryProjectionCols(d_model)) + 2 * FloatRegionBytes(chunk * e) +
-         KvCacheArenaBytes(max_memory, n_heads, n_heads, HeadWidthOrZero(d_model, n_heads),
-                           max_queries, storage);
+         FloatRegionBytes(chunk * MemoryProjectionCols(d_model, kv_cols)) +
+         2 * FloatRegionBytes(chunk * kv_cols) +
+         KvCacheArenaBytes(max_memory, n_heads, n_kv_heads, d_head, max_queries, storage);
 }
 constexpr uint64_t CrossArenaBytes(const ea_cross_config& c) {
-  return CrossArenaBytes(c.d_model, c.n_heads, c.max_memory, c.max_queries, c.storage,
+  return CrossArenaBytes(c.d_model, c.n_heads, c.n_kv_heads, c.max_memory, c.max_queries, c.storage,
                          c.weights_layout);
 }
 

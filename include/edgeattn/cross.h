@@ -6,7 +6,11 @@
  *
  * Weights are ea_mha_weights in PyTorch's layout (in_proj [3 d_model,
  * d_model], out_proj [d_model, d_model]), row-major or packed
- * (ea_linear_pack_weights of the whole matrix), referenced, not copied.
+ * (ea_linear_pack_weights of the whole matrix), referenced, not copied. With
+ * n_kv_heads < n_heads (grouped-query attention, as ea_decoder_config)
+ * in_proj has (n_heads + 2 n_kv_heads) d_head rows: W_Q, then W_K and W_V of
+ * n_kv_heads heads each (d_head = d_model / n_heads); query head h reads the
+ * memory's head h / (n_heads / n_kv_heads).
  * Memory: ea_cross_arena_size; the plan carves everything at init. No heap.
  * A cross-attention is used by one thread at a time.
  */
@@ -29,10 +33,11 @@ extern "C" {
 typedef struct ea_cross_config {
   int32_t d_model;
   int32_t n_heads;
+  int32_t n_kv_heads;  /* divides n_heads (EA_ERR_HEADS_MISMATCH); n_heads: plain MHA */
   int32_t max_memory;  /* most memory rows */
   int32_t max_queries; /* most query rows per run (independent of max_memory) */
   ea_kv_storage storage;
-  ea_weights_layout weights_layout; /* in_proj [3 d_model, d_model], out_proj */
+  ea_weights_layout weights_layout; /* in_proj [d_model + 2 n_kv_heads d_head, d_model], out_proj */
 } ea_cross_config;
 
 typedef struct ea_cross {
@@ -42,7 +47,7 @@ typedef struct ea_cross {
   const float* packed_out_proj;
   float* q;        /* [max_queries, d_model] */
   float* kv_chunk; /* memory rows projected to K|V, a chunk at a time */
-  float* k;        /* [chunk, d_model] */
+  float* k;        /* [chunk, n_kv_heads d_head] */
   float* v;
   float* heads_out; /* [max_queries, d_model] */
   ea_kv_cache cache;

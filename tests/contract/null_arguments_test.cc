@@ -85,6 +85,7 @@ ea_cross_config CrossConfig() {
   ea_cross_config c{};
   c.d_model = kDModel;
   c.n_heads = kHeads;
+  c.n_kv_heads = kHeads;
   c.max_memory = kTokens;
   c.max_queries = kTokens;
   c.storage = EA_KV_STORAGE_F32;

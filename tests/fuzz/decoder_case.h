@@ -53,6 +53,18 @@ struct PlanOp {
   }
 };
 
+// A layer's key/value heads: the kv_kind-th divisor of n_heads (kv_kind
+// < 200), else the case's own n_kv_heads (any value).
+inline int32_t KvHeadsOf(int32_t n_heads, uint8_t kv_kind, int32_t n_kv_heads) {
+  if (kv_kind >= 200 || n_heads <= 0 || n_heads > (1 << 12)) return n_kv_heads;
+  int32_t divisors[64];
+  int count = 0;
+  for (int32_t h = 1; h <= n_heads && count < 64; ++h) {
+    if (n_heads % h == 0) divisors[count++] = h;
+  }
+  return divisors[kv_kind % count];
+}
+
 // The decoder: ea_decoder_arena_size, _init, then up to kMaxDecoderOps
 // steps, resets and broken re-inits, replayed from the start on every target.
 struct DecoderCase {
@@ -81,15 +93,7 @@ struct DecoderCase {
   uint8_t op_count = 0;                 // modulo kMaxDecoderOps + 1
   PlanOp ops[kMaxDecoderOps];
 
-  int32_t NKvHeads() const {
-    if (kv_kind >= 200 || n_heads <= 0 || n_heads > (1 << 12)) return n_kv_heads;
-    int32_t divisors[64];
-    int count = 0;
-    for (int32_t h = 1; h <= n_heads && count < 64; ++h) {
-      if (n_heads % h == 0) divisors[count++] = h;
-    }
-    return divisors[kv_kind % count];
-  }
+  int32_t NKvHeads() const { return KvHeadsOf(n_heads, kv_kind, n_kv_heads); }
   int32_t DModel() const {
     if (head_kind >= 224 || n_heads <= 0 || n_heads > 64) return d_model;
     return n_heads * (1 + head_kind % 8);
@@ -114,6 +118,8 @@ inline constexpr float kRopeBases[8] = {10000.0f, 500000.0f, 100.0f, 2.0f, 1e6f,
 struct CrossCase {
   Common common;  // as DecoderCase
   int32_t n_heads = 2;
+  uint8_t kv_kind = 0;  // as DecoderCase (KvHeadsOf)
+  int32_t n_kv_heads = 1;
   uint8_t head_kind = 0;  // as DecoderCase
   int32_t d_model = 8;
   uint8_t memory_kind = 0;  // < 200: 1 + memory_kind % 24 (or 65..88 past 176); else max_memory
@@ -137,6 +143,13 @@ struct CrossCase {
     return memory_kind < 176 ? 1 + memory_kind % 24 : 65 + memory_kind % 24;
   }
   int32_t MaxQueries() const { return queries_kind < 200 ? 1 + queries_kind % 8 : max_queries; }
+  int32_t NKvHeads() const { return KvHeadsOf(n_heads, kv_kind, n_kv_heads); }
+  // in_proj's rows, d_model + 2 n_kv_heads d_head (0 where undefined).
+  int64_t InProjRows() const {
+    const int64_t e = DModel(), kv = NKvHeads();
+    if (e <= 0 || n_heads <= 0 || kv <= 0) return 0;
+    return e + 2 * kv * (e / n_heads);
+  }
   int OpCount() const { return op_count % (kMaxDecoderOps + 1); }
   uint8_t OpKind(int i) const {
     const uint8_t k = ops[i].kind;
@@ -223,6 +236,8 @@ template <class Io>
 void Visit(Io& io, CrossCase& c) {
   Visit(io, c.common);
   io.Dim(c.n_heads);
+  io.U8(c.kv_kind);
+  if (c.kv_kind >= 200) io.Dim(c.n_kv_heads);
   io.U8(c.head_kind);
   if (c.head_kind >= 224) io.Dim(c.d_model);
   io.U8(c.memory_kind);
@@ -235,8 +250,8 @@ void Visit(Io& io, CrossCase& c) {
   Visit(io, c.arena);
   io.U8(c.rerun);
   const int64_t e = c.DModel();
-  Visit(io, c.w_values[0], BoundedCount(3 * e, e));
-  Visit(io, c.b_values[0], BoundedCount(3 * e, 1));
+  Visit(io, c.w_values[0], BoundedCount(c.InProjRows(), e));
+  Visit(io, c.b_values[0], BoundedCount(c.InProjRows(), 1));
   Visit(io, c.w_values[1], BoundedCount(e, e));
   Visit(io, c.b_values[1], BoundedCount(e, 1));
   io.U8(c.op_count);

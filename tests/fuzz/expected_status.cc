@@ -561,18 +561,30 @@ StatusSet MhaCrossConfigRules(const ea_cross_config& c) {
   StatusSet set;
   if (!KnownKvStorage(c.storage)) set.Add(EA_ERR_BAD_ARGUMENT);
   LayoutRule(c.weights_layout, &set);
-  if (c.d_model <= 0 || c.n_heads <= 0 || c.max_memory <= 0 || c.max_queries <= 0) {
+  if (c.d_model <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 || c.max_memory <= 0 ||
+      c.max_queries <= 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
   }
-  if (c.d_model % c.n_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  const bool heads_divide = c.d_model % c.n_heads == 0;
+  if (!heads_divide || c.n_heads % c.n_kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
   // The cache's int8 and int4 head limit (kv_cache.h), met at plan or at init.
   if (IntegerKvStorage(c.storage) && c.d_model / c.n_heads > EA_KV_Q8_MAX_D_HEAD) {
     set.Tolerate(EA_ERR_BAD_DIMENSION);
   }
-  ElementsRule(3 * int64_t{c.d_model}, c.d_model, &set);  // in_proj_weight
-  ElementsRule(c.d_model, c.d_model, &set);               // out_proj_weight
-  if (TooManyElements(KeyPanelsRoundUp(3 * int64_t{c.d_model}), c.d_model) ||
+  // in_proj's rows: d_model + 2 n_kv_heads d_head (at most 3 d_model). With
+  // d_model not a multiple of n_heads d_head is not defined: the rule on
+  // them may or may not be applied.
+  StatusSet head_rules;
+  const int64_t qkv_rows = c.d_model + 2 * int64_t{c.n_kv_heads} * (c.d_model / c.n_heads);
+  ElementsRule(qkv_rows, c.d_model, &head_rules);  // in_proj_weight
+  if (heads_divide) {
+    set.Merge(head_rules);
+  } else {
+    set.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
+  }
+  ElementsRule(c.d_model, c.d_model, &set);  // out_proj_weight
+  if (TooManyElements(KeyPanelsRoundUp(qkv_rows), c.d_model) ||
       TooManyElements(KeyPanelsRoundUp(c.d_model), c.d_model)) {
     set.Tolerate(EA_ERR_DIMENSION_OVERFLOW);
   }

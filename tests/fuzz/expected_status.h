@@ -118,10 +118,11 @@ StatusSet KvCacheConfigRules(const ea_kv_cache_config& config);
 // rows, the cache's K / V of its capacity, also in 64-position blocks).
 // Without a window max_tokens and max_positions are independent (kv_cache.h).
 StatusSet MhaDecoderConfigRules(const ea_decoder_config& config);
-// Cross-attention: dimensions > 0, d_model divisible by n_heads, known
-// enums, no tensor past EA_MAX_ELEMENTS (in_proj [3 d_model, d_model],
-// out_proj, x / y of max_queries rows, the memory and its cache of
-// max_memory rows). max_queries and max_memory are independent.
+// Cross-attention: dimensions > 0, d_model divisible by n_heads and n_heads
+// by n_kv_heads, known enums, no tensor past EA_MAX_ELEMENTS (in_proj
+// [d_model + 2 n_kv_heads d_head, d_model], out_proj, x / y of max_queries
+// rows, the memory and its cache of max_memory rows). max_queries and
+// max_memory are independent.
 StatusSet MhaCrossConfigRules(const ea_cross_config& config);
 
 // The arena rules of init for a plan needing `need` bytes (need is

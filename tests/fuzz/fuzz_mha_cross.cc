@@ -49,6 +49,7 @@ ea_cross_config MakeConfig(const CrossCase& c) {
   memset(&config, 0, sizeof(config));
   config.d_model = c.DModel();
   config.n_heads = c.n_heads;
+  config.n_kv_heads = c.NKvHeads();
   config.max_memory = c.MaxMemory();
   config.max_queries = c.MaxQueries();
   config.storage = static_cast<ea_kv_storage>(c.storage);
@@ -58,12 +59,15 @@ ea_cross_config MakeConfig(const CrossCase& c) {
 
 ea_cross_config BrokenConfig(const ea_cross_config& good, uint8_t field, int32_t value) {
   ea_cross_config bad = good;
-  switch (field % 6) {
+  switch (field % 7) {
     case 0:
       bad.d_model = value;
       break;
     case 1:
       bad.n_heads = value;
+      break;
+    case 6:
+      bad.n_kv_heads = value;
       break;
     case 2:
       bad.max_memory = value;
@@ -130,13 +134,14 @@ void FuzzMhaCross(ByteReader& input) {
   const uint64_t need = config_valid ? edgeattn::CrossArenaBytes(config) : 0;
 
   Debug(
-      "ea_cross config: d_model %d heads %d max_memory %d max_queries %d storage %d weights "
+      "ea_cross config: d_model %d heads %d/%d max_memory %d max_queries %d storage %d weights "
       "%d\n",
-      config.d_model, config.n_heads, config.max_memory, config.max_queries,
+      config.d_model, config.n_heads, config.n_kv_heads, config.max_memory, config.max_queries,
       static_cast<int>(config.storage), static_cast<int>(config.weights_layout));
   CheckArenaSize("ea_cross_arena_size", ea_cross_arena_size, config, nulls, config_rules, need);
 
-  const int64_t rows = e > 0 && e <= INT32_MAX / 3 ? 3 * e : 0;
+  // in_proj's rows (at most 3 d_model); 0 where the shape leaves them undefined.
+  const int64_t rows = e > 0 && e <= INT32_MAX / 3 ? c.InProjRows() : 0;
   const bool materialised =
       WeightFloats(rows, e, c.weights_layout) > 0 && WeightFloats(e, e, c.weights_layout) > 0;
   ArenaLayout layout = LayOutArena(c.arena, need);
@@ -207,16 +212,16 @@ void FuzzMhaCross(ByteReader& input) {
   if (numerics) {
     layer_copy.Read(pool, weights, &spec);
     spec.n_heads = config.n_heads;
-    spec.n_kv_heads = config.n_heads;
+    spec.n_kv_heads = config.n_kv_heads;
     spec.storage = StoredAsOf(config.storage);
   }
   const ea_mha_weights layer_weights = weights.Arguments(pool, nulls);
 
   if (Debugging()) {
     Debug(
-        "ea_cross case: d_model %d heads %d max_memory %d max_queries %d storage %d weights "
+        "ea_cross case: d_model %d heads %d/%d max_memory %d max_queries %d storage %d weights "
         "%d need %llu capacity %llu pre-used %llu misalign %u nulls %#x, %d ops:",
-        config.d_model, config.n_heads, config.max_memory, config.max_queries,
+        config.d_model, config.n_heads, config.n_kv_heads, config.max_memory, config.max_queries,
         static_cast<int>(config.storage), static_cast<int>(config.weights_layout),
         static_cast<unsigned long long>(need), static_cast<unsigned long long>(layout.capacity),
         static_cast<unsigned long long>(layout.pre_used), layout.misalign, nulls, c.OpCount());

@@ -1359,10 +1359,13 @@ void DecoderSeeds() {
   Write("mha-decoder-d-model-int32-min", kMhaDecoder, c);
 }
 
+// kv_heads 0: as many key/value heads as query heads (plain MHA).
 CrossCase Cross(int32_t heads, int32_t d_head, int32_t max_memory, int32_t max_queries,
-                int32_t storage, const std::vector<PlanOp>& ops) {
+                int32_t storage, const std::vector<PlanOp>& ops, int32_t kv_heads = 0) {
   CrossCase c;
   c.n_heads = heads;
+  c.kv_kind = 250;  // n_kv_heads as given
+  c.n_kv_heads = kv_heads > 0 ? kv_heads : heads;
   c.head_kind = static_cast<uint8_t>(d_head - 1);
   c.memory_kind = 250;
   c.max_memory = max_memory;
@@ -1396,6 +1399,12 @@ void CrossSeeds() {
   Write("mha-cross-f16-packed-in-place", kMhaCross, c);
   c = Cross(2, 4, 3, 8, kF32, {Call(3, 50), Run(8, 51)});
   Write("mha-cross-queries-past-memory", kMhaCross, c);
+  c = Cross(4, 8, 70, 3, kF32, {Call(70, 52), Run(3, 53), Call(9, 54), Run(1, 55)}, 2);
+  Write("mha-cross-grouped-query", kMhaCross, c);
+  c = Cross(6, 16, 20, 2, kInt8, {Call(20, 56), Run(2, 57)}, 1);  // W_K inside a panel
+  Write("mha-cross-multi-query-int8", kMhaCross, c);
+  c = Cross(4, 4, 6, 2, kF32, {Call(6, 58), Run(2, 59)}, 3);  // 3 does not divide 4
+  Write("mha-cross-kv-heads-mismatch", kMhaCross, c);
   c = Cross(2, 4, 6, 2, kF32, {Run(2, 60), Call(7, 61), Call(0, 62), Call(6, 63), Run(3, 64)});
   Write("mha-cross-run-before-memory", kMhaCross, c);
   c = Cross(2, 4, 6, 2, kF32, {Call(6, 70), Call(2, 71), Run(2, 72)});

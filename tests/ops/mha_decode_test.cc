@@ -281,18 +281,19 @@ class OwnedCross {
   ea_status status_ = EA_OK;
 };
 
-void CheckCross(int d_model, int heads, int max_memory, int max_queries, ea_kv_storage storage,
-                uint64_t seed) {
-  SCOPED_TRACE(::testing::Message() << "d_model " << d_model << " heads " << heads << " memory "
-                                    << max_memory << " storage " << storage);
-  const LayerWeights w(d_model, heads, heads, seed);
-  OwnedCross cross(
-      ea_cross_config{d_model, heads, max_memory, max_queries, storage, EA_WEIGHTS_ROW_MAJOR},
-      w.View());
+void CheckCross(int d_model, int heads, int kv_heads, int max_memory, int max_queries,
+                ea_kv_storage storage, uint64_t seed) {
+  SCOPED_TRACE(::testing::Message()
+               << "d_model " << d_model << " heads " << heads << "/" << kv_heads << " memory "
+               << max_memory << " storage " << storage);
+  const LayerWeights w(d_model, heads, kv_heads, seed);
+  OwnedCross cross(ea_cross_config{d_model, heads, kv_heads, max_memory, max_queries, storage,
+                                   EA_WEIGHTS_ROW_MAJOR},
+                   w.View());
   ASSERT_EQ(cross.status(), EA_OK);
   const DecoderLayer layer{d_model,
                            heads,
-                           heads,
+                           kv_heads,
                            0,
                            StoredAsOf(storage),
                            w.in_proj.data(),
@@ -322,9 +323,21 @@ void CheckCross(int d_model, int heads, int max_memory, int max_queries, ea_kv_s
 
 TEST_P(MhaDecodeTest, CrossAttentionEqualsMultiheadAttentionOverTheMemory) {
   for (const ea_kv_storage storage : kEveryKvStorage) {
-    CheckCross(64, 4, 150, 5, storage, 141);  // three projection chunks
-    CheckCross(100, 5, 70, 7, storage, 142);  // W_K starts inside a weight panel
-    CheckCross(24, 3, 9, 9, storage, 143);    // one short chunk, all queries at once
+    CheckCross(64, 4, 4, 150, 5, storage, 141);  // three projection chunks
+    CheckCross(100, 5, 5, 70, 7, storage, 142);  // W_K starts inside a weight panel
+    CheckCross(24, 3, 3, 9, 9, storage, 143);    // one short chunk, all queries at once
+  }
+}
+
+// Grouped-query cross-attention (nn.MultiheadAttention's math with the
+// memory's key and value heads shared by n_heads / n_kv_heads query heads
+// each, as the decoder's): two groups, multi-query (one KV head), and W_K
+// and W_V starting inside a weight panel and ending mid-panel.
+TEST_P(MhaDecodeTest, GroupedQueryCrossAttentionSharesTheMemorysHeads) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
+    CheckCross(64, 4, 2, 150, 5, storage, 146);
+    CheckCross(64, 8, 1, 70, 3, storage, 147);
+    CheckCross(96, 6, 3, 20, 4, storage, 148);
   }
 }
 
@@ -333,8 +346,8 @@ TEST_P(MhaDecodeTest, CrossAttentionEqualsMultiheadAttentionOverTheMemory) {
 // (0.9.1 refused max_queries > max_memory with EA_ERR_BAD_DIMENSION).
 TEST_P(MhaDecodeTest, CrossAttentionTakesMoreQueriesThanMemoryRows) {
   for (const ea_kv_storage storage : kEveryKvStorage) {
-    CheckCross(32, 4, 4, 8, storage, 144);
-    CheckCross(16, 2, 1, 3, storage, 145);
+    CheckCross(32, 4, 4, 4, 8, storage, 144);
+    CheckCross(16, 2, 2, 1, 3, storage, 145);
   }
 }
 
@@ -366,7 +379,7 @@ TEST_P(MhaDecodeTest, RefusalsLeaveOutputsAndTheStreamUntouched) {
   EXPECT_EQ(decoder.get()->cache.length, 6);
 
   const LayerWeights cw(s.d_model, 2, 2, 153);
-  OwnedCross cross(ea_cross_config{s.d_model, 2, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
+  OwnedCross cross(ea_cross_config{s.d_model, 2, 2, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
                    cw.View());
   ASSERT_EQ(cross.status(), EA_OK);
   EXPECT_EQ(ea_cross_run(cross.get(), x.data(), 1, untouched.data()), EA_ERR_BAD_ARGUMENT);
@@ -424,7 +437,7 @@ TEST_P(MhaDecodeTest, InputsOverTheWeightsOrTablesAreRefused) {
   EXPECT_EQ(ea_decoder_step(decoder.get(), x.data(), 1, y.data()), EA_OK);
 
   const LayerWeights cw(s.d_model, 4, 4, 164);
-  OwnedCross cross(ea_cross_config{s.d_model, 4, 6, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
+  OwnedCross cross(ea_cross_config{s.d_model, 4, 4, 6, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
                    cw.View());
   ASSERT_EQ(cross.status(), EA_OK);
   const std::vector<float> memory = RandomTensor(static_cast<size_t>(3) * s.d_model, 165);
@@ -493,7 +506,8 @@ TEST(MhaDecodeConfig, InitRefusesWhatArenaSizeRefusesBeforeAnyArithmetic) {
       {"d_model INT32_MAX", INT32_MAX, 7},
   };
   for (const auto& d : crosses) {
-    const ea_cross_config c{d.d_model, d.n_heads, 4, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
+    const ea_cross_config c{d.d_model, d.n_heads,         d.n_heads,           4,
+                            2,         EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
     size_t bytes = 0;
     const ea_status expected = ea_cross_arena_size(&c, &bytes);
     EXPECT_NE(expected, EA_OK) << d.what;
@@ -572,7 +586,7 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   EXPECT_EQ(ea_decoder_step(&never_initialised, rope, 1, y), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(ea_decoder_reset(&never_initialised), EA_ERR_BAD_ARGUMENT);
 
-  ea_cross_config cross{32, 4, 10, 4, EA_KV_STORAGE_Q8, EA_WEIGHTS_ROW_MAJOR};
+  ea_cross_config cross{32, 4, 4, 10, 4, EA_KV_STORAGE_Q8, EA_WEIGHTS_ROW_MAJOR};
   EXPECT_EQ(ea_cross_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_cross_init(nullptr, &cross, nullptr, nullptr), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_cross_set_memory(nullptr, rope, 1), EA_ERR_NULL_POINTER);
@@ -586,8 +600,18 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   EXPECT_EQ(bytes, edgeattn::CrossArenaBytes(cross));
   cross.max_queries = 0;
   EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_BAD_DIMENSION);
-  cross = ea_cross_config{30, 4, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
+  cross = ea_cross_config{30, 4, 4, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
   EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_HEADS_MISMATCH);
+  cross.d_model = 32;
+  cross.n_kv_heads = 3;  // does not divide n_heads
+  EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_HEADS_MISMATCH);
+  for (const int32_t kv_heads : {0, -1}) {
+    cross.n_kv_heads = kv_heads;
+    EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_BAD_DIMENSION) << kv_heads;
+  }
+  cross.n_kv_heads = 2;
+  ASSERT_EQ(ea_cross_arena_size(&cross, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::CrossArenaBytes(cross));
 }
 
 // One byte less than the formula is refused, and init carves exactly it.
@@ -607,8 +631,8 @@ TEST(MhaDecodeConfig, ArenaIsTheFormula) {
   ASSERT_EQ(ea_decoder_init(&decoder, &c, &weights, &arena), EA_OK);
   EXPECT_EQ(arena.used, bytes);
 
-  const LayerWeights cw(100, 5, 5, 162);
-  const ea_cross_config cc{100, 5, 130, 6, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR};
+  const LayerWeights cw(120, 6, 3, 162);  // grouped: W_K and W_V inside weight panels
+  const ea_cross_config cc{120, 6, 3, 130, 6, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR};
   const size_t cross_bytes = static_cast<size_t>(edgeattn::CrossArenaBytes(cc));
   AlignedBytes cross_storage(cross_bytes);
   ea_cross cross{};

@@ -59,20 +59,22 @@ std::vector<double> ReferenceCross(const DecoderLayer& layer, const std::vector<
                                    int n_queries, const std::vector<float>& memory, int n_memory) {
   const int e = layer.d_model;
   const int d = e / layer.n_heads;
-  const size_t w = static_cast<size_t>(e) * e;
+  const int kv = layer.n_kv_heads * d;
+  const float* w = layer.in_proj_weight;  // rows: W_Q [e], W_K [kv], W_V [kv]
   const float* b = layer.in_proj_bias;
   const std::vector<double> q = ReferenceLinear(
       std::vector<double>(x.begin(), x.begin() + static_cast<ptrdiff_t>(n_queries) * e), n_queries,
-      e, layer.in_proj_weight, b, e);
+      e, w, b, e);
   const std::vector<double> m(memory.begin(),
                               memory.begin() + static_cast<ptrdiff_t>(n_memory) * e);
+  const size_t k_row = static_cast<size_t>(e), v_row = static_cast<size_t>(e) + kv;
   const std::vector<double> k =
-      ReferenceLinear(m, n_memory, e, layer.in_proj_weight + w, b != nullptr ? b + e : nullptr, e);
-  const std::vector<double> v = ReferenceLinear(m, n_memory, e, layer.in_proj_weight + 2 * w,
-                                                b != nullptr ? b + 2 * e : nullptr, e);
+      ReferenceLinear(m, n_memory, e, w + k_row * e, b != nullptr ? b + k_row : nullptr, kv);
+  const std::vector<double> v =
+      ReferenceLinear(m, n_memory, e, w + v_row * e, b != nullptr ? b + v_row : nullptr, kv);
   const std::vector<double> k_stored = Stored(k, d, layer.storage);
   const std::vector<double> v_stored = Stored(v, d, layer.storage);
-  const DecodeProblem problem{layer.n_heads, layer.n_heads, d, 0, 0.0, nullptr};
+  const DecodeProblem problem{layer.n_heads, layer.n_kv_heads, d, 0, 0.0, nullptr};
   // Each query as the newest position of the memory sees all of it.
   std::vector<double> heads;
   for (int i = 0; i < n_queries; ++i) {

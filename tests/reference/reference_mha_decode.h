@@ -33,8 +33,8 @@ std::vector<double> ReferenceDecoderStream(const DecoderLayer& layer, const std:
                                            int tokens);
 
 // y [n_queries, d_model] = nn.MultiheadAttention(x, memory, memory) with the
-// memory's keys and values as the cache stores them (layer: n_kv_heads =
-// n_heads, no positions, window, RoPE or ALiBi).
+// memory's keys and values as the cache stores them (layer: n_kv_heads key
+// and value heads, no positions, window, RoPE or ALiBi).
 std::vector<double> ReferenceCross(const DecoderLayer& layer, const std::vector<float>& x,
                                    int n_queries, const std::vector<float>& memory, int n_memory);
 

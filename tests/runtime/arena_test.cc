@@ -502,7 +502,7 @@ TEST(ArenaFormulas, AreTotalOverEveryInt32Edge) {
                                             edgeattn::PositionStorage::kArena, b);
         sum += edgeattn::DecoderArenaBytes(a, b, c, a, b, c, EA_KV_STORAGE_Q8,
                                            edgeattn::PositionStorage::kArena, EA_WEIGHTS_ROW_MAJOR);
-        sum += edgeattn::CrossArenaBytes(a, b, c, a, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR);
+        sum += edgeattn::CrossArenaBytes(a, b, c, a, b, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR);
         sum += edgeattn::SelfAttentionArenaBytes(a, b, c, a, edgeattn::PositionStorage::kArena,
                                                  EA_WEIGHTS_ROW_MAJOR, b);
         sum += edgeattn::SelfAttentionQuantArenaBytes(a, b, c, a, EA_DTYPE_INT8,
@@ -517,6 +517,7 @@ TEST(ArenaFormulas, AreTotalOverEveryInt32Edge) {
     }
   }
   // A valid shape still gives its value.
-  EXPECT_EQ(edgeattn::CrossArenaBytes(32, 4, 4, 8, EA_KV_STORAGE_F32, EA_WEIGHTS_PACKED) > 0, true);
+  EXPECT_EQ(edgeattn::CrossArenaBytes(32, 4, 2, 4, 8, EA_KV_STORAGE_F32, EA_WEIGHTS_PACKED) > 0,
+            true);
   RecordProperty("checksum", std::to_string(sum));
 }

@@ -1,6 +1,7 @@
 // C entry points of MHA cross-attention (edgeattn/cross.h):
 // nn.MultiheadAttention(x, memory, memory) with the memory's keys and values
-// projected once into a KV cache. set_memory runs the memory through the
+// projected once into a KV cache (n_kv_heads of them: grouped-query
+// attention as the decoder's). set_memory runs the memory through the
 // in_proj panels of W_K and W_V only (from the panel holding W_K's first row,
 // kMemoryChunkRows rows at a time); a run projects its queries through the
 // panels of W_Q only and attends to the whole memory.
@@ -19,12 +20,18 @@
 namespace edgeattn {
 namespace {
 
+int32_t HeadWidth(const ea_cross_config& c) { return c.d_model / c.n_heads; }
+int32_t KvWidth(const ea_cross_config& c) { return c.n_kv_heads * HeadWidth(c); }
+// The in_proj rows, d_model + 2 KvWidth: at most 3 d_model, which Validate
+// bounds by EA_MAX_ELEMENTS, so it fits an int32 once validated.
+int32_t QkvWidth(const ea_cross_config& c) { return c.d_model + 2 * KvWidth(c); }
+
 ea_kv_cache_config CacheConfig(const ea_cross_config& c) {
   ea_kv_cache_config cache{};
   cache.capacity = c.max_memory;
   cache.n_heads = c.n_heads;
-  cache.n_kv_heads = c.n_heads;
-  cache.d_head = c.d_model / c.n_heads;
+  cache.n_kv_heads = c.n_kv_heads;
+  cache.d_head = HeadWidth(c);
   cache.max_queries = c.max_queries;
   cache.window = 0;
   cache.storage = c.storage;
@@ -35,12 +42,14 @@ ea_kv_cache_config CacheConfig(const ea_cross_config& c) {
 
 ea_status Validate(const ea_cross_config& c) {
   ea_status status = CheckPositive(c.d_model, c.n_heads, c.max_memory, c.max_queries);
+  if (status == EA_OK && c.n_kv_heads <= 0) status = EA_ERR_BAD_DIMENSION;
   if (status != EA_OK) return status;
-  if (c.d_model % c.n_heads != 0) return EA_ERR_HEADS_MISMATCH;
-  // Both bound d_model by EA_MAX_ELEMENTS, so 3 * d_model below fits an int32.
+  if (c.d_model % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
+  // Both bound d_model by EA_MAX_ELEMENTS, so the in_proj rows (at most
+  // 3 d_model) fit an int32.
   status = CheckElements(c.max_memory, c.d_model);
   if (status == EA_OK) status = CheckElements(c.max_queries, c.d_model);
-  if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, 3 * c.d_model, c.d_model);
+  if (status == EA_OK) status = CheckWeightMatrix(c.weights_layout, QkvWidth(c), c.d_model);
   size_t bytes = 0;
   const ea_kv_cache_config cache = CacheConfig(c);
   // The cache's rules (the storage, its size; no window, so max_queries and
@@ -57,8 +66,8 @@ struct Kept {
 Kept KeptExtents(const ea_cross_config& c, const ea_mha_weights& w) {
   Kept kept{};
   kept.extents[0] =
-      Extent{w.in_proj_weight, WeightMatrixBytes(3 * c.d_model, c.d_model, c.weights_layout)};
-  kept.extents[1] = Extent{w.in_proj_bias, FloatBytes(3 * int64_t{c.d_model})};
+      Extent{w.in_proj_weight, WeightMatrixBytes(QkvWidth(c), c.d_model, c.weights_layout)};
+  kept.extents[1] = Extent{w.in_proj_bias, FloatBytes(QkvWidth(c))};
   kept.extents[2] =
       Extent{w.out_proj_weight, WeightMatrixBytes(c.d_model, c.d_model, c.weights_layout)};
   kept.extents[3] = Extent{w.out_proj_bias, FloatBytes(c.d_model)};
@@ -72,14 +81,15 @@ void AppendMemoryChunk(ea_cross* cross, const float* memory, int32_t rows) {
   // Panel p of the packed in_proj holds output rows [64 p, 64 p + 64).
   const size_t first_panel = e / kKeyBlock;
   const size_t first_col = first_panel * kKeyBlock;
-  const size_t cols = static_cast<size_t>(MemoryProjectionCols(c.d_model));
+  const size_t kv = static_cast<size_t>(KvWidth(c));
+  const size_t cols = static_cast<size_t>(MemoryProjectionCols(c.d_model, kv));
   const float* bias = cross->weights.in_proj_bias;
   LinearF32(memory, e, rows, c.d_model, cross->packed_in_proj + first_panel * e * kKeyBlock,
             bias != nullptr ? bias + first_col : nullptr, static_cast<int32_t>(cols),
             cross->kv_chunk, cols);
   const size_t n = static_cast<size_t>(rows);
-  CopyColumns(cross->kv_chunk, cols, e - first_col, e, n, cross->k);
-  CopyColumns(cross->kv_chunk, cols, 2 * e - first_col, e, n, cross->v);
+  CopyColumns(cross->kv_chunk, cols, e - first_col, kv, n, cross->k);
+  CopyColumns(cross->kv_chunk, cols, e + kv - first_col, kv, n, cross->v);
   ea_kv_cache_append(&cross->cache, cross->k, cross->v, rows);  // sizes validated
 }
 
@@ -121,16 +131,18 @@ ea_status ea_cross_init(ea_cross* cross, const ea_cross_config* config,
   cross->config = c;
   cross->weights = *weights;
   const uint64_t e = static_cast<uint64_t>(c.d_model);
+  const uint64_t kv = static_cast<uint64_t>(edgeattn::KvWidth(c));
   const uint64_t chunk = edgeattn::MemoryChunkRows(c.max_memory);
-  cross->packed_in_proj = edgeattn::ResolvePackedWeights(weights->in_proj_weight, 3 * c.d_model,
-                                                         c.d_model, c.weights_layout, arena);
+  cross->packed_in_proj = edgeattn::ResolvePackedWeights(
+      weights->in_proj_weight, edgeattn::QkvWidth(c), c.d_model, c.weights_layout, arena);
   cross->packed_out_proj = edgeattn::ResolvePackedWeights(weights->out_proj_weight, c.d_model,
                                                           c.d_model, c.weights_layout, arena);
   cross->q = edgeattn::CarveFloats(arena, static_cast<uint64_t>(c.max_queries) * e);
   cross->heads_out = edgeattn::CarveFloats(arena, static_cast<uint64_t>(c.max_queries) * e);
-  cross->kv_chunk = edgeattn::CarveFloats(arena, chunk * edgeattn::MemoryProjectionCols(c.d_model));
-  cross->k = edgeattn::CarveFloats(arena, chunk * e);
-  cross->v = edgeattn::CarveFloats(arena, chunk * e);
+  cross->kv_chunk =
+      edgeattn::CarveFloats(arena, chunk * edgeattn::MemoryProjectionCols(c.d_model, kv));
+  cross->k = edgeattn::CarveFloats(arena, chunk * kv);
+  cross->v = edgeattn::CarveFloats(arena, chunk * kv);
   const ea_kv_cache_config cache = edgeattn::CacheConfig(c);
   status = ea_kv_cache_init(&cross->cache, &cache, arena);
   cross->carve = carve.begin;

@@ -4,12 +4,12 @@
  * attends to all of the memory (no mask, no positions: add them to x and the
  * memory before, as PyTorch's callers do).
  *
- * Weights are ea_mha_weights in PyTorch's layout (in_proj [3 d_model,
- * d_model], out_proj [d_model, d_model]), row-major or packed
- * (ea_linear_pack_weights of the whole matrix), referenced, not copied. With
- * n_kv_heads < n_heads (grouped-query attention, as ea_decoder_config)
- * in_proj has (n_heads + 2 n_kv_heads) d_head rows: W_Q, then W_K and W_V of
- * n_kv_heads heads each (d_head = d_model / n_heads); query head h reads the
+ * Weights are ea_mha_weights in PyTorch's layout (in_proj [(n_heads +
+ * 2 n_kv_heads) d_head, d_model]: W_Q, then W_K and W_V of n_kv_heads heads
+ * each, d_head = d_model / n_heads, so [3 d_model, d_model] for plain MHA;
+ * out_proj [d_model, d_model]), row-major or packed (ea_linear_pack_weights
+ * of the whole matrix), referenced, not copied. With n_kv_heads < n_heads
+ * (grouped-query attention, as ea_decoder_config) query head h reads the
  * memory's head h / (n_heads / n_kv_heads).
  * Memory: ea_cross_arena_size; the plan carves everything at init. No heap.
  * A cross-attention is used by one thread at a time.
@@ -33,11 +33,14 @@ extern "C" {
 typedef struct ea_cross_config {
   int32_t d_model;
   int32_t n_heads;
-  int32_t n_kv_heads;  /* divides n_heads (EA_ERR_HEADS_MISMATCH); n_heads: plain MHA */
   int32_t max_memory;  /* most memory rows */
   int32_t max_queries; /* most query rows per run (independent of max_memory) */
   ea_kv_storage storage;
   ea_weights_layout weights_layout; /* in_proj [d_model + 2 n_kv_heads d_head, d_model], out_proj */
+  /* Key/value heads: divides n_heads (EA_ERR_HEADS_MISMATCH); n_heads for
+   * plain MHA. Last, so that a config written before it existed (0 here) is
+   * refused (EA_ERR_BAD_DIMENSION), not read with its fields shifted. */
+  int32_t n_kv_heads;
 } ea_cross_config;
 
 typedef struct ea_cross {

@@ -1263,7 +1263,7 @@ void RunMhaDecodeCase(ea_kv_storage storage) {
   EXPECT_EQ(NO_HEAP(ea_decoder_reset(&decoder)), EA_OK);
   ExpectAllFinite(y, "decoder y");
 
-  const ea_cross_config cc{d_model, heads, heads, 100, 3, storage, EA_WEIGHTS_ROW_MAJOR};
+  const ea_cross_config cc{d_model, heads, 100, 3, storage, EA_WEIGHTS_ROW_MAJOR, heads};
   ASSERT_EQ(NO_HEAP(ea_cross_arena_size(&cc, &bytes)), EA_OK);
   TestArena cross_arena(bytes);
   ea_cross cross{};

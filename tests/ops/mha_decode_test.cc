@@ -287,8 +287,8 @@ void CheckCross(int d_model, int heads, int kv_heads, int max_memory, int max_qu
                << "d_model " << d_model << " heads " << heads << "/" << kv_heads << " memory "
                << max_memory << " storage " << storage);
   const LayerWeights w(d_model, heads, kv_heads, seed);
-  OwnedCross cross(ea_cross_config{d_model, heads, kv_heads, max_memory, max_queries, storage,
-                                   EA_WEIGHTS_ROW_MAJOR},
+  OwnedCross cross(ea_cross_config{d_model, heads, max_memory, max_queries, storage,
+                                   EA_WEIGHTS_ROW_MAJOR, kv_heads},
                    w.View());
   ASSERT_EQ(cross.status(), EA_OK);
   const DecoderLayer layer{d_model,
@@ -341,6 +341,41 @@ TEST_P(MhaDecodeTest, GroupedQueryCrossAttentionSharesTheMemorysHeads) {
   }
 }
 
+// Grouped-query in_proj packed ahead of time (ea_linear_pack_weights of its
+// (n_heads + 2 n_kv_heads) d_head rows) gives the row-major plan's bits: W_K
+// and W_V start inside a packed panel (d_model 96) and end mid-panel.
+TEST_P(MhaDecodeTest, GroupedQueryCrossFromPackedWeightsGivesTheRowMajorBits) {
+  const int d_model = 96, heads = 6, kv_heads = 2, qkv = d_model + 2 * kv_heads * 16;
+  const LayerWeights w(d_model, heads, kv_heads, 149);
+  size_t in_floats = 0, out_floats = 0;
+  ASSERT_EQ(ea_linear_packed_size(qkv, d_model, &in_floats), EA_OK);
+  ASSERT_EQ(ea_linear_packed_size(d_model, d_model, &out_floats), EA_OK);
+  std::vector<float> in_packed(in_floats), out_packed(out_floats);
+  ASSERT_EQ(ea_linear_pack_weights(w.in_proj.data(), qkv, d_model, in_packed.data(), in_floats),
+            EA_OK);
+  ASSERT_EQ(
+      ea_linear_pack_weights(w.out_proj.data(), d_model, d_model, out_packed.data(), out_floats),
+      EA_OK);
+  const ea_mha_weights packed{in_packed.data(), w.in_bias.data(), out_packed.data(),
+                              w.out_bias.data()};
+  OwnedCross row_major(
+      ea_cross_config{d_model, heads, 70, 3, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR, kv_heads},
+      w.View());
+  OwnedCross from_packed(
+      ea_cross_config{d_model, heads, 70, 3, EA_KV_STORAGE_F32, EA_WEIGHTS_PACKED, kv_heads},
+      packed);
+  ASSERT_EQ(row_major.status(), EA_OK);
+  ASSERT_EQ(from_packed.status(), EA_OK);
+  const std::vector<float> memory = RandomTensor(static_cast<size_t>(70) * d_model, 150);
+  const std::vector<float> x = RandomTensor(static_cast<size_t>(3) * d_model, 151);
+  std::vector<float> y_row_major(x.size(), NAN), y_packed(x.size(), NAN);
+  ASSERT_EQ(ea_cross_set_memory(row_major.get(), memory.data(), 70), EA_OK);
+  ASSERT_EQ(ea_cross_set_memory(from_packed.get(), memory.data(), 70), EA_OK);
+  ASSERT_EQ(ea_cross_run(row_major.get(), x.data(), 3, y_row_major.data()), EA_OK);
+  ASSERT_EQ(ea_cross_run(from_packed.get(), x.data(), 3, y_packed.data()), EA_OK);
+  EXPECT_EQ(0, memcmp(y_row_major.data(), y_packed.data(), x.size() * sizeof(float)));
+}
+
 // Query and memory lengths are independent, as nn.MultiheadAttention's are: a
 // step of 8 queries over an encoder memory of 4 rows, 3 queries over 1 row
 // (0.9.1 refused max_queries > max_memory with EA_ERR_BAD_DIMENSION).
@@ -379,7 +414,7 @@ TEST_P(MhaDecodeTest, RefusalsLeaveOutputsAndTheStreamUntouched) {
   EXPECT_EQ(decoder.get()->cache.length, 6);
 
   const LayerWeights cw(s.d_model, 2, 2, 153);
-  OwnedCross cross(ea_cross_config{s.d_model, 2, 2, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
+  OwnedCross cross(ea_cross_config{s.d_model, 2, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR, 2},
                    cw.View());
   ASSERT_EQ(cross.status(), EA_OK);
   EXPECT_EQ(ea_cross_run(cross.get(), x.data(), 1, untouched.data()), EA_ERR_BAD_ARGUMENT);
@@ -437,7 +472,7 @@ TEST_P(MhaDecodeTest, InputsOverTheWeightsOrTablesAreRefused) {
   EXPECT_EQ(ea_decoder_step(decoder.get(), x.data(), 1, y.data()), EA_OK);
 
   const LayerWeights cw(s.d_model, 4, 4, 164);
-  OwnedCross cross(ea_cross_config{s.d_model, 4, 4, 6, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR},
+  OwnedCross cross(ea_cross_config{s.d_model, 4, 6, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR, 4},
                    cw.View());
   ASSERT_EQ(cross.status(), EA_OK);
   const std::vector<float> memory = RandomTensor(static_cast<size_t>(3) * s.d_model, 165);
@@ -506,8 +541,8 @@ TEST(MhaDecodeConfig, InitRefusesWhatArenaSizeRefusesBeforeAnyArithmetic) {
       {"d_model INT32_MAX", INT32_MAX, 7},
   };
   for (const auto& d : crosses) {
-    const ea_cross_config c{d.d_model, d.n_heads,         d.n_heads,           4,
-                            2,         EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
+    const ea_cross_config c{d.d_model, d.n_heads, 4, 2, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR,
+                            d.n_heads};
     size_t bytes = 0;
     const ea_status expected = ea_cross_arena_size(&c, &bytes);
     EXPECT_NE(expected, EA_OK) << d.what;
@@ -586,7 +621,7 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   EXPECT_EQ(ea_decoder_step(&never_initialised, rope, 1, y), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(ea_decoder_reset(&never_initialised), EA_ERR_BAD_ARGUMENT);
 
-  ea_cross_config cross{32, 4, 4, 10, 4, EA_KV_STORAGE_Q8, EA_WEIGHTS_ROW_MAJOR};
+  ea_cross_config cross{32, 4, 10, 4, EA_KV_STORAGE_Q8, EA_WEIGHTS_ROW_MAJOR, 4};
   EXPECT_EQ(ea_cross_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_cross_init(nullptr, &cross, nullptr, nullptr), EA_ERR_NULL_POINTER);
   EXPECT_EQ(ea_cross_set_memory(nullptr, rope, 1), EA_ERR_NULL_POINTER);
@@ -600,7 +635,7 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   EXPECT_EQ(bytes, edgeattn::CrossArenaBytes(cross));
   cross.max_queries = 0;
   EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_BAD_DIMENSION);
-  cross = ea_cross_config{30, 4, 4, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR};
+  cross = ea_cross_config{30, 4, 10, 4, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR, 4};
   EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_HEADS_MISMATCH);
   cross.d_model = 32;
   cross.n_kv_heads = 3;  // does not divide n_heads
@@ -632,7 +667,7 @@ TEST(MhaDecodeConfig, ArenaIsTheFormula) {
   EXPECT_EQ(arena.used, bytes);
 
   const LayerWeights cw(120, 6, 3, 162);  // grouped: W_K and W_V inside weight panels
-  const ea_cross_config cc{120, 6, 3, 130, 6, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR};
+  const ea_cross_config cc{120, 6, 130, 6, EA_KV_STORAGE_F16, EA_WEIGHTS_ROW_MAJOR, 3};
   const size_t cross_bytes = static_cast<size_t>(edgeattn::CrossArenaBytes(cc));
   AlignedBytes cross_storage(cross_bytes);
   ea_cross cross{};

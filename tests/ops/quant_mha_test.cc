@@ -277,7 +277,10 @@ TEST_P(QuantMhaRandom, PaddedKeysEqualTheIntegerReference) {
 // What padding means without the reference: the valid tokens' outputs and
 // probabilities do not depend on the padded tokens. Padded rows of x changed
 // (each value v to -1 - v, which keeps its range and spread) leave rows
-// [0, n_valid_keys) of y and of every head's attn_weights as they were.
+// [0, n_valid_keys) of y and of every head's attn_weights as they were
+// (without the causal mask only padding hides the later tokens from them),
+// and no row of any head gives a padded key a probability other than the
+// zero value (with the causal mask the rows past n_valid_keys would see them).
 TEST_P(QuantMhaRandom, PaddedTokensDoNotReachTheValidRows) {
   for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
     for (const bool causal : {false, true}) {
@@ -297,11 +300,18 @@ TEST_P(QuantMhaRandom, PaddedTokensDoNotReachTheValidRows) {
       EXPECT_TRUE(std::equal(first.y.begin(), first.y.begin() + padded_from, second.y.begin()))
           << (causal ? "causal" : "full");
       const size_t rows = static_cast<size_t>(c.n_valid_keys) * c.n;  // per head
+      const int32_t zero_probability = dtype == EA_DTYPE_INT8 ? -128 : 0;
       for (int h = 0; h < c.heads; ++h) {
         const size_t head = static_cast<size_t>(h) * c.n * c.n;
         EXPECT_TRUE(std::equal(first.probs.begin() + head, first.probs.begin() + head + rows,
                                second.probs.begin() + head))
             << "head " << h << (causal ? " causal" : " full");
+        for (int i = 0; i < c.n; ++i) {
+          for (int j = c.n_valid_keys; j < c.n; ++j) {
+            EXPECT_EQ(second.probs[head + static_cast<size_t>(i) * c.n + j], zero_probability)
+                << "head " << h << " row " << i << " padded key " << j;
+          }
+        }
       }
     }
   }

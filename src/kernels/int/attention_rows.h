@@ -37,8 +37,8 @@ inline int16_t OutputS16(int64_t acc, const Requantize64Factors& factors) {
 }
 
 // Keys query row `row` sees: the first n_valid_keys, and with a causal mask
-// none past its bottom-right diagonal. Never more for a later row, which the
-// row-block kernels rely on (a block scores up to its last row's keys).
+// none past its bottom-right diagonal. A later row never sees fewer, which
+// the row-block kernels rely on (a block scores up to its last row's keys).
 template <typename T>
 inline int32_t VisibleKeys(const AttentionQArgs<T>& a, int32_t row) {
   const int32_t valid = a.n_valid_keys;

@@ -53,18 +53,6 @@ struct PlanOp {
   }
 };
 
-// A layer's key/value heads: the kv_kind-th divisor of n_heads (kv_kind
-// < 200), else the case's own n_kv_heads (any value).
-inline int32_t KvHeadsOf(int32_t n_heads, uint8_t kv_kind, int32_t n_kv_heads) {
-  if (kv_kind >= 200 || n_heads <= 0 || n_heads > (1 << 12)) return n_kv_heads;
-  int32_t divisors[64];
-  int count = 0;
-  for (int32_t h = 1; h <= n_heads && count < 64; ++h) {
-    if (n_heads % h == 0) divisors[count++] = h;
-  }
-  return divisors[kv_kind % count];
-}
-
 // The decoder: ea_decoder_arena_size, _init, then up to kMaxDecoderOps
 // steps, resets and broken re-inits, replayed from the start on every target.
 struct DecoderCase {

@@ -404,6 +404,18 @@ struct KvOp {
   bool All() const { return kind >= 176 && kind < 200; }
 };
 
+// A layer's key/value heads: the kind-th divisor of n_heads (kind < 200),
+// else the case's own n_kv_heads (any value). Shared by every case with heads.
+inline int32_t KvHeadsOf(int32_t n_heads, uint8_t kind, int32_t n_kv_heads) {
+  if (kind >= 200 || n_heads <= 0 || n_heads > (1 << 12)) return n_kv_heads;
+  int32_t divisors[64];
+  int count = 0;
+  for (int32_t h = 1; h <= n_heads && count < 64; ++h) {
+    if (n_heads % h == 0) divisors[count++] = h;
+  }
+  return divisors[kind % count];
+}
+
 struct KvCacheCase {
   Common common;  // Nulls(): kNullSizeConfig, kNullSizeBytes, kNullPlan (the cache),
                   // kNullPlanConfig, kNullArena, kNullArenaBase; targets
@@ -421,15 +433,7 @@ struct KvCacheCase {
   uint8_t op_count = 0;  // modulo kMaxKvOps + 1
   KvOp ops[kMaxKvOps];
 
-  int32_t NKvHeads() const {
-    if (heads_kind >= 200 || n_heads <= 0 || n_heads > (1 << 12)) return n_kv_heads;
-    int32_t divisors[64];
-    int count = 0;
-    for (int32_t h = 1; h <= n_heads && count < 64; ++h) {
-      if (n_heads % h == 0) divisors[count++] = h;
-    }
-    return divisors[heads_kind % count];
-  }
+  int32_t NKvHeads() const { return KvHeadsOf(n_heads, heads_kind, n_kv_heads); }
   int32_t MaxQueries() const {
     return max_queries_kind < 112   ? 1
            : max_queries_kind < 224 ? 1 + max_queries_kind % 8

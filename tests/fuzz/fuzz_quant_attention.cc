@@ -87,12 +87,9 @@ ea_attention_quant_params DeriveLikeTflite(const ea_attention_config& c, bool* i
   return p;
 }
 
-// Keys row i of n_q queries sees: the first n_valid_keys, and (causal) none
-// past j = i + n_kv - n_q.
+// Keys row i of the configuration's n_q queries sees.
 int32_t Visible(const ea_attention_config& c, int32_t n_valid_keys, int32_t i) {
-  if (c.mask != EA_MASK_CAUSAL) return n_valid_keys;
-  return static_cast<int32_t>(
-      std::max<int64_t>(0, std::min<int64_t>(n_valid_keys, int64_t{i} + 1 + c.n_kv - c.n_q)));
+  return ref::VisibleKeysOf(c.mask == EA_MASK_CAUSAL, c.n_q, c.n_kv, n_valid_keys, i);
 }
 
 struct Expected {

@@ -174,7 +174,7 @@ ReferenceOutputs RunReference(const ea_self_attention_config& c,
   const size_t nn = static_cast<size_t>(n);
   std::vector<T> probs(nn * nn, static_cast<T>(sizeof(T) == 1 ? -128 : 0));
   for (int i = 0; i < n; ++i) {
-    const int visible = std::min(c.mask == EA_MASK_CAUSAL ? i + 1 : n, n_valid_keys);
+    const int visible = ref::VisibleKeysOf(c.mask == EA_MASK_CAUSAL, n, n, n_valid_keys, i);
     if (visible == 0) continue;  // every probability at the zero value
     const T* row = scores.data() + static_cast<size_t>(i) * nn;
     T* out = probs.data() + static_cast<size_t>(i) * nn;

@@ -755,7 +755,7 @@ void CheckProbabilities(ea_dtype dtype, const std::vector<int32_t>& probs, int h
   for (int h = 0; h < heads; ++h) {
     for (int i = 0; i < n; ++i) {
       const int32_t* row = probs.data() + (static_cast<size_t>(h) * n + i) * n;
-      const int visible = std::min(causal ? i + 1 : n, n_valid_keys);
+      const int visible = ref::VisibleKeysOf(causal, n, n, n_valid_keys, i);
       int64_t sum = 0;
       for (int j = 0; j < n; ++j) {
         if (j >= visible && row[j] != zero) {

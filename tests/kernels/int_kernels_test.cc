@@ -190,7 +190,7 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
           const tflite_ref::SoftmaxInt8Params softmax = tflite_ref::PrepareSoftmaxInt8(0.2f, 0.05f);
           std::vector<int8_t> probs(static_cast<size_t>(n) * n, -128);
           for (int i = 0; i < n; ++i) {
-            const int visible = std::min(causal ? i + 1 : n, valid);
+            const int visible = tflite_ref::VisibleKeysOf(causal, n, n, valid, i);
             tflite_ref::SoftmaxInt8Row(softmax, scores.data() + static_cast<size_t>(i) * n, visible,
                                        probs.data() + static_cast<size_t>(i) * n);
           }
@@ -328,7 +328,7 @@ TEST_P(FixedPointKernels, AttendRowsS16MatchesTheReferenceOps) {
         std::vector<int16_t> probs(static_cast<size_t>(n) * n, 0);
         for (int i = 0; i < n; ++i) {
           tflite_ref::SoftmaxInt16Row(softmax, scores.data() + static_cast<size_t>(i) * n,
-                                      std::min(causal ? i + 1 : n, valid),
+                                      tflite_ref::VisibleKeysOf(causal, n, n, valid, i),
                                       probs.data() + static_cast<size_t>(i) * n);
         }
         const tflite_ref::BatchMatMulParams context_params{0, 0, 0, 1200000000, -14};

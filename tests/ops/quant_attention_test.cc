@@ -90,10 +90,8 @@ void Reference(const Case<T>& c, int32_t n_valid_keys, std::vector<T>* probs, st
       c.q.data(), cfg.n_q, cfg.d_k, c.k.data(), cfg.n_kv);
   probs->assign(static_cast<size_t>(cfg.n_q) * cfg.n_kv, static_cast<T>(kInt8 ? -128 : 0));
   for (int i = 0; i < cfg.n_q; ++i) {
-    int32_t visible = n_valid_keys;
-    if (cfg.mask == EA_MASK_CAUSAL) {
-      visible = std::max<int32_t>(0, std::min<int32_t>(visible, i + 1 + cfg.n_kv - cfg.n_q));
-    }
+    const int visible =
+        tflite_ref::VisibleKeysOf(cfg.mask == EA_MASK_CAUSAL, cfg.n_q, cfg.n_kv, n_valid_keys, i);
     if (visible == 0) continue;
     const T* row = scores.data() + static_cast<size_t>(i) * cfg.n_kv;
     T* p = probs->data() + static_cast<size_t>(i) * cfg.n_kv;

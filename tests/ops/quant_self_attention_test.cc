@@ -271,7 +271,7 @@ Result ReferenceTyped(const Case& c) {
   const float beta = 1.0f / sqrtf(static_cast<float>(s.d_k));
   std::vector<T> probs(n * n, static_cast<T>(MinOf(c.dtype) == -128 ? -128 : 0));
   for (int i = 0; i < s.n; ++i) {
-    const int visible = std::min(s.causal ? i + 1 : s.n, c.ValidKeys());
+    const int visible = tflite_ref::VisibleKeysOf(s.causal, s.n, s.n, c.ValidKeys(), i);
     if (visible == 0) continue;  // every probability at the zero value
     const T* row = scores.data() + static_cast<size_t>(i) * n;
     T* p = probs.data() + static_cast<size_t>(i) * n;

@@ -595,7 +595,7 @@ ChainTensors<Activation> RunChain(const ChainShape& shape,
         BatchMatMul(params.bmm_scores, q_h.data(), n, d_k, k_h.data(), n);
     std::vector<Activation> probs(nn, probability_zero);
     for (int i = 0; i < n; ++i) {
-      const int visible = std::min(shape.causal ? i + 1 : n, shape.n_valid_keys);
+      const int visible = VisibleKeysOf(shape.causal, n, n, shape.n_valid_keys, i);
       if (visible == 0) continue;  // every probability at the minimum
       SoftmaxRow(params.softmax, &scores[static_cast<size_t>(i) * n], visible,
                  &probs[static_cast<size_t>(i) * n], &t);

@@ -269,6 +269,17 @@ struct ChainShape {
   int n_valid_keys;  // keys from here on are padding, in no softmax (n: none)
 };
 
+// The keys query row `row` (of n_q rows over n_kv keys) sees: the first
+// n_valid_keys, and when causal none past the bottom-right diagonal
+// (key j <= row + n_kv - n_q); 0 when it sees none. Every test-side softmax
+// takes its row length from here, apart from the library's own VisibleKeys.
+inline int VisibleKeysOf(bool causal, int n_q, int n_kv, int n_valid_keys, int row) {
+  if (!causal) return n_valid_keys;
+  const int64_t diagonal = int64_t{row} + 1 + n_kv - n_q;
+  const int64_t visible = diagonal < n_valid_keys ? diagonal : n_valid_keys;
+  return visible > 0 ? static_cast<int>(visible) : 0;
+}
+
 template <typename SoftmaxParamsT>
 struct ChainParams {
   AddParams add;

@@ -55,6 +55,13 @@ typedef struct ea_mha_quant_params {
   ea_softmax_quant_params softmax;
   ea_matmul_quant_params context; /* probs (lhs) times v_h (rhs) */
   ea_linear_quant_params out_proj;
+  /* The quantization of a SINUSOIDAL table the plan fills (no
+   * quant_position_table): TFLite's QUANTIZE to this scale and zero point, so
+   * that given integers need no quant_scales (ea_mha_quant_derive copies
+   * quant_scales->position here when the config has positions). All zero ({0.0f, 0}, as a struct
+   * written before this field has it): not given, quant_scales->position is used. Else as a
+   * quant_scales entry (EA_ERR_BAD_ARGUMENT otherwise). Ignored without such a table. */
+  ea_quant position;
 } ea_mha_quant_params;
 
 /* Per-channel storage ea_mha_quant_derive needs: 8 * d_model int32 (a size_t). */
@@ -82,8 +89,9 @@ typedef struct ea_mha_config {
   const ea_mha_quant_params* quant_params;
   /* Fixed point with positions: the quantized [max_tokens, d_model] table
    * (int8 or int16, e.g. constant data). LEARNED: required. SINUSOIDAL: NULL
-   * to fill the table at plan time and quantize it with quant_scales->position
-   * (TFLite's QUANTIZE). position_table is not read by fixed-point plans. */
+   * to fill the table at plan time and quantize it (TFLite's QUANTIZE) with
+   * quant_params->position, or quant_scales->position where that is not given. position_table is
+   * not read by fixed-point plans. */
   const void* quant_position_table;
 } ea_mha_config;
 
@@ -174,9 +182,9 @@ ea_status ea_mha_quant_arena_size(const ea_mha_config* config, size_t* bytes);
  * referenced, not copied; int16 biases must lie in (-2^47, 2^47), TFLite's
  * accumulator domain, and biases and quant_position_table must be aligned to
  * their elements (int32 / int64 biases, int8 / int16 table; both
- * EA_ERR_BAD_ARGUMENT). A SINUSOIDAL table filled at
- * plan time needs quant_scales (its position quantization) even when the
- * integers are given (EA_ERR_NULL_POINTER without). */
+ * EA_ERR_BAD_ARGUMENT). A SINUSOIDAL table filled at plan time needs its
+ * quantization: quant_params->position, else quant_scales->position
+ * (EA_ERR_NULL_POINTER with neither). */
 ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config,
                             const ea_mha_quant_weights* weights, ea_arena* arena);
 

@@ -40,6 +40,7 @@ typedef struct ea_self_attention_quant_params {
   ea_linear_quant_params k_proj;       /* d_k channels */
   ea_linear_quant_params v_proj;       /* d_v channels */
   ea_attention_quant_params attention; /* scores, softmax, context */
+  ea_quant position; /* a plan-time table's quantization, as ea_mha_quant_params' */
 } ea_self_attention_quant_params;
 
 /* And ea_self_attention_quant_derive: 2 * (2 * d_k + d_v) int32. */

@@ -144,12 +144,13 @@ constexpr SinusoidalTable<kPositions, kDModel> MakeSinusoidalTable() {
 }
 
 // The table quantized to int8 or int16 for the fixed-point plans, as their
-// fill at plan time quantizes it (quant_scales->position), for
+// fill at plan time quantizes it (quant_params->position or
+// quant_scales->position), for
 // config->quant_position_table:
 //   static constexpr auto kP = edgeattn::MakeQuantizedSinusoidalTable<int8_t, 128, 64>(1.0f / 128,
 //   0);
 // scale positive and finite, zero point in T's range (0 for int16), as the
-// plans require of quant_scales->position.
+// plans require of a table's quantization.
 template <typename T, int32_t kPositions, int32_t kDModel>
 struct QuantizedSinusoidalTable {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2, "int8_t or int16_t");

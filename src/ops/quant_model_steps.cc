@@ -57,6 +57,13 @@ bool RowBlocks(const ea_parallel_for& parallel, const LinearQArgs<T>& args) {
 
 }  // namespace
 
+const ea_quant* PlanTimeTableQuant(const ea_quant* params_position,
+                                   const ea_quant* scales_position) {
+  const bool given = params_position != nullptr &&
+                     (params_position->scale != 0.0f || params_position->zero_point != 0);
+  return given ? params_position : scales_position;
+}
+
 ea_status CheckQuantModelInput(ea_dtype dtype, ea_position position, const void* quant_table,
                                const ea_quant* position_quant, bool has_params) {
   switch (position) {

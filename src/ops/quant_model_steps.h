@@ -17,10 +17,29 @@
 
 namespace edgeattn {
 
+// The quantization of a table the plan fills: the given integers' `position`
+// unless it is all zero (not given: a struct written before the field),
+// else quant_scales' (NULL: neither). One rule for every fixed-point model.
+const ea_quant* PlanTimeTableQuant(const ea_quant* params_position,
+                                   const ea_quant* scales_position);
+// The same for a model config (ea_mha_config, ea_self_attention_config).
+template <class Config>
+const ea_quant* PlanTimeTableQuantOf(const Config& c) {
+  return PlanTimeTableQuant(c.quant_params != nullptr ? &c.quant_params->position : nullptr,
+                            c.quant_scales != nullptr ? &c.quant_scales->position : nullptr);
+}
+// Its value for ResolveQuantPositionTable ({} where there is none: no table
+// is filled then).
+template <class Config>
+ea_quant PlanTimeTableQuantValue(const Config& c) {
+  const ea_quant* q = PlanTimeTableQuantOf(c);
+  return q != nullptr ? *q : ea_quant{};
+}
+
 // The rules of a fixed-point model's positions and quantization: a LEARNED
 // table is required, the scales or the integers are, and a table filled at
-// plan time is quantized with position_quant (NULL without scales), whether the
-// integers are derived or given.
+// plan time is quantized with position_quant (PlanTimeTableQuant; NULL:
+// EA_ERR_NULL_POINTER), which must be a valid quantization.
 ea_status CheckQuantModelInput(ea_dtype dtype, ea_position position, const void* quant_table,
                                const ea_quant* position_quant, bool has_params);
 

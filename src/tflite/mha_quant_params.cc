@@ -243,7 +243,10 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* para
     if (!ValidScale(s->out_proj_weight_scales[i])) return EA_ERR_BAD_ARGUMENT;
   }
   ea_mha_quant_params p{};
-  if (positions) p.add = DeriveAdd(dtype, s->input, s->position, s->positioned);
+  if (positions) {
+    p.add = DeriveAdd(dtype, s->input, s->position, s->positioned);
+    p.position = s->position;
+  }
   p.scores = DeriveMatmul(s->q, s->k, s->scores);
   p.softmax = DeriveSoftmax(dtype, BetaOr(s->softmax_beta, c.d_model / c.n_heads), s->scores);
   const ea_quant probs =
@@ -299,6 +302,7 @@ ea_status DeriveSelfAttentionQuantParams(const ea_self_attention_config& c,
   ea_self_attention_quant_params p{};
   if (positions) {
     p.add = DeriveAdd(dtype, s->input, s->position, s->positioned);
+    p.position = s->position;
     if (CheckAdd(dtype, p.add) != EA_OK) return EA_ERR_BAD_ARGUMENT;
   }
   const ea_attention_quant_scales attention{s->q, s->k, s->v, s->scores, s->output};

@@ -147,7 +147,6 @@ void FuzzQuantDecoder(ByteReader& input) {
   // --- the layer's quantization, as the fixed-point MHA family makes it
   MhaQuantization quantization;
   QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, &config, &quantization);
-  const ea_mha_quant_scales& scales = quantization.scales;
   const size_t channels = materialised ? static_cast<size_t>(e) : 1;
   const StatusSet& scales_rules = quantization.scales_rules;
   const bool derivable = quantization.derivable, infinite = quantization.infinite;
@@ -161,9 +160,8 @@ void FuzzQuantDecoder(ByteReader& input) {
   const StatusSet shape_rules = QuantDecoderShapeRules(dconfig);
   const bool shape_valid = fixed && dims_ok && !shape_rules.MustFail();
   StatusSet size_rules = shape_rules;
-  const PlanTimeTable table_needs =
-      PlanTimeTableNeeds(dtype, config.position, config.quant_position_table,
-                         config.quant_scales != nullptr ? &scales.position : nullptr);
+  const PlanTimeTable table_needs = PlanTimeTableNeeds(
+      dtype, config.position, config.quant_position_table, TableQuantization(config));
   StatusSet quant_rules;  // init's, beyond the shape
   bool derived_refused = false;
   // The layer's quantization counts whenever its dimensions do (a
@@ -275,7 +273,7 @@ void FuzzQuantDecoder(ByteReader& input) {
   // first needs it (its scale is valid once init accepted it).
   std::vector<uint8_t> table0;
   if (can_step && positions && table_region >= 0) {
-    table0 = PlannedTable(pool, table_region, dtype, max_tokens, e, scales.position);
+    table0 = PlannedTable(pool, table_region, dtype, max_tokens, e, TableQuantizationValue(config));
   }
   ea_mha_quant_weights weights{};  // by name: the struct grows at its end
   weights.in_proj_weight =
@@ -466,7 +464,7 @@ void FuzzQuantDecoder(ByteReader& input) {
           }
           if (want_stream[i] != stream) {
             if (positions && table0.empty()) {
-              table0 = QuantizedSinusoid(int8, max_tokens, e, scales.position);
+              table0 = QuantizedSinusoid(int8, max_tokens, e, TableQuantizationValue(config));
             }
             const auto in_b = in_b0.empty() ? nullptr : in_b0.data();
             const auto out_b = out_b0.empty() ? nullptr : out_b0.data();

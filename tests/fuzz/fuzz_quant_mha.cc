@@ -43,7 +43,10 @@ QuantStats& Stats() {
 
 void ExpectSameIntegers(const ea_mha_config& c, const ea_mha_quant_params& got,
                         const ea_mha_quant_params& want) {
-  if (c.position != EA_POSITION_NONE) ExpectSameAdd(got.add, want.add);
+  if (c.position != EA_POSITION_NONE) {
+    ExpectSameAdd(got.add, want.add);
+    ExpectSameQuant("position", got.position, want.position);
+  }
   const char* names[4] = {"q_proj", "k_proj", "v_proj", "out_proj"};
   const ea_linear_quant_params* g[4] = {&got.q_proj, &got.k_proj, &got.v_proj, &got.out_proj};
   const ea_linear_quant_params* w[4] = {&want.q_proj, &want.k_proj, &want.v_proj, &want.out_proj};
@@ -167,7 +170,6 @@ void FuzzQuantMha(ByteReader& input) {
   // TFLite's Prepare on valid ones, given integers (derived or defaults, edited)
   MhaQuantization quantization;
   QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, &config, &quantization);
-  const ea_mha_quant_scales& scales = quantization.scales;
   const size_t channels = materialised ? static_cast<size_t>(e) : 1;
   const StatusSet& scales_rules = quantization.scales_rules;
   const bool scales_checkable = fixed && dims_ok && materialised && config.quant_scales != nullptr;
@@ -191,9 +193,8 @@ void FuzzQuantMha(ByteReader& input) {
   if (params_given && shape_valid) size_rules.Merge(QuantParamsRules(config, given.params));
   // init must refuse a plan-time table's missing or bad quantization;
   // ea_mha_quant_arena_size may.
-  const PlanTimeTable table_needs =
-      PlanTimeTableNeeds(dtype, config.position, config.quant_position_table,
-                         config.quant_scales != nullptr ? &scales.position : nullptr);
+  const PlanTimeTable table_needs = PlanTimeTableNeeds(
+      dtype, config.position, config.quant_position_table, TableQuantization(config));
   if (table_needs.no_scales) size_rules.Tolerate(EA_ERR_NULL_POINTER);
   if (table_needs.bad) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
   const uint64_t need =
@@ -466,7 +467,7 @@ void FuzzQuantMha(ByteReader& input) {
   }
   if (reference) {
     const std::vector<uint8_t> table =
-        positions ? PlannedTable(pool, table_region, dtype, n, e, scales.position)
+        positions ? PlannedTable(pool, table_region, dtype, n, e, TableQuantizationValue(config))
                   : std::vector<uint8_t>();
     const uint8_t* pe = positions ? table.data() : nullptr;
     const ReferenceOutputs r = MhaReference(config, *used, static_cast<int>(n), run.n_valid_keys,

@@ -86,7 +86,10 @@ Derivation DeriveLikeTflite(const ea_self_attention_config& c) {
   Derivation d;
   ea_self_attention_quant_params& p = d.integers.params;
   const ea_quant x = positions ? s.positioned : s.input;
-  if (positions) p.add = AddLikeTflite(int8, s.input, s.position, s.positioned);
+  if (positions) {
+    p.add = AddLikeTflite(int8, s.input, s.position, s.positioned);
+    p.position = s.position;
+  }
   const float* weight_scales[3] = {s.w_q_scales, s.w_k_scales, s.w_v_scales};
   const ea_quant outputs[3] = {s.q, s.k, s.v};
   for (int l = 0; l < 3; ++l) {
@@ -121,7 +124,10 @@ const ea_linear_quant_params* LinearOf(const ea_self_attention_quant_params& p, 
 void ExpectSameIntegers(const ea_self_attention_config& c,
                         const ea_self_attention_quant_params& got,
                         const ea_self_attention_quant_params& want) {
-  if (c.position != EA_POSITION_NONE) ExpectSameAdd(got.add, want.add);
+  if (c.position != EA_POSITION_NONE) {
+    ExpectSameAdd(got.add, want.add);
+    ExpectSameQuant("position", got.position, want.position);
+  }
   const char* names[3] = {"q_proj", "k_proj", "v_proj"};
   for (int l = 0; l < 3; ++l) {
     ExpectSameLinear(names[l], *LinearOf(got, l), *LinearOf(want, l), ChannelsOf(c, l));
@@ -312,6 +318,7 @@ void FuzzQuantSelfAttention(ByteReader& input) {
   if (params_given) {
     given = derivable ? derivation.integers : DefaultIntegers(config);
     ApplyEdits(qc, &given);
+    GivePositionQuantization(qc, scales.position, &given.params.position);
     config.quant_params = &given.params;
   }
   const StatusSet given_rules =
@@ -332,9 +339,8 @@ void FuzzQuantSelfAttention(ByteReader& input) {
   if (shape_valid) size_rules.Merge(given_rules);
   // init must refuse a plan-time table's missing or bad quantization;
   // the arena size may.
-  const PlanTimeTable table_needs =
-      PlanTimeTableNeeds(dtype, config.position, config.quant_position_table,
-                         config.quant_scales != nullptr ? &scales.position : nullptr);
+  const PlanTimeTable table_needs = PlanTimeTableNeeds(
+      dtype, config.position, config.quant_position_table, TableQuantization(config));
   if (table_needs.no_scales) size_rules.Tolerate(EA_ERR_NULL_POINTER);
   if (table_needs.bad) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
   const uint64_t need =
@@ -574,7 +580,7 @@ void FuzzQuantSelfAttention(ByteReader& input) {
   }
   if (reference) {
     const std::vector<uint8_t> table =
-        positions ? PlannedTable(pool, table_region, dtype, n, e, scales.position)
+        positions ? PlannedTable(pool, table_region, dtype, n, e, TableQuantizationValue(config))
                   : std::vector<uint8_t>();
     const ReferenceInputs in{
         x0.data(), positions ? table.data() : nullptr, {w[0], w[1], w[2]}, {b[0], b[1], b[2]}};

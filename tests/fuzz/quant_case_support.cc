@@ -385,6 +385,14 @@ void ExpectSameAdd(const ea_add_quant_params& got, const ea_add_quant_params& wa
   }
 }
 
+void ExpectSameQuant(const char* name, ea_quant got, ea_quant want) {
+  if (memcmp(&got.scale, &want.scale, sizeof(float)) != 0 || got.zero_point != want.zero_point) {
+    Fail("derived %s quantization (%g, %d) differs from the scales' (%g, %d)", name,
+         static_cast<double>(got.scale), got.zero_point, static_cast<double>(want.scale),
+         want.zero_point);
+  }
+}
+
 void ExpectSameLinear(const char* name, const ea_linear_quant_params& got,
                       const ea_linear_quant_params& want, int32_t channels) {
   bool same = got.input_offset == want.input_offset && got.output_offset == want.output_offset;
@@ -596,6 +604,10 @@ ArenaLayout QuantArenaLayout(const QuantCommon& qc, uint64_t need, bool material
     layout.capacity = layout.pre_used + need - 1;
   }
   return layout;
+}
+
+void GivePositionQuantization(const QuantCommon& qc, ea_quant layer_position, ea_quant* given) {
+  *given = (qc.params_kind & 1) != 0 ? layer_position : ea_quant{};
 }
 
 PlanTimeTable PlanTimeTableNeeds(ea_dtype dtype, ea_position position, const void* quant_table,

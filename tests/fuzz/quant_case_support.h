@@ -177,6 +177,7 @@ Config BreakOneField(const Config& good, const Common& common, int own_fields, O
 
 // Derived integers against TFLite's (each failing the case).
 void ExpectSameAdd(const ea_add_quant_params& got, const ea_add_quant_params& want);
+void ExpectSameQuant(const char* name, ea_quant got, ea_quant want);
 void ExpectSameLinear(const char* name, const ea_linear_quant_params& got,
                       const ea_linear_quant_params& want, int32_t channels);
 void ExpectSameMatmul(const char* name, const ea_matmul_quant_params& got,
@@ -256,9 +257,29 @@ void CheckArenaSize(const char* call, ea_status (*size)(const Config*, size_t*),
 // reads weights the harness did not allocate).
 ArenaLayout QuantArenaLayout(const QuantCommon& qc, uint64_t need, bool materialised);
 
+// The quantization of the sinusoidal table a plan fills, as the headers
+// state it: the given integers' `position` unless it is all zero, else
+// quant_scales->position (NULL: neither).
+template <class Config>
+const ea_quant* TableQuantization(const Config& c) {
+  const ea_quant* given = c.quant_params != nullptr ? &c.quant_params->position : nullptr;
+  if (given != nullptr && (given->scale != 0.0f || given->zero_point != 0)) return given;
+  return c.quant_scales != nullptr ? &c.quant_scales->position : nullptr;
+}
+template <class Config>
+ea_quant TableQuantizationValue(const Config& c) {
+  const ea_quant* q = TableQuantization(c);
+  return q != nullptr ? *q : ea_quant{};
+}
+
+// The given integers' `position`: all zero (not given) when the case's
+// params_kind is even, else the layer's position tensor quantization (valid
+// or not, quant_scales given or not).
+void GivePositionQuantization(const QuantCommon& qc, ea_quant layer_position, ea_quant* given);
+
 // The sinusoidal table a plan fills (SINUSOIDAL, no caller's table) is
-// quantized with quant_scales->position, integers given or not: it needs
-// them (no_scales: EA_ERR_NULL_POINTER), valid (bad: EA_ERR_BAD_ARGUMENT).
+// quantized with TableQuantization: it needs one (no_scales:
+// EA_ERR_NULL_POINTER), valid (bad: EA_ERR_BAD_ARGUMENT).
 struct PlanTimeTable {
   bool no_scales = false, bad = false;
 };

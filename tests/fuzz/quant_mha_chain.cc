@@ -69,7 +69,10 @@ Derivation DeriveLikeTflite(const ea_mha_config& c) {
   Derivation d;
   ea_mha_quant_params& p = d.integers.params;
   const ea_quant x = positions ? s.positioned : s.input;
-  if (positions) p.add = AddLikeTflite(int8, s.input, s.position, s.positioned);
+  if (positions) {
+    p.add = AddLikeTflite(int8, s.input, s.position, s.positioned);
+    p.position = s.position;  // ea_mha_quant_derive carries the table's quantization
+  }
   const struct {
     ea_quant in;
     const float* weights;
@@ -154,6 +157,7 @@ void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommo
   if (q->params_given) {
     q->given = q->derivable ? q->derivation.integers : DefaultIntegers(*config);
     ApplyEdits(qc, &q->given);
+    GivePositionQuantization(qc, q->scales.position, &q->given.params.position);
     if (qc.SoftmaxTablesGiven()) {
       GiveSoftmaxTables(qc.params_kind, qc.weight_scale_seed, &q->given.softmax_tables,
                         &q->given.params.softmax);

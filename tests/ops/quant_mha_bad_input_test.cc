@@ -609,21 +609,64 @@ void ParamRows(CaseList* l) {
         s->UseLearnedTable();
       },
       EA_OK);
-  // The sinusoidal table is quantized with quant_scales->position even when
-  // the integers are given: that quantization must be valid too.
-  // (ea_mha_quant_arena_size does not read scales.)
-  l->Add(kBoth, "GivenSinusoidalTablePositionScaleNaN",
-         given([](QuantSetup* s) { s->scales.position.scale = kNaN; }), kOkOrAsPlan,
-         EA_ERR_BAD_ARGUMENT, kNotCalled);
-  l->Add(kBoth, "GivenSinusoidalTablePositionScaleNegative",
-         given([](QuantSetup* s) { s->scales.position.scale = -1.0f; }), kOkOrAsPlan,
-         EA_ERR_BAD_ARGUMENT, kNotCalled);
-  l->Add(kS8, "GivenSinusoidalTablePositionZeroPoint128",
-         given([](QuantSetup* s) { s->scales.position.zero_point = 128; }), kOkOrAsPlan,
-         EA_ERR_BAD_ARGUMENT, kNotCalled);
-  l->Add(kBoth, "GivenSinusoidalTablePositionZeroPointInt32Max",
-         given([](QuantSetup* s) { s->scales.position.zero_point = kInt32Max; }), kOkOrAsPlan,
-         EA_ERR_BAD_ARGUMENT, kNotCalled);
+  // The sinusoidal table filled at plan time is quantized with the integers'
+  // `position` (derive filled it): quant_scales are not needed, nor read.
+  add(
+      kBoth, "PositionWithoutScalesAccepted",
+      [](QuantSetup* s) { s->config.quant_scales = nullptr; }, EA_OK);
+  add(
+      kBoth, "PositionOverBadScalesAccepted",
+      [](QuantSetup* s) { s->scales.position.scale = kNaN; }, EA_OK);
+  // The integers' position all zero (a struct written before the field):
+  // quant_scales->position is used, and must be there and valid.
+  add(
+      kBoth, "PositionAllZeroWithoutScales",
+      [](QuantSetup* s) {
+        s->params.position = ea_quant{};
+        s->config.quant_scales = nullptr;
+      },
+      EA_ERR_NULL_POINTER);
+  const struct {
+    const char* name;
+    std::initializer_list<ea_dtype> dtypes;
+    ea_quant value;
+  } bad_positions[] = {
+      {"ScaleNaN", kBoth, {kNaN, 0}},
+      {"ScaleNegative", kBoth, {-1.0f / 128, 0}},
+      {"ScalePlusInf", kBoth, {kInf, 0}},
+      {"ScaleZeroZeroPointOne", kBoth, {0.0f, 1}},  // not all zero: given, and bad
+      {"ZeroPoint128", kS8, {1.0f / 128, 128}},
+      {"ZeroPointMinus129", kS8, {1.0f / 128, -129}},
+      {"ZeroPointInt32Max", kBoth, {1.0f / 128, kInt32Max}},
+      {"ZeroPoint1", kS16, {1.0f / 32768, 1}},
+  };
+  for (const auto& bad : bad_positions) {
+    const ea_quant value = bad.value;
+    add(
+        bad.dtypes, std::string("Position") + bad.name,
+        [value](QuantSetup* s) { s->params.position = value; }, EA_ERR_BAD_ARGUMENT);
+    l->Add(bad.dtypes, std::string("GivenPositionAllZeroScalesPosition") + bad.name,
+           given([value](QuantSetup* s) {
+             s->params.position = ea_quant{};
+             s->scales.position = value;
+           }),
+           kOkOrAsPlan, EA_ERR_BAD_ARGUMENT, kNotCalled);
+    // Read only for a table the plan fills.
+    add(
+        bad.dtypes, std::string("Position") + bad.name + "IgnoredWithALearnedTable",
+        [value](QuantSetup* s) {
+          s->params.position = value;
+          s->UseLearnedTable();
+        },
+        EA_OK);
+    add(
+        bad.dtypes, std::string("Position") + bad.name + "IgnoredWithoutPositions",
+        [value](QuantSetup* s) {
+          s->params.position = value;
+          s->config.position = EA_POSITION_NONE;
+        },
+        EA_OK);
+  }
 
   const char* const linear_names[4] = {"QProj", "KProj", "VProj", "OutProj"};
   for (int li = 0; li < 4; ++li) {
@@ -1407,37 +1450,42 @@ TEST(QuantMhaPlanInit, FailedReplanOfAReadyPlanIsNotRunnable) {
   }
 }
 
-// Defect: SINUSOIDAL positions with the table filled at plan time and the
-// integers given without quant_scales: the table's quantization
-// (quant_scales->position) is missing. Expected EA_ERR_NULL_POINTER; run in
-// a child process because the library dereferences the NULL quant_scales.
-TEST(QuantMhaPlanInitDeathTest, SinusoidalTableWithGivenParamsAndNoScales) {
-#if GTEST_HAS_DEATH_TEST
-  // "fast" forks without exec: the threadsafe style re-executes the binary,
-  // which qemu-user runs of foreign-CPU suites cannot.
-  GTEST_FLAG_SET(death_test_style, "fast");
+// The plan-time sinusoid's quantization in the integers: given integers
+// without quant_scales give the bits of the plan that derives everything from
+// the scales; the integers' position wins over the scales', and an all-zero
+// one falls back to the scales' (each read: changing it changes y).
+TEST(QuantMhaPositionQuantization, GivenIntegersQuantizeThePlanTimeTable) {
   for (const ea_dtype dtype : kBoth) {
     SCOPED_TRACE(DtypeName(dtype));
-    const auto child = [dtype] {
-      PlanInitArgs a(dtype);
-      a.s.UseGivenParams(true);
-      a.s.config.quant_scales = nullptr;  // position stays SINUSOIDAL, no table
-      const ea_status status = ea_mha_quant_init(&a.plan, &a.s.config, &a.s.weights, &a.arena);
-      exit(status == EA_ERR_NULL_POINTER && a.arena.used == 0 ? 0 : 100 + status);
-    };
-    EXPECT_EXIT(child(), testing::ExitedWithCode(0), "");
-    QuantSetup s(dtype);
-    s.UseGivenParams(true);
-    s.config.quant_scales = nullptr;
-    size_t bytes = 0;
-    // ea_mha_quant_arena_size may not know yet that the table cannot be made.
-    const ea_status size_status = ea_mha_quant_arena_size(&s.config, &bytes);
-    EXPECT_TRUE(size_status == EA_OK || size_status == EA_ERR_NULL_POINTER)
-        << StatusName(size_status);
+    QuantSetup derived(dtype);
+    const Outputs want = PlanAndRun(&derived);
+    ASSERT_STATUS(want.status, EA_OK);
+
+    QuantSetup alone(dtype);
+    alone.UseGivenParams(true);
+    alone.config.quant_scales = nullptr;
+    const Outputs without_scales = PlanAndRun(&alone);
+    ASSERT_STATUS(without_scales.status, EA_OK);
+    EXPECT_EQ(without_scales.y, want.y);
+    EXPECT_EQ(without_scales.attn_weights, want.attn_weights);
+
+    QuantSetup both(dtype);
+    both.UseGivenParams(true);
+    both.scales.position.scale *= 2.0f;  // not read: the integers carry the table's
+    const Outputs integers_win = PlanAndRun(&both);
+    ASSERT_STATUS(integers_win.status, EA_OK);
+    EXPECT_EQ(integers_win.y, want.y);
+
+    both.params.position = ea_quant{};  // not given: the (changed) scales' is read
+    const Outputs from_scales = PlanAndRun(&both);
+    ASSERT_STATUS(from_scales.status, EA_OK);
+    EXPECT_NE(from_scales.y, want.y);
+
+    alone.params.position.scale *= 2.0f;  // the integers' is read
+    const Outputs changed = PlanAndRun(&alone);
+    ASSERT_STATUS(changed.status, EA_OK);
+    EXPECT_EQ(changed.y, from_scales.y);
   }
-#else
-  GTEST_SKIP() << "no death tests on this target";
-#endif
 }
 
 // ------------------------------------------------------------------- runs

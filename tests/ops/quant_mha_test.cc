@@ -165,6 +165,9 @@ TEST(QuantMhaDerive, GoldenScalesGiveTflitesIntegers) {
     if (c.dtype == EA_DTYPE_INT8) {
       EXPECT_EQ(p.softmax.diff_min, g.ops.softmax.diff_min) << g.name;
     }
+    // The plan-time table's quantization rides along (its QUANTIZE's output).
+    EXPECT_EQ(p.position.scale, scales.position.scale) << g.name;
+    EXPECT_EQ(p.position.zero_point, scales.position.zero_point) << g.name;
   }
 }
 

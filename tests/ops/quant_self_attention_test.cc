@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -195,7 +196,7 @@ Result RunTyped(const Case& c) {
                                                    p.channel_ints.size());
     if (result.status != EA_OK) return result;
     p.config.quant_params = &p.params;
-    if (c.shape.positions != Positions::kSinusoidal) p.config.quant_scales = nullptr;
+    p.config.quant_scales = nullptr;  // a sinusoid's quantization is in the integers
     if (c.device_tables) {
       p.params.attention.softmax.exp_lut = DeviceExpLut();
       p.params.attention.softmax.one_over_one_plus_x_lut = DeviceReciprocalLut();
@@ -591,6 +592,46 @@ TEST_F(Refusals, RunRefusesAndWritesNothing) {
   ea_self_attention_quant_plan not_ready{};
   EXPECT_STATUS(ea_self_attention_quant_run_s8(&not_ready, x.data(), 6, 6, y.data(), nullptr),
                 EA_ERR_BAD_ARGUMENT);
+}
+
+// A sinusoid filled at plan time is quantized with the integers' position
+// (derive fills it) without quant_scales; all zero, with the scales'; the
+// plan from the scales alone gives the same bits. Bad ones are refused.
+TEST_F(Refusals, PlanTimeTableQuantizationFromTheIntegersOrTheScales) {
+  const auto plan_and_run = [this](const ea_self_attention_config& config) {
+    std::vector<int8_t> y(6 * 5, 0x55);
+    size_t need = 0;
+    EXPECT_STATUS(ea_self_attention_quant_arena_size(&config, &need), EA_OK);
+    AlignedBytes fresh(need);
+    ea_arena a{};
+    ea_arena_init(&a, fresh.data(), need);
+    ea_self_attention_quant_plan own{};
+    EXPECT_STATUS(ea_self_attention_quant_init(&own, &config, &p.weights, &a), EA_OK);
+    EXPECT_STATUS(ea_self_attention_quant_run_s8(&own, x.data(), 6, 6, y.data(), nullptr), EA_OK);
+    return y;
+  };
+  std::vector<int8_t> want(6 * 5);
+  ASSERT_EQ(ea_self_attention_quant_run_s8(&plan, x.data(), 6, 6, want.data(), nullptr), EA_OK);
+  std::vector<int32_t> channels(EA_SELF_ATTENTION_QUANT_CHANNEL_INTS(4, 5));
+  ea_self_attention_quant_params given{};
+  ASSERT_EQ(ea_self_attention_quant_derive(&p.config, &given, channels.data(), channels.size()),
+            EA_OK);
+  EXPECT_EQ(given.position.scale, p.scales.position.scale);
+  EXPECT_EQ(given.position.zero_point, p.scales.position.zero_point);
+  ea_self_attention_config config = p.config;
+  config.quant_params = &given;
+  config.quant_scales = nullptr;
+  EXPECT_EQ(plan_and_run(config), want);
+  given.position = ea_quant{};
+  ExpectPlanRefused(config, p.weights, EA_ERR_NULL_POINTER);
+  config.quant_scales = &p.scales;
+  EXPECT_EQ(plan_and_run(config), want);
+  config.quant_scales = nullptr;
+  for (const ea_quant bad : {ea_quant{std::numeric_limits<float>::quiet_NaN(), 0},
+                             ea_quant{0.0f, 1}, ea_quant{1.0f / 128, 128}}) {
+    given.position = bad;
+    ExpectPlanRefused(config, p.weights, EA_ERR_BAD_ARGUMENT);
+  }
 }
 
 TEST_F(Refusals, InPlaceRunEqualsTheSeparateOne) {

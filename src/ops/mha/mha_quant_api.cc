@@ -56,8 +56,7 @@ ea_status ValidateMhaQuantConfig(const ea_mha_config& c) {
   if (status == EA_OK) status = ValidateParallelFor(c.parallel);
   if (status != EA_OK) return status;
   status = CheckQuantModelInput(c.dtype, c.position, c.quant_position_table,
-                                c.quant_scales != nullptr ? &c.quant_scales->position : nullptr,
-                                c.quant_params != nullptr);
+                                PlanTimeTableQuantOf(c), c.quant_params != nullptr);
   if (status != EA_OK) return status;
   if (c.quant_params != nullptr) return CheckMhaQuantParams(c, *c.quant_params);
   return EA_OK;
@@ -141,9 +140,8 @@ ea_status PrepareMhaQuantCarve(const ea_mha_config& c, const ea_mha_quant_weight
 }
 
 const void* ResolveMhaQuantPositionTable(ea_arena* arena, const ea_mha_config& c) {
-  return ResolveQuantPositionTable(
-      arena, c.dtype, MhaQuantPositions(c), c.quant_position_table, c.max_tokens, c.d_model,
-      c.quant_scales != nullptr ? c.quant_scales->position : ea_quant{});
+  return ResolveQuantPositionTable(arena, c.dtype, MhaQuantPositions(c), c.quant_position_table,
+                                   c.max_tokens, c.d_model, PlanTimeTableQuantValue(c));
 }
 
 void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& c,

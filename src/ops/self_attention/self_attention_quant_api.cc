@@ -42,8 +42,7 @@ ea_status Validate(const ea_self_attention_config& c) {
   if (status == EA_OK) status = ValidateParallelFor(c.parallel);
   if (status != EA_OK) return status;
   status = CheckQuantModelInput(c.dtype, c.position, c.quant_position_table,
-                                c.quant_scales != nullptr ? &c.quant_scales->position : nullptr,
-                                c.quant_params != nullptr);
+                                PlanTimeTableQuantOf(c), c.quant_params != nullptr);
   if (status != EA_OK) return status;
   if (c.quant_params != nullptr) return CheckSelfAttentionQuantParams(c, *c.quant_params);
   return EA_OK;
@@ -250,9 +249,9 @@ ea_status ea_self_attention_quant_init(ea_self_attention_quant_plan* plan,
   } else {
     CopyParams(c, channel_ints, &plan->params);
   }
-  plan->position_table = ResolveQuantPositionTable(
-      arena, c.dtype, Positions(c), c.quant_position_table, c.max_tokens, c.d_model,
-      c.quant_scales != nullptr ? c.quant_scales->position : ea_quant{});
+  plan->position_table =
+      ResolveQuantPositionTable(arena, c.dtype, Positions(c), c.quant_position_table, c.max_tokens,
+                                c.d_model, PlanTimeTableQuantValue(c));
   plan->x_positioned = plan->position_table != nullptr
                            ? CarveBytes(arena, n * static_cast<uint64_t>(c.d_model) * element)
                            : nullptr;

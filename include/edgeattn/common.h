@@ -67,7 +67,8 @@ typedef enum ea_status {
    * kind without its table included; a parallel-for of max_workers > 1
    * without its run function; a fixed-point config with neither
    * quant_scales nor quant_params, or given integers without their
-   * per-channel arrays). */
+   * per-channel arrays; a sinusoidal table to fill at plan time with neither
+   * quant_params->position nor quant_scales). */
   EA_ERR_NULL_POINTER = 1,
   /* A config dimension is zero or negative, or a run's n_tokens is outside
    * [1, max_tokens]. */

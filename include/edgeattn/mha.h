@@ -56,11 +56,13 @@ typedef struct ea_mha_quant_params {
   ea_matmul_quant_params context; /* probs (lhs) times v_h (rhs) */
   ea_linear_quant_params out_proj;
   /* The quantization of a SINUSOIDAL table the plan fills (no
-   * quant_position_table): TFLite's QUANTIZE to this scale and zero point, so
-   * that given integers need no quant_scales (ea_mha_quant_derive copies
-   * quant_scales->position here when the config has positions). All zero ({0.0f, 0}, as a struct
-   * written before this field has it): not given, quant_scales->position is used. Else as a
-   * quant_scales entry (EA_ERR_BAD_ARGUMENT otherwise). Ignored without such a table. */
+   * quant_position_table): TFLite's QUANTIZE to this scale and zero point,
+   * so that given integers need no quant_scales (ea_mha_quant_derive copies
+   * quant_scales->position here when the config has positions). All bytes
+   * zero ({0.0f, 0}, as a struct written before this field has it): not
+   * given, quant_scales->position is used. Else, -0.0f included, it must be
+   * valid as a quant_scales entry (EA_ERR_BAD_ARGUMENT otherwise, also from
+   * ea_mha_quant_arena_size). Ignored without such a table. */
   ea_quant position;
 } ea_mha_quant_params;
 
@@ -90,8 +92,8 @@ typedef struct ea_mha_config {
   /* Fixed point with positions: the quantized [max_tokens, d_model] table
    * (int8 or int16, e.g. constant data). LEARNED: required. SINUSOIDAL: NULL
    * to fill the table at plan time and quantize it (TFLite's QUANTIZE) with
-   * quant_params->position, or quant_scales->position where that is not given. position_table is
-   * not read by fixed-point plans. */
+   * quant_params->position, or quant_scales->position where that is not
+   * given. position_table is not read by fixed-point plans. */
   const void* quant_position_table;
 } ea_mha_config;
 

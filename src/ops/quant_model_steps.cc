@@ -1,6 +1,7 @@
 #include "ops/quant_model_steps.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -59,8 +60,11 @@ bool RowBlocks(const ea_parallel_for& parallel, const LinearQArgs<T>& args) {
 
 const ea_quant* PlanTimeTableQuant(const ea_quant* params_position,
                                    const ea_quant* scales_position) {
-  const bool given = params_position != nullptr &&
-                     (params_position->scale != 0.0f || params_position->zero_point != 0);
+  if (params_position == nullptr) return scales_position;
+  // All zero bits: -0.0f is given (and refused: not a positive scale).
+  uint32_t scale_bits = 0;
+  memcpy(&scale_bits, &params_position->scale, sizeof(scale_bits));
+  const bool given = scale_bits != 0 || params_position->zero_point != 0;
   return given ? params_position : scales_position;
 }
 

@@ -18,8 +18,9 @@
 namespace edgeattn {
 
 // The quantization of a table the plan fills: the given integers' `position`
-// unless it is all zero (not given: a struct written before the field),
-// else quant_scales' (NULL: neither). One rule for every fixed-point model.
+// unless its bytes are all zero (not given: a struct written before the
+// field), else quant_scales' (NULL: neither). One rule for every fixed-point
+// model.
 const ea_quant* PlanTimeTableQuant(const ea_quant* params_position,
                                    const ea_quant* scales_position);
 // The same for a model config (ea_mha_config, ea_self_attention_config).

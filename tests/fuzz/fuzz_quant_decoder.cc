@@ -184,10 +184,11 @@ void FuzzQuantDecoder(ByteReader& input) {
     // by the size call as ea_mha_quant_arena_size checks them; the scales, their
     // derivation and a plan-time table's quantization may be checked there.
     if (params_given) size_rules.Merge(QuantParamsRules(config, given.params));
-    if (scales_rules.MustFail() || derived_refused || table_needs.bad) {
-      size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
-    }
-    if (scales_rules.MustFail() || table_needs.no_scales) size_rules.Tolerate(EA_ERR_NULL_POINTER);
+    if (scales_rules.MustFail() || derived_refused) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
+    if (scales_rules.MustFail()) size_rules.Tolerate(EA_ERR_NULL_POINTER);
+    // A plan-time table's missing or bad quantization: refused by the size call too.
+    if (table_needs.bad) size_rules.Add(EA_ERR_BAD_ARGUMENT);
+    if (table_needs.no_scales) size_rules.Add(EA_ERR_NULL_POINTER);
     if (infinite) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
   }
   const uint64_t need = shape_valid ? edgeattn::DecoderQuantArenaBytes(dconfig) : 0;

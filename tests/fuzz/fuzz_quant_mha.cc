@@ -191,12 +191,12 @@ void FuzzQuantMha(ByteReader& input) {
   const bool shape_valid = !shape_rules.MustFail() && dims_ok;
   StatusSet size_rules = shape_rules;
   if (params_given && shape_valid) size_rules.Merge(QuantParamsRules(config, given.params));
-  // init must refuse a plan-time table's missing or bad quantization;
-  // ea_mha_quant_arena_size may.
+  // A plan-time table's missing or bad quantization: refused by the size
+  // call as by init.
   const PlanTimeTable table_needs = PlanTimeTableNeeds(
       dtype, config.position, config.quant_position_table, TableQuantization(config));
-  if (table_needs.no_scales) size_rules.Tolerate(EA_ERR_NULL_POINTER);
-  if (table_needs.bad) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
+  if (table_needs.no_scales) size_rules.Add(EA_ERR_NULL_POINTER);
+  if (table_needs.bad) size_rules.Add(EA_ERR_BAD_ARGUMENT);
   const uint64_t need =
       shape_valid
           ? edgeattn::MhaQuantArenaBytes(
@@ -389,10 +389,6 @@ void FuzzQuantMha(ByteReader& input) {
   if (fixed && shape_valid) {
     if (params_given) {
       plan_rules.Merge(QuantParamsRules(config, given.params));
-      if ((table_needs.no_scales || table_needs.bad) && !plan_rules.MustFail() &&
-          SkipKnown(kQuantTableQuantization)) {
-        return;  // the library dereferences NULL or quantizes with an invalid scale
-      }
     }
     if (table_needs.no_scales) plan_rules.Add(EA_ERR_NULL_POINTER);
     if (table_needs.bad) plan_rules.Add(EA_ERR_BAD_ARGUMENT);

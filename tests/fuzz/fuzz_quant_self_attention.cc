@@ -337,12 +337,12 @@ void FuzzQuantSelfAttention(ByteReader& input) {
   const bool shape_valid = !shape_rules.MustFail() && dims_ok;
   StatusSet size_rules = shape_rules;
   if (shape_valid) size_rules.Merge(given_rules);
-  // init must refuse a plan-time table's missing or bad quantization;
-  // the arena size may.
+  // A plan-time table's missing or bad quantization: refused by the size
+  // call as by init.
   const PlanTimeTable table_needs = PlanTimeTableNeeds(
       dtype, config.position, config.quant_position_table, TableQuantization(config));
-  if (table_needs.no_scales) size_rules.Tolerate(EA_ERR_NULL_POINTER);
-  if (table_needs.bad) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
+  if (table_needs.no_scales) size_rules.Add(EA_ERR_NULL_POINTER);
+  if (table_needs.bad) size_rules.Add(EA_ERR_BAD_ARGUMENT);
   const uint64_t need =
       shape_valid
           ? edgeattn::SelfAttentionQuantArenaBytes(

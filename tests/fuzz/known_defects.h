@@ -18,8 +18,8 @@ enum KnownDefect {
   kInputInScratch = 32,  // inputs inside the plan's own arena regions: accepted, wrong result
   kLongRows = 64,        // rows of 16384+ keys drift out of the values' hull (float sums)
   // Fixed-point MHA (README.md, "Findings" 10-15):
-  kQuantRefusalWrites = 128,          // derive / init write channel ints on a refusal
-  kQuantTableQuantization = 256,      // SINUSOIDAL with given integers: the table's scales
+  kQuantRefusalWrites = 128,  // derive / init write channel ints on a refusal
+  // 256 (SINUSOIDAL with given integers: the table's scales) is fixed.
   kQuantWeightsOverflow = 512,        // heads * n^2 probabilities past EA_MAX_ELEMENTS accepted
   kQuantMaxTokens = 1024,             // max_tokens 16385..65535 refused at plan time
   kQuantInfiniteMultiplier = 2048,    // q.scale * k.scale overflows float: UB, multiplier 0

@@ -396,9 +396,13 @@ void QuantSeeds() {
   Write("quant-s8-heads-mismatch", kQuantMha, c);
   // Known defects (README "Findings" 11-14), one seed each.
   c = Quant(false, 6, 8, 1);
-  c.quant.params_kind = 200;
-  c.scales_kind = 250;  // SINUSOIDAL table to quantize, no scales: NULL dereference
+  c.quant.params_kind = 200;  // bit 3: the integers carry the table's quantization
+  c.scales_kind = 250;        // SINUSOIDAL table to quantize, no scales (finding 11)
   Write("quant-s8-sinusoid-given-no-scales", kQuantMha, c);
+  c.quant.params_kind = 192;  // integers without it, and no scales: EA_ERR_NULL_POINTER
+  Write("quant-s8-sinusoid-given-no-position-no-scales", kQuantMha, c);
+  c.scales_kind = 0;  // ... with scales: theirs
+  Write("quant-s8-sinusoid-given-no-position", kQuantMha, c);
   c = Quant(false, 6, 8, 1);
   c.tensors[kQ].kind = kScale1e20;
   c.tensors[kK].kind = kScale1e20;  // q * k overflows float

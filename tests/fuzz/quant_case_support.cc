@@ -607,7 +607,8 @@ ArenaLayout QuantArenaLayout(const QuantCommon& qc, uint64_t need, bool material
 }
 
 void GivePositionQuantization(const QuantCommon& qc, ea_quant layer_position, ea_quant* given) {
-  *given = (qc.params_kind & 1) != 0 ? layer_position : ea_quant{};
+  // Bit 3: independent of the softmax-table variants (GiveSoftmaxTables, % 8).
+  *given = (qc.params_kind & 8) != 0 ? layer_position : ea_quant{};
 }
 
 PlanTimeTable PlanTimeTableNeeds(ea_dtype dtype, ea_position position, const void* quant_table,

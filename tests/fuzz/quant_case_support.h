@@ -258,12 +258,15 @@ void CheckArenaSize(const char* call, ea_status (*size)(const Config*, size_t*),
 ArenaLayout QuantArenaLayout(const QuantCommon& qc, uint64_t need, bool materialised);
 
 // The quantization of the sinusoidal table a plan fills, as the headers
-// state it: the given integers' `position` unless it is all zero, else
-// quant_scales->position (NULL: neither).
+// state it: the given integers' `position` unless all its bytes are zero,
+// else quant_scales->position (NULL: neither).
 template <class Config>
 const ea_quant* TableQuantization(const Config& c) {
-  const ea_quant* given = c.quant_params != nullptr ? &c.quant_params->position : nullptr;
-  if (given != nullptr && (given->scale != 0.0f || given->zero_point != 0)) return given;
+  static const ea_quant kNotGiven{};
+  if (c.quant_params != nullptr &&
+      memcmp(&c.quant_params->position, &kNotGiven, sizeof(ea_quant)) != 0) {
+    return &c.quant_params->position;
+  }
   return c.quant_scales != nullptr ? &c.quant_scales->position : nullptr;
 }
 template <class Config>
@@ -272,9 +275,9 @@ ea_quant TableQuantizationValue(const Config& c) {
   return q != nullptr ? *q : ea_quant{};
 }
 
-// The given integers' `position`: all zero (not given) when the case's
-// params_kind is even, else the layer's position tensor quantization (valid
-// or not, quant_scales given or not).
+// The given integers' `position`: all zero (not given) unless bit 3 of the
+// case's params_kind is set, then the layer's position tensor quantization
+// (valid or not, quant_scales given or not).
 void GivePositionQuantization(const QuantCommon& qc, ea_quant layer_position, ea_quant* given);
 
 // The sinusoidal table a plan fills (SINUSOIDAL, no caller's table) is

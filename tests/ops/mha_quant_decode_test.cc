@@ -157,10 +157,12 @@ TEST_P(QuantDecoderPerTarget, GivenIntegersGiveTheDerivedOnesResults) {
   ea_mha_quant_params params{};
   ASSERT_EQ(ea_mha_quant_derive(&derived.config.layer, &params, channels.data(), channels.size()),
             EA_OK);
-  // Given integers: the table still comes from the scales (sinusoidal, filled at init).
+  // Given integers alone: the sinusoidal table filled at init takes its
+  // quantization from them (params.position), with no quant_scales.
   QuantMhaLayer given_layer(c);
   ea_decoder_quant_config config{given_layer.config, 5};
   config.layer.quant_params = &params;
+  config.layer.quant_scales = nullptr;
   size_t bytes = 0;
   ASSERT_EQ(ea_decoder_quant_arena_size(&config, &bytes), EA_OK);
   EXPECT_EQ(bytes, derived.bytes);

@@ -146,8 +146,8 @@ class QuantSetup {
 
   // The caller passes TFLite's integers: those ea_mha_quant_derive gives for
   // the scales, copied into per-channel arrays of the caller's own.
-  // keep_scales false: quant_scales NULL (no sinusoidal table to quantize
-  // then: the position becomes NONE unless the row sets LEARNED).
+  // keep_scales false: quant_scales NULL, and SINUSOIDAL becomes NONE (rows
+  // about the table's quantization in the integers drop the scales themselves).
   void UseGivenParams(bool keep_scales) {
     std::vector<int32_t> derived(EA_MHA_QUANT_CHANNEL_INTS(kDModel));
     ea_mha_quant_params p{};
@@ -579,8 +579,8 @@ void ScaleRows(CaseList* l) {
       EA_ERR_BAD_ARGUMENT, EA_ERR_BAD_ARGUMENT);
 }
 
-// ea_mha_quant_params given by the caller (quant_scales kept for the
-// sinusoidal table's QUANTIZE unless a row drops them).
+// ea_mha_quant_params given by the caller, quant_scales kept unless a row
+// drops them.
 void ParamRows(CaseList* l) {
   const auto given = [](std::function<void(QuantSetup*)> change) {
     return [change](QuantSetup* s) {
@@ -635,6 +635,7 @@ void ParamRows(CaseList* l) {
       {"ScaleNegative", kBoth, {-1.0f / 128, 0}},
       {"ScalePlusInf", kBoth, {kInf, 0}},
       {"ScaleZeroZeroPointOne", kBoth, {0.0f, 1}},  // not all zero: given, and bad
+      {"ScaleMinusZero", kBoth, {-0.0f, 0}},        // not all zero bits: given, and bad
       {"ZeroPoint128", kS8, {1.0f / 128, 128}},
       {"ZeroPointMinus129", kS8, {1.0f / 128, -129}},
       {"ZeroPointInt32Max", kBoth, {1.0f / 128, kInt32Max}},
@@ -645,18 +646,26 @@ void ParamRows(CaseList* l) {
     add(
         bad.dtypes, std::string("Position") + bad.name,
         [value](QuantSetup* s) { s->params.position = value; }, EA_ERR_BAD_ARGUMENT);
-    l->Add(bad.dtypes, std::string("GivenPositionAllZeroScalesPosition") + bad.name,
-           given([value](QuantSetup* s) {
-             s->params.position = ea_quant{};
-             s->scales.position = value;
-           }),
-           kOkOrAsPlan, EA_ERR_BAD_ARGUMENT, kNotCalled);
+    add(
+        bad.dtypes, std::string("PositionAllZeroScalesPosition") + bad.name,
+        [value](QuantSetup* s) {
+          s->params.position = ea_quant{};
+          s->scales.position = value;
+        },
+        EA_ERR_BAD_ARGUMENT);
     // Read only for a table the plan fills.
     add(
         bad.dtypes, std::string("Position") + bad.name + "IgnoredWithALearnedTable",
         [value](QuantSetup* s) {
           s->params.position = value;
           s->UseLearnedTable();
+        },
+        EA_OK);
+    add(
+        bad.dtypes, std::string("Position") + bad.name + "IgnoredWithACallersTable",
+        [value](QuantSetup* s) {
+          s->params.position = value;
+          s->config.quant_position_table = s->table_block.data();  // SINUSOIDAL, precomputed
         },
         EA_OK);
     add(
@@ -1863,8 +1872,9 @@ TEST(QuantMhaGivenParams, EqualToDerivedGiveTheSameOutputsAsScales) {
         s->config.position = position;
         if (position == EA_POSITION_LEARNED) s->UseLearnedTable();
       }
-      // The sinusoidal table is quantized with quant_scales->position: keep them.
-      from_params.UseGivenParams(position == EA_POSITION_SINUSOIDAL);
+      // The sinusoidal table's quantization comes with the integers: no scales.
+      from_params.UseGivenParams(false);
+      from_params.config.position = position;
       const Outputs a = PlanAndRun(&from_scales);
       const Outputs b = PlanAndRun(&from_params);
       ASSERT_STATUS(a.status, EA_OK);

@@ -595,8 +595,11 @@ TEST_F(Refusals, RunRefusesAndWritesNothing) {
 }
 
 // A sinusoid filled at plan time is quantized with the integers' position
-// (derive fills it) without quant_scales; all zero, with the scales'; the
-// plan from the scales alone gives the same bits. Bad ones are refused.
+// (derive fills it) without quant_scales, and wins over the scales'; all
+// zero, the scales' is read; the plan from the scales alone gives the same
+// bits. Bad ones are refused by the size call and init, and ignored where no
+// table is filled. (int16: every random case with given integers runs
+// without scales against the reference, RandomShapesEqualTheReferenceOps.)
 TEST_F(Refusals, PlanTimeTableQuantizationFromTheIntegersOrTheScales) {
   const auto plan_and_run = [this](const ea_self_attention_config& config) {
     std::vector<int8_t> y(6 * 5, 0x55);
@@ -608,10 +611,18 @@ TEST_F(Refusals, PlanTimeTableQuantizationFromTheIntegersOrTheScales) {
     ea_self_attention_quant_plan own{};
     EXPECT_STATUS(ea_self_attention_quant_init(&own, &config, &p.weights, &a), EA_OK);
     EXPECT_STATUS(ea_self_attention_quant_run_s8(&own, x.data(), 6, 6, y.data(), nullptr), EA_OK);
+    // And ADD(x, P) as the plan kept it: the table's quantization shows there.
+    if (own.x_positioned != nullptr) {
+      const int8_t* positioned = static_cast<const int8_t*>(own.x_positioned);
+      y.insert(y.end(), positioned, positioned + 6 * 8);
+    }
     return y;
   };
   std::vector<int8_t> want(6 * 5);
   ASSERT_EQ(ea_self_attention_quant_run_s8(&plan, x.data(), 6, 6, want.data(), nullptr), EA_OK);
+  ASSERT_NE(plan.x_positioned, nullptr);
+  const int8_t* positioned = static_cast<const int8_t*>(plan.x_positioned);
+  want.insert(want.end(), positioned, positioned + 6 * 8);
   std::vector<int32_t> channels(EA_SELF_ATTENTION_QUANT_CHANNEL_INTS(4, 5));
   ea_self_attention_quant_params given{};
   ASSERT_EQ(ea_self_attention_quant_derive(&p.config, &given, channels.data(), channels.size()),
@@ -622,15 +633,30 @@ TEST_F(Refusals, PlanTimeTableQuantizationFromTheIntegersOrTheScales) {
   config.quant_params = &given;
   config.quant_scales = nullptr;
   EXPECT_EQ(plan_and_run(config), want);
-  given.position = ea_quant{};
-  ExpectPlanRefused(config, p.weights, EA_ERR_NULL_POINTER);
+  ea_self_attention_quant_scales doubled = p.scales;
+  doubled.position.scale *= 2.0f;
+  config.quant_scales = &doubled;  // not read: the integers carry the table's
+  EXPECT_EQ(plan_and_run(config), want);
+  const ea_quant derived_position = given.position;
+  given.position = ea_quant{};  // not given: the (doubled) scales' is read
+  EXPECT_NE(plan_and_run(config), want);
   config.quant_scales = &p.scales;
   EXPECT_EQ(plan_and_run(config), want);
   config.quant_scales = nullptr;
+  ExpectPlanRefused(config, p.weights, EA_ERR_NULL_POINTER);
+  size_t need = 0;
+  EXPECT_STATUS(ea_self_attention_quant_arena_size(&config, &need), EA_ERR_NULL_POINTER);
+  given.position = derived_position;
+  ea_self_attention_config with_table = config;  // a precomputed table: position not read
+  const std::vector<int8_t> table(6 * 8, 3);
+  with_table.quant_position_table = table.data();
+  const std::vector<int8_t> with_table_y = plan_and_run(with_table);
   for (const ea_quant bad : {ea_quant{std::numeric_limits<float>::quiet_NaN(), 0},
-                             ea_quant{0.0f, 1}, ea_quant{1.0f / 128, 128}}) {
+                             ea_quant{0.0f, 1}, ea_quant{-0.0f, 0}, ea_quant{1.0f / 128, 128}}) {
     given.position = bad;
     ExpectPlanRefused(config, p.weights, EA_ERR_BAD_ARGUMENT);
+    EXPECT_STATUS(ea_self_attention_quant_arena_size(&config, &need), EA_ERR_BAD_ARGUMENT);
+    EXPECT_EQ(plan_and_run(with_table), with_table_y);
   }
 }
 

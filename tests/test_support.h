@@ -29,6 +29,17 @@ inline ea_mha_quant_weights InProjQuantWeights(const int8_t* in_proj_weight,
   return w;
 }
 
+// Targets whose double arithmetic is software (Cortex-M4F: a single-precision
+// FPU, __ARM_FP without its double bit): the double-precision references cost
+// tens of times more there, so the longest float shapes are shortened on them.
+// The same SCALAR float kernels run whole on the boards with a double FPU
+// (Cortex-M7, M55), which the matrix runs too.
+#if defined(__ARM_FP) && !(__ARM_FP & 8)
+constexpr bool kSoftwareDouble = true;
+#else
+constexpr bool kSoftwareDouble = false;
+#endif
+
 // Every KV cache storage (edgeattn/kv_cache.h), for the suites that run each.
 constexpr ea_kv_storage kEveryKvStorage[] = {EA_KV_STORAGE_F32, EA_KV_STORAGE_F16, EA_KV_STORAGE_Q8,
                                              EA_KV_STORAGE_Q4};

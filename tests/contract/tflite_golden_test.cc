@@ -141,7 +141,7 @@ tflite_ref::ChainInputs<Activation, Bias> Inputs(const GoldenCase& c) {
 }
 
 tflite_ref::ChainShape Shape(const GoldenCase& c) {
-  return {c.n, c.d_model, c.heads, c.causal, c.n};
+  return {c.n, c.d_model, c.heads, c.causal, c.n, c.heads, 0};
 }
 
 // --- comparison --------------------------------------------------------------------

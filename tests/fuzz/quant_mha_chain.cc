@@ -40,7 +40,8 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
   in.b_k = in_b != nullptr ? b_in.data() + e : nullptr;
   in.b_v = in_b != nullptr ? b_in.data() + 2 * e : nullptr;
   in.b_o = out_b != nullptr ? b_out.data() : nullptr;
-  const ref::ChainShape shape{n, c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL, n_valid_keys};
+  const ref::ChainShape shape{
+      n, c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL, n_valid_keys, c.n_heads, 0};
   ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = ref::RunChainInt8(shape, chain, in);

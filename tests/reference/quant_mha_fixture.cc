@@ -161,7 +161,7 @@ QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& param
   in.b_k = bias.data() + e;
   in.b_v = bias.data() + 2 * e;
   in.b_o = out_bias.data();
-  const tflite_ref::ChainShape shape{c.n, c.d_model, c.heads, c.causal, c.ValidKeys()};
+  const tflite_ref::ChainShape shape{c.n, c.d_model, c.heads, c.causal, c.ValidKeys(), c.heads, 0};
   tflite_ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = tflite_ref::RunChainInt8(shape, params, in);

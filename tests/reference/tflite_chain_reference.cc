@@ -576,29 +576,34 @@ ChainTensors<Activation> RunChain(const ChainShape& shape,
   const int n = shape.n;
   const int d = shape.d_model;
   const int d_k = d / shape.heads;
+  const int kv_heads = shape.kv_heads > 0 ? shape.kv_heads : shape.heads;
+  const int group = shape.heads / kv_heads;
+  const int d_kv = kv_heads * d_k;  // k's and v's channels
   const size_t nn = static_cast<size_t>(n) * n;
   ChainTensors<Activation> t;
   // Without a position table the chain starts at FULLY_CONNECTED: x = x_emb.
   t.x = in.pe != nullptr ? Add(params.add, in.x_emb, in.pe, static_cast<size_t>(n) * d)
                          : std::vector<Activation>(in.x_emb, in.x_emb + static_cast<size_t>(n) * d);
   t.q = FullyConnectedPerChannel(params.fc_q, t.x.data(), n, d, in.w_q, in.b_q, d);
-  t.k = FullyConnectedPerChannel(params.fc_k, t.x.data(), n, d, in.w_k, in.b_k, d);
-  t.v = FullyConnectedPerChannel(params.fc_v, t.x.data(), n, d, in.w_v, in.b_v, d);
+  t.k = FullyConnectedPerChannel(params.fc_k, t.x.data(), n, d, in.w_k, in.b_k, d_kv);
+  t.v = FullyConnectedPerChannel(params.fc_v, t.x.data(), n, d, in.w_v, in.b_v, d_kv);
   t.o.assign(static_cast<size_t>(n) * d, 0);
 
   for (int h = 0; h < shape.heads; ++h) {
     const std::vector<Activation> q_h = ColumnSlice(t.q, n, d, h * d_k, d_k);
-    const std::vector<Activation> k_h = ColumnSlice(t.k, n, d, h * d_k, d_k);
-    const std::vector<Activation> v_h = ColumnSlice(t.v, n, d, h * d_k, d_k);
+    const int kv_head = h / group;
+    const std::vector<Activation> k_h = ColumnSlice(t.k, n, d_kv, kv_head * d_k, d_k);
+    const std::vector<Activation> v_h = ColumnSlice(t.v, n, d_kv, kv_head * d_k, d_k);
 
     std::vector<Activation> scores =
         BatchMatMul(params.bmm_scores, q_h.data(), n, d_k, k_h.data(), n);
     std::vector<Activation> probs(nn, probability_zero);
     for (int i = 0; i < n; ++i) {
+      const int first = FirstVisibleKeyOf(shape.causal, shape.window, n, n, i);
       const int visible = VisibleKeysOf(shape.causal, n, n, shape.n_valid_keys, i);
-      if (visible == 0) continue;  // every probability at the minimum
-      SoftmaxRow(params.softmax, &scores[static_cast<size_t>(i) * n], visible,
-                 &probs[static_cast<size_t>(i) * n], &t);
+      if (visible <= first) continue;  // every probability at the minimum
+      const size_t row = static_cast<size_t>(i) * n + static_cast<size_t>(first);
+      SoftmaxRow(params.softmax, &scores[row], visible - first, &probs[row], &t);
     }
 
     const std::vector<Activation> v_h_t = Transpose(v_h, n, d_k);  // [d_k, n]

@@ -267,6 +267,13 @@ struct ChainShape {
   int heads;
   bool causal;       // row i of each softmax sees keys 0..i
   int n_valid_keys;  // keys from here on are padding, in no softmax (n: none)
+  // Grouped-query heads: k and v have kv_heads * d_k channels (W_K, W_V that
+  // many rows) and query head h reads KV head h / (heads / kv_heads), as
+  // PyTorch's repeat_interleave (kv_heads divides heads).
+  int kv_heads;
+  // Causal only: row i sees keys i - window + 1 .. i (0: no window), the
+  // sliding window of the KV cache.
+  int window;
 };
 
 // The keys query row `row` (of n_q rows over n_kv keys) sees: the first
@@ -278,6 +285,15 @@ inline int VisibleKeysOf(bool causal, int n_q, int n_kv, int n_valid_keys, int r
   const int64_t diagonal = int64_t{row} + 1 + n_kv - n_q;
   const int64_t visible = diagonal < n_valid_keys ? diagonal : n_valid_keys;
   return visible > 0 ? static_cast<int>(visible) : 0;
+}
+
+// The first key that row sees: with a causal sliding window of `window`
+// keys, none before row + n_kv - n_q - window + 1; else key 0. The row's
+// softmax runs over [FirstVisibleKeyOf, VisibleKeysOf) (none when empty).
+inline int FirstVisibleKeyOf(bool causal, int window, int n_q, int n_kv, int row) {
+  if (!causal || window <= 0) return 0;
+  const int64_t first = int64_t{row} + n_kv - n_q - window + 1;
+  return first > 0 ? static_cast<int>(first) : 0;
 }
 
 template <typename SoftmaxParamsT>
@@ -292,7 +308,9 @@ struct ChainParams {
 using ChainParamsInt8 = ChainParams<SoftmaxInt8Params>;
 using ChainParamsInt16 = ChainParams<SoftmaxInt16Params>;
 
-// Every tensor's float quantization, from which PrepareChain derives ChainParams.
+// Every tensor's float quantization, from which PrepareChain derives ChainParams
+// (each weight's d_model channel scales; W_K's and W_V's first kv_heads * d_k
+// are read for grouped-query heads).
 struct ChainQuantization {
   TensorQuantization x_emb, pe, x, q, k, v, scores, probs, o, y;
   const float* w_q_scales;  // [d_model] each, per output channel
@@ -311,10 +329,10 @@ struct ChainInputs {
   const Activation* x_emb;  // [n, d_model]
   const Activation* pe;     // [n, d_model], quantized to its own scale; nullptr: x = x_emb
   const int8_t* w_q;        // [d_model, d_model] each, [out, in]
-  const int8_t* w_k;
+  const int8_t* w_k;        // W_K and W_V: [kv_heads * d_k, d_model]
   const int8_t* w_v;
   const int8_t* w_o;
-  const Bias* b_q;  // [d_model] each (may be null)
+  const Bias* b_q;  // [d_model] each, b_k and b_v [kv_heads * d_k] (may be null)
   const Bias* b_k;
   const Bias* b_v;
   const Bias* b_o;
@@ -322,7 +340,7 @@ struct ChainInputs {
 
 template <typename Activation>
 struct ChainTensors {
-  std::vector<Activation> x, q, k, v;                   // [n, d_model]
+  std::vector<Activation> x, q, k, v;                   // [n, d_model]; k, v [n, kv_heads * d_k]
   std::vector<std::vector<Activation>> scores;          // per head [n, n], no mask applied
   std::vector<std::vector<Activation>> probs;           // per head [n, n]; masked = minimum
   std::vector<Activation> o;                            // [n, d_model], head h in columns h*d_k..

@@ -1,0 +1,187 @@
+// The integer chain reference's grouped-query heads and sliding window
+// (tests/reference/tflite_chain_reference.h), shown by properties before the
+// fixed-point decoder relies on them (docs/FIXED_POINT_DECODER.md, stage 1):
+// KV heads repeated for their group give plain MHA's integers, and a row of
+// the windowed causal chain is the last row of the causal chain over only
+// its window's tokens (every op before the softmax works row by row).
+#include <gtest/gtest.h>
+#include <stdint.h>
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "reference/device_softmax_luts.h"
+#include "reference/quant_mha_fixture.h"
+#include "reference/tflite_chain_reference.h"
+
+namespace edgeattn_test {
+namespace {
+
+using tflite_ref::ChainQuantization;
+using tflite_ref::ChainShape;
+
+// One layer's tensors as the reference takes them (no positions), in the
+// dtype's activations and biases; W_K and W_V of `kv_heads` heads.
+template <typename T, typename Bias>
+struct Layer {
+  std::vector<T> x;
+  std::vector<int8_t> w_q, w_k, w_v, w_o;
+  std::vector<Bias> b_q, b_k, b_v, b_o;
+  std::vector<float> s_q, s_k, s_v, s_o;  // d_model channel scales each
+
+  tflite_ref::ChainInputs<T, Bias> Inputs() const {
+    return {x.data(),   nullptr,    w_q.data(), w_k.data(), w_v.data(),
+            w_o.data(), b_q.data(), b_k.data(), b_v.data(), b_o.data()};
+  }
+  ChainQuantization With(ChainQuantization q) const {
+    q.w_q_scales = s_q.data();
+    q.w_k_scales = s_k.data();
+    q.w_v_scales = s_v.data();
+    q.w_o_scales = s_o.data();
+    return q;
+  }
+};
+
+template <typename T>
+using BiasOf = std::conditional_t<sizeof(T) == 1, int32_t, int64_t>;
+
+template <typename T>
+tflite_ref::ChainTensors<T> RunChain(const ChainShape& shape, const ChainQuantization& q,
+                                     const tflite_ref::ChainInputs<T, BiasOf<T>>& in) {
+  if constexpr (sizeof(T) == 1) {
+    return tflite_ref::RunChainInt8(shape, tflite_ref::PrepareChainInt8(q, shape.d_model), in);
+  } else {
+    return tflite_ref::RunChainInt16(
+        shape,
+        tflite_ref::PrepareChainInt16(q, shape.d_model, TfliteExpLut(), TfliteReciprocalLut()), in);
+  }
+}
+
+// The random case's layer, with W_K and W_V (rows, biases, scales) of KV head
+// g taken from the case's head g * group (group = heads / kv_heads), and, when
+// `repeat`, written back out for every query head of its group: the plain
+// MHA layer that grouped-query attention is by definition.
+template <typename T>
+Layer<T, BiasOf<T>> LayerOf(const QuantMhaCase& c, int kv_heads, bool repeat) {
+  using Bias = BiasOf<T>;
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t d_k = e / static_cast<size_t>(c.heads);
+  const size_t group = static_cast<size_t>(c.heads / kv_heads);
+  Layer<T, Bias> l;
+  l.x.assign(c.x_emb.begin(), c.x_emb.end());
+  l.w_q.assign(c.in_proj.begin(), c.in_proj.begin() + static_cast<ptrdiff_t>(e * e));
+  l.w_o = c.out_proj;
+  l.b_q.assign(c.in_bias.begin(), c.in_bias.begin() + static_cast<ptrdiff_t>(e));
+  l.b_o.assign(c.out_bias.begin(), c.out_bias.end());
+  l.s_q.assign(c.in_scales.begin(), c.in_scales.begin() + static_cast<ptrdiff_t>(e));
+  l.s_o = c.out_scales;
+  // Channel `channel` of the grouped (or repeated) W_K / W_V: the case's channel.
+  const auto source_channel = [&](size_t channel) {
+    const size_t kv_head = repeat ? channel / d_k / group : channel / d_k;
+    return kv_head * group * d_k + channel % d_k;
+  };
+  const size_t channels = repeat ? e : static_cast<size_t>(kv_heads) * d_k;
+  for (size_t which = 1; which <= 2; ++which) {
+    std::vector<int8_t>& w = which == 1 ? l.w_k : l.w_v;
+    std::vector<Bias>& b = which == 1 ? l.b_k : l.b_v;
+    std::vector<float>& s = which == 1 ? l.s_k : l.s_v;
+    for (size_t channel = 0; channel < channels; ++channel) {
+      const size_t from = which * e + source_channel(channel);
+      w.insert(w.end(), c.in_proj.begin() + static_cast<ptrdiff_t>(from * e),
+               c.in_proj.begin() + static_cast<ptrdiff_t>((from + 1) * e));
+      b.push_back(static_cast<Bias>(c.in_bias[from]));
+      s.push_back(c.in_scales[from]);
+    }
+    s.resize(e, s.front());  // PrepareChain reads d_model scales; the rest are unused
+  }
+  return l;
+}
+
+template <typename T>
+void ExpectGroupedEqualsRepeated(ea_dtype dtype) {
+  const struct {
+    int heads, kv_heads;
+    bool causal;
+  } shapes[] = {{4, 2, true}, {4, 1, false}, {6, 3, true}, {6, 2, false}};
+  uint64_t seed = 9900;
+  for (const auto& s : shapes) {
+    SCOPED_TRACE(std::to_string(s.heads) + " heads on " + std::to_string(s.kv_heads));
+    const int n = 11, d_model = 4 * s.heads;
+    const QuantMhaCase c = RandomQuantMha(dtype, {n, d_model, s.heads, s.causal, false}, seed++);
+    std::vector<float> channel_scales;
+    const ChainQuantization q = c.Quantization(&channel_scales);
+    const auto grouped = LayerOf<T>(c, s.kv_heads, false);
+    const auto repeated = LayerOf<T>(c, s.kv_heads, true);
+    const auto t_grouped = RunChain<T>({n, d_model, s.heads, s.causal, n, s.kv_heads, 0},
+                                       grouped.With(q), grouped.Inputs());
+    const auto t_repeated = RunChain<T>({n, d_model, s.heads, s.causal, n, s.heads, 0},
+                                        repeated.With(q), repeated.Inputs());
+    EXPECT_EQ(t_grouped.k.size(), static_cast<size_t>(n * s.kv_heads * 4));
+    EXPECT_EQ(t_grouped.probs, t_repeated.probs);
+    EXPECT_EQ(t_grouped.o, t_repeated.o);
+    EXPECT_EQ(t_grouped.y, t_repeated.y);
+    // The case's own heads (unshared) give other integers: the grouping is used.
+    const auto own = LayerOf<T>(c, s.heads, false);
+    const auto t_own =
+        RunChain<T>({n, d_model, s.heads, s.causal, n, s.heads, 0}, own.With(q), own.Inputs());
+    EXPECT_NE(t_own.o, t_grouped.o);
+  }
+}
+
+TEST(ChainReference, GroupedKvHeadsAreTheirHeadsRepeated) {
+  ExpectGroupedEqualsRepeated<int8_t>(EA_DTYPE_INT8);
+  ExpectGroupedEqualsRepeated<int16_t>(EA_DTYPE_INT16);
+}
+
+template <typename T>
+void ExpectWindowRowsAreShortCausalChains(ea_dtype dtype) {
+  const int n = 19, d_model = 16, heads = 2;
+  const size_t e = static_cast<size_t>(d_model);
+  const T zero_probability = static_cast<T>(sizeof(T) == 1 ? -128 : 0);
+  uint64_t seed = 9950;
+  for (const int window : {1, 4, 7, n}) {
+    SCOPED_TRACE("window " + std::to_string(window));
+    const QuantMhaCase c = RandomQuantMha(dtype, {n, d_model, heads, true, false}, seed++);
+    std::vector<float> channel_scales;
+    const ChainQuantization q = c.Quantization(&channel_scales);
+    auto layer = LayerOf<T>(c, heads, false);
+    const auto windowed =
+        RunChain<T>({n, d_model, heads, true, n, heads, window}, layer.With(q), layer.Inputs());
+    const auto causal =
+        RunChain<T>({n, d_model, heads, true, n, heads, 0}, layer.With(q), layer.Inputs());
+    if (window >= n) {
+      EXPECT_EQ(windowed.y, causal.y);
+    }
+    const std::vector<T> x = layer.x;
+    for (int i = 0; i < n; ++i) {
+      const int first = std::max(0, i - window + 1), len = i - first + 1;
+      layer.x.assign(x.begin() + static_cast<ptrdiff_t>(first * e),
+                     x.begin() + static_cast<ptrdiff_t>((i + 1) * e));
+      const auto alone =
+          RunChain<T>({len, d_model, heads, true, len, heads, 0}, layer.With(q), layer.Inputs());
+      const size_t last = static_cast<size_t>(len - 1);
+      for (size_t col = 0; col < e; ++col) {
+        ASSERT_EQ(windowed.y[static_cast<size_t>(i) * e + col], alone.y[last * e + col])
+            << "row " << i << " column " << col;
+      }
+      for (int h = 0; h < heads; ++h) {
+        for (int j = 0; j < n; ++j) {
+          const T want =
+              j < first || j > i ? zero_probability : alone.probs[h][last * len + (j - first)];
+          ASSERT_EQ(windowed.probs[h][static_cast<size_t>(i) * n + j], want)
+              << "head " << h << " row " << i << " key " << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(ChainReference, WindowedRowsAreCausalChainsOverTheirWindow) {
+  ExpectWindowRowsAreShortCausalChains<int8_t>(EA_DTYPE_INT8);
+  ExpectWindowRowsAreShortCausalChains<int16_t>(EA_DTYPE_INT16);
+}
+
+}  // namespace
+}  // namespace edgeattn_test

@@ -581,6 +581,8 @@ ChainTensors<Activation> RunChain(const ChainShape& shape,
   const int d_kv = kv_heads * d_k;  // k's and v's channels
   const size_t nn = static_cast<size_t>(n) * n;
   ChainTensors<Activation> t;
+  // Not a grouping: no tensors (every comparison with them fails).
+  if (kv_heads > shape.heads || shape.heads % kv_heads != 0) return t;
   // Without a position table the chain starts at FULLY_CONNECTED: x = x_emb.
   t.x = in.pe != nullptr ? Add(params.add, in.x_emb, in.pe, static_cast<size_t>(n) * d)
                          : std::vector<Activation>(in.x_emb, in.x_emb + static_cast<size_t>(n) * d);

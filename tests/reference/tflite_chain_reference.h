@@ -265,7 +265,7 @@ struct ChainShape {
   int n;        // tokens
   int d_model;  // = heads * d_k
   int heads;
-  bool causal;       // row i of each softmax sees keys 0..i
+  bool causal;       // row i of each softmax sees keys up to i (from i - window + 1)
   int n_valid_keys;  // keys from here on are padding, in no softmax (n: none)
   // Grouped-query heads: k and v have kv_heads * d_k channels (W_K, W_V that
   // many rows) and query head h reads KV head h / (heads / kv_heads), as
@@ -309,8 +309,10 @@ using ChainParamsInt8 = ChainParams<SoftmaxInt8Params>;
 using ChainParamsInt16 = ChainParams<SoftmaxInt16Params>;
 
 // Every tensor's float quantization, from which PrepareChain derives ChainParams
-// (each weight's d_model channel scales; W_K's and W_V's first kv_heads * d_k
-// are read for grouped-query heads).
+// (each weight's d_model channel scales: PrepareChain reads d_model of W_K's
+// and W_V's too, so a grouped-query caller pads its kv_heads * d_k of them to
+// d_model; the chain uses the first kv_heads * d_k. Sizing them to the KV
+// width is for the stage that gives the library grouped-query integers).
 struct ChainQuantization {
   TensorQuantization x_emb, pe, x, q, k, v, scores, probs, o, y;
   const float* w_q_scales;  // [d_model] each, per output channel

@@ -178,6 +178,24 @@ void ExpectWindowRowsAreShortCausalChains(ea_dtype dtype) {
   }
 }
 
+// Rows of n_q queries over n_kv keys (a decoder's step over its cache): row i
+// sits at key position i + n_kv - n_q and sees back `window` keys from it,
+// and the padding cap still applies.
+TEST(ChainReference, WindowRowsOfAStepOverLongerKeys) {
+  // 2 queries over 10 keys, window 3: rows at positions 8 and 9.
+  EXPECT_EQ(tflite_ref::FirstVisibleKeyOf(true, 3, 2, 10, 0), 6);
+  EXPECT_EQ(tflite_ref::VisibleKeysOf(true, 2, 10, 10, 0), 9);
+  EXPECT_EQ(tflite_ref::FirstVisibleKeyOf(true, 3, 2, 10, 1), 7);
+  EXPECT_EQ(tflite_ref::VisibleKeysOf(true, 2, 10, 10, 1), 10);
+  // Padding from key 8 on: the second row sees keys 7 only.
+  EXPECT_EQ(tflite_ref::VisibleKeysOf(true, 2, 10, 8, 1), 8);
+  // No window, or not causal: from key 0.
+  EXPECT_EQ(tflite_ref::FirstVisibleKeyOf(true, 0, 2, 10, 1), 0);
+  EXPECT_EQ(tflite_ref::FirstVisibleKeyOf(false, 3, 2, 10, 1), 0);
+  // A window wider than the keys before the row: from key 0.
+  EXPECT_EQ(tflite_ref::FirstVisibleKeyOf(true, 12, 2, 10, 1), 0);
+}
+
 TEST(ChainReference, WindowedRowsAreCausalChainsOverTheirWindow) {
   ExpectWindowRowsAreShortCausalChains<int8_t>(EA_DTYPE_INT8);
   ExpectWindowRowsAreShortCausalChains<int16_t>(EA_DTYPE_INT16);

@@ -6,13 +6,13 @@ enable_language(C)
 find_package(GTest REQUIRED)
 enable_testing()
 
-file(GLOB _edgeattn_test_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/*_test.cc"
+file(GLOB _edgeattn_test_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/*/*_test.cc"
      "${PROJECT_SOURCE_DIR}/tests/reference/*.cc" "${PROJECT_SOURCE_DIR}/tests/data/tflite/*.cc"
      "${PROJECT_SOURCE_DIR}/tests/data/weights/*.cc")
 # The TFLite golden tensors are .incbin'ed by paths relative to the source root.
 set_source_files_properties("${PROJECT_SOURCE_DIR}/tests/data/tflite/golden_blobs.cc" PROPERTIES
                             COMPILE_OPTIONS "-Wa,-I${PROJECT_SOURCE_DIR}")
-list(REMOVE_ITEM _edgeattn_test_sources "${PROJECT_SOURCE_DIR}/tests/no_heap_test.cc")
+list(REMOVE_ITEM _edgeattn_test_sources "${PROJECT_SOURCE_DIR}/tests/contract/no_heap_test.cc")
 find_package(Threads REQUIRED)
 add_executable(edgeattn_tests ${_edgeattn_test_sources} "${PROJECT_SOURCE_DIR}/examples/c_usage.c"
                               "${PROJECT_SOURCE_DIR}/examples/reversal/reversal_model.cc"

@@ -21,6 +21,7 @@
 #include "data/tflite/golden_cases.h"
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "planned_operation.h"
 #include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
 #include "reference/random_tensor.h"
@@ -603,17 +604,15 @@ TEST_F(Refusals, RunRefusesAndWritesNothing) {
 TEST_F(Refusals, PlanTimeTableQuantizationFromTheIntegersOrTheScales) {
   const auto plan_and_run = [this](const ea_self_attention_config& config) {
     std::vector<int8_t> y(6 * 5, 0x55);
-    size_t need = 0;
-    EXPECT_STATUS(ea_self_attention_quant_arena_size(&config, &need), EA_OK);
-    AlignedBytes fresh(need);
-    ea_arena a{};
-    ea_arena_init(&a, fresh.data(), need);
-    ea_self_attention_quant_plan own{};
-    EXPECT_STATUS(ea_self_attention_quant_init(&own, &config, &p.weights, &a), EA_OK);
-    EXPECT_STATUS(ea_self_attention_quant_run_s8(&own, x.data(), 6, 6, y.data(), nullptr), EA_OK);
+    edgeattn_test::Planned<ea_self_attention_quant_plan, ea_self_attention_config,
+                           ea_self_attention_quant_weights>
+        own(ea_self_attention_quant_arena_size, ea_self_attention_quant_init, config, p.weights);
+    EXPECT_STATUS(own.status, EA_OK);
+    EXPECT_STATUS(ea_self_attention_quant_run_s8(&own.plan, x.data(), 6, 6, y.data(), nullptr),
+                  EA_OK);
     // And ADD(x, P) as the plan kept it: the table's quantization shows there.
-    if (own.x_positioned != nullptr) {
-      const int8_t* positioned = static_cast<const int8_t*>(own.x_positioned);
+    if (own.plan.x_positioned != nullptr) {
+      const int8_t* positioned = static_cast<const int8_t*>(own.plan.x_positioned);
       y.insert(y.end(), positioned, positioned + 6 * 8);
     }
     return y;

@@ -15,6 +15,7 @@
 #include "data/weights/sample_files.h"
 #include "data/weights/sample_weights.h"
 #include "edgeattn/weight_file.h"
+#include "planned_operation.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 #include "weights/heap_sort.h"
@@ -174,15 +175,10 @@ TEST(WeightFile, MhaPlansFromEveryFormatGiveTheSameBits) {
     c.mask = EA_MASK_CAUSAL;
     c.position = EA_POSITION_NONE;
     c.weights_layout = layout;
-    size_t bytes = 0;
-    EXPECT_EQ(ea_mha_arena_size(&c, &bytes), EA_OK);
-    AlignedBytes storage(bytes);
-    ea_arena arena{};
-    ea_arena_init(&arena, storage.data(), bytes);
-    ea_mha_plan plan{};
-    EXPECT_EQ(ea_mha_init(&plan, &c, &weights, &arena), EA_OK);
+    const PlannedMha planned = PlanMha(c, weights);
+    EXPECT_EQ(planned.status, EA_OK);
     std::vector<float> y(x.size(), NAN);
-    EXPECT_EQ(ea_mha_run(&plan, x.data(), n, n, y.data(), nullptr), EA_OK);
+    EXPECT_EQ(ea_mha_run(&planned.plan, x.data(), n, n, y.data(), nullptr), EA_OK);
     return y;
   };
   ea_mha_weights from_st{}, from_blob{};

@@ -17,8 +17,8 @@
 #include "kernels/int/s8_panels.h"
 #include "kernels/int/softmax_s16.h"
 #include "reference/device_softmax_luts.h"
+#include "reference/quant_head_args.h"
 #include "reference/random_tensor.h"
-#include "reference/s16_attention_args.h"
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
 
@@ -218,7 +218,8 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
           edgeattn::PackS8PanelsTransposed(v.data(), d_k, d_k, n, v_panels.data());
           for (const bool packed : {false, true}) {
             std::vector<int8_t> out(static_cast<size_t>(n) * d_k, 0x55), got_probs(probs.size());
-            edgeattn::AttentionQArgs<int8_t> a{};
+            edgeattn::AttentionQArgs<int8_t> a =
+                S8HeadArgs(scores_params, &table, context_params, n, n, d_k, d_k, causal);
             a.q = q.data();
             a.ld_q = d_k;
             a.k = k.data();
@@ -229,22 +230,7 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
             a.ld_out = d_k;
             a.probs = got_probs.data();
             a.ld_probs = n;
-            a.n_q = n;
-            a.n_kv = n;
-            a.d_k = d_k;
-            a.d_v = d_k;
-            a.causal = causal;
             a.n_valid_keys = valid;
-            a.q_offset = -zero_point;
-            a.k_offset = zero_point;
-            a.score_multiplier = scores_params.output_multiplier;
-            a.score_shift = score_shift;
-            a.score_zero_point = -zero_point;
-            a.softmax_s8 = &table;
-            a.v_offset = -zero_point;
-            a.out_multiplier = context_params.output_multiplier;
-            a.out_shift = context_params.output_shift;
-            a.out_zero_point = zero_point;
             if (packed && edgeattn::UsesS8Panels()) {
               a.k_panels = k_panels.data();
               a.k_column_sums = k_terms.data();

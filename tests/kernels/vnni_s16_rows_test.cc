@@ -76,8 +76,8 @@ HWY_AFTER_NAMESPACE();
 #include "kernels/int/s16_panels.h"
 #include "kernels/int/s8_panels.h"
 #include "reference/device_softmax_luts.h"
+#include "reference/quant_head_args.h"
 #include "reference/random_tensor.h"
-#include "reference/s16_attention_args.h"
 #include "reference/tflite_chain_reference.h"
 #include "runtime/dispatch.h"
 

@@ -364,16 +364,20 @@ void LinearS16Target(const LinearQArgs<int16_t>& a) {
   }
 }
 
-// Row r's int8 scores (in row) become its probabilities in place: kept first
-// if the caller asked for the scores, then TFLite's softmax over the visible
-// keys, then copied out (-128, probability 0, past them) if asked for.
+// Row r's int8 scores (in row, its `scored` keys) become its probabilities
+// in place: kept first if the caller asked for the scores, then TFLite's
+// softmax over the visible keys, -128 (probability 0) for the others, then
+// copied out (-128 past them too) if asked for.
 HWY_INLINE void ScoresToProbsS8(const AttentionQArgs<int8_t>& a, int32_t r, int8_t* row,
-                                int32_t visible) {
-  KeepScores(a, r, row, visible);
-  if (visible > 0) SoftmaxS8Row(*a.softmax_s8, row, static_cast<size_t>(visible), row);
+                                int32_t scored) {
+  const VisibleRun run = VisibleRunOf(a, r);
+  KeepScores(a, r, row, run);
+  ProbabilitiesOfRun(row, run, int8_t{-128}, static_cast<uint8_t*>(nullptr), [&](int32_t at) {
+    SoftmaxS8Row(*a.softmax_s8, row + at, static_cast<size_t>(run.count), row + at);
+  });
   if (a.probs != nullptr) {
     int8_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
-    for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row[j] : int8_t{-128};
+    for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < scored ? row[j] : int8_t{-128};
   }
 }
 
@@ -427,15 +431,15 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
     }
     const uint8_t* q_rows =
         reinterpret_cast<const uint8_t*>(a.q + static_cast<size_t>(r0) * a.ld_q);
-    const int32_t most_visible = VisibleKeys(a, r0 + m - 1);
-    for (int32_t j0 = 0; j0 < most_visible; j0 += kTile) {
-      const int32_t width = most_visible - j0 < kTile ? most_visible - j0 : kTile;
+    const int32_t most_scored = ScoredKeys(a, r0 + m - 1);
+    for (int32_t j0 = 0; j0 < most_scored; j0 += kTile) {
+      const int32_t width = most_scored - j0 < kTile ? most_scored - j0 : kTile;
       vnni::AnyTile<true>(m, (width + 15) / 16, q_rows, a.ld_q, a.d_k,
                           a.k_panels + static_cast<size_t>(j0 / 16) * k_panel_bytes, k_panel_bytes,
                           tile, kTile, {a.k_column_sums + j0, row_term});
       for (int32_t i = 0; i < m; ++i) {
         const int32_t limit =
-            VisibleKeys(a, r0 + i) < j0 + width ? VisibleKeys(a, r0 + i) : j0 + width;
+            ScoredKeys(a, r0 + i) < j0 + width ? ScoredKeys(a, r0 + i) : j0 + width;
         if (limit > j0) {
           vnni::StoreRequantizedRow(tile + i * kTile, limit - j0, &score_requantizer, 0,
                                     scores + static_cast<size_t>(i) * ld_scores + j0);
@@ -443,18 +447,23 @@ EA_VNNI_TARGET void AttendRowsS8Packed(const AttentionQArgs<int8_t>& a, int32_t 
       }
     }
     uint32_t p_sums[vnni::kTileRows];
-    const size_t p_width = static_cast<size_t>(RoundUp(static_cast<uint64_t>(most_visible), 4));
+    const size_t p_width = static_cast<size_t>(RoundUp(static_cast<uint64_t>(most_scored), 4));
     for (int32_t i = 0; i < m; ++i) {
       const int32_t r = r0 + i;
-      const int32_t visible = VisibleKeys(a, r);
+      const int32_t scored = ScoredKeys(a, r);
+      const VisibleRun run = VisibleRunOf(a, r);
       int8_t* row = scores + static_cast<size_t>(i) * ld_scores;
-      KeepScores(a, r, row, visible);
+      KeepScores(a, r, row, run);
       uint8_t* p_row = p_rows + static_cast<size_t>(i) * ld_p;
-      p_sums[i] = visible > 0 ? vnni::SoftmaxS8Row(*a.softmax_s8, row, visible, p_row) : 0u;
-      for (size_t j = static_cast<size_t>(visible); j < p_width; ++j) p_row[j] = 0;
+      p_sums[i] = 0;
+      // p + 128: 0 for the keys the softmax does not write.
+      for (size_t j = 0; j < p_width; ++j) p_row[j] = 0;
+      ProbabilitiesOfRun(row, run, int8_t{-128}, p_row, [&](int32_t at) {
+        p_sums[i] = vnni::SoftmaxS8Row(*a.softmax_s8, row + at, run.count, p_row + at);
+      });
       if (a.probs != nullptr) {
         int8_t* probs = a.probs + static_cast<size_t>(r) * a.ld_probs;
-        for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < visible ? row[j] : int8_t{-128};
+        for (int32_t j = 0; j < a.n_kv; ++j) probs[j] = j < scored ? row[j] : int8_t{-128};
       }
     }
     int32_t v_term[vnni::kTileRows];
@@ -500,29 +509,32 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
   const vnni::Requantize64Params out_requantize =
       vnni::MakeRequantize64(a.out_multiplier, a.out_shift);
   const size_t v_panel_values = a.v_panel_stride;
-  // Softmax of a row in place; returns its probabilities' sum.
-  const auto softmax = [&](int32_t r, int16_t* row, int32_t visible) {
-    KeepScores(a, r, row, visible);
+  // Softmax of a row's `scored` keys in place (0 where it does not see
+  // them); returns its probabilities' sum.
+  const auto softmax = [&](int32_t r, int16_t* row, int32_t scored) {
+    const VisibleRun run = VisibleRunOf(a, r);
+    KeepScores(a, r, row, run);
     int32_t prob_sum = 0;
-    if (visible > 0) {
+    ProbabilitiesOfRun(row, run, int16_t{0}, static_cast<int16_t*>(nullptr), [&](int32_t at) {
+      int16_t* keys = row + at;
 #if defined(EDGEATTN_SINGLE_ROUNDING)  // the vector requantisation rounds twice
-      SoftmaxS16Row(*a.softmax_s16, a.softmax_multiplier, a.softmax_left_shift, row,
-                    static_cast<size_t>(visible), exp_scratch, row);
-      for (int32_t j = 0; j < visible; ++j) prob_sum += row[j];
+      SoftmaxS16Row(*a.softmax_s16, a.softmax_multiplier, a.softmax_left_shift, keys,
+                    static_cast<size_t>(run.count), exp_scratch, keys);
+      for (int32_t j = 0; j < run.count; ++j) prob_sum += keys[j];
 #else
       prob_sum = vnni::SoftmaxRowS16(*a.softmax_s16, a.softmax_multiplier, a.softmax_left_shift,
-                                     row, visible, exp_scratch);
+                                     keys, run.count, exp_scratch);
 #endif
-    }
-    KeepProbsS16(a, r, row, visible);
+    });
+    KeepProbsS16(a, r, row, scored);
     return prob_sum;
   };
   const auto one_row = [&](int32_t r) {
-    const int32_t visible = VisibleKeys(a, r);
-    vnni::ScoreRowS16(a.q + static_cast<size_t>(r) * a.ld_q, a.d_k, a.k_pairs, visible,
+    const int32_t scored = ScoredKeys(a, r);
+    vnni::ScoreRowS16(a.q + static_cast<size_t>(r) * a.ld_q, a.d_k, a.k_pairs, scored,
                       score_requantize, buffers[0]);
-    const int32_t prob_sum = softmax(r, buffers[0], visible);
-    vnni::ContextRowS16(buffers[0], visible, prob_sum, a.v_pairs, v_panel_values, a.d_v,
+    const int32_t prob_sum = softmax(r, buffers[0], scored);
+    vnni::ContextRowS16(buffers[0], scored, prob_sum, a.v_pairs, v_panel_values, a.d_v,
                         out_requantize, a.out + static_cast<size_t>(r) * a.ld_out);
   };
   static_assert(kS16HighByteMaxDepth <= 2 * vnni::kS16PairsPerFlush,
@@ -532,28 +544,28 @@ EA_VNNI_TARGET void AttendRowsS16Packed(const AttentionQArgs<int16_t>& a, int32_
   for (; grouped && r + kGroup <= first_row + rows; r += kGroup) {
     const int16_t* q[kGroup];
     int16_t* out[kGroup];
-    int32_t visible[kGroup], prob_sum[kGroup];
+    int32_t scored[kGroup], prob_sum[kGroup];
     int32_t most = 0;
     for (int32_t i = 0; i < kGroup; ++i) {
       q[i] = a.q + static_cast<size_t>(r + i) * a.ld_q;
       out[i] = a.out + static_cast<size_t>(r + i) * a.ld_out;
-      visible[i] = VisibleKeys(a, r + i);
-      most = visible[i] > most ? visible[i] : most;
+      scored[i] = ScoredKeys(a, r + i);
+      most = scored[i] > most ? scored[i] : most;
     }
     vnni::ScoreRowsS16(q, a.d_k, a.k_pairs, a.k_high_bytes, most, score_requantize, buffers);
     bool whole = true;
     for (int32_t i = 0; i < kGroup; ++i) {
-      prob_sum[i] = softmax(r + i, buffers[i], visible[i]);
+      prob_sum[i] = softmax(r + i, buffers[i], scored[i]);
       whole = whole && prob_sum[i] < (1 << 16);
       // Zero past the row's keys up to the group's last pair.
-      for (int32_t j = visible[i]; j < most + (most & 1); ++j) buffers[i][j] = 0;
+      for (int32_t j = scored[i]; j < most + (most & 1); ++j) buffers[i][j] = 0;
     }
     if (whole) {
       vnni::ContextRowsS16(buffers, most, a.v_pairs, v_panel_values, a.d_v, out_requantize, out);
       continue;
     }
     for (int32_t i = 0; i < kGroup; ++i) {
-      vnni::ContextRowS16(buffers[i], visible[i], prob_sum[i], a.v_pairs, v_panel_values, a.d_v,
+      vnni::ContextRowS16(buffers[i], scored[i], prob_sum[i], a.v_pairs, v_panel_values, a.d_v,
                           out_requantize, out[i]);
     }
   }
@@ -594,8 +606,8 @@ void AttendRowsS8Dsp(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
     const int32_t pair = first_row + rows - r < 2 ? 1 : 2;
     const int8_t* const q[2] = {a.q + static_cast<size_t>(r) * a.ld_q,
                                 a.q + static_cast<size_t>(r + pair - 1) * a.ld_q};
-    const int32_t visible[2] = {VisibleKeys(a, r), VisibleKeys(a, r + pair - 1)};
-    const int32_t most = visible[0] > visible[1] ? visible[0] : visible[1];
+    const int32_t scored[2] = {ScoredKeys(a, r), ScoredKeys(a, r + pair - 1)};
+    const int32_t most = scored[0] > scored[1] ? scored[0] : scored[1];
     uint32_t key_term[2] = {0, 0};
     for (int32_t i = 0; i < pair; ++i) {
       uint32_t q_sum = 0;
@@ -605,7 +617,7 @@ void AttendRowsS8Dsp(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
     DspWiden(q, pair, a.q_offset, a.d_k, q_pairs);
     DspRowProducts(
         q_pairs, pair, groups, a.k, a.ld_k, most, [&](int32_t i, int32_t j, int32_t acc) {
-          if (j >= visible[i]) return;
+          if (j >= scored[i]) return;
           const uint32_t total =
               static_cast<uint32_t>(acc) + key_term[i] +
               DspTail(q[i], a.q_offset, a.k + static_cast<size_t>(j) * a.ld_k, 4 * groups, a.d_k);
@@ -614,10 +626,10 @@ void AttendRowsS8Dsp(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
     uint32_t value_term[2] = {0, 0};
     for (int32_t i = 0; i < pair; ++i) {
       int8_t* row = buffers[i];
-      ScoresToProbsS8(a, r + i, row, visible[i]);
+      ScoresToProbsS8(a, r + i, row, scored[i]);
       uint32_t p_sum = 0;
-      for (int32_t j = 0; j < visible[i]; ++j) p_sum += static_cast<uint32_t>(row[j] + 128);
-      for (int32_t j = visible[i]; j < most; ++j) row[j] = -128;
+      for (int32_t j = 0; j < scored[i]; ++j) p_sum += static_cast<uint32_t>(row[j] + 128);
+      for (int32_t j = scored[i]; j < most; ++j) row[j] = -128;
       value_term[i] = p_sum * static_cast<uint32_t>(a.v_offset);
     }
     const int32_t key_groups = most / 4;
@@ -655,12 +667,12 @@ void AttendRowsS8Mve(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
   for (int32_t r = first_row; r < first_row + rows; r += 4) {
     const int32_t block = first_row + rows - r < 4 ? first_row + rows - r : 4;
     const int8_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
-    int32_t visible[4];
+    int32_t scored[4];
     uint32_t key_term[4] = {0, 0, 0, 0};
     int32_t most = 0;
     for (int32_t i = 0; i < block; ++i) {
-      visible[i] = VisibleKeys(a, r + i);
-      most = visible[i] > most ? visible[i] : most;
+      scored[i] = ScoredKeys(a, r + i);
+      most = scored[i] > most ? scored[i] : most;
       key_term[i] = k_offset * static_cast<uint32_t>(edgeattn_mve_sum_s8(
                                    q + static_cast<size_t>(i) * a.ld_q, a.d_k)) +
                     score_constant;
@@ -673,8 +685,8 @@ void AttendRowsS8Mve(const AttentionQArgs<int8_t>& a, int32_t first_row, int32_t
     uint32_t value_term[4] = {0, 0, 0, 0};
     for (int32_t i = 0; i < block; ++i) {
       int8_t* row = buffers + static_cast<size_t>(i) * row_bytes;
-      ScoresToProbsS8(a, r + i, row, visible[i]);
-      for (int32_t j = visible[i]; j < most; ++j) row[j] = -128;
+      ScoresToProbsS8(a, r + i, row, scored[i]);
+      for (int32_t j = scored[i]; j < most; ++j) row[j] = -128;
       value_term[i] = v_offset * static_cast<uint32_t>(edgeattn_mve_sum_s8(row, most)) +
                       static_cast<uint32_t>(most) * 128u * v_offset;
     }
@@ -712,7 +724,7 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
   const uint32_t q_offset = static_cast<uint32_t>(a.q_offset);
   const uint32_t k_offset = static_cast<uint32_t>(a.k_offset);
   if (hoist) {
-    for (int32_t j = 0; j < VisibleKeys(a, first_row + rows - 1); ++j) {
+    for (int32_t j = 0; j < ScoredKeys(a, first_row + rows - 1); ++j) {
       key_terms[j] = q_offset * SumS8(a.k + static_cast<size_t>(j) * a.ld_k, d_k);
     }
   }
@@ -720,37 +732,37 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
     return hoist ? k_offset * SumS8(q, d_k) + static_cast<uint32_t>(d_k) * q_offset * k_offset : 0u;
   };
   // acc[i]: the dot product of a row with key j + i (raw where hoisted).
-  const auto store_scores = [&](const uint32_t acc[4], uint32_t row_term, int32_t j,
-                                int32_t visible, int8_t* scores) {
-    for (int32_t i = 0; i < 4 && j + i < visible; ++i) {
+  const auto store_scores = [&](const uint32_t acc[4], uint32_t row_term, int32_t j, int32_t scored,
+                                int8_t* scores) {
+    for (int32_t i = 0; i < 4 && j + i < scored; ++i) {
       const uint32_t score = hoist ? acc[i] + row_term + key_terms[j + i] : acc[i];
       scores[j + i] = OutputS8(score, a.score_multiplier, a.score_shift, a.score_zero_point);
     }
   };
   // Scores of query row q for keys [first_key, visible).
-  const auto score_keys = [&](const int8_t* q, uint32_t row_term, int32_t first_key,
-                              int32_t visible, int8_t* scores) {
-    for (int32_t j = first_key; j < visible; j += 4) {
+  const auto score_keys = [&](const int8_t* q, uint32_t row_term, int32_t first_key, int32_t scored,
+                              int8_t* scores) {
+    for (int32_t j = first_key; j < scored; j += 4) {
       uint32_t acc[4];
       const FourRows<int8_t> keys =
-          RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, visible - j);
+          RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, scored - j);
       if (hoist) {
         DotS8x4Raw(q, keys, d_k, acc);
       } else {
         DotS8x4(q, a.q_offset, keys, a.k_offset, d_k, acc);
       }
-      store_scores(acc, row_term, j, visible, scores);
+      store_scores(acc, row_term, j, scored, scores);
     }
   };
   // P V of row r from its probabilities in `row`.
-  const auto output_row = [&](int32_t r, int32_t visible, const int8_t* row) {
+  const auto output_row = [&](int32_t r, int32_t scored, const int8_t* row) {
     int8_t* out = a.out + static_cast<size_t>(r) * a.ld_out;
     for (int32_t t = 0; t < a.d_v; t += 4) {
       uint32_t acc[4] = {0, 0, 0, 0};
-      if (visible > 0) {
+      if (scored > 0) {
         DotS8x4(row, 128,
                 RowsFrom(a.v_transposed + static_cast<size_t>(t) * a.ld_vt, a.ld_vt, a.d_v - t),
-                a.v_offset, static_cast<size_t>(visible), acc);
+                a.v_offset, static_cast<size_t>(scored), acc);
       }
       for (int32_t i = 0; i < 4 && t + i < a.d_v; ++i) {
         out[t + i] = OutputS8(acc[i], a.out_multiplier, a.out_shift, a.out_zero_point);
@@ -771,21 +783,21 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
   if (hoist_values) {
     for (int32_t t = 0; t < a.d_v; ++t) value_sums[t] = 0;
   }
-  const auto sum_values_to = [&](int32_t visible) {
-    if (visible <= summed_keys) return;
+  const auto sum_values_to = [&](int32_t scored) {
+    if (scored <= summed_keys) return;
     for (int32_t t = 0; t < a.d_v; ++t) {
       value_sums[t] += SumS8(a.v_transposed + static_cast<size_t>(t) * a.ld_vt + summed_keys,
-                             static_cast<size_t>(visible - summed_keys));
+                             static_cast<size_t>(scored - summed_keys));
     }
-    summed_keys = visible;
+    summed_keys = scored;
   };
   // Rows r and r + 1 (visible0 <= visible1 keys): both rows' keys
   // [0, visible0) through DotS8x2x4Raw, the second row's others with
   // DotS8x4 (offsets included).
-  const auto output_pair = [&](int32_t r, const int8_t* p0, int32_t visible0, const int8_t* p1,
-                               int32_t visible1) {
-    sum_values_to(visible0);
-    const size_t shared = static_cast<size_t>(visible0);
+  const auto output_pair = [&](int32_t r, const int8_t* p0, int32_t scored0, const int8_t* p1,
+                               int32_t scored1) {
+    sum_values_to(scored0);
+    const size_t shared = static_cast<size_t>(scored0);
     const uint32_t p_sum0 = SumS8(p0, shared), p_sum1 = SumS8(p1, shared);
     int8_t* out0 = a.out + static_cast<size_t>(r) * a.ld_out;
     int8_t* out1 = out0 + a.ld_out;
@@ -794,10 +806,10 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
           RowsFrom(a.v_transposed + static_cast<size_t>(t) * a.ld_vt, a.ld_vt, a.d_v - t);
       uint32_t acc0[4], acc1[4], rest[4] = {0, 0, 0, 0};
       DotS8x2x4Raw(p0, p1, columns, shared, acc0, acc1);
-      if (visible1 > visible0) {
+      if (scored1 > scored0) {
         FourRows<int8_t> later = columns;
         for (const int8_t*& column : later.row) column += shared;
-        DotS8x4(p1 + shared, 128, later, a.v_offset, static_cast<size_t>(visible1) - shared, rest);
+        DotS8x4(p1 + shared, 128, later, a.v_offset, static_cast<size_t>(scored1) - shared, rest);
       }
       for (int32_t i = 0; i < 4 && t + i < a.d_v; ++i) {
         const uint32_t v_sum = value_sums[t + i];
@@ -818,34 +830,34 @@ void AttendRowsS8Target(const AttentionQArgs<int8_t>& a, int32_t first_row, int3
     for (; r + 1 < first_row + rows; r += 2) {
       const int8_t* q0 = a.q + static_cast<size_t>(r) * a.ld_q;
       const int8_t* q1 = q0 + a.ld_q;
-      const int32_t visible0 = VisibleKeys(a, r), visible1 = VisibleKeys(a, r + 1);
+      const int32_t scored0 = ScoredKeys(a, r), scored1 = ScoredKeys(a, r + 1);
       const uint32_t term0 = row_term_of(q0), term1 = row_term_of(q1);
-      const int32_t shared = (visible0 < visible1 ? visible0 : visible1) / 4 * 4;
+      const int32_t shared = (scored0 < scored1 ? scored0 : scored1) / 4 * 4;
       for (int32_t j = 0; j < shared; j += 4) {
         uint32_t acc0[4], acc1[4];
         DotS8x2x4Raw(q0, q1, RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, 4), d_k, acc0,
                      acc1);
-        store_scores(acc0, term0, j, visible0, row_buffer);
-        store_scores(acc1, term1, j, visible1, pair_buffer);
+        store_scores(acc0, term0, j, scored0, row_buffer);
+        store_scores(acc1, term1, j, scored1, pair_buffer);
       }
-      score_keys(q0, term0, shared, visible0, row_buffer);
-      score_keys(q1, term1, shared, visible1, pair_buffer);
-      ScoresToProbsS8(a, r, row_buffer, visible0);
-      ScoresToProbsS8(a, r + 1, pair_buffer, visible1);
+      score_keys(q0, term0, shared, scored0, row_buffer);
+      score_keys(q1, term1, shared, scored1, pair_buffer);
+      ScoresToProbsS8(a, r, row_buffer, scored0);
+      ScoresToProbsS8(a, r + 1, pair_buffer, scored1);
       if (hoist_values) {
-        output_pair(r, row_buffer, visible0, pair_buffer, visible1);
+        output_pair(r, row_buffer, scored0, pair_buffer, scored1);
       } else {
-        output_row(r, visible0, row_buffer);
-        output_row(r + 1, visible1, pair_buffer);
+        output_row(r, scored0, row_buffer);
+        output_row(r + 1, scored1, pair_buffer);
       }
     }
   }
   for (; r < first_row + rows; ++r) {
     const int8_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
-    const int32_t visible = VisibleKeys(a, r);
-    score_keys(q, row_term_of(q), 0, visible, row_buffer);
-    ScoresToProbsS8(a, r, row_buffer, visible);
-    output_row(r, visible, row_buffer);
+    const int32_t scored = ScoredKeys(a, r);
+    score_keys(q, row_term_of(q), 0, scored, row_buffer);
+    ScoresToProbsS8(a, r, row_buffer, scored);
+    output_row(r, scored, row_buffer);
   }
 }
 
@@ -861,27 +873,29 @@ void AttendRowsS16Target(const AttentionQArgs<int16_t>& a, int32_t first_row, in
   const Requantize64Factors out_factors = FactorsOf(a.out_multiplier, a.out_shift);
   for (int32_t r = first_row; r < first_row + rows; ++r) {
     const int16_t* q = a.q + static_cast<size_t>(r) * a.ld_q;
-    const int32_t visible = VisibleKeys(a, r);
-    for (int32_t j = 0; j < visible; j += 4) {
+    const int32_t scored = ScoredKeys(a, r);
+    for (int32_t j = 0; j < scored; j += 4) {
       int64_t acc[4];
-      DotS16x4(q, RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, visible - j), d_k, acc);
-      for (int32_t i = 0; i < 4 && j + i < visible; ++i) {
+      DotS16x4(q, RowsFrom(a.k + static_cast<size_t>(j) * a.ld_k, a.ld_k, scored - j), d_k, acc);
+      for (int32_t i = 0; i < 4 && j + i < scored; ++i) {
         row_buffer[j + i] = OutputS16(acc[i], score_factors);
       }
     }
-    KeepScores(a, r, row_buffer, visible);
-    if (visible > 0) {
-      SoftmaxS16Row(*a.softmax_s16, a.softmax_multiplier, a.softmax_left_shift, row_buffer,
-                    static_cast<size_t>(visible), exp_scratch, row_buffer);
-    }
-    KeepProbsS16(a, r, row_buffer, visible);
+    const VisibleRun run = VisibleRunOf(a, r);
+    KeepScores(a, r, row_buffer, run);
+    ProbabilitiesOfRun(
+        row_buffer, run, int16_t{0}, static_cast<int16_t*>(nullptr), [&](int32_t at) {
+          SoftmaxS16Row(*a.softmax_s16, a.softmax_multiplier, a.softmax_left_shift, row_buffer + at,
+                        static_cast<size_t>(run.count), exp_scratch, row_buffer + at);
+        });
+    KeepProbsS16(a, r, row_buffer, scored);
     int16_t* out = a.out + static_cast<size_t>(r) * a.ld_out;
     for (int32_t t = 0; t < a.d_v; t += 4) {
       int64_t acc[4] = {0, 0, 0, 0};
-      if (visible > 0) {
+      if (scored > 0) {
         DotS16x4(row_buffer,
                  RowsFrom(a.v_transposed + static_cast<size_t>(t) * a.ld_vt, a.ld_vt, a.d_v - t),
-                 static_cast<size_t>(visible), acc);
+                 static_cast<size_t>(scored), acc);
       }
       for (int32_t i = 0; i < 4 && t + i < a.d_v; ++i) {
         out[t + i] = OutputS16(acc[i], out_factors);

@@ -65,6 +65,15 @@ struct AttentionQArgs {
   int32_t d_v;
   bool causal;           // bottom-right aligned, as the float path
   int32_t n_valid_keys;  // keys from here on are padding: no row sees them (n_kv: none)
+  // With causal: a row sees at most the `window` keys up to its diagonal
+  // (a sliding window, as the float path's); 0: no window.
+  int32_t window;
+  // Keys stored in a ring (a decoder's window cache): the key the masks
+  // above count as l is row (l + key_rotation) % n_kv of K and of V's panels,
+  // column of V^T; 0: in order. With a rotation every row scores all n_kv
+  // stored keys, and its softmax runs over its own where they are stored
+  // (VisibleRunOf); needs causal and no padding.
+  int32_t key_rotation;
   // Scores: Q K^T with offsets, then requantised.
   int32_t q_offset;
   int32_t k_offset;

@@ -331,7 +331,9 @@ void FloatMhaRow(const char* name, int32_t n, int32_t d_model, int32_t heads) {
 void DecodeRow(const char* name, int32_t cached, int32_t d_model, int32_t heads) {
   const int32_t capacity = cached + 1;
   QuantLayer layer(EA_DTYPE_INT8, capacity, d_model, heads, EA_MASK_CAUSAL);
-  ea_decoder_quant_config config{layer.config, 128};
+  ea_decoder_quant_config config{};
+  config.layer = layer.config;
+  config.max_step_tokens = 128;
   size_t bytes = 0;
   Check(ea_decoder_quant_arena_size(&config, &bytes), "ea_decoder_quant_arena_size");
   Arena arena(bytes);

@@ -301,35 +301,49 @@ constexpr uint64_t DecoderQuantHeadPanelBytes(int32_t positions, int32_t d_k, ea
                          RoundUp(static_cast<uint64_t>(positions), 4));
 }
 
+// The fixed-point decoder's cache capacity: every position of a stream of
+// `positions` tokens, or with a window the ring that still holds each
+// query's whole window during a step of `step_tokens` (never more than the
+// stream).
+constexpr int32_t DecoderQuantCapacity(int32_t positions, int32_t step_tokens, int32_t window) {
+  if (window <= 0) return positions;
+  const int64_t ring = int64_t{window} + step_tokens - 1;
+  return ring < positions ? static_cast<int32_t>(ring) : positions;
+}
+
 // Fixed-point MHA decoder (edgeattn/decoder.h), for streams of
-// `positions` tokens in steps of at most `step_tokens`: the per-channel
-// integers, the quantized position table (when filled at init,
-// [positions, d_model]) and ADD(x, P) ([step_tokens, d_model]), a step's q,
-// v and heads' outputs ([step_tokens, d_model] each), the cache (K
-// [positions, d_model] and V^T [d_model, positions], and on x86 each head's
-// panels), W_Q, W_K, W_V, W_O packed, the int8 softmax's table and one
-// query row's scratch over `positions` keys.
+// `positions` tokens in steps of at most `step_tokens` (with a `window`, or
+// 0): the per-channel integers, the quantized position table (when filled
+// at init, [positions, d_model]) and ADD(x, P) ([step_tokens, d_model]), a
+// step's q, v and heads' outputs ([step_tokens, d_model] each), the cache of
+// DecoderQuantCapacity positions (K [capacity, d_model] and V^T
+// [d_model, capacity], and on x86 each head's panels), W_Q, W_K, W_V, W_O
+// packed, the int8 softmax's table and one query row's scratch over the
+// cache's keys.
 constexpr uint64_t DecoderQuantArenaBytes(int32_t positions, int32_t step_tokens, int32_t d_model,
-                                          int32_t heads, ea_dtype dtype, PositionStorage storage) {
+                                          int32_t heads, ea_dtype dtype, PositionStorage storage,
+                                          int32_t window = 0) {
   const uint64_t element = FixedPointBytes(dtype);
   const uint64_t e = static_cast<uint64_t>(d_model);
+  const int32_t capacity = DecoderQuantCapacity(positions, step_tokens, window);
   const uint64_t stream = ByteRegionBytes(static_cast<uint64_t>(positions) * e * element);
+  const uint64_t cache = ByteRegionBytes(static_cast<uint64_t>(capacity) * e * element);
   const uint64_t step = ByteRegionBytes(static_cast<uint64_t>(step_tokens) * e * element);
   const uint64_t table = storage == PositionStorage::kArena ? stream : 0;
   const uint64_t positioned = storage == PositionStorage::kNone ? 0 : step;
   const uint64_t panels =
       kFixedPointPanels && heads > 0
           ? static_cast<uint64_t>(heads) *
-                DecoderQuantHeadPanelBytes(positions, HeadWidthOrZero(d_model, heads), dtype)
+                DecoderQuantHeadPanelBytes(capacity, HeadWidthOrZero(d_model, heads), dtype)
           : 0;
-  return ByteRegionBytes(8 * e * sizeof(int32_t)) + table + positioned + 3 * step + 2 * stream +
+  return ByteRegionBytes(8 * e * sizeof(int32_t)) + table + positioned + 3 * step + 2 * cache +
          panels + 4 * WeightPanelRegionBytes(d_model, d_model, dtype) +
-         ByteRegionBytes(kSoftmaxS8TableBytes) + QuantScratch(positions, dtype).bytes;
+         ByteRegionBytes(kSoftmaxS8TableBytes) + QuantScratch(capacity, dtype).bytes;
 }
 constexpr uint64_t DecoderQuantArenaBytes(const ea_decoder_quant_config& c) {
   return DecoderQuantArenaBytes(
       c.layer.max_tokens, c.max_step_tokens, c.layer.d_model, c.layer.n_heads, c.layer.dtype,
-      StorageOf(c.layer.position, c.layer.quant_position_table == nullptr));
+      StorageOf(c.layer.position, c.layer.quant_position_table == nullptr), c.window);
 }
 
 // Fixed-point self-attention (ea_self_attention_quant_init): the

@@ -112,14 +112,20 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
  *
  *   x' = ADD(x, P[p..p+n-1])                   (with positions)
  *   q, k, v = FULLY_CONNECTED(x')              k and v go to the cache
- *   per head, row i: BATCH_MATMUL(q_i, K[0..p+i]^T) -> SOFTMAX -> BATCH_MATMUL(probs, V)
+ *   per head, row i: BATCH_MATMUL(q_i, K[w..p+i]^T) -> SOFTMAX -> BATCH_MATMUL(probs, V)
  *   y = FULLY_CONNECTED(o)
  *
- * with the same integers, so a stream of steps gives, bit for bit and on every
- * target, the rows one causal ea_mha_quant_run_s8 / _s16 over the whole sequence
- * gives. The cache holds K as [max positions, d_model] rows (the full run's
- * k, ld d_model) and V transposed per head ([heads, d_k, max positions]): a
- * step writes them once, the score and P V loops read them in place. On x86
+ * (w = 0, or with a sliding window w = max(0, p + i - window + 1)) with the
+ * same integers, so a stream of steps gives, bit for bit and on every target,
+ * the rows one causal ea_mha_quant_run_s8 / _s16 over the whole sequence
+ * gives (with a window: the causal chain whose softmax row i sees keys
+ * i - window + 1 .. i, the float decoder's window; ea_mha_quant has no
+ * window, the project's integer reference is that chain). The cache holds K
+ * as [capacity, d_model] rows (the full run's k, ld d_model) and V
+ * transposed per head ([heads, d_k, capacity]), capacity = max_tokens, or
+ * with a window min(max_tokens, window + max_step_tokens - 1) as a ring
+ * (position p at p % capacity): a step writes them once, the score and P V
+ * loops read them in place. On x86
  * a decoder also keeps each head's K and V in the panels of the AVX512-VNNI
  * kernels (int8: 4-byte groups; int16: pairs; a step adds its keys to them),
  * which its attention reads on AVX3_DL; the rows serve every other target,
@@ -141,6 +147,9 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
 typedef struct ea_decoder_quant_config {
   ea_mha_config layer;     /* as above */
   int32_t max_step_tokens; /* most tokens per step, in [1, layer.max_tokens] */
+  int32_t window;          /* 0: none; else a token sees the last `window`
+                              positions, itself included (< 0:
+                              EA_ERR_BAD_DIMENSION) */
 } ea_decoder_quant_config;
 
 /* Filled by ea_decoder_quant_init; read `length`, treat the rest as opaque. */
@@ -153,8 +162,8 @@ typedef struct ea_decoder_quant {
   void* q;                    /* [max_step_tokens, d_model] */
   void* v;                    /* [max_step_tokens, d_model]: before the transpose */
   void* context;              /* [max_step_tokens, d_model] */
-  void* keys;                 /* cache: [max_tokens, d_model] */
-  void* values_transposed;    /* cache: [heads, d_k, max_tokens] */
+  void* keys;                 /* cache: [capacity, d_model] */
+  void* values_transposed;    /* cache: [heads, d_k, capacity] */
   void* head_panels;          /* cache, x86: per head K and V packed, or NULL */
   void* weight_panels[4];     /* W_Q, W_K, W_V, W_O packed */
   void* softmax_table;        /* the softmax's tables */

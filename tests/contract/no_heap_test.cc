@@ -920,10 +920,14 @@ void ExpectWritten(const std::vector<uint8_t>& bytes, const char* what) {
   EXPECT_LT(canary, bytes.size() / 8) << what << ": mostly still the canary";
 }
 
-// The fixed-point decoder of the same layer: arena_size, init, steps of 1
-// and 5 tokens through the whole stream, reset; then a residual ADD. Each armed.
-void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer) {
-  const ea_decoder_quant_config config{layer, 5};
+// The fixed-point decoder of the same layer (with a sliding `window`, or
+// none): arena_size, init, steps of 1 and 5 tokens through the whole stream
+// (a window's ring wraps), reset; then a residual ADD. Each armed.
+void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer, int32_t window) {
+  ea_decoder_quant_config config{};
+  config.layer = layer;
+  config.max_step_tokens = 5;
+  config.window = window;
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_decoder_quant_arena_size(&config, &bytes)), EA_OK);
   TestArena arena(bytes);
@@ -996,7 +1000,9 @@ void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
     ExpectWritten(b.y, "y");
     if (c.want_weights) ExpectWritten(b.attn, "attn_weights");
   }
-  if (c.mask == EA_MASK_CAUSAL && parallel.run == nullptr) RunQuantDecoderCase(b, config);
+  if (c.mask == EA_MASK_CAUSAL && parallel.run == nullptr) {
+    for (const int32_t window : {0, 7}) RunQuantDecoderCase(b, config, window);
+  }
 }
 
 class QuantMhaNoHeap : public testing::TestWithParam<QuantCase> {};

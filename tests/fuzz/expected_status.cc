@@ -452,7 +452,7 @@ StatusSet QuantDecoderShapeRules(const ea_decoder_quant_config& c) {
     set.Tolerate(EA_ERR_NULL_POINTER);
   }
   if (layer.mask != EA_MASK_CAUSAL) set.Add(EA_ERR_BAD_ARGUMENT);
-  if (c.max_step_tokens <= 0) set.Add(EA_ERR_BAD_DIMENSION);
+  if (c.max_step_tokens <= 0 || c.window < 0) set.Add(EA_ERR_BAD_DIMENSION);
   if (c.max_step_tokens > layer.max_tokens && layer.max_tokens > 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     set.Add(EA_ERR_BAD_ARGUMENT);

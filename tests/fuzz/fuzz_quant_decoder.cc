@@ -143,6 +143,7 @@ void FuzzQuantDecoder(ByteReader& input) {
   static const uint8_t kStandIn[64] = {};
   config.quant_position_table = c.CallerTable() ? kStandIn : nullptr;
   dconfig.max_step_tokens = max_step;
+  dconfig.window = c.Window();
 
   // --- the layer's quantization, as the fixed-point MHA family makes it
   MhaQuantization quantization;
@@ -194,9 +195,9 @@ void FuzzQuantDecoder(ByteReader& input) {
   const uint64_t need = shape_valid ? edgeattn::DecoderQuantArenaBytes(dconfig) : 0;
   Debug(
       "quant decoder: dtype %d max_tokens %d d_model %d heads %d mask %d position %d max_step %d "
-      "parallel %d scales %d params %d size rules %s\n",
+      "window %d parallel %d scales %d params %d size rules %s\n",
       static_cast<int>(dtype), max_tokens, e, heads, static_cast<int>(config.mask), c.position,
-      max_step, config.parallel.max_workers, c.ScalesGiven(), params_given,
+      max_step, dconfig.window, config.parallel.max_workers, c.ScalesGiven(), params_given,
       size_rules.Describe().c_str());
   CheckArenaSize("ea_decoder_quant_arena_size", &ea_decoder_quant_arena_size, dconfig, nulls,
                  size_rules, need);
@@ -452,7 +453,8 @@ void FuzzQuantDecoder(ByteReader& input) {
             Fail("length %lld after a step, want %lld", static_cast<long long>(decoder.length),
                  static_cast<long long>(length));
           }
-          // The causal chain over the stream since init or reset.
+          // The causal chain over the stream since init or reset (with the
+          // decoder's window).
           const bool safe = used != nullptr && [&] {
             const ProjectionBound bounds[4] = {
                 {&used->q_proj, e}, {&used->k_proj, e}, {&used->v_proj, e}, {&used->out_proj, e}};
@@ -473,7 +475,8 @@ void FuzzQuantDecoder(ByteReader& input) {
                 MhaReference(config, *used, static_cast<int>(length), static_cast<int>(length),
                              stream.data(), positions ? table0.data() : nullptr,
                              reinterpret_cast<const int8_t*>(in_w0.data()),
-                             reinterpret_cast<const int8_t*>(out_w0.data()), in_b, out_b)
+                             reinterpret_cast<const int8_t*>(out_w0.data()), in_b, out_b,
+                             dconfig.window)
                     .y;
             want_stream[i] = stream;
           }

@@ -73,8 +73,9 @@ ea_status Run(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x,
 void ExpectStreamEqualsFullRun(const ea_mha_config& config, const ea_mha_quant_weights& weights,
                                const std::vector<uint8_t>& x, int32_t n, size_t element,
                                uint8_t target_selector, const std::vector<int32_t>& want_y) {
-  const ea_decoder_quant_config decoder_config{
-      config, 1 + static_cast<int32_t>(x[0] % static_cast<uint32_t>(n))};
+  ea_decoder_quant_config decoder_config{};  // by name: the struct grows at its end
+  decoder_config.layer = config;
+  decoder_config.max_step_tokens = 1 + static_cast<int32_t>(x[0] % static_cast<uint32_t>(n));
   SetContext("ea_decoder_quant", "stream");
   size_t bytes = 0;
   ea_status status = ea_decoder_quant_arena_size(&decoder_config, &bytes);

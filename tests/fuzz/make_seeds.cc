@@ -1127,6 +1127,21 @@ void QuantDecoderSeeds() {
   c.ops[0].reinit_value = -1;
   c.ops[1] = DecoderOp(kResetKind);  // not ready
   Write("quant-decoder-s16-reinit-broken-reset", kQuantDecoder, c);
+  // A sliding window of 3 over a stream of 20 in steps up to 4: the ring of
+  // 6 positions wraps, mid-step too; then a reset and the same again.
+  for (const bool int16 : {false, true}) {
+    c = QuantDecoder(int16, 20, 8, 1, 4);
+    c.window_kind = 98;  // 1 + 2 % 16
+    c.op_count = 8;
+    for (int i = 0; i < 8; ++i) c.ops[i] = DecoderStep(210, static_cast<uint32_t>(i));
+    c.ops[5] = DecoderOp(kResetKind);
+    Write(int16 ? "quant-decoder-s16-window-ring-wraps" : "quant-decoder-s8-window-ring-wraps",
+          kQuantDecoder, c);
+  }
+  c = QuantDecoder(false, 9, 6, 2, 3);
+  c.window_kind = 230;  // window_raw
+  c.window_raw = -1;
+  Write("quant-decoder-s8-negative-window", kQuantDecoder, c);
   c = QuantDecoder(false, 10, 8, 1, 4);
   c.op_count = 5;
   c.ops[0] = DecoderStep(210, 1);

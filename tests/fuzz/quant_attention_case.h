@@ -109,6 +109,8 @@ struct QuantDecoderCase {
   int16_t kept_offset = 0;  // out bias, table) at kept_offset * 64 bytes into the arena
   uint8_t op_count = 0;     // modulo kMaxQuantDecoderOps + 1
   QuantDecoderOp ops[kMaxQuantDecoderOps];
+  uint8_t window_kind = 0;  // < 96: no window; < 224: 1 .. 16; else window_raw
+  int32_t window_raw = 0;
 
   bool CallerTable() const { return table_kind >= 128; }
   bool ScalesGiven() const { return scales_kind < 240; }
@@ -127,6 +129,11 @@ struct QuantDecoderCase {
   }
   int OpCount() const { return op_count % (kMaxQuantDecoderOps + 1); }
   bool KeptInArena() const { return kept_kind >= 224; }
+  // Windows short enough that a stream wraps the ring several times.
+  int32_t Window() const {
+    if (window_kind < 96) return 0;
+    return window_kind < 224 ? 1 + (window_kind - 96) % 16 : window_raw;
+  }
 };
 
 template <class Io>
@@ -219,6 +226,9 @@ void Visit(Io& io, QuantDecoderCase& c) {
   }
   io.U8(c.op_count);
   for (int i = 0; i < c.OpCount(); ++i) Visit(io, c.ops[i]);
+  // Last, so that inputs written before the window read as no window.
+  io.U8(c.window_kind);
+  if (c.window_kind >= 224) io.I32(c.window_raw);
 }
 
 }  // namespace edgeattn_fuzz

@@ -13,7 +13,8 @@ template <typename T, typename Bias, typename SoftmaxParams>
 ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params& p,
                               const SoftmaxParams& softmax, int n, int n_valid_keys,
                               const uint8_t* x, const uint8_t* table, const int8_t* in_w,
-                              const int8_t* out_w, const uint8_t* in_b, const uint8_t* out_b) {
+                              const int8_t* out_w, const uint8_t* in_b, const uint8_t* out_b,
+                              int window) {
   const size_t e = static_cast<size_t>(c.d_model);
   ref::ChainParams<SoftmaxParams> chain;
   chain.add = RefAdd(p.add);
@@ -41,7 +42,7 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
   in.b_v = in_b != nullptr ? b_in.data() + 2 * e : nullptr;
   in.b_o = out_b != nullptr ? b_out.data() : nullptr;
   const ref::ChainShape shape{
-      n, c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL, n_valid_keys, c.n_heads, 0};
+      n, c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL, n_valid_keys, c.n_heads, window};
   ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = ref::RunChainInt8(shape, chain, in);
@@ -109,13 +110,13 @@ Integers DefaultIntegers(const ea_mha_config& c) {
 ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params& p, int n,
                               int n_valid_keys, const uint8_t* x, const uint8_t* table,
                               const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
-                              const uint8_t* out_b) {
+                              const uint8_t* out_b, int window) {
   if (c.dtype == EA_DTYPE_INT8) {
     return RunReference<int8_t, int32_t>(c, p, RefSoftmaxInt8(p.softmax), n, n_valid_keys, x, table,
-                                         in_w, out_w, in_b, out_b);
+                                         in_w, out_w, in_b, out_b, window);
   }
   return RunReference<int16_t, int64_t>(c, p, RefSoftmaxInt16(p.softmax), n, n_valid_keys, x, table,
-                                        in_w, out_w, in_b, out_b);
+                                        in_w, out_w, in_b, out_b, window);
 }
 
 void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommon& qc,

@@ -74,11 +74,12 @@ struct ReferenceOutputs {
   std::vector<int32_t> y, probs;
 };
 // RunChainInt8 / RunChainInt16 (by c.dtype) on n tokens of x (and the table's
-// first n rows, or none), the weights and biases (NULL: absent).
+// first n rows, or none), the weights and biases (NULL: absent); causal
+// with a sliding `window` (0: none).
 ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params& p, int n,
                               int n_valid_keys, const uint8_t* x, const uint8_t* table,
                               const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
-                              const uint8_t* out_b);
+                              const uint8_t* out_b, int window = 0);
 
 // A layer's quantization as a fixed-point MHA case gives it (QuantCase's
 // tensors, QuantCommon): the scales (nominal, jittered or bad), the

@@ -72,6 +72,62 @@ TEST_P(QuantDecoderPerTarget, StreamEqualsTheCausalChainBitForBit) {
   }
 }
 
+// With a sliding window the cache is a ring of window + max_step_tokens - 1
+// positions that a long stream wraps many times; the stream equals the
+// causal chain whose softmax row i sees keys i - window + 1 .. i, bit for
+// bit: windows of one key, inside and across the kernels' key blocks, and
+// steps that wrap the ring mid-step.
+TEST_P(QuantDecoderPerTarget, WindowedStreamEqualsTheWindowedChainBitForBit) {
+  struct WindowCase {
+    RandomShape shape;
+    int window;
+    std::vector<int> steps;
+  };
+  const WindowCase cases[] = {
+      {{40, 16, 2, true, true}, 1, {1, 2}},
+      {{70, 24, 3, true, false}, 5, {1, 2, 3}},
+      {{65, 20, 5, true, true}, 16, {7, 1}},
+      {{90, 64, 4, true, false}, 17, {16, 1, 3}},  // heads of 16: int16 row groups
+      {{100, 128, 2, true, true}, 33, {1, 3, 16}},
+      {{24, 160, 1, true, false}, 7, {5, 1}},  // int16 without K's high bytes
+  };
+  uint64_t seed = 9700;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const WindowCase& w : cases) {
+      QuantMhaCase c = RandomQuantMha(dtype, w.shape, seed++);
+      c.window = w.window;
+      const QuantMhaCase::Decoded decoded = c.Decode(w.steps);
+      SCOPED_TRACE(Describe({dtype, w.shape, w.steps}) + " window " + std::to_string(w.window));
+      ASSERT_EQ(decoded.status, EA_OK);
+      EXPECT_EQ(decoded.y, c.Reference().y);
+      EXPECT_EQ(decoded.arena_bytes, decoded.carved_bytes);
+      // The ring holds fewer positions than the stream: a smaller arena.
+      c.window = 0;
+      const QuantMhaCase::Decoded unwindowed = c.Decode(w.steps);
+      ASSERT_EQ(unwindowed.status, EA_OK);
+      EXPECT_LT(decoded.arena_bytes, unwindowed.arena_bytes);
+      EXPECT_NE(decoded.y, unwindowed.y) << "the window must matter for this case";
+    }
+  }
+}
+
+// A window at least as long as the stream is none: the ring never wraps and
+// the stream is the plain causal run's.
+TEST_P(QuantDecoderPerTarget, AWindowAsLongAsTheStreamChangesNothing) {
+  uint64_t seed = 9800;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    QuantMhaCase c = RandomQuantMha(dtype, {29, 32, 2, true, true}, seed++);
+    const QuantMhaCase::Result full = c.Run();
+    ASSERT_EQ(full.status, EA_OK);
+    for (const int window : {29, 30, 1000}) {
+      c.window = window;
+      const QuantMhaCase::Decoded decoded = c.Decode({1, 4});
+      ASSERT_EQ(decoded.status, EA_OK);
+      EXPECT_EQ(decoded.y, full.y) << "window " << window;
+    }
+  }
+}
+
 // W_Q, W_K, W_V as three tensors (a TFLite model's three FULLY_CONNECTED
 // ops): the stream still equals the causal chain of the in_proj form.
 TEST_P(QuantDecoderPerTarget, SeparateProjectionsStreamAsInProj) {
@@ -160,7 +216,9 @@ TEST_P(QuantDecoderPerTarget, GivenIntegersGiveTheDerivedOnesResults) {
   // Given integers alone: the sinusoidal table filled at init takes its
   // quantization from them (params.position), with no quant_scales.
   QuantMhaLayer given_layer(c);
-  ea_decoder_quant_config config{given_layer.config, 5};
+  ea_decoder_quant_config config{};
+  config.layer = given_layer.config;
+  config.max_step_tokens = 5;
   config.layer.quant_params = &params;
   config.layer.quant_scales = nullptr;
   size_t bytes = 0;
@@ -263,7 +321,9 @@ TEST(QuantDecoderRules, RefusedStepsLeaveYAndTheStreamUntouched) {
 TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {8, 16, 2, true, true}, 9600);
   QuantMhaLayer layer(c);
-  ea_decoder_quant_config config{layer.config, 2};
+  ea_decoder_quant_config config{};
+  config.layer = layer.config;
+  config.max_step_tokens = 2;
   size_t bytes = 0;
   ASSERT_EQ(ea_decoder_quant_arena_size(&config, &bytes), EA_OK);
   EXPECT_EQ(bytes, edgeattn::DecoderQuantArenaBytes(config));
@@ -281,6 +341,16 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
   bad.max_step_tokens = 9;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
+  bad = config;
+  bad.window = -1;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
+  bad.window = INT32_MIN;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
+  // A window past any stream is no window: the same arena.
+  bad.window = INT32_MAX;
+  size_t wide = 0;
+  EXPECT_EQ(ea_decoder_quant_arena_size(&bad, &wide), EA_OK);
+  EXPECT_EQ(wide, bytes);
   bad = config;
   bad.layer.dtype = EA_DTYPE_F32;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);

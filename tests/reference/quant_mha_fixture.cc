@@ -117,6 +117,7 @@ QuantMhaCase::Decoded DecodeTyped(const QuantMhaCase& c, const std::vector<int>&
   ea_decoder_quant_config config{};
   config.layer = layer.config;
   config.max_step_tokens = *std::max_element(steps.begin(), steps.end());
+  config.window = c.window;
   size_t bytes = 0;
   result.status = ea_decoder_quant_arena_size(&config, &bytes);
   if (result.status != EA_OK) return result;
@@ -161,7 +162,8 @@ QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& param
   in.b_k = bias.data() + e;
   in.b_v = bias.data() + 2 * e;
   in.b_o = out_bias.data();
-  const tflite_ref::ChainShape shape{c.n, c.d_model, c.heads, c.causal, c.ValidKeys(), c.heads, 0};
+  const tflite_ref::ChainShape shape{c.n,           c.d_model, c.heads, c.causal,
+                                     c.ValidKeys(), c.heads,   c.window};
   tflite_ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = tflite_ref::RunChainInt8(shape, params, in);

@@ -37,6 +37,9 @@ struct QuantMhaCase {
   // three separate tensors each (copies in buffers of their own, as a TFLite
   // model's three FULLY_CONNECTED ops hold them), not as in_proj.
   bool separate_projections = false;
+  // Causal cases: a sliding window of this many keys (0: none) for Decode
+  // (the decoder's window) and Reference; Run (ea_mha_quant) has none.
+  int window = 0;
   // int16, both or neither: the softmax's tables handed to the library (in
   // integers derived from the scales: ea_mha_quant_derive, then
   // quant_params) and to the reference. NULL: the library's built-in tables,

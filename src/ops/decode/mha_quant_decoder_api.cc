@@ -3,7 +3,9 @@
 // projected straight into its cache rows and its v transposed into the
 // cache's V^T (on x86 both also added to each head's VNNI panels), so the
 // attention of its queries reads the cache in place, with the kernels and
-// integers of the full run.
+// integers of the full run. With a sliding window the cache is a ring
+// (position p in slot p % capacity): a step's rows may wrap, and the row
+// kernels read the ring's keys rotated (AttentionQArgs::key_rotation).
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,7 +30,7 @@ ea_status Validate(const ea_decoder_quant_config& c) {
   ea_status status = ValidateMhaQuantConfig(c.layer);
   if (status != EA_OK) return status;
   if (c.layer.mask != EA_MASK_CAUSAL) return EA_ERR_BAD_ARGUMENT;
-  if (c.max_step_tokens <= 0 || c.max_step_tokens > c.layer.max_tokens) {
+  if (c.max_step_tokens <= 0 || c.max_step_tokens > c.layer.max_tokens || c.window < 0) {
     return EA_ERR_BAD_DIMENSION;
   }
   size_t bytes = 0;
@@ -50,8 +52,12 @@ void AttendRows(const AttentionQArgs<int16_t>& a, void* scratch) {
   AttendRowsS16(a, 0, a.n_q, scratch);
 }
 
+int32_t Capacity(const ea_decoder_quant_config& c) {
+  return DecoderQuantCapacity(c.layer.max_tokens, c.max_step_tokens, c.window);
+}
+
 // Where the parts of head h's cache in the dot-product panels start
-// (DecoderQuantHeadPanelBytes; packed for max_tokens keys): the one
+// (DecoderQuantHeadPanelBytes; packed for the cache's capacity): the one
 // place that knows the layout, for the stores and the attention alike.
 // int8: K + 128, its per-key terms q_offset * sum_t k, and V.
 struct S8HeadPanels {
@@ -73,63 +79,72 @@ uint8_t* HeadPanelRegion(const ea_decoder_quant& d, int32_t h) {
   const ea_mha_config& c = d.config.layer;
   return static_cast<uint8_t*>(d.head_panels) +
          static_cast<size_t>(h) *
-             DecoderQuantHeadPanelBytes(c.max_tokens, c.d_model / c.n_heads, c.dtype);
+             DecoderQuantHeadPanelBytes(Capacity(d.config), c.d_model / c.n_heads, c.dtype);
 }
 void PanelsOfHead(const ea_decoder_quant& d, int32_t h, S8HeadPanels* p) {
   const ea_mha_config& c = d.config.layer;
   const int32_t d_k = c.d_model / c.n_heads;
+  const int32_t capacity = Capacity(d.config);
   uint8_t* region = HeadPanelRegion(d, h);
   p->keys = region;
-  p->key_terms = S8PanelColumnSums(region, c.max_tokens, d_k);
-  p->values = reinterpret_cast<int8_t*>(region + S8PanelRegionBytes(c.max_tokens, d_k));
+  p->key_terms = S8PanelColumnSums(region, capacity, d_k);
+  p->values = reinterpret_cast<int8_t*>(region + S8PanelRegionBytes(capacity, d_k));
 }
 void PanelsOfHead(const ea_decoder_quant& d, int32_t h, S16HeadPanels* p) {
   const ea_mha_config& c = d.config.layer;
   const int32_t d_k = c.d_model / c.n_heads;
+  const int32_t capacity = Capacity(d.config);
   uint8_t* region = HeadPanelRegion(d, h);
   p->keys = reinterpret_cast<int16_t*>(region);
   p->key_high_bytes =
-      d_k <= kS16HighByteMaxDepth ? S16KeyHighBytes(region, c.max_tokens, d_k) : nullptr;
-  p->values = reinterpret_cast<int16_t*>(region + S16KeyPanelRegionBytes(c.max_tokens, d_k));
+      d_k <= kS16HighByteMaxDepth ? S16KeyHighBytes(region, capacity, d_k) : nullptr;
+  p->values = reinterpret_cast<int16_t*>(region + S16KeyPanelRegionBytes(capacity, d_k));
 }
 
-// Keys and values [position, position + n) of a head (k, v: its columns of
-// the step's rows, ld apart) into its panels: the columns the full run's
-// packing gives the whole cache (quant_attention_core.cc).
-void AddToPanels(const S8HeadPanels& p, int32_t d_k, int32_t max_tokens, const int8_t* k,
-                 const int8_t* v, size_t ld, size_t position, int32_t n, int32_t q_offset) {
-  for (int32_t i = 0; i < n; ++i) {
-    const int32_t j = static_cast<int32_t>(position) + i;
-    StoreS8PanelColumnPlus128(k + static_cast<size_t>(i) * ld, d_k, j, p.keys, p.key_terms);
+// The step's keys and values of a head into its panels, row i at slot
+// (first_slot + i) % capacity: the columns the full run's packing gives the
+// whole cache (quant_attention_core.cc). k: the head's column of the cache's
+// K rows, read at those slots; v: its column of the step's rows; ld apart.
+void AddToPanels(const S8HeadPanels& p, int32_t d_k, int32_t capacity, const int8_t* k,
+                 const int8_t* v, size_t ld, int32_t first_slot, int32_t n, int32_t q_offset) {
+  for (int32_t i = 0, j = first_slot; i < n; ++i, ++j) {
+    if (j == capacity) j = 0;
+    StoreS8PanelColumnPlus128(k + static_cast<size_t>(j) * ld, d_k, j, p.keys, p.key_terms);
     p.key_terms[j] = static_cast<int32_t>(static_cast<uint32_t>(q_offset) *
                                           static_cast<uint32_t>(p.key_terms[j]));
-    StoreS8PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, max_tokens, p.values);
+    StoreS8PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, capacity, p.values);
   }
 }
-void AddToPanels(const S16HeadPanels& p, int32_t d_k, int32_t max_tokens, const int16_t* k,
-                 const int16_t* v, size_t ld, size_t position, int32_t n,
+void AddToPanels(const S16HeadPanels& p, int32_t d_k, int32_t capacity, const int16_t* k,
+                 const int16_t* v, size_t ld, int32_t first_slot, int32_t n,
                  int32_t /* q_offset: zero */) {
-  for (int32_t i = 0; i < n; ++i) {
-    const int32_t j = static_cast<int32_t>(position) + i;
-    const int16_t* key = k + static_cast<size_t>(i) * ld;
+  for (int32_t i = 0, j = first_slot; i < n; ++i, ++j) {
+    if (j == capacity) j = 0;
+    const int16_t* key = k + static_cast<size_t>(j) * ld;
     StoreS16PanelColumn(key, d_k, j, p.keys);
     if (p.key_high_bytes != nullptr) StoreS16HighBytesColumnPlus128(key, d_k, j, p.key_high_bytes);
-    StoreS16PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, max_tokens, p.values);
+    StoreS16PanelDepthRow(v + static_cast<size_t>(i) * ld, d_k, j, capacity, p.values);
   }
 }
 
 // A head's attention reads its panels.
-void ReadPanels(const S8HeadPanels& p, int32_t max_tokens, AttentionQArgs<int8_t>* a) {
+void ReadPanels(const S8HeadPanels& p, int32_t capacity, AttentionQArgs<int8_t>* a) {
   a->k_panels = p.keys;
   a->k_column_sums = p.key_terms;
   a->v_panels = p.values;
-  a->v_panel_stride = S8PanelBytes(kS8PanelColumns, max_tokens);
+  a->v_panel_stride = S8PanelBytes(kS8PanelColumns, capacity);
 }
-void ReadPanels(const S16HeadPanels& p, int32_t max_tokens, AttentionQArgs<int16_t>* a) {
+void ReadPanels(const S16HeadPanels& p, int32_t capacity, AttentionQArgs<int16_t>* a) {
   a->k_pairs = p.keys;
   a->k_high_bytes = p.key_high_bytes;
   a->v_pairs = p.values;
-  a->v_panel_stride = S16PanelValues(kS16PanelColumns, max_tokens);
+  a->v_panel_stride = S16PanelValues(kS16PanelColumns, capacity);
+}
+
+// A step's n rows go to cache slots from `slot` on: this many of them
+// before the ring's end, the rest from slot 0.
+int32_t RowsBeforeTheEnd(int32_t slot, int32_t n, int32_t capacity) {
+  return capacity - slot < n ? capacity - slot : n;
 }
 
 // One step of n tokens at positions [p, p + n). Arguments are validated.
@@ -140,7 +155,10 @@ void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
   const ea_mha_quant_weights& w = d.weights;
   const size_t e = static_cast<size_t>(c.d_model);
   const size_t position = static_cast<size_t>(d.length);
-  const size_t positions = static_cast<size_t>(c.max_tokens);
+  const int32_t capacity = Capacity(d.config);
+  const size_t ld_vt = static_cast<size_t>(capacity);
+  const int32_t slot = static_cast<int32_t>(d.length % capacity);
+  const int32_t before_end = RowsBeforeTheEnd(slot, n, capacity);
   const int32_t d_k = c.d_model / c.n_heads;
   const T* input = x;
   if (d.position_table != nullptr) {
@@ -156,27 +174,40 @@ void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
   T* values_transposed = static_cast<T*>(d.values_transposed);
   const ea_parallel_for calling_thread{};
   // The calling thread keeps the worker contract: projections cannot fail.
-  const auto project = [&](int32_t which, const ea_linear_quant_params& params, T* out) {
-    (void)ProjectInProj(calling_thread, c, w, d.weight_panels[which], which, params, input, n, 0,
+  const auto project = [&](int32_t which, const ea_linear_quant_params& params, const T* rows,
+                           int32_t count, T* out) {
+    if (count == 0) return;
+    (void)ProjectInProj(calling_thread, c, w, d.weight_panels[which], which, params, rows, count, 0,
                         c.d_model, out);
   };
-  project(0, p.q_proj, q);
-  project(1, p.k_proj, keys + position * e);
-  project(2, p.v_proj, v);
+  project(0, p.q_proj, input, n, q);
+  // k straight into the ring's rows: from the step's slot, then from slot 0.
+  project(1, p.k_proj, input, before_end, keys + static_cast<size_t>(slot) * e);
+  project(1, p.k_proj, input + static_cast<size_t>(before_end) * e, n - before_end, keys);
+  project(2, p.v_proj, input, n, v);
   for (int32_t h = 0; h < c.n_heads; ++h) {
     const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
-    TransposeHead(v + column, e, n, d_k, values_transposed + column * positions + position,
-                  positions);
+    T* head_vt = values_transposed + column * ld_vt;
+    TransposeHead(v + column, e, before_end, d_k, head_vt + slot, ld_vt);
+    if (n > before_end) {
+      TransposeHead(v + static_cast<size_t>(before_end) * e + column, e, n - before_end, d_k,
+                    head_vt, ld_vt);
+    }
   }
 
   ea_quant_core core{};  // only the softmax's table: K and V are read in place
   core.softmax_table = d.softmax_table;
-  const int32_t seen = static_cast<int32_t>(position) + n;
+  // The cache's keys in the order of their positions: the last `held` of
+  // the stream, the oldest in slot `rotation` once the ring has wrapped.
+  const int64_t seen = d.length + n;
+  const int32_t held = seen < capacity ? static_cast<int32_t>(seen) : capacity;
   AttentionQArgs<T> head = QuantCoreArgs<T>(p.scores, p.softmax, p.context, core,
-                                            {n, seen, d_k, d_k, /*causal=*/true, seen});
+                                            {n, held, d_k, d_k, /*causal=*/true, held});
+  head.window = d.config.window;
+  head.key_rotation = seen > capacity ? static_cast<int32_t>(seen % capacity) : 0;
   head.ld_q = e;
   head.ld_k = e;
-  head.ld_vt = positions;
+  head.ld_vt = ld_vt;
   head.ld_out = e;
   // The panels are written whatever the target, so that a later step on
   // AVX3_DL finds every key in them.
@@ -186,13 +217,12 @@ void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
     if (d.head_panels != nullptr) {
       HeadPanels<T> panels;
       PanelsOfHead(d, h, &panels);
-      AddToPanels(panels, d_k, c.max_tokens, keys + position * e + column, v + column, e, position,
-                  n, head.q_offset);
-      if (packed) ReadPanels(panels, c.max_tokens, &head);
+      AddToPanels(panels, d_k, capacity, keys + column, v + column, e, slot, n, head.q_offset);
+      if (packed) ReadPanels(panels, capacity, &head);
     }
     head.q = q + column;
     head.k = keys + column;
-    head.v_transposed = values_transposed + column * positions;
+    head.v_transposed = values_transposed + column * ld_vt;
     head.out = context + column;
     AttendRows(head, d.row_scratch);
   }
@@ -254,7 +284,7 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
 
   const uint64_t element = FixedPointBytes(c.dtype);
   const uint64_t e = static_cast<uint64_t>(c.d_model);
-  const uint64_t stream = static_cast<uint64_t>(c.max_tokens) * e * element;
+  const uint64_t cache = static_cast<uint64_t>(Capacity(*config)) * e * element;
   const uint64_t step = static_cast<uint64_t>(config->max_step_tokens) * e * element;
   decoder->carve = arena->base + arena->used;
   decoder->carve_bytes = static_cast<size_t>(bytes);
@@ -266,16 +296,17 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
   decoder->q = CarveBytes(arena, step);
   decoder->v = CarveBytes(arena, step);
   decoder->context = CarveBytes(arena, step);
-  decoder->keys = CarveBytes(arena, stream);
-  decoder->values_transposed = CarveBytes(arena, stream);
+  decoder->keys = CarveBytes(arena, cache);
+  decoder->values_transposed = CarveBytes(arena, cache);
   decoder->head_panels =
-      kFixedPointPanels ? CarveBytes(arena, static_cast<uint64_t>(c.n_heads) *
-                                                DecoderQuantHeadPanelBytes(
-                                                    c.max_tokens, c.d_model / c.n_heads, c.dtype))
-                        : nullptr;
+      kFixedPointPanels
+          ? CarveBytes(arena, static_cast<uint64_t>(c.n_heads) *
+                                  DecoderQuantHeadPanelBytes(Capacity(*config),
+                                                             c.d_model / c.n_heads, c.dtype))
+          : nullptr;
   CarveMhaQuantPanels(arena, c, *weights, decoder->weight_panels);
   decoder->softmax_table = CarveSoftmaxTables(arena, c.dtype, decoder->params.softmax);
-  decoder->row_scratch = CarveBytes(arena, QuantScratch(c.max_tokens, c.dtype).bytes);
+  decoder->row_scratch = CarveBytes(arena, QuantScratch(Capacity(*config), c.dtype).bytes);
   decoder->length = 0;
   decoder->ready = EA_PLAN_READY;
   return EA_OK;

@@ -44,6 +44,9 @@ std::vector<WindowShape> WindowShapes(const std::vector<int>& depths) {
     for (const int d_k : depths)
       for (const int window : {1, 4, 6, 16, 17, 44, 100})
         for (const int valid : {45, 29}) shapes.push_back({n_q, 45, d_k, window, valid});
+  // Past the 64 keys of the AVX512-VNNI score tile: runs that start, end
+  // and wrap in a later tile.
+  for (const int window : {17, 70, 127}) shapes.push_back({7, 130, depths[0], window, 130});
   return shapes;
 }
 
@@ -119,7 +122,7 @@ std::vector<T> KeysInOrder(const std::vector<T>& stored, int n_q, int n_kv, int 
 // every window.
 std::vector<int> Rotations(const WindowShape& s) {
   if (s.valid != s.n_kv) return {0};
-  return {0, 1, 13, s.n_kv - 1};
+  return {0, 1, 13, s.n_kv / 2 + 3, s.n_kv - 1};
 }
 
 template <typename T>

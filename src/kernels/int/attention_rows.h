@@ -50,7 +50,7 @@ inline int32_t VisibleKeys(const AttentionQArgs<T>& a, int32_t row) {
 // before the window's start (bottom-right aligned, as the causal mask); else
 // key 0. Never past VisibleKeys, so [FirstVisibleKey, VisibleKeys) are the
 // row's keys, empty when padding ends them before the window starts.
-// The kernels score keys [0, VisibleKeys) as without a window and mask the
+// The kernels score keys [0, ScoredKeys) as without a window and mask the
 // first ones at the softmax: a key's probability at its zero point adds
 // nothing to P V, so only the softmax needs to know.
 template <typename T>
@@ -104,8 +104,9 @@ inline void RotateLeft(T* x, int32_t n, int32_t by) {
 // `softmax(at)` runs TFLite's softmax on the run's `count` scores from
 // row_values + at (one contiguous run: a run that wraps is rotated to the
 // row's start first and back after), and every other scored key gets
-// `zero` (probability 0, which adds nothing to P V). `also` is rotated
-// with the row (an output the softmax writes beside it, or NULL).
+// `zero` (probability 0, which adds nothing to P V). `also` (NULL, or an
+// output the softmax writes beside the row, zero before the call) is
+// rotated back with the row: the softmax's run starts at its 0 too.
 template <typename T, typename U, typename Softmax>
 inline void ProbabilitiesOfRun(T* row_values, const VisibleRun& run, T zero, U* also,
                                Softmax&& softmax) {

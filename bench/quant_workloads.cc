@@ -132,9 +132,14 @@ class QuantMhaWorkload final : public QuantWorkload {
     config.mask = shape.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
     config.position = EA_POSITION_NONE;
     config.quant_scales = &scales_;
-    const ea_mha_quant_weights weights = {in_proj_.data(), in_bias_.data(), out_proj_.data(),
-                                          out_bias_.data()};
-    const ea_decoder_quant_config decoder_config = {config, 1};
+    ea_mha_quant_weights weights{};  // by name: the structs grow at their ends
+    weights.in_proj_weight = in_proj_.data();
+    weights.in_proj_bias = in_bias_.data();
+    weights.out_proj_weight = out_proj_.data();
+    weights.out_proj_bias = out_bias_.data();
+    ea_decoder_quant_config decoder_config{};
+    decoder_config.layer = config;
+    decoder_config.max_step_tokens = 1;
     size_t bytes = 0;
     plan_status_ = decode_ ? ea_decoder_quant_arena_size(&decoder_config, &bytes)
                            : ea_mha_quant_arena_size(&config, &bytes);

@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 
 # The suites whose results depend on the integer dot-product instructions
 # (the int8 KV cache's among them).
-FIXED_POINT_TESTS='*Quant*:*FixedPoint*:*Tflite*:*VnniS16*:*ReversalModelTest.TheInt8*:*KvCache*:*Decode*'
+FIXED_POINT_TESTS='*Quant*:*FixedPoint*:*Tflite*:*VnniS16*:*ReversalModelTest.TheInt8*:*KvCache*:*Decode*:*AttendRows*'
 if [ $# -gt 0 ]; then
   specs=("$@")
 else

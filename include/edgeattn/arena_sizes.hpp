@@ -311,39 +311,56 @@ constexpr int32_t DecoderQuantCapacity(int32_t positions, int32_t step_tokens, i
   return ring < positions ? static_cast<int32_t>(ring) : positions;
 }
 
+// The fixed-point decoder's KV heads: n_kv_heads, where 0 means n_heads.
+constexpr int32_t DecoderQuantKvHeads(int32_t heads, int32_t kv_heads) {
+  return kv_heads == 0 ? heads : kv_heads;
+}
+constexpr int32_t DecoderQuantKvHeads(const ea_decoder_quant_config& c) {
+  return DecoderQuantKvHeads(c.layer.n_heads, c.n_kv_heads);
+}
+
 // Fixed-point MHA decoder (edgeattn/decoder.h), for streams of
 // `positions` tokens in steps of at most `step_tokens` (with a `window`, or
-// 0): the per-channel integers, the quantized position table (when filled
-// at init, [positions, d_model]) and ADD(x, P) ([step_tokens, d_model]), a
-// step's q, v and heads' outputs ([step_tokens, d_model] each), the cache of
-// DecoderQuantCapacity positions (K [capacity, d_model] and V^T
-// [d_model, capacity], and on x86 each head's panels), W_Q, W_K, W_V, W_O
-// packed, the int8 softmax's table and one query row's scratch over the
-// cache's keys.
+// 0; with `kv_heads` KV heads, or 0 for `heads`): the per-channel integers
+// (8 * d_model int32, enough for any KV heads), the quantized position table
+// (when filled at init, [positions, d_model]) and ADD(x, P)
+// ([step_tokens, d_model]), a step's q and heads' outputs
+// ([step_tokens, d_model] each) and v ([step_tokens, kv_width], kv_width =
+// kv_heads * d_k), the cache of DecoderQuantCapacity positions (K
+// [capacity, kv_width] and V^T [kv_width, capacity], and on x86 each KV
+// head's panels), W_Q and W_O ([d_model, d_model]), W_K and W_V
+// ([kv_width, d_model]) packed, the int8 softmax's table and one query
+// row's scratch over the cache's keys.
 constexpr uint64_t DecoderQuantArenaBytes(int32_t positions, int32_t step_tokens, int32_t d_model,
                                           int32_t heads, ea_dtype dtype, PositionStorage storage,
-                                          int32_t window = 0) {
+                                          int32_t window = 0, int32_t kv_heads = 0) {
   const uint64_t element = FixedPointBytes(dtype);
   const uint64_t e = static_cast<uint64_t>(d_model);
+  const int32_t d_k = HeadWidthOrZero(d_model, heads);
+  const int32_t groups = DecoderQuantKvHeads(heads, kv_heads);
+  const uint64_t kv_width = static_cast<uint64_t>(groups) * static_cast<uint64_t>(d_k);
   const int32_t capacity = DecoderQuantCapacity(positions, step_tokens, window);
   const uint64_t stream = ByteRegionBytes(static_cast<uint64_t>(positions) * e * element);
-  const uint64_t cache = ByteRegionBytes(static_cast<uint64_t>(capacity) * e * element);
+  const uint64_t cache = ByteRegionBytes(static_cast<uint64_t>(capacity) * kv_width * element);
   const uint64_t step = ByteRegionBytes(static_cast<uint64_t>(step_tokens) * e * element);
+  const uint64_t step_kv = ByteRegionBytes(static_cast<uint64_t>(step_tokens) * kv_width * element);
   const uint64_t table = storage == PositionStorage::kArena ? stream : 0;
   const uint64_t positioned = storage == PositionStorage::kNone ? 0 : step;
   const uint64_t panels =
-      kFixedPointPanels && heads > 0
-          ? static_cast<uint64_t>(heads) *
-                DecoderQuantHeadPanelBytes(capacity, HeadWidthOrZero(d_model, heads), dtype)
+      kFixedPointPanels && groups > 0
+          ? static_cast<uint64_t>(groups) * DecoderQuantHeadPanelBytes(capacity, d_k, dtype)
           : 0;
-  return ByteRegionBytes(8 * e * sizeof(int32_t)) + table + positioned + 3 * step + 2 * cache +
-         panels + 4 * WeightPanelRegionBytes(d_model, d_model, dtype) +
-         ByteRegionBytes(kSoftmaxS8TableBytes) + QuantScratch(capacity, dtype).bytes;
+  const uint64_t weights =
+      2 * WeightPanelRegionBytes(d_model, d_model, dtype) +
+      2 * WeightPanelRegionBytes(static_cast<int32_t>(kv_width), d_model, dtype);
+  return ByteRegionBytes(8 * e * sizeof(int32_t)) + table + positioned + 2 * step + step_kv +
+         2 * cache + panels + weights + ByteRegionBytes(kSoftmaxS8TableBytes) +
+         QuantScratch(capacity, dtype).bytes;
 }
 constexpr uint64_t DecoderQuantArenaBytes(const ea_decoder_quant_config& c) {
   return DecoderQuantArenaBytes(
       c.layer.max_tokens, c.max_step_tokens, c.layer.d_model, c.layer.n_heads, c.layer.dtype,
-      StorageOf(c.layer.position, c.layer.quant_position_table == nullptr), c.window);
+      StorageOf(c.layer.position, c.layer.quant_position_table == nullptr), c.window, c.n_kv_heads);
 }
 
 // Fixed-point self-attention (ea_self_attention_quant_init): the

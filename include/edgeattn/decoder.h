@@ -120,16 +120,20 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
  * the rows one causal ea_mha_quant_run_s8 / _s16 over the whole sequence
  * gives (with a window: the causal chain whose softmax row i sees keys
  * i - window + 1 .. i, the float decoder's window; ea_mha_quant has no
- * window, the project's integer reference is that chain). The cache holds K
- * as [capacity, d_model] rows (the full run's k, ld d_model) and V
- * transposed per head ([heads, d_k, capacity]), capacity = max_tokens, or
- * with a window min(max_tokens, window + max_step_tokens - 1) as a ring
- * (position p at p % capacity): a step writes them once, the score and P V
- * loops read them in place. On x86
- * a decoder also keeps each head's K and V in the panels of the AVX512-VNNI
- * kernels (int8: 4-byte groups; int16: pairs; a step adds its keys to them),
- * which its attention reads on AVX3_DL; the rows serve every other target,
- * so a step may run on any target whatever the earlier ones ran on.
+ * window, the project's integer reference is that chain). With grouped-query
+ * heads (n_kv_heads < n_heads) k and v have kv_width = n_kv_heads * d_k
+ * channels and query head h reads KV head h / (n_heads / n_kv_heads), as in
+ * the float decoder (ea_mha_quant has no such heads; the reference chain
+ * is the oracle). The cache holds K as [capacity, kv_width] rows (the full
+ * run's k) and V transposed per KV head ([n_kv_heads, d_k, capacity]),
+ * capacity = max_tokens, or with a window min(max_tokens, window +
+ * max_step_tokens - 1) as a ring (position p at p % capacity): a step writes
+ * them once, the score and P V loops of every query head of a group read them
+ * in place. On x86 a decoder also keeps each KV head's K and V in the panels
+ * of the AVX512-VNNI kernels (int8: 4-byte groups; int16: pairs; a step adds
+ * its keys to them), which its attention reads on AVX3_DL; the rows serve
+ * every other target, so a step may run on any target whatever the earlier
+ * ones ran on.
  *
  * The layer is an ea_mha_config, the one ea_mha_quant_init takes, with
  *   - dtype EA_DTYPE_INT8 or EA_DTYPE_INT16 and mask EA_MASK_CAUSAL (others:
@@ -137,7 +141,14 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
  *   - max_tokens the longest stream (positions since reset, up to 65535),
  *     and so the rows of quant_position_table;
  *   - parallel unused: a step runs on the calling thread.
- * Its weights are ea_mha_quant_weights, referenced, not copied.
+ * Its weights are ea_mha_quant_weights, referenced, not copied. With
+ * grouped-query heads W_K and W_V have kv_width rows each: in_proj_weight
+ * [d_model + 2 kv_width, d_model] (W_Q, W_K, W_V rows) and in_proj_bias
+ * [d_model + 2 kv_width], or k_proj_weight / v_proj_weight [kv_width, d_model]
+ * with biases [kv_width]; the same for the weights' per-channel scales
+ * (in_proj_weight_scales [d_model + 2 kv_width], or k_proj_weight_scales /
+ * v_proj_weight_scales [kv_width]) and for given integers (k_proj and v_proj:
+ * kv_width channels; ea_decoder_quant_derive derives them).
  *
  * Memory: ea_decoder_quant_arena_size bytes (DecoderQuantArenaBytes
  * in edgeattn/arena_sizes.hpp); no heap. A decoder is used by one thread at a
@@ -150,6 +161,10 @@ typedef struct ea_decoder_quant_config {
   int32_t window;          /* 0: none; else a token sees the last `window`
                               positions, itself included (< 0:
                               EA_ERR_BAD_DIMENSION) */
+  int32_t n_kv_heads;      /* 0: layer.n_heads (plain MHA); else grouped-query
+                              heads, dividing layer.n_heads
+                              (EA_ERR_HEADS_MISMATCH; < 0:
+                              EA_ERR_BAD_DIMENSION) */
 } ea_decoder_quant_config;
 
 /* Filled by ea_decoder_quant_init; read `length`, treat the rest as opaque. */
@@ -160,11 +175,11 @@ typedef struct ea_decoder_quant {
   const void* position_table; /* quantized [max_tokens, d_model] table or NULL */
   void* x_positioned;         /* [max_step_tokens, d_model] or NULL */
   void* q;                    /* [max_step_tokens, d_model] */
-  void* v;                    /* [max_step_tokens, d_model]: before the transpose */
+  void* v;                    /* [max_step_tokens, kv_width]: before the transpose */
   void* context;              /* [max_step_tokens, d_model] */
-  void* keys;                 /* cache: [capacity, d_model] */
-  void* values_transposed;    /* cache: [heads, d_k, capacity] */
-  void* head_panels;          /* cache, x86: per head K and V packed, or NULL */
+  void* keys;                 /* cache: [capacity, kv_width] */
+  void* values_transposed;    /* cache: [n_kv_heads, d_k, capacity] */
+  void* head_panels;          /* cache, x86: per KV head K and V packed, or NULL */
   void* weight_panels[4];     /* W_Q, W_K, W_V, W_O packed */
   void* softmax_table;        /* the softmax's tables */
   void* row_scratch;          /* one query block's scores and probabilities */
@@ -176,6 +191,18 @@ typedef struct ea_decoder_quant {
 
 /* Validation as ea_mha_quant_init's, plus the rules above. */
 ea_status ea_decoder_quant_arena_size(const ea_decoder_quant_config* config, size_t* bytes);
+/* ea_mha_quant_derive for a decoder's layer (config->layer.quant_scales),
+ * with W_K's and W_V's kv_width channels: fills *params, whose per-channel
+ * arrays point into channel_ints (EA_MHA_QUANT_CHANNEL_INTS(layer.d_model)
+ * int32 are enough for any n_kv_heads; fewer: EA_ERR_ARENA_TOO_SMALL), for
+ * a config whose quant_params is then set to them, e.g. to give the model's
+ * int16 softmax tables. The config is validated as ea_decoder_quant_arena_size
+ * validates it, its quant_params ignored; statuses and refusals as
+ * ea_mha_quant_derive's: on any refusal neither *params nor channel_ints is
+ * written. */
+ea_status ea_decoder_quant_derive(const ea_decoder_quant_config* config,
+                                  ea_mha_quant_params* params, int32_t* channel_ints,
+                                  size_t channel_int_count);
 ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quant_config* config,
                                 const ea_mha_quant_weights* weights, ea_arena* arena);
 /* Starts a new stream at position 0 (the cache's bytes are not cleared). */

@@ -194,16 +194,18 @@ bool ValidBeta(float beta) { return beta == 0.0f || ValidScale(beta); }
 // The beta a softmax over heads of d_k channels derives with.
 float BetaOr(float beta, int32_t d_k) { return beta != 0.0f ? beta : InverseSqrt(d_k); }
 
-// W_Q's, W_K's and W_V's per-channel scales ([d_model] each) from either
-// form of ea_mha_quant_scales: EA_ERR_NULL_POINTER for a missing one,
-// EA_ERR_BAD_ARGUMENT for both forms.
-ea_status InProjScales(const ea_mha_quant_scales& s, int32_t d_model, const float* parts[3]) {
+// W_Q's, W_K's and W_V's per-channel scales ([d_model], then [kv_width]
+// twice) from either form of ea_mha_quant_scales: EA_ERR_NULL_POINTER for a
+// missing one, EA_ERR_BAD_ARGUMENT for both forms.
+ea_status InProjScales(const ea_mha_quant_scales& s, int32_t d_model, int32_t kv_width,
+                       const float* parts[3]) {
   const bool any_separate = s.q_proj_weight_scales != nullptr ||
                             s.k_proj_weight_scales != nullptr || s.v_proj_weight_scales != nullptr;
   if (s.in_proj_weight_scales != nullptr) {
     if (any_separate) return EA_ERR_BAD_ARGUMENT;
-    for (int32_t which = 0; which < 3; ++which)
-      parts[which] = s.in_proj_weight_scales + which * d_model;
+    parts[0] = s.in_proj_weight_scales;
+    parts[1] = s.in_proj_weight_scales + d_model;
+    parts[2] = s.in_proj_weight_scales + d_model + kv_width;
     return EA_OK;
   }
   parts[0] = s.q_proj_weight_scales;
@@ -215,13 +217,13 @@ ea_status InProjScales(const ea_mha_quant_scales& s, int32_t d_model, const floa
 
 }  // namespace
 
-ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* params,
-                               int32_t* channel_ints) {
+ea_status DeriveMhaQuantParams(const ea_mha_config& c, int32_t kv_width,
+                               ea_mha_quant_params* params, int32_t* channel_ints) {
   const ea_dtype dtype = c.dtype;
   const ea_mha_quant_scales* s = c.quant_scales;
   if (s == nullptr || s->out_proj_weight_scales == nullptr) return EA_ERR_NULL_POINTER;
   const float* w[3] = {};
-  const ea_status form = InProjScales(*s, c.d_model, w);
+  const ea_status form = InProjScales(*s, c.d_model, kv_width, w);
   if (form != EA_OK) return form;
   const bool positions = c.position != EA_POSITION_NONE;
   const ea_quant model_input = positions ? s->positioned : s->input;
@@ -234,9 +236,10 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* para
   if (!ValidBeta(s->softmax_beta)) return EA_ERR_BAD_ARGUMENT;
 
   const int32_t e = c.d_model;
-  for (const float* part : w) {
-    for (int32_t i = 0; i < e; ++i) {
-      if (!ValidScale(part[i])) return EA_ERR_BAD_ARGUMENT;
+  const int32_t channels[3] = {e, kv_width, kv_width};
+  for (int32_t which = 0; which < 3; ++which) {
+    for (int32_t i = 0; i < channels[which]; ++i) {
+      if (!ValidScale(w[which][i])) return EA_ERR_BAD_ARGUMENT;
     }
   }
   for (int32_t i = 0; i < e; ++i) {
@@ -259,15 +262,21 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, ea_mha_quant_params* para
                           CheckMatmul(dtype, p.context, true) == EA_OK;
   const bool channels_ok =
       LinearDerivable(dtype, model_input, w[0], s->q, e) &&
-      LinearDerivable(dtype, model_input, w[1], s->k, e) &&
-      LinearDerivable(dtype, model_input, w[2], s->v, e) &&
+      LinearDerivable(dtype, model_input, w[1], s->k, kv_width) &&
+      LinearDerivable(dtype, model_input, w[2], s->v, kv_width) &&
       LinearDerivable(dtype, s->context, s->out_proj_weight_scales, s->output, e);
   if (!scalars_ok || !channels_ok) return EA_ERR_BAD_ARGUMENT;
-  DeriveLinear(model_input, w[0], s->q, e, channel_ints, channel_ints + e, &p.q_proj);
-  DeriveLinear(model_input, w[1], s->k, e, channel_ints + 2 * e, channel_ints + 3 * e, &p.k_proj);
-  DeriveLinear(model_input, w[2], s->v, e, channel_ints + 4 * e, channel_ints + 5 * e, &p.v_proj);
-  DeriveLinear(s->context, s->out_proj_weight_scales, s->output, e, channel_ints + 6 * e,
-               channel_ints + 7 * e, &p.out_proj);
+  // Multipliers then shifts of q, k, v and out, one after another.
+  int32_t* next = channel_ints;
+  const auto derive = [&](ea_quant in, const float* scales, ea_quant out, int32_t count,
+                          ea_linear_quant_params* linear) {
+    DeriveLinear(in, scales, out, count, next, next + count, linear);
+    next += 2 * count;
+  };
+  derive(model_input, w[0], s->q, e, &p.q_proj);
+  derive(model_input, w[1], s->k, kv_width, &p.k_proj);
+  derive(model_input, w[2], s->v, kv_width, &p.v_proj);
+  derive(s->context, s->out_proj_weight_scales, s->output, e, &p.out_proj);
   *params = p;
   return EA_OK;
 }
@@ -355,13 +364,14 @@ ea_status CheckAttentionQuantParams(ea_dtype dtype, const ea_attention_quant_par
   return status;
 }
 
-ea_status CheckMhaQuantParams(const ea_mha_config& c, const ea_mha_quant_params& p) {
+ea_status CheckMhaQuantParams(const ea_mha_config& c, int32_t kv_width,
+                              const ea_mha_quant_params& p) {
   const ea_dtype dtype = c.dtype;
   const int32_t e = c.d_model;
   ea_status status = c.position != EA_POSITION_NONE ? CheckAdd(dtype, p.add) : EA_OK;
   if (status == EA_OK) status = CheckLinear(dtype, p.q_proj, e);
-  if (status == EA_OK) status = CheckLinear(dtype, p.k_proj, e);
-  if (status == EA_OK) status = CheckLinear(dtype, p.v_proj, e);
+  if (status == EA_OK) status = CheckLinear(dtype, p.k_proj, kv_width);
+  if (status == EA_OK) status = CheckLinear(dtype, p.v_proj, kv_width);
   if (status == EA_OK) status = CheckLinear(dtype, p.out_proj, e);
   if (status == EA_OK) status = CheckMatmul(dtype, p.scores, false);
   if (status == EA_OK) status = CheckSoftmax(dtype, p.softmax);

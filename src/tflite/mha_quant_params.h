@@ -12,10 +12,12 @@
 namespace edgeattn {
 
 // Scales and zero points of config->quant_scales, then TFLite's Prepare into
-// *params with per-channel arrays in channel_ints[8 * d_model] (q, k, v, out:
-// multipliers then shifts). config's dtype and d_model are already valid.
-ea_status DeriveMhaQuantParams(const ea_mha_config& config, ea_mha_quant_params* params,
-                               int32_t* channel_ints);
+// *params with per-channel arrays in channel_ints[4 * d_model + 4 * kv_width]
+// (q, k, v, out: multipliers then shifts). W_K and W_V have kv_width
+// channels: d_model for MHA, n_kv_heads * d_k for a grouped-query decoder.
+// config's dtype and d_model, and kv_width, are already valid.
+ea_status DeriveMhaQuantParams(const ea_mha_config& config, int32_t kv_width,
+                               ea_mha_quant_params* params, int32_t* channel_ints);
 
 // The same for single-head self-attention, channel_ints[2 * (2 * d_k + d_v)]
 // (q, k, v: multipliers then shifts).
@@ -36,7 +38,9 @@ bool IsValidQuant(ea_dtype dtype, ea_quant quant);
 
 // EA_ERR_NULL_POINTER for a missing per-channel array, EA_ERR_BAD_ARGUMENT
 // for any value outside what the kernels (and TFLite) accept.
-ea_status CheckMhaQuantParams(const ea_mha_config& config, const ea_mha_quant_params& params);
+// (k_proj and v_proj: kv_width channels, as in DeriveMhaQuantParams.)
+ea_status CheckMhaQuantParams(const ea_mha_config& config, int32_t kv_width,
+                              const ea_mha_quant_params& params);
 
 // The same for fixed-point Attention(Q, K, V): the softmax's beta is the
 // config's scale (1/sqrt(d_k) by default). Writes *params only on EA_OK.

@@ -921,13 +921,24 @@ void ExpectWritten(const std::vector<uint8_t>& bytes, const char* what) {
 }
 
 // The fixed-point decoder of the same layer (with a sliding `window`, or
-// none): arena_size, init, steps of 1 and 5 tokens through the whole stream
-// (a window's ring wraps), reset; then a residual ADD. Each armed.
-void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer, int32_t window) {
+// none; with `kv_heads` grouped-query heads, or 0, whose W_K and W_V are the
+// first rows of MHA's, their integers from ea_decoder_quant_derive):
+// arena_size, init, steps of 1 and 5 tokens through the whole stream (a
+// window's ring wraps), reset; then a residual ADD. Each armed.
+void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer, int32_t window,
+                         int32_t kv_heads) {
   ea_decoder_quant_config config{};
   config.layer = layer;
   config.max_step_tokens = 5;
   config.window = window;
+  config.n_kv_heads = kv_heads;
+  ea_mha_quant_params params{};
+  std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(kDModel));
+  if (kv_heads != 0 && layer.quant_scales != nullptr) {
+    ASSERT_EQ(NO_HEAP(ea_decoder_quant_derive(&config, &params, channels.data(), channels.size())),
+              EA_OK);
+    config.layer.quant_params = &params;
+  }
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_decoder_quant_arena_size(&config, &bytes)), EA_OK);
   TestArena arena(bytes);
@@ -1001,7 +1012,8 @@ void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
     if (c.want_weights) ExpectWritten(b.attn, "attn_weights");
   }
   if (c.mask == EA_MASK_CAUSAL && parallel.run == nullptr) {
-    for (const int32_t window : {0, 7}) RunQuantDecoderCase(b, config, window);
+    for (const int32_t window : {0, 7}) RunQuantDecoderCase(b, config, window, 0);
+    RunQuantDecoderCase(b, config, 7, 1);
   }
 }
 

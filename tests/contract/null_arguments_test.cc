@@ -225,6 +225,9 @@ struct World {
                                       quant_config16, layer16.weights};
   SpareArena spare_quant_arena{quant_decoder16.bytes};
   ea_decoder_quant spare_quant_decoder{};
+  ea_mha_quant_params quant_params{};
+  std::vector<int32_t> quant_channel_ints =
+      std::vector<int32_t>(EA_MHA_QUANT_CHANNEL_INTS(kDModel));
 
   // Weight files.
   ea_weight_file file{}, spare_file{};
@@ -263,6 +266,9 @@ struct World {
     watched->FillWithCanary("self params", &self_params, sizeof(self_params));
     watched->FillWithCanary("self channel ints", self_channel_ints.data(),
                             self_channel_ints.size() * sizeof(int32_t));
+    watched->FillWithCanary("quant params", &quant_params, sizeof(quant_params));
+    watched->FillWithCanary("quant channel ints", quant_channel_ints.data(),
+                            quant_channel_ints.size() * sizeof(int32_t));
     watched->FillWithCanary("view", &view, sizeof(view));
     watched->FillWithCanary("file weights", &file_weights, sizeof(file_weights));
     watched->FillWithCanary("file layout", &file_layout, sizeof(file_layout));
@@ -570,6 +576,16 @@ const NullRow kNullRows[] = {
            ea_decoder_quant_arena_size(Maybe(null_argument, &w.quant_config8), &w.bytes)),
     EA_ROW(ea_decoder_quant_arena_size, bytes,
            ea_decoder_quant_arena_size(&w.quant_config8, Maybe(null_argument, &w.bytes))),
+    EA_ROW(ea_decoder_quant_derive, config,
+           ea_decoder_quant_derive(Maybe(null_argument, &w.quant_config8), &w.quant_params,
+                                   w.quant_channel_ints.data(), w.quant_channel_ints.size())),
+    EA_ROW(ea_decoder_quant_derive, params,
+           ea_decoder_quant_derive(&w.quant_config8, Maybe(null_argument, &w.quant_params),
+                                   w.quant_channel_ints.data(), w.quant_channel_ints.size())),
+    EA_ROW(ea_decoder_quant_derive, channel_ints,
+           ea_decoder_quant_derive(&w.quant_config8, &w.quant_params,
+                                   Maybe(null_argument, w.quant_channel_ints.data()),
+                                   w.quant_channel_ints.size())),
     EA_ROW(ea_decoder_quant_init, decoder,
            ea_decoder_quant_init(Maybe(null_argument, &w.spare_quant_decoder), &w.quant_config16,
                                  &w.layer16.weights, &w.spare_quant_arena.arena)),

@@ -361,12 +361,12 @@ TEST_P(TfliteGoldenCaseTest, PrepareReproducesEveryManifestInteger) {
 
   // The whole-chain Prepare gives the same as the per-op calls above.
   if (IsInt8(c)) {
-    const tflite_ref::ChainParamsInt8 p = tflite_ref::PrepareChainInt8(quantization, d);
+    const tflite_ref::ChainParamsInt8 p = tflite_ref::PrepareChainInt8(quantization, d, d);
     EXPECT_EQ(p.fc_o.multiplier, fcs[3].ref.multiplier);
     EXPECT_EQ(p.softmax.diff_min, c.ops.softmax.diff_min);
   } else {
     const tflite_ref::ChainParamsInt16 p =
-        tflite_ref::PrepareChainInt16(quantization, d, ExpLut(), OneOverOnePlusXLut());
+        tflite_ref::PrepareChainInt16(quantization, d, d, ExpLut(), OneOverOnePlusXLut());
     EXPECT_EQ(p.fc_o.multiplier, fcs[3].ref.multiplier);
     EXPECT_EQ(p.softmax.input_multiplier, c.ops.softmax.input_multiplier);
   }

@@ -243,13 +243,16 @@ StatusSet QuantSelfAttentionShapeRules(const ea_self_attention_config& c) {
   return set;
 }
 
-const float* InProjWeightScales(const ea_mha_quant_scales& s, int which, int32_t d_model) {
-  if (s.in_proj_weight_scales != nullptr) return s.in_proj_weight_scales + which * d_model;
+const float* InProjWeightScales(const ea_mha_quant_scales& s, int which, int32_t d_model,
+                                int32_t kv_width) {
+  if (s.in_proj_weight_scales != nullptr) {
+    return s.in_proj_weight_scales + (which == 0 ? 0 : d_model + (which - 1) * kv_width);
+  }
   const float* parts[3] = {s.q_proj_weight_scales, s.k_proj_weight_scales, s.v_proj_weight_scales};
   return parts[which];
 }
 
-StatusSet QuantScalesRules(const ea_mha_config& c) {
+StatusSet QuantScalesRules(const ea_mha_config& c, int32_t kv_width) {
   StatusSet set;
   const ea_mha_quant_scales& s = *c.quant_scales;
   // in_proj's scales or W_Q's, W_K's, W_V's: one form, whole.
@@ -271,7 +274,8 @@ StatusSet QuantScalesRules(const ea_mha_config& c) {
   // can have (the driver allocates them for materialised shapes only).
   if (c.d_model > 0 && have_scales && s.out_proj_weight_scales != nullptr) {
     for (int which = 0; which < 3; ++which) {
-      valid = valid && ChannelScalesValid(InProjWeightScales(s, which, c.d_model), c.d_model);
+      valid = valid && ChannelScalesValid(InProjWeightScales(s, which, c.d_model, kv_width),
+                                          which == 0 ? c.d_model : kv_width);
     }
     valid = valid && ChannelScalesValid(s.out_proj_weight_scales, c.d_model);
   }
@@ -377,12 +381,13 @@ StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params) {
   return set;
 }
 
-StatusSet QuantParamsRules(const ea_mha_config& c, const ea_mha_quant_params& p) {
+StatusSet QuantParamsRules(const ea_mha_config& c, int32_t kv_width, const ea_mha_quant_params& p) {
   StatusSet set;
   bool ok = c.position == EA_POSITION_NONE || AddOk(c.dtype, p.add);
-  for (const ea_linear_quant_params* l : {&p.q_proj, &p.k_proj, &p.v_proj, &p.out_proj}) {
-    ok = LinearOk(c.dtype, *l, c.d_model, &set) && ok;
-  }
+  ok = LinearOk(c.dtype, p.q_proj, c.d_model, &set) && ok;
+  ok = LinearOk(c.dtype, p.k_proj, kv_width, &set) && ok;
+  ok = LinearOk(c.dtype, p.v_proj, kv_width, &set) && ok;
+  ok = LinearOk(c.dtype, p.out_proj, c.d_model, &set) && ok;
   ok = ok && AttentionOk(c.dtype, p.scores, p.softmax, p.context);
   if (!ok) set.Add(EA_ERR_BAD_ARGUMENT);
   return set;
@@ -452,7 +457,11 @@ StatusSet QuantDecoderShapeRules(const ea_decoder_quant_config& c) {
     set.Tolerate(EA_ERR_NULL_POINTER);
   }
   if (layer.mask != EA_MASK_CAUSAL) set.Add(EA_ERR_BAD_ARGUMENT);
-  if (c.max_step_tokens <= 0 || c.window < 0) set.Add(EA_ERR_BAD_DIMENSION);
+  if (c.max_step_tokens <= 0 || c.window < 0 || c.n_kv_heads < 0) set.Add(EA_ERR_BAD_DIMENSION);
+  // n_kv_heads: 0 is n_heads; else it divides n_heads (checked with the heads).
+  if (c.n_kv_heads > 0 && layer.n_heads > 0 && layer.n_heads % c.n_kv_heads != 0) {
+    set.Add(EA_ERR_HEADS_MISMATCH);
+  }
   if (c.max_step_tokens > layer.max_tokens && layer.max_tokens > 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     set.Add(EA_ERR_BAD_ARGUMENT);

@@ -53,17 +53,24 @@ StatusSet MhaConfigRules(const ea_mha_config& config);
 // presence rules of ea_mha_arena_size and ea_mha_quant_init:
 StatusSet QuantMhaShapeRules(const ea_mha_config& config);
 // W_Q's, W_K's or W_V's scales (which = 0, 1, 2) from either form of the
-// scales struct (NULL where that form lacks them).
-const float* InProjWeightScales(const ea_mha_quant_scales& scales, int which, int32_t d_model);
+// scales struct (NULL where that form lacks them). W_K and W_V have
+// kv_width channels: d_model for MHA, n_kv_heads * d_k for a grouped-query
+// fixed-point decoder (in_proj's scales: W_Q's, W_K's, W_V's one after
+// another).
+const float* InProjWeightScales(const ea_mha_quant_scales& scales, int which, int32_t d_model,
+                                int32_t kv_width);
 // The float quantization (ea_mha_quant_derive, and init without given
 // integers): config.quant_scales is not NULL. Scales positive and finite,
 // zero points in [-128, 127] (int8) or 0 (int16), the per-channel arrays
-// present. The position and positioned tensors count only with positions.
-StatusSet QuantScalesRules(const ea_mha_config& config);
+// present (W_K's and W_V's kv_width). The position and positioned tensors
+// count only with positions.
+StatusSet QuantScalesRules(const ea_mha_config& config, int32_t kv_width);
 // TFLite's integers, given or derived, against the ranges TFLite's kernels
-// (and edgeattn's) accept. The header names the fields but not every range:
-// these restate src/tflite/mha_quant_params.cc (README.md note 16).
-StatusSet QuantParamsRules(const ea_mha_config& config, const ea_mha_quant_params& params);
+// (and edgeattn's) accept (k_proj and v_proj: kv_width channels). The header
+// names the fields but not every range: these restate
+// src/tflite/mha_quant_params.cc (README.md note 16).
+StatusSet QuantParamsRules(const ea_mha_config& config, int32_t kv_width,
+                           const ea_mha_quant_params& params);
 // Fixed-point single-head self-attention (edgeattn.h): the same rules for
 // its shape (d_k and d_v for heads), its scales (w_q, w_k, w_v's per-channel
 // arrays) and its integers (q, k, v projections of d_k, d_k, d_v channels).
@@ -92,7 +99,9 @@ StatusSet QuantAttentionParamsRules(ea_dtype dtype, const ea_attention_quant_par
 // The fixed-point MHA decoder's own rules (edgeattn/decoder.h) on
 // top of QuantMhaShapeRules: mask CAUSAL (EA_ERR_BAD_ARGUMENT), max_step_tokens
 // in [1, layer.max_tokens] (<= 0: EA_ERR_BAD_DIMENSION; above max_tokens the
-// header names no status: EA_ERR_BAD_DIMENSION or EA_ERR_BAD_ARGUMENT). The
+// header names no status: EA_ERR_BAD_DIMENSION or EA_ERR_BAD_ARGUMENT),
+// window >= 0 and n_kv_heads >= 0 (EA_ERR_BAD_DIMENSION), a positive
+// n_kv_heads dividing n_heads (EA_ERR_HEADS_MISMATCH). The
 // parallel-for is "unused" by a decoder but validation is "as
 // ea_mha_quant_init's": a bad one may be refused or ignored.
 StatusSet QuantDecoderShapeRules(const ea_decoder_quant_config& config);

@@ -2,17 +2,17 @@
 // ea_decoder_quant_arena_size, _init, _reset, _step_s8 and _step_s16 on
 // one decoded QuantDecoderCase: a layer as the fixed-point MHA family builds
 // it (mostly causal, every config field sometimes at an edge), its
-// max_step_tokens, its kept tensors (weights, biases, the caller's table)
-// apart or inside the arena, then up to eight calls (steps of valid, zero,
-// negative, too many or past-the-stream counts, the other dtype's step,
-// resets, re-inits with a broken config or the good one), replayed from init
-// on every selected SIMD target. Checked: statuses against the header's rules
-// (expected_status.h QuantDecoderShapeRules and the rules below, a model of
-// `ready` and `length`), nothing written on any refusal (the cache
-// included), arena_size = DecoderQuantArenaBytes = the carve, a step
-// writing only y and the carve, `length` as the model says, and every
-// accepted step's y equal, bit for bit, to the causal integer chain
-// (tests/reference) over the tokens stepped since init or reset.
+// max_step_tokens, window and grouped-query heads, its kept tensors (weights, biases, the caller's
+// table) apart or inside the arena, then up to eight calls (steps of valid, zero, negative, too
+// many or past-the-stream counts, the other dtype's step, resets, re-inits with a broken config or
+// the good one), replayed from init on every selected SIMD target. Checked: statuses against the
+// header's rules (expected_status.h QuantDecoderShapeRules and the rules below, a model of `ready`
+// and `length`), nothing written on any refusal (the cache included), arena_size =
+// DecoderQuantArenaBytes = the carve, a step writing only y and the carve, `length` as the model
+// says, and every accepted step's y equal, bit for bit, to the causal integer chain
+// (tests/reference; windowed, grouped) over the tokens stepped since init or
+// reset. A grouped layer's W_K and W_V are the first rows (and scales,
+// biases, given integers) of the same buffers an MHA layer uses.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ namespace {
 // Decoder counters, printed at exit.
 struct DecoderStats {
   size_t cases = 0, initialised = 0, steps = 0, refused_steps = 0, compared = 0, not_compared = 0,
-         resets = 0, reinits = 0;
+         resets = 0, reinits = 0, grouped_compared = 0, windowed_compared = 0;
 };
 DecoderStats& Stats() {
   static DecoderStats* stats = [] {
@@ -50,10 +50,10 @@ DecoderStats& Stats() {
     atexit([] {
       fprintf(stderr,
               "edgeattn fuzz: fixed-point decoder: %zu cases, %zu inits, %zu steps (%zu refused), "
-              "%zu compared with the causal chain, %zu not (int32 limits), %zu resets, %zu "
-              "re-inits\n",
-              s.cases, s.initialised, s.steps, s.refused_steps, s.compared, s.not_compared,
-              s.resets, s.reinits);
+              "%zu compared with the causal chain (%zu grouped, %zu windowed), %zu not (int32 "
+              "limits), %zu resets, %zu re-inits\n",
+              s.cases, s.initialised, s.steps, s.refused_steps, s.compared, s.grouped_compared,
+              s.windowed_compared, s.not_compared, s.resets, s.reinits);
     });
     return &s;
   }();
@@ -144,10 +144,16 @@ void FuzzQuantDecoder(ByteReader& input) {
   config.quant_position_table = c.CallerTable() ? kStandIn : nullptr;
   dconfig.max_step_tokens = max_step;
   dconfig.window = c.Window();
+  dconfig.n_kv_heads = c.KvHeads(heads);
+  // W_K's and W_V's channels where the KV heads are valid (else the decoder
+  // refuses them before it reads a scale: MHA's width, which the buffers have).
+  const int32_t groups = dconfig.n_kv_heads == 0 ? heads : dconfig.n_kv_heads;
+  const bool kv_ok = dims_ok && groups > 0 && heads % groups == 0;
+  const int32_t kv_width = kv_ok ? groups * (e / heads) : e;
 
   // --- the layer's quantization, as the fixed-point MHA family makes it
   MhaQuantization quantization;
-  QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, &config, &quantization);
+  QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, kv_width, &config, &quantization);
   const size_t channels = materialised ? static_cast<size_t>(e) : 1;
   const StatusSet& scales_rules = quantization.scales_rules;
   const bool derivable = quantization.derivable, infinite = quantization.infinite;
@@ -169,11 +175,12 @@ void FuzzQuantDecoder(ByteReader& input) {
   // max_step_tokens or mask refusal may come after it).
   if (fixed && dims_ok) {
     if (params_given) {
-      quant_rules.Merge(QuantParamsRules(config, given.params));
+      quant_rules.Merge(QuantParamsRules(config, kv_width, given.params));
     } else if (config.quant_scales != nullptr && materialised) {
       quant_rules.Merge(scales_rules);
       if (derivable) {
-        const StatusSet derived_rules = QuantParamsRules(config, derivation.integers.params);
+        const StatusSet derived_rules =
+            QuantParamsRules(config, kv_width, derivation.integers.params);
         derived_refused = derived_rules.MustFail();
         quant_rules.Merge(derived_rules);
         if (infinite) quant_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
@@ -184,7 +191,7 @@ void FuzzQuantDecoder(ByteReader& input) {
     // "Validation as ea_mha_quant_init's": given integers are checked
     // by the size call as ea_mha_quant_arena_size checks them; the scales, their
     // derivation and a plan-time table's quantization may be checked there.
-    if (params_given) size_rules.Merge(QuantParamsRules(config, given.params));
+    if (params_given) size_rules.Merge(QuantParamsRules(config, kv_width, given.params));
     if (scales_rules.MustFail() || derived_refused) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
     if (scales_rules.MustFail()) size_rules.Tolerate(EA_ERR_NULL_POINTER);
     // A plan-time table's missing or bad quantization: refused by the size call too.
@@ -195,10 +202,10 @@ void FuzzQuantDecoder(ByteReader& input) {
   const uint64_t need = shape_valid ? edgeattn::DecoderQuantArenaBytes(dconfig) : 0;
   Debug(
       "quant decoder: dtype %d max_tokens %d d_model %d heads %d mask %d position %d max_step %d "
-      "window %d parallel %d scales %d params %d size rules %s\n",
+      "window %d kv heads %d parallel %d scales %d params %d size rules %s\n",
       static_cast<int>(dtype), max_tokens, e, heads, static_cast<int>(config.mask), c.position,
-      max_step, dconfig.window, config.parallel.max_workers, c.ScalesGiven(), params_given,
-      size_rules.Describe().c_str());
+      max_step, dconfig.window, dconfig.n_kv_heads, config.parallel.max_workers, c.ScalesGiven(),
+      params_given, size_rules.Describe().c_str());
   CheckArenaSize("ea_decoder_quant_arena_size", &ea_decoder_quant_arena_size, dconfig, nulls,
                  size_rules, need);
 
@@ -456,8 +463,10 @@ void FuzzQuantDecoder(ByteReader& input) {
           // The causal chain over the stream since init or reset (with the
           // decoder's window).
           const bool safe = used != nullptr && [&] {
-            const ProjectionBound bounds[4] = {
-                {&used->q_proj, e}, {&used->k_proj, e}, {&used->v_proj, e}, {&used->out_proj, e}};
+            const ProjectionBound bounds[4] = {{&used->q_proj, e},
+                                               {&used->k_proj, kv_width},
+                                               {&used->v_proj, kv_width},
+                                               {&used->out_proj, e}};
             return ReferenceSafe(int8, int8 ? MaxInt8Bias(bias_slots) : 0, e, {bounds, bounds + 4},
                                  used->scores, e / heads, used->context, max_tokens);
           }();
@@ -476,7 +485,7 @@ void FuzzQuantDecoder(ByteReader& input) {
                              stream.data(), positions ? table0.data() : nullptr,
                              reinterpret_cast<const int8_t*>(in_w0.data()),
                              reinterpret_cast<const int8_t*>(out_w0.data()), in_b, out_b,
-                             dconfig.window)
+                             dconfig.window, dconfig.n_kv_heads)
                     .y;
             want_stream[i] = stream;
           }
@@ -490,6 +499,8 @@ void FuzzQuantDecoder(ByteReader& input) {
             }
           }
           ++Stats().compared;
+          if (groups != heads) ++Stats().grouped_compared;
+          if (dconfig.window > 0) ++Stats().windowed_compared;
           break;
         }
         case kQuantDecoderReset: {

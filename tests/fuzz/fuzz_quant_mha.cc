@@ -170,7 +170,8 @@ void FuzzQuantMha(ByteReader& input) {
   // --- the quantization: scales (nominal, jittered, or bad), weights' scales,
   // TFLite's Prepare on valid ones, given integers (derived or defaults, edited)
   MhaQuantization quantization;
-  QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, &config, &quantization);
+  QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, config.d_model, &config,
+                &quantization);
   const size_t channels = materialised ? static_cast<size_t>(e) : 1;
   const StatusSet& scales_rules = quantization.scales_rules;
   const bool scales_checkable = fixed && dims_ok && materialised && config.quant_scales != nullptr;
@@ -191,7 +192,8 @@ void FuzzQuantMha(ByteReader& input) {
   }
   const bool shape_valid = !shape_rules.MustFail() && dims_ok;
   StatusSet size_rules = shape_rules;
-  if (params_given && shape_valid) size_rules.Merge(QuantParamsRules(config, given.params));
+  if (params_given && shape_valid)
+    size_rules.Merge(QuantParamsRules(config, config.d_model, given.params));
   // A plan-time table's missing or bad quantization: refused by the size
   // call as by init.
   const PlanTimeTable table_needs = PlanTimeTableNeeds(
@@ -291,7 +293,8 @@ void FuzzQuantMha(ByteReader& input) {
     if (scales_checkable) rules.Merge(scales_rules);
     bool refused_by_integers = false;
     if (derivable) {
-      const StatusSet derived_rules = QuantParamsRules(config, derivation.integers.params);
+      const StatusSet derived_rules =
+          QuantParamsRules(config, config.d_model, derivation.integers.params);
       refused_by_integers = derived_rules.MustFail();
       rules.Merge(derived_rules);
       if (infinite) rules.Tolerate(EA_ERR_BAD_ARGUMENT);  // or the saturated multiplier
@@ -389,14 +392,15 @@ void FuzzQuantMha(ByteReader& input) {
   bool refusal_by_derived_integers = false;
   if (fixed && shape_valid) {
     if (params_given) {
-      plan_rules.Merge(QuantParamsRules(config, given.params));
+      plan_rules.Merge(QuantParamsRules(config, config.d_model, given.params));
     }
     if (table_needs.no_scales) plan_rules.Add(EA_ERR_NULL_POINTER);
     if (table_needs.bad) plan_rules.Add(EA_ERR_BAD_ARGUMENT);
     if (!params_given && config.quant_scales != nullptr && materialised) {
       plan_rules.Merge(scales_rules);
       if (derivable) {
-        const StatusSet derived_rules = QuantParamsRules(config, derivation.integers.params);
+        const StatusSet derived_rules =
+            QuantParamsRules(config, config.d_model, derivation.integers.params);
         refusal_by_derived_integers = derived_rules.MustFail();
         plan_rules.Merge(derived_rules);
         if (infinite) plan_rules.Tolerate(EA_ERR_BAD_ARGUMENT);

@@ -1142,6 +1142,25 @@ void QuantDecoderSeeds() {
   c.window_kind = 230;  // window_raw
   c.window_raw = -1;
   Write("quant-decoder-s8-negative-window", kQuantDecoder, c);
+  // Grouped-query heads: 4 heads of 4 on 2 KV heads (int8, with a window of
+  // 5 whose ring wraps) and on 1 (int16, multi-query), steps up to 4.
+  for (const bool int16 : {false, true}) {
+    c = QuantDecoder(int16, 20, 16, 2, 4);  // heads: the divisor 4 of 16
+    c.kv_kind = int16 ? 96 : 97;            // the divisors 1 and 2 of 4 heads
+    c.window_kind = int16 ? 0 : 100;        // no window; 1 + 4 % 16 = 5
+    c.op_count = 8;
+    for (int i = 0; i < 8; ++i) c.ops[i] = DecoderStep(210, static_cast<uint32_t>(i));
+    c.ops[6] = DecoderOp(kResetKind);
+    Write(int16 ? "quant-decoder-s16-multi-query" : "quant-decoder-s8-grouped-window",
+          kQuantDecoder, c);
+  }
+  // KV heads that do not divide the heads, and negative ones: refused.
+  c = QuantDecoder(false, 9, 16, 2, 3);
+  c.kv_kind = 240;  // kv_raw
+  c.kv_raw = 3;
+  Write("quant-decoder-s8-kv-heads-mismatch", kQuantDecoder, c);
+  c.kv_raw = -2;
+  Write("quant-decoder-s8-negative-kv-heads", kQuantDecoder, c);
   c = QuantDecoder(false, 10, 8, 1, 4);
   c.op_count = 5;
   c.ops[0] = DecoderStep(210, 1);

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <vector>
+
 #include "fuzz_case.h"
 
 namespace edgeattn_fuzz {
@@ -111,6 +113,8 @@ struct QuantDecoderCase {
   QuantDecoderOp ops[kMaxQuantDecoderOps];
   uint8_t window_kind = 0;  // < 96: no window; < 224: 1 .. 16; else window_raw
   int32_t window_raw = 0;
+  uint8_t kv_kind = 0;  // < 96: n_kv_heads 0 (n_heads); < 240: a divisor of heads; else kv_raw
+  int32_t kv_raw = 0;
 
   bool CallerTable() const { return table_kind >= 128; }
   bool ScalesGiven() const { return scales_kind < 240; }
@@ -133,6 +137,17 @@ struct QuantDecoderCase {
   int32_t Window() const {
     if (window_kind < 96) return 0;
     return window_kind < 224 ? 1 + (window_kind - 96) % 16 : window_raw;
+  }
+  // Grouped-query heads: 0, the (kv_kind - 96)-th divisor of `heads` (the
+  // layer's, when it has any), or any int32.
+  int32_t KvHeads(int32_t heads) const {
+    if (kv_kind < 96) return 0;
+    if (kv_kind >= 240 || heads <= 0 || heads > (1 << 16)) return kv_raw;
+    std::vector<int32_t> divisors;
+    for (int32_t g = 1; g <= heads; ++g) {
+      if (heads % g == 0) divisors.push_back(g);
+    }
+    return divisors[static_cast<size_t>(kv_kind - 96) % divisors.size()];
   }
 };
 
@@ -229,6 +244,9 @@ void Visit(Io& io, QuantDecoderCase& c) {
   // Last, so that inputs written before the window read as no window.
   io.U8(c.window_kind);
   if (c.window_kind >= 224) io.I32(c.window_raw);
+  // Then the KV heads (0.27.0), read as none from older inputs.
+  io.U8(c.kv_kind);
+  if (c.kv_kind >= 240) io.I32(c.kv_raw);
 }
 
 }  // namespace edgeattn_fuzz

@@ -14,13 +14,16 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
                               const SoftmaxParams& softmax, int n, int n_valid_keys,
                               const uint8_t* x, const uint8_t* table, const int8_t* in_w,
                               const int8_t* out_w, const uint8_t* in_b, const uint8_t* out_b,
-                              int window) {
+                              int window, int kv_heads) {
   const size_t e = static_cast<size_t>(c.d_model);
+  const int groups = kv_heads > 0 ? kv_heads : c.n_heads;
+  const int kv_width = groups * (c.d_model / c.n_heads);
+  const size_t kv = static_cast<size_t>(kv_width);
   ref::ChainParams<SoftmaxParams> chain;
   chain.add = RefAdd(p.add);
   chain.fc_q = RefLinear(p.q_proj, c.d_model);
-  chain.fc_k = RefLinear(p.k_proj, c.d_model);
-  chain.fc_v = RefLinear(p.v_proj, c.d_model);
+  chain.fc_k = RefLinear(p.k_proj, kv_width);
+  chain.fc_v = RefLinear(p.v_proj, kv_width);
   chain.fc_o = RefLinear(p.out_proj, c.d_model);
   chain.bmm_scores = RefMatmul(p.scores);
   chain.bmm_context = RefMatmul(p.context);
@@ -28,21 +31,22 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
   const size_t elements = static_cast<size_t>(n) * e;
   const std::vector<T> x_t = Typed<T>(x, elements);
   const std::vector<T> pe = table != nullptr ? Typed<T>(table, elements) : std::vector<T>();
-  const std::vector<Bias> b_in = in_b != nullptr ? Typed<Bias>(in_b, 3 * e) : std::vector<Bias>();
+  const std::vector<Bias> b_in =
+      in_b != nullptr ? Typed<Bias>(in_b, e + 2 * kv) : std::vector<Bias>();
   const std::vector<Bias> b_out = out_b != nullptr ? Typed<Bias>(out_b, e) : std::vector<Bias>();
   ref::ChainInputs<T, Bias> in{};
   in.x_emb = x_t.data();
   in.pe = table != nullptr ? pe.data() : nullptr;
   in.w_q = in_w;
   in.w_k = in_w + e * e;
-  in.w_v = in_w + 2 * e * e;
+  in.w_v = in_w + (e + kv) * e;
   in.w_o = out_w;
   in.b_q = in_b != nullptr ? b_in.data() : nullptr;
   in.b_k = in_b != nullptr ? b_in.data() + e : nullptr;
-  in.b_v = in_b != nullptr ? b_in.data() + 2 * e : nullptr;
+  in.b_v = in_b != nullptr ? b_in.data() + e + kv : nullptr;
   in.b_o = out_b != nullptr ? b_out.data() : nullptr;
-  const ref::ChainShape shape{
-      n, c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL, n_valid_keys, c.n_heads, window};
+  const ref::ChainShape shape{n,      c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL, n_valid_keys,
+                              groups, window};
   ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = ref::RunChainInt8(shape, chain, in);
@@ -63,7 +67,7 @@ ea_quant* TensorField(ea_mha_quant_scales* s, int i) {
   return fields[i];
 }
 
-Derivation DeriveLikeTflite(const ea_mha_config& c) {
+Derivation DeriveLikeTflite(const ea_mha_config& c, int32_t kv_width) {
   const ea_mha_quant_scales& s = *c.quant_scales;
   const bool int8 = c.dtype == EA_DTYPE_INT8;
   const bool positions = c.position != EA_POSITION_NONE;
@@ -78,14 +82,15 @@ Derivation DeriveLikeTflite(const ea_mha_config& c) {
   const struct {
     ea_quant in;
     const float* weights;
+    int32_t channels;
     ea_quant out;
-  } linears[4] = {{x, InProjWeightScales(s, 0, e), s.q},
-                  {x, InProjWeightScales(s, 1, e), s.k},
-                  {x, InProjWeightScales(s, 2, e), s.v},
-                  {s.context, s.out_proj_weight_scales, s.output}};
+  } linears[4] = {{x, InProjWeightScales(s, 0, e, kv_width), e, s.q},
+                  {x, InProjWeightScales(s, 1, e, kv_width), kv_width, s.k},
+                  {x, InProjWeightScales(s, 2, e, kv_width), kv_width, s.v},
+                  {s.context, s.out_proj_weight_scales, e, s.output}};
   for (int l = 0; l < 4; ++l) {
-    LinearLikeTflite(linears[l].in, linears[l].weights, e, linears[l].out, d.integers.Linear(l),
-                     &d.integers.multipliers[l], &d.integers.shifts[l]);
+    LinearLikeTflite(linears[l].in, linears[l].weights, linears[l].channels, linears[l].out,
+                     d.integers.Linear(l), &d.integers.multipliers[l], &d.integers.shifts[l]);
   }
   d.integers.Point();
   p.scores = ScoresLikeTflite(s.q, s.k, s.scores, &d.infinite_scores);
@@ -110,17 +115,17 @@ Integers DefaultIntegers(const ea_mha_config& c) {
 ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params& p, int n,
                               int n_valid_keys, const uint8_t* x, const uint8_t* table,
                               const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
-                              const uint8_t* out_b, int window) {
+                              const uint8_t* out_b, int window, int kv_heads) {
   if (c.dtype == EA_DTYPE_INT8) {
     return RunReference<int8_t, int32_t>(c, p, RefSoftmaxInt8(p.softmax), n, n_valid_keys, x, table,
-                                         in_w, out_w, in_b, out_b, window);
+                                         in_w, out_w, in_b, out_b, window, kv_heads);
   }
   return RunReference<int16_t, int64_t>(c, p, RefSoftmaxInt16(p.softmax), n, n_valid_keys, x, table,
-                                        in_w, out_w, in_b, out_b, window);
+                                        in_w, out_w, in_b, out_b, window, kv_heads);
 }
 
 void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommon& qc,
-                   bool scales_given, bool materialised, ea_mha_config* config,
+                   bool scales_given, bool materialised, int32_t kv_width, ea_mha_config* config,
                    MhaQuantization* q) {
   const ea_dtype dtype = config->dtype;
   const bool fixed = IsFixed(dtype), int8 = dtype == EA_DTYPE_INT8;
@@ -139,7 +144,7 @@ void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommo
     q->scales.in_proj_weight_scales = nullptr;
     q->scales.q_proj_weight_scales = null_weight_scales ? nullptr : q->weight_scales.data();
     q->scales.k_proj_weight_scales = q->weight_scales.data() + channels;
-    q->scales.v_proj_weight_scales = q->weight_scales.data() + 2 * channels;
+    q->scales.v_proj_weight_scales = q->weight_scales.data() + 2 * channels;  // kv_width read
   }
   q->scales.out_proj_weight_scales =
       null_weight_scales ? nullptr : q->weight_scales.data() + 3 * channels;
@@ -147,10 +152,10 @@ void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommo
 
   // What TFLite's Prepare gives for these scales (valid ones, built shapes).
   const bool scales_checkable = fixed && dims_ok && materialised && scales_given;
-  q->scales_rules = scales_checkable ? QuantScalesRules(*config) : StatusSet();
+  q->scales_rules = scales_checkable ? QuantScalesRules(*config, kv_width) : StatusSet();
   q->derivable = scales_checkable && !q->scales_rules.MustFail();
   if (q->derivable) {
-    q->derivation = DeriveLikeTflite(*config);
+    q->derivation = DeriveLikeTflite(*config, kv_width);
     q->derivation.integers.Point();
   }
   q->infinite = q->derivable && q->derivation.infinite_scores;

@@ -64,7 +64,8 @@ struct Derivation {
   Integers integers;
   bool infinite_scores = false;
 };
-Derivation DeriveLikeTflite(const ea_mha_config& c);
+// (W_K and W_V: kv_width channels, as QuantScalesRules.)
+Derivation DeriveLikeTflite(const ea_mha_config& c, int32_t kv_width);
 // Plausible integers where none were derived (DefaultScalars, unit channels).
 Integers DefaultIntegers(const ea_mha_config& c);
 
@@ -75,11 +76,14 @@ struct ReferenceOutputs {
 };
 // RunChainInt8 / RunChainInt16 (by c.dtype) on n tokens of x (and the table's
 // first n rows, or none), the weights and biases (NULL: absent); causal
-// with a sliding `window` (0: none).
+// with a sliding `window` (0: none); with `kv_heads` grouped-query heads (0:
+// n_heads), whose W_K and W_V rows (and biases, and k_proj's and v_proj's
+// integers) are the first kv_heads * d_k of each, in_proj's rows W_Q's,
+// W_K's, W_V's one after another.
 ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params& p, int n,
                               int n_valid_keys, const uint8_t* x, const uint8_t* table,
                               const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
-                              const uint8_t* out_b, int window = 0);
+                              const uint8_t* out_b, int window = 0, int kv_heads = 0);
 
 // A layer's quantization as a fixed-point MHA case gives it (QuantCase's
 // tensors, QuantCommon): the scales (nominal, jittered or bad), the
@@ -102,9 +106,13 @@ struct MhaQuantization {
 // Fills *q for *config (dtype, max_tokens, d_model, heads, position set) and
 // points config->quant_scales (when scales_given) and quant_params (when the
 // case gives integers) into it. materialised: in_proj and the table are
-// small enough to build (otherwise nothing is derived or given).
+// small enough to build (otherwise nothing is derived or given). W_K and
+// W_V have kv_width channels (d_model for MHA; a grouped-query decoder's
+// fewer read the first ones of the same arrays; in_proj's scales W_Q's,
+// W_K's and W_V's one after another).
 void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommon& qc,
-                   bool scales_given, bool materialised, ea_mha_config* config, MhaQuantization* q);
+                   bool scales_given, bool materialised, int32_t kv_width, ea_mha_config* config,
+                   MhaQuantization* q);
 
 // A config that breaks at least one rule, for re-planning a ready plan.
 ea_mha_config BrokenConfig(const ea_mha_config& good, const Common& common);

@@ -135,6 +135,94 @@ TEST_P(QuantDecoderPerTarget, AWindowAsLongAsTheStreamChangesNothing) {
   }
 }
 
+// The plain MHA layer a grouped-query case is by definition: every query
+// head's W_K and W_V rows, biases and scales are its KV head's, repeated.
+QuantMhaCase RepeatedKvHeads(const QuantMhaCase& grouped) {
+  QuantMhaCase c = grouped;
+  c.kv_heads = 0;
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t d_k = e / static_cast<size_t>(c.heads);
+  const size_t group = static_cast<size_t>(c.heads / grouped.KvHeads());
+  const size_t kv = static_cast<size_t>(grouped.KvWidth());
+  c.in_proj.resize(e * e);
+  c.in_bias.resize(e);
+  c.in_scales.resize(e);
+  for (size_t which = 1; which <= 2; ++which) {
+    for (size_t channel = 0; channel < e; ++channel) {
+      const size_t from = e + (which - 1) * kv + channel / d_k / group * d_k + channel % d_k;
+      c.in_proj.insert(c.in_proj.end(), grouped.in_proj.begin() + static_cast<ptrdiff_t>(from * e),
+                       grouped.in_proj.begin() + static_cast<ptrdiff_t>((from + 1) * e));
+      c.in_bias.push_back(grouped.in_bias[from]);
+      c.in_scales.push_back(grouped.in_scales[from]);
+    }
+  }
+  return c;
+}
+
+// Grouped-query heads: the cache holds n_kv_heads heads of k and v, each
+// read by its group of query heads. The stream equals, bit for bit, the
+// grouped chain of the integer reference and one causal ea_mha_quant run of
+// the layer with each KV head repeated for its group (what grouped-query
+// attention is by definition), with and without a window, in_proj and
+// separate projections; its arena is smaller than plain MHA's.
+TEST_P(QuantDecoderPerTarget, GroupedQueryStreamEqualsTheRepeatedLayerBitForBit) {
+  struct GroupedCase {
+    RandomShape shape;
+    int kv_heads, window;
+    std::vector<int> steps;
+    bool separate;
+  };
+  const GroupedCase cases[] = {
+      {{37, 32, 4, true, true}, 2, 0, {1, 2, 3, 4, 5}, false},
+      {{30, 32, 4, true, false}, 1, 0, {3, 1}, true},  // one KV head (multi-query)
+      {{65, 24, 6, true, true}, 3, 0, {7, 1}, false},
+      {{45, 24, 6, true, false}, 2, 9, {4, 1}, false},       // a window: a ring of 12
+      {{90, 128, 8, true, true}, 2, 17, {16, 1, 3}, true},   // heads of 16: int16 row groups
+      {{50, 128, 2, true, false}, 1, 0, {1, 3, 16}, false},  // heads of 64: four K panels
+  };
+  uint64_t seed = 9900;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const GroupedCase& g : cases) {
+      const QuantMhaCase mha = RandomQuantMha(dtype, g.shape, seed++);
+      QuantMhaCase c = GroupedQueryHeads(mha, g.kv_heads);
+      c.window = g.window;
+      c.separate_projections = g.separate;
+      SCOPED_TRACE(Describe({dtype, g.shape, g.steps}) + " kv heads " + std::to_string(g.kv_heads) +
+                   " window " + std::to_string(g.window));
+      const QuantMhaCase::Decoded decoded = c.Decode(g.steps);
+      ASSERT_EQ(decoded.status, EA_OK);
+      EXPECT_EQ(decoded.y, c.Reference().y) << "against the grouped integer reference";
+      EXPECT_EQ(decoded.arena_bytes, decoded.carved_bytes);
+      QuantMhaCase repeated = RepeatedKvHeads(c);
+      const QuantMhaCase::Decoded plain = repeated.Decode(g.steps);
+      ASSERT_EQ(plain.status, EA_OK);
+      EXPECT_EQ(decoded.y, plain.y) << "against the plain decoder of the repeated layer";
+      EXPECT_LT(decoded.arena_bytes, plain.arena_bytes);
+      if (g.window == 0) {
+        const QuantMhaCase::Result full = repeated.Run();
+        ASSERT_EQ(full.status, EA_OK);
+        EXPECT_EQ(decoded.y, full.y) << "against one causal ea_mha_quant run, repeated";
+      }
+    }
+  }
+}
+
+// The model's int16 softmax tables with grouped-query heads: integers from
+// ea_decoder_quant_derive (W_K's and W_V's scales of the KV width), then the
+// tables, give the reference's integers with those tables.
+TEST_P(QuantDecoderPerTarget, GroupedQueryHeadsTakeTheModelsSoftmaxTables) {
+  QuantMhaCase c =
+      GroupedQueryHeads(RandomQuantMha(EA_DTYPE_INT16, {29, 32, 4, true, true}, 9950), 2);
+  c.softmax_exp_lut = DeviceExpLut();
+  c.softmax_reciprocal_lut = DeviceReciprocalLut();
+  const QuantMhaCase::Decoded decoded = c.Decode({1, 3});
+  ASSERT_EQ(decoded.status, EA_OK);
+  EXPECT_EQ(decoded.y, c.Reference().y);
+  c.softmax_exp_lut = nullptr;
+  c.softmax_reciprocal_lut = nullptr;
+  EXPECT_NE(decoded.y, c.Decode({1, 3}).y) << "the tables must matter for this case";
+}
+
 // W_Q, W_K, W_V as three tensors (a TFLite model's three FULLY_CONNECTED
 // ops): the stream still equals the causal chain of the in_proj form.
 TEST_P(QuantDecoderPerTarget, SeparateProjectionsStreamAsInProj) {
@@ -358,6 +446,26 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   size_t wide = 0;
   EXPECT_EQ(ea_decoder_quant_arena_size(&bad, &wide), EA_OK);
   EXPECT_EQ(wide, bytes);
+  // KV heads: 0 is n_heads (the arena above); else they divide n_heads.
+  bad = config;
+  bad.n_kv_heads = 2;
+  size_t same = 0;
+  EXPECT_EQ(ea_decoder_quant_arena_size(&bad, &same), EA_OK);
+  EXPECT_EQ(same, bytes);
+  bad.n_kv_heads = 1;
+  size_t grouped = 0;
+  EXPECT_EQ(ea_decoder_quant_arena_size(&bad, &grouped), EA_OK);
+  EXPECT_EQ(grouped, edgeattn::DecoderQuantArenaBytes(8, 2, 16, 2, EA_DTYPE_INT8,
+                                                      edgeattn::PositionStorage::kArena, 0, 1));
+  EXPECT_LT(grouped, bytes);
+  bad.n_kv_heads = 3;
+  EXPECT_EQ(refused(bad), EA_ERR_HEADS_MISMATCH);
+  bad.n_kv_heads = 4;  // more KV heads than heads
+  EXPECT_EQ(refused(bad), EA_ERR_HEADS_MISMATCH);
+  bad.n_kv_heads = -1;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
+  bad.n_kv_heads = INT32_MIN;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
   bad = config;
   bad.layer.dtype = EA_DTYPE_F32;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
@@ -397,6 +505,60 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   inside.out_proj_weight = reinterpret_cast<const int8_t*>(storage.data()) + 128;
   EXPECT_EQ(ea_decoder_quant_init(&decoder, &config, &inside, &arena), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(arena.used, 0u);
+}
+
+// ea_decoder_quant_derive: the decoder's own Prepare, with W_K's and W_V's
+// KV width. It validates the config as _arena_size does, ignores its
+// quant_params, and on a refusal writes neither output.
+TEST(QuantDecoderRules, DeriveTakesTheKvWidth) {
+  const QuantMhaCase c =
+      GroupedQueryHeads(RandomQuantMha(EA_DTYPE_INT8, {8, 16, 4, true, true}, 9960), 2);
+  QuantMhaLayer layer(c);
+  ea_decoder_quant_config config{};
+  config.layer = layer.config;
+  config.max_step_tokens = 2;
+  config.n_kv_heads = 2;
+  std::vector<int32_t> ints(EA_MHA_QUANT_CHANNEL_INTS(16), -7);
+  ea_mha_quant_params params{};
+  ASSERT_EQ(ea_decoder_quant_derive(&config, &params, ints.data(), ints.size()), EA_OK);
+  // q and out: 16 channels each, k and v: 8 (two KV heads of 4), one after another.
+  EXPECT_EQ(params.q_proj.output_multiplier, ints.data());
+  EXPECT_EQ(params.k_proj.output_multiplier, ints.data() + 32);
+  EXPECT_EQ(params.v_proj.output_multiplier, ints.data() + 48);
+  EXPECT_EQ(params.out_proj.output_shift, ints.data() + 80);
+  EXPECT_EQ(ints[96], -7) << "past the channels the layer has";
+  // The k_proj integers are TFLite's Prepare of W_K's KV-width scales.
+  std::vector<float> scales;
+  const tflite_ref::ChainQuantization q = c.Quantization(&scales);
+  const tflite_ref::ChainParamsInt8 want = tflite_ref::PrepareChainInt8(q, 16, 8);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(params.k_proj.output_multiplier[i], want.fc_k.multiplier[i]) << i;
+    EXPECT_EQ(params.v_proj.output_shift[i], want.fc_v.shift[i]) << i;
+  }
+  // Refusals write nothing.
+  const std::vector<int32_t> before = ints;
+  ea_mha_quant_params untouched{};
+  untouched.scores.output_shift = 99;
+  ea_mha_quant_params out = untouched;
+  EXPECT_EQ(ea_decoder_quant_derive(&config, &out, ints.data(), 8 * 16 - 1),
+            EA_ERR_ARENA_TOO_SMALL);
+  ea_decoder_quant_config bad = config;
+  bad.n_kv_heads = 3;
+  EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_ERR_HEADS_MISMATCH);
+  bad = config;
+  bad.layer.quant_scales = nullptr;
+  EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(out.scores.output_shift, 99);
+  EXPECT_EQ(ints, before);
+  EXPECT_EQ(ea_decoder_quant_derive(nullptr, &out, ints.data(), ints.size()), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_decoder_quant_derive(&config, nullptr, ints.data(), ints.size()),
+            EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_decoder_quant_derive(&config, &out, nullptr, ints.size()), EA_ERR_NULL_POINTER);
+  // Given integers (quant_params) are ignored: the scales are derived.
+  bad = config;
+  bad.layer.quant_params = &untouched;
+  EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_OK);
+  EXPECT_EQ(out.k_proj.output_multiplier[3], want.fc_k.multiplier[3]);
 }
 
 }  // namespace

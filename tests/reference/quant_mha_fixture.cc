@@ -60,6 +60,7 @@ void BackwardsRun(void* context, int32_t n_tasks, ea_task_fn task, void* task_co
 template <typename T>
 QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
   QuantMhaCase::Result result;
+  if (c.KvHeads() != c.heads) return result;  // ea_mha_quant has no grouped-query heads
   const QuantMhaLayer layer(c);
   const ea_mha_config& config = layer.config;
   const ea_mha_quant_weights& weights = layer.weights;
@@ -118,6 +119,7 @@ QuantMhaCase::Decoded DecodeTyped(const QuantMhaCase& c, const std::vector<int>&
   config.layer = layer.config;
   config.max_step_tokens = *std::max_element(steps.begin(), steps.end());
   config.window = c.window;
+  config.n_kv_heads = c.kv_heads;
   size_t bytes = 0;
   result.status = ea_decoder_quant_arena_size(&config, &bytes);
   if (result.status != EA_OK) return result;
@@ -147,6 +149,7 @@ template <typename T, typename Bias, typename Params>
 QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& params,
                                       std::vector<int32_t> pe) {
   const size_t e = static_cast<size_t>(c.d_model);
+  const size_t kv = static_cast<size_t>(c.KvWidth());
   const std::vector<T> x_emb = Narrow<T>(c.x_emb);
   std::vector<T> pe_t = Narrow<T>(pe);
   const std::vector<Bias> bias(c.in_bias.begin(), c.in_bias.end());
@@ -156,14 +159,14 @@ QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& param
   in.pe = c.positions ? pe_t.data() : nullptr;
   in.w_q = c.in_proj.data();
   in.w_k = c.in_proj.data() + e * e;
-  in.w_v = c.in_proj.data() + 2 * e * e;
+  in.w_v = c.in_proj.data() + (e + kv) * e;
   in.w_o = c.out_proj.data();
   in.b_q = bias.data();
   in.b_k = bias.data() + e;
-  in.b_v = bias.data() + 2 * e;
+  in.b_v = bias.data() + e + kv;
   in.b_o = out_bias.data();
-  const tflite_ref::ChainShape shape{c.n,           c.d_model, c.heads, c.causal,
-                                     c.ValidKeys(), c.heads,   c.window};
+  const tflite_ref::ChainShape shape{c.n,           c.d_model,   c.heads, c.causal,
+                                     c.ValidKeys(), c.KvHeads(), c.window};
   tflite_ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = tflite_ref::RunChainInt8(shape, params, in);
@@ -186,7 +189,7 @@ QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& param
 }  // namespace
 
 QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
-    : scales_(c.scales), workers_(c.parallel_workers) {
+    : scales_(c.scales), workers_(c.parallel_workers), kv_heads_(c.KvHeads()) {
   config.dtype = c.dtype;
   config.max_tokens = c.plan_tokens > 0 ? c.plan_tokens : c.n;
   config.d_model = c.d_model;
@@ -217,9 +220,16 @@ QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
 
 void QuantMhaLayer::GiveSoftmaxTables(const int16_t* exp_lut, const int16_t* reciprocal_lut) {
   channel_ints_.resize(EA_MHA_QUANT_CHANNEL_INTS(config.d_model));
-  if (ea_mha_quant_derive(&config, &params_, channel_ints_.data(), channel_ints_.size()) != EA_OK) {
-    return;  // the plan derives its own integers, with the built-in tables
-  }
+  // Grouped-query heads: only the decoder's derive knows W_K's and W_V's width.
+  ea_decoder_quant_config decoder{};
+  decoder.layer = config;
+  decoder.max_step_tokens = 1;
+  decoder.n_kv_heads = kv_heads_;
+  const ea_status derived =
+      kv_heads_ == config.n_heads
+          ? ea_mha_quant_derive(&config, &params_, channel_ints_.data(), channel_ints_.size())
+          : ea_decoder_quant_derive(&decoder, &params_, channel_ints_.data(), channel_ints_.size());
+  if (derived != EA_OK) return;  // the plan derives its own integers, with the built-in tables
   params_.softmax.exp_lut = exp_lut;
   params_.softmax.one_over_one_plus_x_lut = reciprocal_lut;
   config.quant_params = &params_;
@@ -227,15 +237,17 @@ void QuantMhaLayer::GiveSoftmaxTables(const int16_t* exp_lut, const int16_t* rec
 
 void QuantMhaLayer::SeparateProjections(const QuantMhaCase& c) {
   const size_t e = static_cast<size_t>(c.d_model);
+  const size_t kv = static_cast<size_t>(c.KvWidth());
   const size_t bias_bytes = IsInt8(c.dtype) ? sizeof(int32_t) : sizeof(int64_t);
   const uint8_t* in_bias = static_cast<const uint8_t*>(weights.in_proj_bias);
+  const size_t first[4] = {0, e, e + kv, e + 2 * kv};  // in_proj rows of W_Q, W_K, W_V
   for (size_t which = 0; which < 3; ++which) {
-    part_weights_[which].assign(c.in_proj.begin() + which * e * e,
-                                c.in_proj.begin() + (which + 1) * e * e);
-    part_biases_[which].assign(in_bias + which * e * bias_bytes,
-                               in_bias + (which + 1) * e * bias_bytes);
-    part_scales_[which].assign(c.in_scales.begin() + which * e,
-                               c.in_scales.begin() + (which + 1) * e);
+    part_weights_[which].assign(c.in_proj.begin() + first[which] * e,
+                                c.in_proj.begin() + first[which + 1] * e);
+    part_biases_[which].assign(in_bias + first[which] * bias_bytes,
+                               in_bias + first[which + 1] * bias_bytes);
+    part_scales_[which].assign(c.in_scales.begin() + first[which],
+                               c.in_scales.begin() + first[which + 1]);
   }
   weights.in_proj_weight = nullptr;
   weights.in_proj_bias = nullptr;
@@ -275,10 +287,11 @@ tflite_ref::ChainQuantization QuantMhaCase::Quantization(std::vector<float>* cha
                           : tflite_ref::TensorQuantization{1.0f / 32768, 0};
   q.o = RefQuant(scales.context);
   q.y = RefQuant(scales.output);
+  const size_t kv = static_cast<size_t>(KvWidth());
   q.w_q_scales = channel_scales->data();
   q.w_k_scales = channel_scales->data() + e;
-  q.w_v_scales = channel_scales->data() + 2 * e;
-  q.w_o_scales = channel_scales->data() + 3 * e;
+  q.w_v_scales = channel_scales->data() + e + kv;
+  q.w_o_scales = channel_scales->data() + e + 2 * kv;
   // TFLite's SOFTMAX beta: the model's own, or the textbook 1/sqrt(d_k).
   q.beta = scales.softmax_beta != 0.0f ? scales.softmax_beta
                                        : 1.0f / sqrtf(static_cast<float>(d_model / heads));
@@ -290,14 +303,39 @@ QuantMhaCase::Expected QuantMhaCase::Reference() const {
   const tflite_ref::ChainQuantization q = Quantization(&channel_scales);
   const std::vector<int32_t> pe = positions ? ReferencePositions(*this) : std::vector<int32_t>();
   if (IsInt8(dtype)) {
-    return ReferenceTyped<int8_t, int32_t>(*this, tflite_ref::PrepareChainInt8(q, d_model), pe);
+    return ReferenceTyped<int8_t, int32_t>(*this,
+                                           tflite_ref::PrepareChainInt8(q, d_model, KvWidth()), pe);
   }
   return ReferenceTyped<int16_t, int64_t>(
       *this,
       tflite_ref::PrepareChainInt16(
-          q, d_model, softmax_exp_lut != nullptr ? softmax_exp_lut : TfliteExpLut(),
+          q, d_model, KvWidth(), softmax_exp_lut != nullptr ? softmax_exp_lut : TfliteExpLut(),
           softmax_reciprocal_lut != nullptr ? softmax_reciprocal_lut : TfliteReciprocalLut()),
       pe);
+}
+
+QuantMhaCase GroupedQueryHeads(const QuantMhaCase& c, int kv_heads) {
+  QuantMhaCase g = c;
+  g.kv_heads = kv_heads;
+  g.name += "_kv" + std::to_string(kv_heads);
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t d_k = e / static_cast<size_t>(c.heads);
+  const size_t group = static_cast<size_t>(c.heads / kv_heads);
+  const size_t kv = static_cast<size_t>(kv_heads) * d_k;
+  g.in_proj.resize(e * e);
+  g.in_bias.resize(c.in_bias.empty() ? 0 : e);
+  g.in_scales.resize(e);
+  for (size_t which = 1; which <= 2; ++which) {
+    for (size_t channel = 0; channel < kv; ++channel) {
+      // KV head channel / d_k is the case's query head (channel / d_k) * group.
+      const size_t from = which * e + channel / d_k * group * d_k + channel % d_k;
+      g.in_proj.insert(g.in_proj.end(), c.in_proj.begin() + static_cast<ptrdiff_t>(from * e),
+                       c.in_proj.begin() + static_cast<ptrdiff_t>((from + 1) * e));
+      if (!c.in_bias.empty()) g.in_bias.push_back(c.in_bias[from]);
+      g.in_scales.push_back(c.in_scales[from]);
+    }
+  }
+  return g;
 }
 
 std::vector<int32_t> Columns(const std::vector<int32_t>& tensor, int width, int first, int count) {

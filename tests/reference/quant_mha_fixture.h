@@ -29,10 +29,13 @@ struct QuantMhaCase {
   ea_mha_quant_scales scales{};
   std::vector<float> in_scales, out_scales;  // per channel
   std::vector<int32_t> x_emb;                // [n, d_model]
-  std::vector<int8_t> in_proj, out_proj;     // [3E, E], [E, E]
-  std::vector<int64_t> in_bias, out_bias;    // [3E], [E]
-  int parallel_workers = 1;                  // > 1: a backwards test hook
-  int plan_tokens = 0;                       // the plan's max_tokens (0: n)
+  std::vector<int8_t> in_proj, out_proj;     // [E + 2 KvWidth(), E], [E, E]
+  std::vector<int64_t> in_bias, out_bias;    // [E + 2 KvWidth()], [E]
+  // Grouped-query heads (Decode and Reference only; 0: heads): W_K and W_V
+  // (their rows in in_proj, biases and in_scales) have KvWidth() channels.
+  int kv_heads = 0;
+  int parallel_workers = 1;  // > 1: a backwards test hook
+  int plan_tokens = 0;       // the plan's max_tokens (0: n)
   // Give W_Q, W_K, W_V, their biases and their scales to the library as
   // three separate tensors each (copies in buffers of their own, as a TFLite
   // model's three FULLY_CONNECTED ops hold them), not as in_proj.
@@ -60,6 +63,9 @@ struct QuantMhaCase {
   Result Run() const;
   // The run's n_valid_keys: n_valid_keys, or n where it is -1.
   int ValidKeys() const { return n_valid_keys < 0 ? n : n_valid_keys; }
+  int KvHeads() const { return kv_heads == 0 ? heads : kv_heads; }
+  // The channels of k and v: KvHeads() * d_k.
+  int KvWidth() const { return KvHeads() * (d_model / heads); }
 
   // The same layer through ea_decoder_quant (a causal case): x_emb
   // stepped in steps of steps[0], steps[1], ... tokens, cycling (the last
@@ -104,6 +110,7 @@ class QuantMhaLayer {
   ea_mha_quant_params params_{};
   std::vector<int32_t> channel_ints_;
   int32_t workers_;
+  int32_t kv_heads_;  // the case's KvHeads()
   std::vector<int32_t> in_bias32_, out_bias32_;
   // separate_projections: W_Q, W_K, W_V, their biases (as the dtype stores
   // them) and their scales, each copied out of in_proj into its own buffer.
@@ -125,6 +132,11 @@ struct RandomShape {
 };
 QuantMhaCase RandomQuantMha(ea_dtype dtype, RandomShape shape, uint64_t seed,
                             double scale_spread = 2.0);
+
+// The case with grouped-query heads: KV head g's W_K and W_V rows, biases
+// and channel scales are those of the case's query head g * group (group =
+// heads / kv_heads), as a model trained with grouped heads would hold them.
+QuantMhaCase GroupedQueryHeads(const QuantMhaCase& c, int kv_heads);
 
 // Columns [first, first + count) of a [rows, width] tensor (empty stays empty):
 // the part of Q, K or V a plan holds (QuantMhaCase::Result).

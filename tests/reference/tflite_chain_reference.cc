@@ -502,12 +502,12 @@ SoftmaxInt16Params PrepareSoftmaxInt16(float beta, float input_scale, const int1
 namespace {
 
 template <typename SoftmaxParamsT>
-void PrepareLinearOps(const ChainQuantization& qn, int d_model, int add_left_shift,
+void PrepareLinearOps(const ChainQuantization& qn, int d_model, int kv_width, int add_left_shift,
                       ChainParams<SoftmaxParamsT>* p) {
   p->add = PrepareAdd(qn.x_emb, qn.pe, qn.x, add_left_shift);
   p->fc_q = PrepareFullyConnectedPerChannel(qn.x, qn.w_q_scales, d_model, qn.q);
-  p->fc_k = PrepareFullyConnectedPerChannel(qn.x, qn.w_k_scales, d_model, qn.k);
-  p->fc_v = PrepareFullyConnectedPerChannel(qn.x, qn.w_v_scales, d_model, qn.v);
+  p->fc_k = PrepareFullyConnectedPerChannel(qn.x, qn.w_k_scales, kv_width, qn.k);
+  p->fc_v = PrepareFullyConnectedPerChannel(qn.x, qn.w_v_scales, kv_width, qn.v);
   p->bmm_scores = PrepareBatchMatMul(qn.q, qn.k, qn.scores);
   p->bmm_context = PrepareBatchMatMul(qn.probs, qn.v, qn.o);
   p->fc_o = PrepareFullyConnectedPerChannel(qn.o, qn.w_o_scales, d_model, qn.y);
@@ -515,17 +515,17 @@ void PrepareLinearOps(const ChainQuantization& qn, int d_model, int add_left_shi
 
 }  // namespace
 
-ChainParamsInt8 PrepareChainInt8(const ChainQuantization& quantization, int d_model) {
+ChainParamsInt8 PrepareChainInt8(const ChainQuantization& quantization, int d_model, int kv_width) {
   ChainParamsInt8 p;
-  PrepareLinearOps(quantization, d_model, 20, &p);
+  PrepareLinearOps(quantization, d_model, kv_width, 20, &p);
   p.softmax = PrepareSoftmaxInt8(quantization.beta, quantization.scores.scale);
   return p;
 }
 
-ChainParamsInt16 PrepareChainInt16(const ChainQuantization& quantization, int d_model,
+ChainParamsInt16 PrepareChainInt16(const ChainQuantization& quantization, int d_model, int kv_width,
                                    const int16_t* exp_lut, const int16_t* one_over_one_plus_x_lut) {
   ChainParamsInt16 p;
-  PrepareLinearOps(quantization, d_model, 15, &p);
+  PrepareLinearOps(quantization, d_model, kv_width, 15, &p);
   p.softmax = PrepareSoftmaxInt16(quantization.beta, quantization.scores.scale, exp_lut,
                                   one_over_one_plus_x_lut);
   return p;

@@ -309,21 +309,19 @@ using ChainParamsInt8 = ChainParams<SoftmaxInt8Params>;
 using ChainParamsInt16 = ChainParams<SoftmaxInt16Params>;
 
 // Every tensor's float quantization, from which PrepareChain derives ChainParams
-// (each weight's d_model channel scales: PrepareChain reads d_model of W_K's
-// and W_V's too, so a grouped-query caller pads its kv_heads * d_k of them to
-// d_model; the chain uses the first kv_heads * d_k. Sizing them to the KV
-// width is for the stage that gives the library grouped-query integers).
+// (each weight's per-channel scales: W_Q's and W_O's d_model, W_K's and W_V's
+// kv_width = kv_heads * d_k, d_model without grouped-query heads).
 struct ChainQuantization {
   TensorQuantization x_emb, pe, x, q, k, v, scores, probs, o, y;
-  const float* w_q_scales;  // [d_model] each, per output channel
-  const float* w_k_scales;
+  const float* w_q_scales;  // [d_model], per output channel
+  const float* w_k_scales;  // [kv_width] each
   const float* w_v_scales;
-  const float* w_o_scales;
-  float beta;  // 1.0f / sqrtf(d_k)
+  const float* w_o_scales;  // [d_model]
+  float beta;               // 1.0f / sqrtf(d_k)
 };
 
-ChainParamsInt8 PrepareChainInt8(const ChainQuantization& quantization, int d_model);
-ChainParamsInt16 PrepareChainInt16(const ChainQuantization& quantization, int d_model,
+ChainParamsInt8 PrepareChainInt8(const ChainQuantization& quantization, int d_model, int kv_width);
+ChainParamsInt16 PrepareChainInt16(const ChainQuantization& quantization, int d_model, int kv_width,
                                    const int16_t* exp_lut, const int16_t* one_over_one_plus_x_lut);
 
 template <typename Activation, typename Bias>

@@ -509,7 +509,7 @@ TEST(ArenaFormulas, AreTotalOverEveryInt32Edge) {
                                                       edgeattn::PositionStorage::kArena, c);
         sum += edgeattn::AttentionQuantArenaBytes(a, b, c, EA_DTYPE_INT8, a);
         sum += edgeattn::DecoderQuantArenaBytes(a, b, c, a, EA_DTYPE_INT8,
-                                                edgeattn::PositionStorage::kArena, c);
+                                                edgeattn::PositionStorage::kArena, c, b);
         sum += static_cast<uint64_t>(edgeattn::DecoderQuantCapacity(a, b, c));
         sum += edgeattn::KvCacheArenaBytes(a, b, c, a, b, EA_KV_STORAGE_Q8);
         sum += edgeattn::AttentionArenaBytes(a, b, c);

@@ -50,12 +50,16 @@ using BiasOf = std::conditional_t<sizeof(T) == 1, int32_t, int64_t>;
 template <typename T>
 tflite_ref::ChainTensors<T> RunChain(const ChainShape& shape, const ChainQuantization& q,
                                      const tflite_ref::ChainInputs<T, BiasOf<T>>& in) {
+  const int kv_width = shape.kv_heads * (shape.d_model / shape.heads);
   if constexpr (sizeof(T) == 1) {
-    return tflite_ref::RunChainInt8(shape, tflite_ref::PrepareChainInt8(q, shape.d_model), in);
+    return tflite_ref::RunChainInt8(shape, tflite_ref::PrepareChainInt8(q, shape.d_model, kv_width),
+                                    in);
   } else {
     return tflite_ref::RunChainInt16(
         shape,
-        tflite_ref::PrepareChainInt16(q, shape.d_model, TfliteExpLut(), TfliteReciprocalLut()), in);
+        tflite_ref::PrepareChainInt16(q, shape.d_model, kv_width, TfliteExpLut(),
+                                      TfliteReciprocalLut()),
+        in);
   }
 }
 
@@ -94,7 +98,6 @@ Layer<T, BiasOf<T>> LayerOf(const QuantMhaCase& c, int kv_heads, bool repeat) {
       b.push_back(static_cast<Bias>(c.in_bias[from]));
       s.push_back(c.in_scales[from]);
     }
-    s.resize(e, s.front());  // PrepareChain reads d_model scales; the rest are unused
   }
   return l;
 }

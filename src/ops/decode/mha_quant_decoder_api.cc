@@ -3,9 +3,11 @@
 // projected straight into its cache rows and its v transposed into the
 // cache's V^T (on x86 both also added to each head's VNNI panels), so the
 // attention of its queries reads the cache in place, with the kernels and
-// integers of the full run. With a sliding window the cache is a ring
-// (position p in slot p % capacity): a step's rows may wrap, and the row
-// kernels read the ring's keys rotated (AttentionQArgs::key_rotation).
+// integers of the full run. With grouped-query heads the cache holds the KV
+// heads' k and v once, and every query head of a group reads its KV head's.
+// With a sliding window the cache is a ring (position p in slot
+// p % capacity): a step's rows may wrap, and the row kernels read the ring's
+// keys rotated (AttentionQArgs::key_rotation).
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,12 +24,18 @@
 #include "runtime/arena.h"
 #include "runtime/simd_target_cap.h"
 #include "runtime/validation.h"
+#include "tflite/mha_quant_params.h"
 
 namespace edgeattn {
 namespace {
 
+int32_t HeadWidth(const ea_decoder_quant_config& c) { return c.layer.d_model / c.layer.n_heads; }
+// The channels of k and v: n_kv_heads * d_k.
+int32_t KvWidth(const ea_decoder_quant_config& c) { return DecoderQuantKvHeads(c) * HeadWidth(c); }
+
 ea_status Validate(const ea_decoder_quant_config& c) {
-  ea_status status = ValidateMhaQuantConfig(c.layer);
+  if (c.n_kv_heads < 0) return EA_ERR_BAD_DIMENSION;
+  ea_status status = ValidateMhaQuantConfig(c.layer, DecoderQuantKvHeads(c));
   if (status != EA_OK) return status;
   if (c.layer.mask != EA_MASK_CAUSAL) return EA_ERR_BAD_ARGUMENT;
   if (c.max_step_tokens <= 0 || c.max_step_tokens > c.layer.max_tokens || c.window < 0) {
@@ -56,7 +64,7 @@ int32_t Capacity(const ea_decoder_quant_config& c) {
   return DecoderQuantCapacity(c.layer.max_tokens, c.max_step_tokens, c.window);
 }
 
-// Where the parts of head h's cache in the dot-product panels start
+// Where the parts of KV head g's cache in the dot-product panels start
 // (DecoderQuantHeadPanelBytes; packed for the cache's capacity): the one
 // place that knows the layout, for the stores and the attention alike.
 // int8: K + 128, its per-key terms q_offset * sum_t k, and V.
@@ -75,33 +83,31 @@ struct S16HeadPanels {
 template <typename T>
 using HeadPanels = std::conditional_t<sizeof(T) == 1, S8HeadPanels, S16HeadPanels>;
 
-uint8_t* HeadPanelRegion(const ea_decoder_quant& d, int32_t h) {
-  const ea_mha_config& c = d.config.layer;
+uint8_t* HeadPanelRegion(const ea_decoder_quant& d, int32_t g) {
   return static_cast<uint8_t*>(d.head_panels) +
-         static_cast<size_t>(h) *
-             DecoderQuantHeadPanelBytes(Capacity(d.config), c.d_model / c.n_heads, c.dtype);
+         static_cast<size_t>(g) * DecoderQuantHeadPanelBytes(Capacity(d.config),
+                                                             HeadWidth(d.config),
+                                                             d.config.layer.dtype);
 }
-void PanelsOfHead(const ea_decoder_quant& d, int32_t h, S8HeadPanels* p) {
-  const ea_mha_config& c = d.config.layer;
-  const int32_t d_k = c.d_model / c.n_heads;
+void PanelsOfHead(const ea_decoder_quant& d, int32_t g, S8HeadPanels* p) {
+  const int32_t d_k = HeadWidth(d.config);
   const int32_t capacity = Capacity(d.config);
-  uint8_t* region = HeadPanelRegion(d, h);
+  uint8_t* region = HeadPanelRegion(d, g);
   p->keys = region;
   p->key_terms = S8PanelColumnSums(region, capacity, d_k);
   p->values = reinterpret_cast<int8_t*>(region + S8PanelRegionBytes(capacity, d_k));
 }
-void PanelsOfHead(const ea_decoder_quant& d, int32_t h, S16HeadPanels* p) {
-  const ea_mha_config& c = d.config.layer;
-  const int32_t d_k = c.d_model / c.n_heads;
+void PanelsOfHead(const ea_decoder_quant& d, int32_t g, S16HeadPanels* p) {
+  const int32_t d_k = HeadWidth(d.config);
   const int32_t capacity = Capacity(d.config);
-  uint8_t* region = HeadPanelRegion(d, h);
+  uint8_t* region = HeadPanelRegion(d, g);
   p->keys = reinterpret_cast<int16_t*>(region);
   p->key_high_bytes =
       d_k <= kS16HighByteMaxDepth ? S16KeyHighBytes(region, capacity, d_k) : nullptr;
   p->values = reinterpret_cast<int16_t*>(region + S16KeyPanelRegionBytes(capacity, d_k));
 }
 
-// The step's keys and values of a head into its panels, row i at slot
+// The step's keys and values of a KV head into its panels, row i at slot
 // (first_slot + i) % capacity: the columns the full run's packing gives the
 // whole cache (quant_attention_core.cc). k: the head's column of the cache's
 // K rows, read at those slots; v: its column of the step's rows; ld apart.
@@ -127,7 +133,7 @@ void AddToPanels(const S16HeadPanels& p, int32_t d_k, int32_t capacity, const in
   }
 }
 
-// A head's attention reads its panels.
+// A query head's attention reads its KV head's panels.
 void ReadPanels(const S8HeadPanels& p, int32_t capacity, AttentionQArgs<int8_t>* a) {
   a->k_panels = p.keys;
   a->k_column_sums = p.key_terms;
@@ -154,12 +160,16 @@ void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
   const ea_mha_quant_params& p = d.params;
   const ea_mha_quant_weights& w = d.weights;
   const size_t e = static_cast<size_t>(c.d_model);
+  const int32_t kv_width = KvWidth(d.config);
+  const size_t kv = static_cast<size_t>(kv_width);
   const size_t position = static_cast<size_t>(d.length);
   const int32_t capacity = Capacity(d.config);
   const size_t ld_vt = static_cast<size_t>(capacity);
   const int32_t slot = static_cast<int32_t>(d.length % capacity);
   const int32_t before_end = RowsBeforeTheEnd(slot, n, capacity);
-  const int32_t d_k = c.d_model / c.n_heads;
+  const int32_t d_k = HeadWidth(d.config);
+  const int32_t kv_heads = DecoderQuantKvHeads(d.config);
+  const int32_t group = c.n_heads / kv_heads;
   const T* input = x;
   if (d.position_table != nullptr) {
     T* positioned = static_cast<T*>(d.x_positioned);
@@ -174,23 +184,25 @@ void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
   T* values_transposed = static_cast<T*>(d.values_transposed);
   const ea_parallel_for calling_thread{};
   // The calling thread keeps the worker contract: projections cannot fail.
+  // Every projection writes all of its weight's channels (ld the same).
   const auto project = [&](int32_t which, const ea_linear_quant_params& params, const T* rows,
                            int32_t count, T* out) {
     if (count == 0) return;
-    (void)ProjectInProj(calling_thread, c, w, d.weight_panels[which], which, params, rows, count, 0,
-                        c.d_model, out);
+    const int32_t channels = which == 0 ? c.d_model : kv_width;
+    (void)ProjectInProj(calling_thread, c, kv_width, w, d.weight_panels[which], which, params, rows,
+                        count, 0, channels, out);
   };
   project(0, p.q_proj, input, n, q);
   // k straight into the ring's rows: from the step's slot, then from slot 0.
-  project(1, p.k_proj, input, before_end, keys + static_cast<size_t>(slot) * e);
+  project(1, p.k_proj, input, before_end, keys + static_cast<size_t>(slot) * kv);
   project(1, p.k_proj, input + static_cast<size_t>(before_end) * e, n - before_end, keys);
   project(2, p.v_proj, input, n, v);
-  for (int32_t h = 0; h < c.n_heads; ++h) {
-    const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
+  for (int32_t g = 0; g < kv_heads; ++g) {
+    const size_t column = static_cast<size_t>(g) * static_cast<size_t>(d_k);
     T* head_vt = values_transposed + column * ld_vt;
-    TransposeHead(v + column, e, before_end, d_k, head_vt + slot, ld_vt);
+    TransposeHead(v + column, kv, before_end, d_k, head_vt + slot, ld_vt);
     if (n > before_end) {
-      TransposeHead(v + static_cast<size_t>(before_end) * e + column, e, n - before_end, d_k,
+      TransposeHead(v + static_cast<size_t>(before_end) * kv + column, kv, n - before_end, d_k,
                     head_vt, ld_vt);
     }
   }
@@ -206,25 +218,29 @@ void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
   head.window = d.config.window;
   head.key_rotation = seen > capacity ? static_cast<int32_t>(seen % capacity) : 0;
   head.ld_q = e;
-  head.ld_k = e;
+  head.ld_k = kv;
   head.ld_vt = ld_vt;
   head.ld_out = e;
   // The panels are written whatever the target, so that a later step on
   // AVX3_DL finds every key in them.
   const bool packed = d.head_panels != nullptr && UsesS8Panels();
-  for (int32_t h = 0; h < c.n_heads; ++h) {
-    const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
+  for (int32_t g = 0; g < kv_heads; ++g) {
+    const size_t kv_column = static_cast<size_t>(g) * static_cast<size_t>(d_k);
     if (d.head_panels != nullptr) {
       HeadPanels<T> panels;
-      PanelsOfHead(d, h, &panels);
-      AddToPanels(panels, d_k, capacity, keys + column, v + column, e, slot, n, head.q_offset);
+      PanelsOfHead(d, g, &panels);
+      AddToPanels(panels, d_k, capacity, keys + kv_column, v + kv_column, kv, slot, n,
+                  head.q_offset);
       if (packed) ReadPanels(panels, capacity, &head);
     }
-    head.q = q + column;
-    head.k = keys + column;
-    head.v_transposed = values_transposed + column * ld_vt;
-    head.out = context + column;
-    AttendRows(head, d.row_scratch);
+    head.k = keys + kv_column;
+    head.v_transposed = values_transposed + kv_column * ld_vt;
+    for (int32_t h = g * group; h < (g + 1) * group; ++h) {
+      const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
+      head.q = q + column;
+      head.out = context + column;
+      AttendRows(head, d.row_scratch);
+    }
   }
   (void)RunProjection(calling_thread,
                       ProjectionArgs<T>(context, n, c.d_model, w.out_proj_weight, w.out_proj_bias,
@@ -243,8 +259,8 @@ ea_status CheckedStep(ea_decoder_quant* decoder, ea_dtype dtype, const T* x, int
   if (decoder->length + n_tokens > c.max_tokens) return EA_ERR_CACHE_FULL;
   const size_t io_bytes =
       static_cast<size_t>(n_tokens) * static_cast<size_t>(c.d_model) * sizeof(T);
-  const MhaQuantKept kept =
-      MhaQuantKeptExtents(c, decoder->weights, decoder->position_table, decoder->params.softmax);
+  const MhaQuantKept kept = MhaQuantKeptExtents(c, KvWidth(decoder->config), decoder->weights,
+                                                decoder->position_table, decoder->params.softmax);
   const ea_status status =
       CheckStepMemory({x, io_bytes}, {y, io_bytes}, kept.extents, kMhaQuantKeptCount,
                       {decoder->carve, decoder->carve_bytes});
@@ -266,6 +282,21 @@ ea_status ea_decoder_quant_arena_size(const ea_decoder_quant_config* config, siz
   return edgeattn::ToSize(edgeattn::DecoderQuantArenaBytes(*config), bytes);
 }
 
+ea_status ea_decoder_quant_derive(const ea_decoder_quant_config* config,
+                                  ea_mha_quant_params* params, int32_t* channel_ints,
+                                  size_t channel_int_count) {
+  using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
+  if (config == nullptr || params == nullptr || channel_ints == nullptr) return EA_ERR_NULL_POINTER;
+  ea_decoder_quant_config scales_only = *config;
+  scales_only.layer.quant_params = nullptr;
+  const ea_status status = Validate(scales_only);
+  if (status != EA_OK) return status;
+  if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->layer.d_model)) {
+    return EA_ERR_ARENA_TOO_SMALL;
+  }
+  return DeriveMhaQuantParams(config->layer, KvWidth(*config), params, channel_ints);
+}
+
 ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quant_config* config,
                                 const ea_mha_quant_weights* weights, ea_arena* arena) {
   using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
@@ -278,33 +309,37 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
   const ea_mha_config& c = config->layer;
   status = Validate(*config);
   const uint64_t bytes = status == EA_OK ? DecoderQuantArenaBytes(*config) : 0;
+  const int32_t kv_width = status == EA_OK ? KvWidth(*config) : 0;
   ea_mha_quant_params derived{};
-  if (status == EA_OK) status = PrepareMhaQuantCarve(c, *weights, *arena, bytes, &derived);
+  if (status == EA_OK) {
+    status = PrepareMhaQuantCarve(c, kv_width, *weights, *arena, bytes, &derived);
+  }
   if (status != EA_OK) return status;
 
   const uint64_t element = FixedPointBytes(c.dtype);
   const uint64_t e = static_cast<uint64_t>(c.d_model);
-  const uint64_t cache = static_cast<uint64_t>(Capacity(*config)) * e * element;
-  const uint64_t step = static_cast<uint64_t>(config->max_step_tokens) * e * element;
+  const uint64_t kv = static_cast<uint64_t>(kv_width);
+  const uint64_t cache = static_cast<uint64_t>(Capacity(*config)) * kv * element;
+  const uint64_t tokens = static_cast<uint64_t>(config->max_step_tokens);
+  const uint64_t step = tokens * e * element;
   decoder->carve = arena->base + arena->used;
   decoder->carve_bytes = static_cast<size_t>(bytes);
   decoder->config = *config;
   decoder->weights = *weights;
-  CarveMhaQuantParams(arena, c, derived, &decoder->params);
+  CarveMhaQuantParams(arena, c, kv_width, derived, &decoder->params);
   decoder->position_table = ResolveMhaQuantPositionTable(arena, c);
   decoder->x_positioned = decoder->position_table != nullptr ? CarveBytes(arena, step) : nullptr;
   decoder->q = CarveBytes(arena, step);
-  decoder->v = CarveBytes(arena, step);
+  decoder->v = CarveBytes(arena, tokens * kv * element);
   decoder->context = CarveBytes(arena, step);
   decoder->keys = CarveBytes(arena, cache);
   decoder->values_transposed = CarveBytes(arena, cache);
   decoder->head_panels =
-      kFixedPointPanels
-          ? CarveBytes(arena, static_cast<uint64_t>(c.n_heads) *
-                                  DecoderQuantHeadPanelBytes(Capacity(*config),
-                                                             c.d_model / c.n_heads, c.dtype))
-          : nullptr;
-  CarveMhaQuantPanels(arena, c, *weights, decoder->weight_panels);
+      kFixedPointPanels ? CarveBytes(arena, static_cast<uint64_t>(DecoderQuantKvHeads(*config)) *
+                                                DecoderQuantHeadPanelBytes(
+                                                    Capacity(*config), HeadWidth(*config), c.dtype))
+                        : nullptr;
+  CarveMhaQuantPanels(arena, c, kv_width, *weights, decoder->weight_panels);
   decoder->softmax_table = CarveSoftmaxTables(arena, c.dtype, decoder->params.softmax);
   decoder->row_scratch = CarveBytes(arena, QuantScratch(Capacity(*config), c.dtype).bytes);
   decoder->length = 0;

@@ -31,24 +31,31 @@ size_t ElementBytes(const ea_mha_config& c) {
 size_t BiasBytes(const ea_mha_config& c) { return static_cast<size_t>(QuantBiasBytes(c.dtype)); }
 
 // The plan's own copy of the caller's integers (which may then live on the
-// caller's stack).
-void CopyParams(const ea_mha_config& c, int32_t* channel_ints, ea_mha_quant_params* params) {
-  const int32_t e = c.d_model;
+// caller's stack), laid out as DeriveMhaQuantParams lays out its own.
+void CopyParams(const ea_mha_config& c, int32_t kv_width, int32_t* channel_ints,
+                ea_mha_quant_params* params) {
   const ea_mha_quant_params& given = *c.quant_params;
   *params = given;
-  CopyLinearParams(given.q_proj, e, channel_ints, channel_ints + e, &params->q_proj);
-  CopyLinearParams(given.k_proj, e, channel_ints + 2 * e, channel_ints + 3 * e, &params->k_proj);
-  CopyLinearParams(given.v_proj, e, channel_ints + 4 * e, channel_ints + 5 * e, &params->v_proj);
-  CopyLinearParams(given.out_proj, e, channel_ints + 6 * e, channel_ints + 7 * e,
-                   &params->out_proj);
+  int32_t* next = channel_ints;
+  const auto copy = [&](const ea_linear_quant_params& from, int32_t count,
+                        ea_linear_quant_params* to) {
+    CopyLinearParams(from, count, next, next + count, to);
+    next += 2 * count;
+  };
+  copy(given.q_proj, c.d_model, &params->q_proj);
+  copy(given.k_proj, kv_width, &params->k_proj);
+  copy(given.v_proj, kv_width, &params->v_proj);
+  copy(given.out_proj, c.d_model, &params->out_proj);
 }
 
 }  // namespace
 
-ea_status ValidateMhaQuantConfig(const ea_mha_config& c) {
+ea_status ValidateMhaQuantConfig(const ea_mha_config& c, int32_t n_kv_heads) {
   if (!IsFixedPoint(c.dtype)) return EA_ERR_BAD_ARGUMENT;
-  ea_status status = CheckPositive(c.max_tokens, c.d_model, c.n_heads, 1);
-  if (status == EA_OK && c.d_model % c.n_heads != 0) status = EA_ERR_HEADS_MISMATCH;
+  ea_status status = CheckPositive(c.max_tokens, c.d_model, c.n_heads, n_kv_heads);
+  if (status == EA_OK && (c.d_model % c.n_heads != 0 || c.n_heads % n_kv_heads != 0)) {
+    status = EA_ERR_HEADS_MISMATCH;
+  }
   if (status == EA_OK) status = CheckElements(c.max_tokens, c.d_model);
   if (status == EA_OK) status = CheckElements(3 * int64_t{c.d_model}, c.d_model);
   if (status == EA_OK && c.max_tokens > kMaxFixedPointKeys) status = EA_ERR_DIMENSION_OVERFLOW;
@@ -58,20 +65,23 @@ ea_status ValidateMhaQuantConfig(const ea_mha_config& c) {
   status = CheckQuantModelInput(c.dtype, c.position, c.quant_position_table,
                                 PlanTimeTableQuantOf(c), c.quant_params != nullptr);
   if (status != EA_OK) return status;
-  if (c.quant_params != nullptr) return CheckMhaQuantParams(c, *c.quant_params);
-  return EA_OK;
+  if (c.quant_params == nullptr) return EA_OK;
+  return CheckMhaQuantParams(c, n_kv_heads * (c.d_model / c.n_heads), *c.quant_params);
 }
 
-InProjPart InProjOf(const ea_mha_config& c, const ea_mha_quant_weights& w, int32_t which) {
-  const size_t e = static_cast<size_t>(c.d_model);
+InProjPart InProjOf(const ea_mha_config& c, int32_t kv_width, const ea_mha_quant_weights& w,
+                    int32_t which) {
+  const int32_t channels = which == 0 ? c.d_model : kv_width;
   if (w.in_proj_weight != nullptr) {
-    const size_t first = static_cast<size_t>(which) * e;
+    const size_t e = static_cast<size_t>(c.d_model);
+    const size_t first = which == 0 ? 0 : e + static_cast<size_t>(which - 1) * kv_width;
     const uint8_t* bias = static_cast<const uint8_t*>(w.in_proj_bias);
-    return {w.in_proj_weight + first * e, bias != nullptr ? bias + first * BiasBytes(c) : nullptr};
+    return {w.in_proj_weight + first * e, bias != nullptr ? bias + first * BiasBytes(c) : nullptr,
+            channels};
   }
   const int8_t* weights[3] = {w.q_proj_weight, w.k_proj_weight, w.v_proj_weight};
   const void* biases[3] = {w.q_proj_bias, w.k_proj_bias, w.v_proj_bias};
-  return {weights[which], static_cast<const uint8_t*>(biases[which])};
+  return {weights[which], static_cast<const uint8_t*>(biases[which]), channels};
 }
 
 ea_status CheckMhaQuantWeightPointers(const ea_mha_quant_weights& w) {
@@ -86,10 +96,12 @@ ea_status CheckMhaQuantWeightPointers(const ea_mha_quant_weights& w) {
   return w.in_proj_bias != nullptr ? EA_ERR_BAD_ARGUMENT : EA_OK;
 }
 
-ea_status CheckMhaQuantTensors(const ea_mha_config& c, const ea_mha_quant_weights& w) {
+ea_status CheckMhaQuantTensors(const ea_mha_config& c, int32_t kv_width,
+                               const ea_mha_quant_weights& w) {
   ea_status status = EA_OK;
   for (int32_t which = 0; which < 3 && status == EA_OK; ++which) {
-    status = CheckQuantBias(c.dtype, InProjOf(c, w, which).bias, c.d_model);
+    const InProjPart part = InProjOf(c, kv_width, w, which);
+    status = CheckQuantBias(c.dtype, part.bias, part.channels);
   }
   if (status == EA_OK) status = CheckQuantBias(c.dtype, w.out_proj_bias, c.d_model);
   if (status == EA_OK) {
@@ -99,14 +111,16 @@ ea_status CheckMhaQuantTensors(const ea_mha_config& c, const ea_mha_quant_weight
   return status;
 }
 
-MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, const ea_mha_quant_weights& w,
-                                 const void* table, const ea_softmax_quant_params& softmax) {
+MhaQuantKept MhaQuantKeptExtents(const ea_mha_config& c, int32_t kv_width,
+                                 const ea_mha_quant_weights& w, const void* table,
+                                 const ea_softmax_quant_params& softmax) {
   const size_t e = static_cast<size_t>(c.d_model);
   MhaQuantKept kept{};
   for (int32_t which = 0; which < 3; ++which) {
-    const InProjPart part = InProjOf(c, w, which);
-    kept.extents[2 * which] = Extent{part.weight, e * e};
-    kept.extents[2 * which + 1] = Extent{part.bias, e * BiasBytes(c)};
+    const InProjPart part = InProjOf(c, kv_width, w, which);
+    const size_t channels = static_cast<size_t>(part.channels);
+    kept.extents[2 * which] = Extent{part.weight, channels * e};
+    kept.extents[2 * which + 1] = Extent{part.bias, channels * BiasBytes(c)};
   }
   kept.extents[6] = Extent{w.out_proj_weight, e * e};
   kept.extents[7] = Extent{w.out_proj_bias, e * BiasBytes(c)};
@@ -124,18 +138,18 @@ PositionStorage MhaQuantPositions(const ea_mha_config& c) {
   return StorageOf(c.position, c.quant_position_table == nullptr);
 }
 
-ea_status PrepareMhaQuantCarve(const ea_mha_config& c, const ea_mha_quant_weights& w,
-                               const ea_arena& arena, uint64_t carve_bytes,
-                               ea_mha_quant_params* derived) {
-  ea_status status = CheckMhaQuantTensors(c, w);
+ea_status PrepareMhaQuantCarve(const ea_mha_config& c, int32_t kv_width,
+                               const ea_mha_quant_weights& w, const ea_arena& arena,
+                               uint64_t carve_bytes, ea_mha_quant_params* derived) {
+  ea_status status = CheckMhaQuantTensors(c, kv_width, w);
   if (status == EA_OK) status = CheckArenaFits(&arena, carve_bytes);
   if (status == EA_OK) {
     const MhaQuantKept kept = MhaQuantKeptExtents(
-        c, w, TableTheModeReads(c.position, c.quant_position_table), GivenSoftmax(c));
+        c, kv_width, w, TableTheModeReads(c.position, c.quant_position_table), GivenSoftmax(c));
     status = CheckKeptOutsideCarve(kept.extents, kMhaQuantKeptCount, NextCarve(arena, carve_bytes));
   }
   if (status != EA_OK || c.quant_params != nullptr) return status;
-  return DeriveMhaQuantParams(c, derived,
+  return DeriveMhaQuantParams(c, kv_width, derived,
                               static_cast<int32_t*>(static_cast<void*>(arena.base + arena.used)));
 }
 
@@ -144,22 +158,23 @@ const void* ResolveMhaQuantPositionTable(ea_arena* arena, const ea_mha_config& c
                                    c.max_tokens, c.d_model, PlanTimeTableQuantValue(c));
 }
 
-void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& c,
+void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& c, int32_t kv_width,
                          const ea_mha_quant_params& derived, ea_mha_quant_params* params) {
   int32_t* channel_ints = static_cast<int32_t*>(
       CarveBytes(arena, EA_MHA_QUANT_CHANNEL_INTS(c.d_model) * sizeof(int32_t)));
   if (c.quant_params == nullptr) {
     *params = derived;  // its arrays are channel_ints already
   } else {
-    CopyParams(c, channel_ints, params);
+    CopyParams(c, kv_width, channel_ints, params);
   }
 }
 
-void CarveMhaQuantPanels(ea_arena* arena, const ea_mha_config& c, const ea_mha_quant_weights& w,
-                         void* panels[4]) {
+void CarveMhaQuantPanels(ea_arena* arena, const ea_mha_config& c, int32_t kv_width,
+                         const ea_mha_quant_weights& w, void* panels[4]) {
   for (int32_t which = 0; which < 3; ++which) {
-    panels[which] = const_cast<void*>(
-        CarveWeightPanels(arena, c.dtype, InProjOf(c, w, which).weight, c.d_model, c.d_model));
+    const InProjPart part = InProjOf(c, kv_width, w, which);
+    panels[which] =
+        const_cast<void*>(CarveWeightPanels(arena, c.dtype, part.weight, part.channels, c.d_model));
   }
   panels[3] =
       const_cast<void*>(CarveWeightPanels(arena, c.dtype, w.out_proj_weight, c.d_model, c.d_model));
@@ -197,8 +212,8 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, int32_t n_va
     T* out[3] = {q, k, v};
     bool ok = true;
     for (int32_t which = 0; which < 3; ++which) {
-      ok = ProjectInProj(c.parallel, c, w, Panels(plan, which), which, *params[which], input, n,
-                         first_column, projected_columns, out[which]) &&
+      ok = ProjectInProj(c.parallel, c, MhaKvWidth(c), w, Panels(plan, which), which,
+                         *params[which], input, n, first_column, projected_columns, out[which]) &&
            ok;
     }
     return ok;
@@ -249,8 +264,8 @@ ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, 
   const size_t weight_bytes = static_cast<size_t>(c.n_heads) * n * n * sizeof(T);
   const Extent y_extent{y, activation_bytes};
   const Extent weights_extent{attn_weights, attn_weights != nullptr ? weight_bytes : 0};
-  const MhaQuantKept kept =
-      MhaQuantKeptExtents(c, plan->weights, plan->position_table, plan->params.softmax);
+  const MhaQuantKept kept = MhaQuantKeptExtents(c, MhaKvWidth(c), plan->weights,
+                                                plan->position_table, plan->params.softmax);
   const Extent carve{plan->carve, plan->carve_bytes};
   // The run reads x until the last head (head by head) and keeps ADD(x, P) in
   // y: y is x or apart from it, and attn_weights apart from both.
@@ -275,7 +290,7 @@ extern "C" {
 
 ea_status ea_mha_quant_arena_size(const ea_mha_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
-  const ea_status status = edgeattn::ValidateMhaQuantConfig(*config);
+  const ea_status status = edgeattn::ValidateMhaQuantConfig(*config, config->n_heads);
   if (status != EA_OK) return status;
   return edgeattn::ToSize(edgeattn::ArenaBytes(*config), bytes);
 }
@@ -291,7 +306,7 @@ ea_status ea_mha_quant_derive(const ea_mha_config* config, ea_mha_quant_params* 
     status = edgeattn::CheckElements(3 * int64_t{config->d_model}, config->d_model);
   if (status != EA_OK) return status;
   if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->d_model)) return EA_ERR_ARENA_TOO_SMALL;
-  return edgeattn::DeriveMhaQuantParams(*config, params, channel_ints);
+  return edgeattn::DeriveMhaQuantParams(*config, config->d_model, params, channel_ints);
 }
 
 ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config,
@@ -304,9 +319,11 @@ ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config
   ea_status status = CheckMhaQuantWeightPointers(*weights);
   if (status != EA_OK) return status;
   const ea_mha_config& c = *config;
-  status = ValidateMhaQuantConfig(c);
+  status = ValidateMhaQuantConfig(c, c.n_heads);
   ea_mha_quant_params derived{};
-  if (status == EA_OK) status = PrepareMhaQuantCarve(c, *weights, *arena, ArenaBytes(c), &derived);
+  if (status == EA_OK) {
+    status = PrepareMhaQuantCarve(c, MhaKvWidth(c), *weights, *arena, ArenaBytes(c), &derived);
+  }
   if (status != EA_OK) return status;
 
   const uint64_t element = FixedPointBytes(c.dtype);
@@ -316,7 +333,7 @@ ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config
   plan->carve_bytes = static_cast<size_t>(ArenaBytes(c));
   plan->config = c;
   plan->weights = *weights;
-  CarveMhaQuantParams(arena, c, derived, &plan->params);
+  CarveMhaQuantParams(arena, c, MhaKvWidth(c), derived, &plan->params);
   plan->position_table = ResolveMhaQuantPositionTable(arena, c);
   const int32_t d_k = c.d_model / c.n_heads;
   const uint64_t projected =
@@ -325,7 +342,7 @@ ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config
   plan->k = CarveBytes(arena, projected);
   plan->v = CarveBytes(arena, projected);
   plan->context = CarveBytes(arena, tensor);
-  CarveMhaQuantPanels(arena, c, *weights, plan->weight_panels);
+  CarveMhaQuantPanels(arena, c, MhaKvWidth(c), *weights, plan->weight_panels);
   plan->core = CarveQuantCore(arena, c.dtype, c.max_tokens, d_k, d_k, c.parallel.max_workers,
                               plan->params.softmax);
   plan->ready = EA_PLAN_READY;

@@ -197,9 +197,9 @@ ea_status ea_decoder_quant_arena_size(const ea_decoder_quant_config* config, siz
  * int32 are enough for any n_kv_heads; fewer: EA_ERR_ARENA_TOO_SMALL), for
  * a config whose quant_params is then set to them, e.g. to give the model's
  * int16 softmax tables. The config is validated as ea_decoder_quant_arena_size
- * validates it, its quant_params ignored; statuses and refusals as
- * ea_mha_quant_derive's: on any refusal neither *params nor channel_ints is
- * written. */
+ * validates it (its statuses), its quant_params ignored; then the scales as
+ * ea_mha_quant_derive checks them (its statuses). On any refusal neither
+ * *params nor channel_ints is written. */
 ea_status ea_decoder_quant_derive(const ea_decoder_quant_config* config,
                                   ea_mha_quant_params* params, int32_t* channel_ints,
                                   size_t channel_int_count);

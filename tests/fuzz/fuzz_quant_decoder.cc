@@ -11,8 +11,9 @@
 // DecoderQuantArenaBytes = the carve, a step writing only y and the carve, `length` as the model
 // says, and every accepted step's y equal, bit for bit, to the causal integer chain
 // (tests/reference; windowed, grouped) over the tokens stepped since init or
-// reset. A grouped layer's W_K and W_V are the first rows (and scales,
-// biases, given integers) of the same buffers an MHA layer uses.
+// reset. A grouped layer's in_proj and bias hold d_model + 2 kv_width rows;
+// its scales and given integers are the first of MHA's arrays (see the
+// README).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,12 @@ void FuzzQuantDecoder(ByteReader& input) {
   MhaQuantization quantization;
   QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, kv_width, &config, &quantization);
   const size_t channels = materialised ? static_cast<size_t>(e) : 1;
+  // in_proj's rows (and biases) as the decoder reads them: W_Q's d_model,
+  // W_K's and W_V's kv_width each; the buffers hold exactly those, so that a
+  // step's x or y just past them is apart from every kept tensor.
+  const size_t in_rows =
+      materialised ? static_cast<size_t>(e) + 2 * static_cast<size_t>(kv_width) : 1;
+  const size_t in_w_bytes = materialised ? in_rows * static_cast<size_t>(e) : 1;
   const StatusSet& scales_rules = quantization.scales_rules;
   const bool derivable = quantization.derivable, infinite = quantization.infinite;
   if (infinite && SkipKnown(kQuantInfiniteMultiplier)) return;
@@ -221,10 +228,10 @@ void FuzzQuantDecoder(ByteReader& input) {
     }
     return pool.AddSeparate(name, bytes, align);
   };
-  const int in_w_region = add_kept(0, "in_proj_weight", materialised ? 3 * ee : 1, 1);
+  const int in_w_region = add_kept(0, "in_proj_weight", in_w_bytes, 1);
   const int out_w_region = add_kept(1, "out_proj_weight", ee, 1);
   const bool in_bias = materialised && (qc.biases & 1), out_bias = materialised && (qc.biases & 2);
-  const int in_b_region = in_bias ? add_kept(2, "in_proj_bias", 3 * channels * bias_bytes, 8) : -1;
+  const int in_b_region = in_bias ? add_kept(2, "in_proj_bias", in_rows * bias_bytes, 8) : -1;
   const int out_b_region = out_bias ? add_kept(3, "out_proj_bias", channels * bias_bytes, 8) : -1;
   const int table_region =
       c.CallerTable() && materialised ? add_kept(4, "table", table_count * element, 2) : -1;
@@ -263,14 +270,14 @@ void FuzzQuantDecoder(ByteReader& input) {
   FillQuantWeights(qc,
                    {reinterpret_cast<int8_t*>(pool.Bytes(in_w_region)),
                     reinterpret_cast<int8_t*>(pool.Bytes(out_w_region))},
-                   {materialised ? 3 * ee : 0, materialised ? ee : 0});
+                   {materialised ? in_w_bytes : 0, materialised ? ee : 0});
   const std::vector<BiasSlot> bias_slots = {
-      {in_b_region >= 0 ? pool.Bytes(in_b_region) : nullptr, 3 * channels},
+      {in_b_region >= 0 ? pool.Bytes(in_b_region) : nullptr, in_rows},
       {out_b_region >= 0 ? pool.Bytes(out_b_region) : nullptr, channels}};
   FillQuantBiases(qc, dtype, (qc.biases >> 2) % 4, bias_slots);
   FillTableAndInput(pool, qc, dtype, table_region, table_count, -1, 0);
   if (table_region >= 0) config.quant_position_table = pool.Bytes(table_region);
-  const std::vector<uint8_t> in_w0 = CopyBytes(pool.Bytes(in_w_region), materialised ? 3 * ee : 1);
+  const std::vector<uint8_t> in_w0 = CopyBytes(pool.Bytes(in_w_region), in_w_bytes);
   const std::vector<uint8_t> out_w0 = CopyBytes(pool.Bytes(out_w_region), ee);
   const std::vector<uint8_t> in_b0 =
       in_b_region >= 0 ? CopyBytes(pool.Bytes(in_b_region), pool.Size(in_b_region))

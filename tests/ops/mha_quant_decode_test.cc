@@ -14,6 +14,7 @@
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
+#include "planned_operation.h"
 #include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
 #include "simd_targets.h"
@@ -145,14 +146,14 @@ QuantMhaCase RepeatedKvHeads(const QuantMhaCase& grouped) {
   const size_t group = static_cast<size_t>(c.heads / grouped.KvHeads());
   const size_t kv = static_cast<size_t>(grouped.KvWidth());
   c.in_proj.resize(e * e);
-  c.in_bias.resize(e);
+  c.in_bias.resize(grouped.in_bias.empty() ? 0 : e);
   c.in_scales.resize(e);
   for (size_t which = 1; which <= 2; ++which) {
     for (size_t channel = 0; channel < e; ++channel) {
       const size_t from = e + (which - 1) * kv + channel / d_k / group * d_k + channel % d_k;
       c.in_proj.insert(c.in_proj.end(), grouped.in_proj.begin() + static_cast<ptrdiff_t>(from * e),
                        grouped.in_proj.begin() + static_cast<ptrdiff_t>((from + 1) * e));
-      c.in_bias.push_back(grouped.in_bias[from]);
+      if (!grouped.in_bias.empty()) c.in_bias.push_back(grouped.in_bias[from]);
       c.in_scales.push_back(grouped.in_scales[from]);
     }
   }
@@ -251,12 +252,15 @@ TEST_P(QuantDecoderPerTarget, DeviceSoftmaxTablesStreamAsTheFullRun) {
   EXPECT_EQ(full.y, c.Reference().y);
 }
 
-// A decoder built by hand on an int8 or int16 case, for the rules' tests.
+// A decoder built by hand on an int8 or int16 case (its window and KV
+// heads), for the rules' tests.
 template <typename T>
 struct Decoder {
   Decoder(const QuantMhaCase& c, int32_t max_step_tokens) : layer(c) {
     config.layer = layer.config;
     config.max_step_tokens = max_step_tokens;
+    config.window = c.window;
+    config.n_kv_heads = c.kv_heads;
     status = ea_decoder_quant_arena_size(&config, &bytes);
     if (status != EA_OK) return;
     storage = AlignedBytes(bytes);
@@ -297,6 +301,26 @@ TEST_P(QuantDecoderPerTarget, ResetStartsANewStream) {
   for (int t = 0; t < 12; t += 3) ASSERT_EQ(d.Step(x.data() + t * 16, 3, y.data() + t * 16), EA_OK);
   EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
   EXPECT_EQ(d.decoder.length, 12);
+}
+
+// A reset forgets a ring that has wrapped: the next stream sees none of the
+// old keys (grouped heads, a window of 5 in a ring of 8 slots).
+TEST_P(QuantDecoderPerTarget, AResetRingStartsANewStream) {
+  QuantMhaCase c =
+      GroupedQueryHeads(RandomQuantMha(EA_DTYPE_INT16, {16, 16, 4, true, true}, 9970), 2);
+  c.window = 5;
+  const QuantMhaCase::Expected want = c.Reference();
+  Decoder<int16_t> d(c, 4);
+  ASSERT_EQ(d.status, EA_OK);
+  const std::vector<int16_t> x(c.x_emb.begin(), c.x_emb.end());
+  std::vector<int16_t> y(x.size());
+  for (int t = 12; t > 0; t -= 4) ASSERT_EQ(d.Step(x.data() + t * 16, 4, y.data()), EA_OK);
+  ASSERT_EQ(ea_decoder_quant_reset(&d.decoder), EA_OK);
+  for (int t = 0; t < 16; t += 3) {
+    const int n = t + 3 <= 16 ? 3 : 16 - t;
+    ASSERT_EQ(d.Step(x.data() + t * 16, n, y.data() + t * 16), EA_OK);
+  }
+  EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
 }
 
 TEST_P(QuantDecoderPerTarget, GivenIntegersGiveTheDerivedOnesResults) {
@@ -559,6 +583,63 @@ TEST(QuantDecoderRules, DeriveTakesTheKvWidth) {
   bad.layer.quant_params = &untouched;
   EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_OK);
   EXPECT_EQ(out.k_proj.output_multiplier[3], want.fc_k.multiplier[3]);
+
+  // W_V's scales follow W_K's kv_width ones in in_proj's array: a bad one
+  // there is refused (nothing written); one past d_model + 2 kv_width (where
+  // MHA's W_V would go on) is not read.
+  std::vector<float> in_scales = c.in_scales;
+  in_scales.resize(3 * 16, -1.0f);
+  ea_mha_quant_scales tail_scales = *layer.config.quant_scales;
+  tail_scales.in_proj_weight_scales = in_scales.data();
+  bad = config;
+  bad.layer.quant_scales = &tail_scales;
+  EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_OK)
+      << "a bad scale past the layer's rows";
+  in_scales[16 + 8 + 5] = 0.0f;  // W_V's channel 5
+  out = untouched;
+  const std::vector<int32_t> derived = ints;
+  EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(out.scores.output_shift, 99);
+  EXPECT_EQ(ints, derived);
+}
+
+// What a grouped decoder keeps, and x and y must miss: W_K's and W_V's
+// kv_width rows of in_proj (and their biases), not rows past them.
+TEST(QuantDecoderRules, AGroupedDecoderKeepsItsOwnRows) {
+  const QuantMhaCase c =
+      GroupedQueryHeads(RandomQuantMha(EA_DTYPE_INT8, {6, 16, 4, true, false}, 9980), 2);
+  QuantMhaLayer layer(c);
+  // in_proj's 16 + 2 * 8 rows, then 16 rows more that are not the layer's.
+  std::vector<int8_t> in_proj(c.in_proj);
+  in_proj.resize(in_proj.size() + 16 * 16, int8_t{3});
+  std::vector<int32_t> bias(c.in_bias.begin(), c.in_bias.end());
+  bias.resize(bias.size() + 16, 0);
+  layer.weights.in_proj_weight = in_proj.data();
+  layer.weights.in_proj_bias = bias.data();
+  ea_decoder_quant_config config{};
+  config.layer = layer.config;
+  config.max_step_tokens = 1;
+  config.n_kv_heads = 2;
+  Planned<ea_decoder_quant, ea_decoder_quant_config, ea_mha_quant_weights> planned(
+      ea_decoder_quant_arena_size, ea_decoder_quant_init, config, layer.weights);
+  ASSERT_EQ(planned.status, EA_OK);
+  ea_decoder_quant& decoder = planned.plan;
+  const std::vector<int8_t> x = Int8Rows(c, 0, 1);
+  int8_t* w_v_rows = in_proj.data() + (16 + 8) * 16 + 3;
+  int8_t* past_the_rows = in_proj.data() + (16 + 16) * 16;
+  int8_t* w_v_bias = reinterpret_cast<int8_t*>(bias.data() + 16 + 8);
+  int8_t* past_the_bias = reinterpret_cast<int8_t*>(bias.data() + 16 + 16);
+  EXPECT_EQ(ea_decoder_quant_step_s8(&decoder, x.data(), 1, w_v_rows), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_decoder_quant_step_s8(&decoder, x.data(), 1, w_v_bias), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(decoder.length, 0);
+  std::vector<int8_t> y(16);
+  ASSERT_EQ(ea_decoder_quant_step_s8(&decoder, x.data(), 1, y.data()), EA_OK);
+  ASSERT_EQ(ea_decoder_quant_reset(&decoder), EA_OK);
+  ASSERT_EQ(ea_decoder_quant_step_s8(&decoder, x.data(), 1, past_the_rows), EA_OK);
+  EXPECT_EQ(std::vector<int8_t>(past_the_rows, past_the_rows + 16), y);
+  ASSERT_EQ(ea_decoder_quant_reset(&decoder), EA_OK);
+  ASSERT_EQ(ea_decoder_quant_step_s8(&decoder, x.data(), 1, past_the_bias), EA_OK);
+  EXPECT_EQ(std::vector<int8_t>(past_the_bias, past_the_bias + 16), y);
 }
 
 }  // namespace

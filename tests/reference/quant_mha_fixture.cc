@@ -335,6 +335,10 @@ QuantMhaCase GroupedQueryHeads(const QuantMhaCase& c, int kv_heads) {
       g.in_scales.push_back(c.in_scales[from]);
     }
   }
+  // Exactly as long as the layer's: a read past them is AddressSanitizer's.
+  g.in_proj.shrink_to_fit();
+  g.in_bias.shrink_to_fit();
+  g.in_scales.shrink_to_fit();
   return g;
 }
 

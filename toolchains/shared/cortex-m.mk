@@ -30,6 +30,10 @@ GTEST_CXXFLAGS := -DPATH_MAX=256 -DGTEST_HAS_PTHREAD=0 -DGTEST_HAS_POSIX_RE=0 \
   -fno-exceptions
 NO_HEAP_TEST := 0
 HAS_PTHREADS := 0
-RUN := $(CM_RUN)
+# gtest reads GTEST_FILTER from the environment, which a semihosted program
+# does not have: a filter goes on qemu's -append line instead, which the
+# start-up code makes argv (platform/cortex-m/startup.c).
+CM_FILTER_ARGS := $(if $(GTEST_FILTER),-append --gtest_filter=$(GTEST_FILTER) )
+RUN := $(patsubst -kernel,$(CM_FILTER_ARGS)-kernel,$(CM_RUN))
 DEBIAN_PACKAGES := make libhwy-dev libgtest-dev gcc-arm-none-eabi libnewlib-arm-none-eabi \
   libstdc++-arm-none-eabi-newlib qemu-system-arm

@@ -63,6 +63,14 @@ typedef struct ea_add_quant_params { /* ADD */
   int32_t output_shift;
 } ea_add_quant_params;
 
+typedef struct ea_mul_quant_params { /* MUL */
+  int32_t input1_offset;             /* -zero point of a */
+  int32_t input2_offset;             /* -zero point of b */
+  int32_t output_offset;             /* zero point of the product */
+  int32_t output_multiplier;         /* s_a * s_b / s_out */
+  int32_t output_shift;              /* in [-31, 30], int8 and int16 alike */
+} ea_mul_quant_params;
+
 typedef struct ea_linear_quant_params { /* FULLY_CONNECTED, per channel */
   int32_t input_offset;                 /* -zero point of the input */
   int32_t output_offset;                /* zero point of the output */
@@ -137,6 +145,30 @@ ea_status ea_add_quant_run_s8(const int8_t* a, const int8_t* b, size_t count,
                               const ea_add_quant_params* params, int8_t* out);
 ea_status ea_add_quant_run_s16(const int16_t* a, const int16_t* b, size_t count,
                                const ea_add_quant_params* params, int16_t* out);
+
+/* ------------------------------------------------------ fixed-point MUL */
+
+/* TFLite's MUL (no activation) of two tensors of one fixed-point dtype,
+ * element for element, bit for bit (reference_integer_ops::Mul, int8 and
+ * the int16 16x16 path with zero points 0): the product of the offset
+ * inputs in int32, requantised by MultiplyByQuantizedMultiplier (32-bit)
+ * to the output, plus its zero point, clamped. The rotations of RoPE
+ * (x * cos, rotate_half(x) * sin) and gates of a quantized model.
+ * Where TFLite's int32 `x * 2^shift` would overflow (undefined there; a
+ * multiplier above 1 with large products), the product saturates.
+ * ea_mul_quant_derive: TFLite's Prepare (CalculateOpDataMul:
+ * (double)s_a * (double)s_b / (double)s_out, QuantizeMultiplier); statuses
+ * as ea_add_quant_derive's. */
+ea_status ea_mul_quant_derive(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant out,
+                              ea_mul_quant_params* params);
+/* out[i] = MUL(a[i], b[i]) for i < count. Rules as ea_add_quant_run_s8's:
+ * params within the ranges above (EA_ERR_BAD_ARGUMENT), count in
+ * [1, EA_MAX_ELEMENTS], out a, b or apart from both; on any error out is not
+ * written. */
+ea_status ea_mul_quant_run_s8(const int8_t* a, const int8_t* b, size_t count,
+                              const ea_mul_quant_params* params, int8_t* out);
+ea_status ea_mul_quant_run_s16(const int16_t* a, const int16_t* b, size_t count,
+                               const ea_mul_quant_params* params, int16_t* out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -211,6 +211,8 @@ struct World {
 
   // ADD.
   ea_add_quant_params add8{}, add16{};
+  // MUL, and the params a derive row would write.
+  ea_mul_quant_params mul8{}, mul16{}, mul_derived{};
 
   // Fixed-point decoders, int8 and int16.
   QuantMhaCase quant8 = RandomQuantMha(EA_DTYPE_INT8, {kTokens, kDModel, kHeads, true, true}, 7200);
@@ -249,6 +251,8 @@ struct World {
         ea_cross_set_memory(&cross.plan, x.data(), kTokens) == EA_OK &&
         ea_add_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2}, &add8) == EA_OK &&
         ea_add_quant_derive(EA_DTYPE_INT16, {0.05f, 0}, {0.04f, 0}, {0.06f, 0}, &add16) == EA_OK &&
+        ea_mul_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2}, &mul8) == EA_OK &&
+        ea_mul_quant_derive(EA_DTYPE_INT16, {0.05f, 0}, {0.04f, 0}, {0.06f, 0}, &mul16) == EA_OK &&
         ea_weight_file_open(&file, kSampleBlob, kSampleBlob_size) == EA_OK;
   }
   World(const World&) = delete;
@@ -283,6 +287,9 @@ struct World {
     watched->FillWithCanary("spare file", &spare_file, sizeof(spare_file));
     watched->Remember("x", x.data(), x.size() * sizeof(float));
     watched->Remember("add8", &add8, sizeof(add8));
+    watched->Remember("mul8", &mul8, sizeof(mul8));
+    watched->Remember("mul16", &mul16, sizeof(mul16));
+    watched->FillWithCanary("mul derived", &mul_derived, sizeof(mul_derived));
     watched->Remember("file", &file, sizeof(file));
     RememberPlanned("cache", cache, watched);
     RememberPlanned("decoder", decoder, watched);
@@ -569,6 +576,35 @@ const NullRow kNullRows[] = {
                                 Maybe(null_argument, &w.add16), w.out16.data())),
     EA_ROW(ea_add_quant_run_s16, out,
            ea_add_quant_run_s16(w.q16.data(), w.q16.data(), kElements, &w.add16,
+                                Maybe(null_argument, w.out16.data()))),
+
+    // MUL.
+    EA_ROW(ea_mul_quant_derive, params,
+           ea_mul_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2},
+                               Maybe(null_argument, &w.mul_derived))),
+    EA_ROW(ea_mul_quant_run_s8, a,
+           ea_mul_quant_run_s8(Maybe(null_argument, w.q8.data()), w.q8.data(), kElements, &w.mul8,
+                               w.out8.data())),
+    EA_ROW(ea_mul_quant_run_s8, b,
+           ea_mul_quant_run_s8(w.q8.data(), Maybe(null_argument, w.q8.data()), kElements, &w.mul8,
+                               w.out8.data())),
+    EA_ROW(ea_mul_quant_run_s8, params,
+           ea_mul_quant_run_s8(w.q8.data(), w.q8.data(), kElements, Maybe(null_argument, &w.mul8),
+                               w.out8.data())),
+    EA_ROW(ea_mul_quant_run_s8, out,
+           ea_mul_quant_run_s8(w.q8.data(), w.q8.data(), kElements, &w.mul8,
+                               Maybe(null_argument, w.out8.data()))),
+    EA_ROW(ea_mul_quant_run_s16, a,
+           ea_mul_quant_run_s16(Maybe(null_argument, w.q16.data()), w.q16.data(), kElements,
+                                &w.mul16, w.out16.data())),
+    EA_ROW(ea_mul_quant_run_s16, b,
+           ea_mul_quant_run_s16(w.q16.data(), Maybe(null_argument, w.q16.data()), kElements,
+                                &w.mul16, w.out16.data())),
+    EA_ROW(ea_mul_quant_run_s16, params,
+           ea_mul_quant_run_s16(w.q16.data(), w.q16.data(), kElements,
+                                Maybe(null_argument, &w.mul16), w.out16.data())),
+    EA_ROW(ea_mul_quant_run_s16, out,
+           ea_mul_quant_run_s16(w.q16.data(), w.q16.data(), kElements, &w.mul16,
                                 Maybe(null_argument, w.out16.data()))),
 
     // The fixed-point decoder.

@@ -273,6 +273,35 @@ std::vector<int16_t> Add(const AddParams& params, const int16_t* a, const int16_
   return AddElementwise(params, a, b, count);
 }
 
+namespace {
+
+template <typename T>
+std::vector<T> MulElementwise(const MulParams& p, const T* a, const T* b, size_t count) {
+  constexpr int32_t kMin = std::numeric_limits<T>::min();
+  constexpr int32_t kMax = std::numeric_limits<T>::max();
+  std::vector<T> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t input1 = p.input1_offset + a[i];
+    const int32_t input2 = p.input2_offset + b[i];
+    const int64_t unclamped =
+        int64_t{p.output_offset} +
+        MultiplyByQuantizedMultiplier(input1 * input2, p.output_multiplier, p.output_shift);
+    out[i] = static_cast<T>(std::min<int64_t>(kMax, std::max<int64_t>(kMin, unclamped)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int8_t> Mul(const MulParams& params, const int8_t* a, const int8_t* b, size_t count) {
+  return MulElementwise(params, a, b, count);
+}
+
+std::vector<int16_t> Mul(const MulParams& params, const int16_t* a, const int16_t* b,
+                         size_t count) {
+  return MulElementwise(params, a, b, count);
+}
+
 std::vector<int8_t> FullyConnectedPerChannel(const FullyConnectedParams& params,
                                              const int8_t* input, int rows, int in_features,
                                              const int8_t* weights, const int32_t* bias,
@@ -434,6 +463,12 @@ QuantizedMultiplier PreprocessSoftmaxScaling(double beta, double input_scale,
       std::min(beta * input_scale * static_cast<double>(1 << (31 - input_integer_bits)),
                max_real_multiplier);
   return QuantizeMultiplierGreaterThanOne(real_multiplier);
+}
+
+MulParams PrepareMul(TensorQuantization a, TensorQuantization b, TensorQuantization out) {
+  const QuantizedMultiplier m = QuantizeMultiplier(
+      static_cast<double>(a.scale) * static_cast<double>(b.scale) / static_cast<double>(out.scale));
+  return {-a.zero_point, -b.zero_point, out.zero_point, m.multiplier, m.shift};
 }
 
 AddParams PrepareAdd(TensorQuantization a, TensorQuantization b, TensorQuantization out,

@@ -106,6 +106,19 @@ struct AddParams {
 std::vector<int8_t> Add(const AddParams& params, const int8_t* a, const int8_t* b, size_t count);
 std::vector<int16_t> Add(const AddParams& params, const int16_t* a, const int16_t* b, size_t count);
 
+struct MulParams {
+  int32_t input1_offset;  // -zero_point(input1)
+  int32_t input2_offset;  // -zero_point(input2)
+  int32_t output_offset;  // zero_point(output)
+  int32_t output_multiplier;
+  int output_shift;
+};
+
+// out = clamp(MBQM((a + off1) * (b + off2), M, s) + out_off), elementwise:
+// reference_integer_ops::MulElementwise, int8 and int16 (offsets 0) alike.
+std::vector<int8_t> Mul(const MulParams& params, const int8_t* a, const int8_t* b, size_t count);
+std::vector<int16_t> Mul(const MulParams& params, const int16_t* a, const int16_t* b, size_t count);
+
 struct FullyConnectedParams {
   int32_t input_offset;             // -zero_point(input)
   int32_t output_offset;            // zero_point(output)
@@ -236,6 +249,9 @@ struct TensorQuantization {
 // twice_max / (2^left_shift * s_out), each by QuantizeMultiplierSmallerThanOneExp.
 AddParams PrepareAdd(TensorQuantization a, TensorQuantization b, TensorQuantization out,
                      int left_shift);
+
+// TFLM CalculateOpDataMul: QuantizeMultiplier((double)s_a * (double)s_b / (double)s_out).
+MulParams PrepareMul(TensorQuantization a, TensorQuantization b, TensorQuantization out);
 
 // TFLM CalculateOpDataFullyConnected, per channel:
 // QuantizeMultiplier((double)s_in * (double)s_w[c] / (double)s_out).

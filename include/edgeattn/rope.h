@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "edgeattn/common.h"
+#include "edgeattn/quant.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,57 @@ ea_status ea_rope_table_fill(float* table, int32_t n_positions, int32_t d_head, 
 ea_status ea_rope_apply(float* x, int32_t n_tokens, int32_t n_heads, int32_t d_head,
                         int64_t first_position, const float* table, int32_t table_positions,
                         ea_rope_layout layout);
+
+/* ------------------------------------------- fixed point (int8, int16)
+ *
+ * RoPE as a quantized model computes it. TFLite has no RoPE op: converted
+ * models express x * cos + rotate_half(x) * sin as element-wise ops on two
+ * constant tables, each op with its own output quantization,
+ *   y = ADD(MUL(x, C), MUL(swap(x), S)),
+ * with TFLite's MUL and ADD (ea_mul_quant_run_s8, ea_add_quant_run_s8), so y
+ * is that graph's integers bit for bit. C and S are the model's tables
+ * [table_positions, d_head] of the run's dtype, with their own quantization:
+ * for EA_ROPE_HALF C = [cos, cos] and S = [-sin, sin] by halves of the head
+ * and swap exchanges the halves; for EA_ROPE_INTERLEAVED pair i holds
+ * (cos_i, cos_i) in C and (-sin_i, sin_i) in S, and swap exchanges the two
+ * members. The sign of rotate_half is in S: a graph with NEG and
+ * CONCATENATION instead gives the same integers wherever its NEG is exact.
+ * int16 tensors have zero point 0 (TFLite's 16x8), as for MUL. */
+typedef struct ea_rope_quant_scales {
+  ea_quant x;           /* the tensor rotated (a projection's q or k) */
+  ea_quant cos_table;   /* C */
+  ea_quant sin_table;   /* S */
+  ea_quant cos_product; /* MUL(x, C) */
+  ea_quant sin_product; /* MUL(swap(x), S) */
+  ea_quant rotated;     /* y = ADD of the two products */
+} ea_rope_quant_scales;
+
+typedef struct ea_rope_quant_params {
+  ea_mul_quant_params cos; /* x, C -> cos_product */
+  ea_mul_quant_params sin; /* swap(x), S -> sin_product */
+  ea_add_quant_params add; /* cos_product, sin_product -> rotated */
+} ea_rope_quant_params;
+
+/* TFLite's Prepare of the three ops (ea_mul_quant_derive twice,
+ * ea_add_quant_derive once); their statuses; NULL scales or params:
+ * EA_ERR_NULL_POINTER. On any error *params is not written. */
+ea_status ea_rope_quant_derive(ea_dtype dtype, const ea_rope_quant_scales* scales,
+                               ea_rope_quant_params* params);
+
+/* Rotates x [n_tokens, n_heads * d_head] in place, row t at position
+ * first_position + t, with that row of cos_table and sin_table. Rules as
+ * ea_rope_apply's (table_positions the tables' rows), and the params'
+ * integers within the ranges quant.h gives MUL and ADD for the dtype
+ * (EA_ERR_BAD_ARGUMENT); x overlapping a table: EA_ERR_BAD_ARGUMENT. On any
+ * error x is not written. */
+ea_status ea_rope_quant_apply_s8(int8_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head,
+                                 int64_t first_position, const int8_t* cos_table,
+                                 const int8_t* sin_table, int32_t table_positions,
+                                 ea_rope_layout layout, const ea_rope_quant_params* params);
+ea_status ea_rope_quant_apply_s16(int16_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head,
+                                  int64_t first_position, const int16_t* cos_table,
+                                  const int16_t* sin_table, int32_t table_positions,
+                                  ea_rope_layout layout, const ea_rope_quant_params* params);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "edgeattn/rope.h"
+#include "positions/rope_rules.h"
 #include "runtime/validation.h"
 
 extern "C" {
@@ -34,18 +35,10 @@ ea_status ea_rope_apply(float* x, int32_t n_tokens, int32_t n_heads, int32_t d_h
                         int64_t first_position, const float* table, int32_t table_positions,
                         ea_rope_layout layout) {
   if (x == nullptr || table == nullptr) return EA_ERR_NULL_POINTER;
-  if (n_tokens <= 0 || n_heads <= 0 || d_head <= 0 || d_head % 2 != 0 || table_positions <= 0) {
-    return EA_ERR_BAD_DIMENSION;
-  }
-  if (first_position < 0 || first_position > int64_t{table_positions} - n_tokens) {
-    return EA_ERR_BAD_DIMENSION;
-  }
-  if (layout != EA_ROPE_HALF && layout != EA_ROPE_INTERLEAVED) return EA_ERR_BAD_ARGUMENT;
+  const ea_status shape =
+      edgeattn::CheckRopeShape(n_tokens, n_heads, d_head, first_position, table_positions, layout);
+  if (shape != EA_OK) return shape;
   const int64_t row = int64_t{n_heads} * d_head;
-  if (edgeattn::CheckElements(n_tokens, row) != EA_OK ||
-      edgeattn::CheckElements(table_positions, d_head) != EA_OK) {
-    return EA_ERR_DIMENSION_OVERFLOW;
-  }
   if (edgeattn::Overlaps(x, edgeattn::FloatBytes(n_tokens * row), table,
                          edgeattn::FloatBytes(int64_t{table_positions} * d_head))) {
     return EA_ERR_BAD_ARGUMENT;

@@ -985,6 +985,45 @@ void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer, int32_t wi
               EA_OK);
   }
   EXPECT_EQ(NO_HEAP(ea_add_quant_run_s8(nullptr, nullptr, 0, &add, nullptr)), EA_ERR_NULL_POINTER);
+
+  // MUL of the sum by x, as a gate (or RoPE's x * cos) runs it.
+  ea_mul_quant_params mul{};
+  ASSERT_EQ(NO_HEAP(ea_mul_quant_derive(b.dtype, residual, b.scales.input, residual, &mul)), EA_OK);
+  if (b.dtype == EA_DTYPE_INT8) {
+    EXPECT_EQ(NO_HEAP(ea_mul_quant_run_s8(reinterpret_cast<const int8_t*>(b.y.data()),
+                                          reinterpret_cast<const int8_t*>(b.x.data()), count, &mul,
+                                          reinterpret_cast<int8_t*>(b.y.data()))),
+              EA_OK);
+  } else {
+    EXPECT_EQ(NO_HEAP(ea_mul_quant_run_s16(reinterpret_cast<const int16_t*>(b.y.data()),
+                                           reinterpret_cast<const int16_t*>(b.x.data()), count,
+                                           &mul, reinterpret_cast<int16_t*>(b.y.data()))),
+              EA_OK);
+  }
+  EXPECT_EQ(NO_HEAP(ea_mul_quant_run_s16(nullptr, nullptr, 0, &mul, nullptr)), EA_ERR_NULL_POINTER);
+
+  // RoPE of the product, as rows of one 8-channel head, x itself as both
+  // tables (any codes of the dtype will do; the no-heap claim is the point).
+  ea_rope_quant_scales rope_scales{};
+  rope_scales.x = rope_scales.cos_product = rope_scales.sin_product = rope_scales.rotated =
+      residual;
+  rope_scales.cos_table = rope_scales.sin_table = b.scales.input;
+  ea_rope_quant_params rope{};
+  ASSERT_EQ(NO_HEAP(ea_rope_quant_derive(b.dtype, &rope_scales, &rope)), EA_OK);
+  const int32_t rows = static_cast<int32_t>(count / 8);
+  if (b.dtype == EA_DTYPE_INT8) {
+    EXPECT_EQ(NO_HEAP(ea_rope_quant_apply_s8(reinterpret_cast<int8_t*>(b.y.data()), rows, 1, 8, 0,
+                                             reinterpret_cast<const int8_t*>(b.x.data()),
+                                             reinterpret_cast<const int8_t*>(b.x.data()), rows,
+                                             EA_ROPE_HALF, &rope)),
+              EA_OK);
+  } else {
+    EXPECT_EQ(NO_HEAP(ea_rope_quant_apply_s16(reinterpret_cast<int16_t*>(b.y.data()), rows, 1, 8, 0,
+                                              reinterpret_cast<const int16_t*>(b.x.data()),
+                                              reinterpret_cast<const int16_t*>(b.x.data()), rows,
+                                              EA_ROPE_INTERLEAVED, &rope)),
+              EA_OK);
+  }
 }
 
 // derive, arena_size, init in an arena of exactly that size, a short run

@@ -213,6 +213,12 @@ struct World {
   ea_add_quant_params add8{}, add16{};
   // MUL, and the params a derive row would write.
   ea_mul_quant_params mul8{}, mul16{}, mul_derived{};
+  // Fixed-point RoPE: its scales (int8 with zero points), derived params.
+  ea_rope_quant_scales rope_scales8{{0.05f, 1}, {1.0f / 127, 0}, {1.0f / 127, 0},
+                                    {0.1f, 0},  {0.1f, 0},       {0.1f, 0}};
+  ea_rope_quant_scales rope_scales16{{0.001f, 0}, {1.0f / 32767, 0}, {1.0f / 32767, 0},
+                                     {0.002f, 0}, {0.002f, 0},       {0.002f, 0}};
+  ea_rope_quant_params rope8{}, rope16{}, rope_derived{};
 
   // Fixed-point decoders, int8 and int16.
   QuantMhaCase quant8 = RandomQuantMha(EA_DTYPE_INT8, {kTokens, kDModel, kHeads, true, true}, 7200);
@@ -253,6 +259,8 @@ struct World {
         ea_add_quant_derive(EA_DTYPE_INT16, {0.05f, 0}, {0.04f, 0}, {0.06f, 0}, &add16) == EA_OK &&
         ea_mul_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2}, &mul8) == EA_OK &&
         ea_mul_quant_derive(EA_DTYPE_INT16, {0.05f, 0}, {0.04f, 0}, {0.06f, 0}, &mul16) == EA_OK &&
+        ea_rope_quant_derive(EA_DTYPE_INT8, &rope_scales8, &rope8) == EA_OK &&
+        ea_rope_quant_derive(EA_DTYPE_INT16, &rope_scales16, &rope16) == EA_OK &&
         ea_weight_file_open(&file, kSampleBlob, kSampleBlob_size) == EA_OK;
   }
   World(const World&) = delete;
@@ -289,7 +297,10 @@ struct World {
     watched->Remember("add8", &add8, sizeof(add8));
     watched->Remember("mul8", &mul8, sizeof(mul8));
     watched->Remember("mul16", &mul16, sizeof(mul16));
+    watched->Remember("rope8", &rope8, sizeof(rope8));
+    watched->Remember("rope16", &rope16, sizeof(rope16));
     watched->FillWithCanary("mul derived", &mul_derived, sizeof(mul_derived));
+    watched->FillWithCanary("rope derived", &rope_derived, sizeof(rope_derived));
     watched->Remember("file", &file, sizeof(file));
     RememberPlanned("cache", cache, watched);
     RememberPlanned("decoder", decoder, watched);
@@ -666,6 +677,40 @@ const NullRow kNullRows[] = {
     EA_ROW(ea_rope_apply, table,
            ea_rope_apply(w.y.data(), 1, kHeads, kDHead, 0,
                          Maybe(null_argument, w.rope_table.data()), kTokens, EA_ROPE_HALF)),
+    EA_ROW(ea_rope_quant_derive, scales,
+           ea_rope_quant_derive(EA_DTYPE_INT8, Maybe(null_argument, &w.rope_scales8),
+                                &w.rope_derived)),
+    EA_ROW(ea_rope_quant_derive, params,
+           ea_rope_quant_derive(EA_DTYPE_INT8, &w.rope_scales8,
+                                Maybe(null_argument, &w.rope_derived))),
+    EA_ROW(ea_rope_quant_apply_s8, x,
+           ea_rope_quant_apply_s8(Maybe(null_argument, w.out8.data()), 1, kHeads, kDHead, 0,
+                                  w.q8.data(), w.q8.data(), kTokens, EA_ROPE_HALF, &w.rope8)),
+    EA_ROW(ea_rope_quant_apply_s8, cos_table,
+           ea_rope_quant_apply_s8(w.out8.data(), 1, kHeads, kDHead, 0,
+                                  Maybe(null_argument, w.q8.data()), w.q8.data(), kTokens,
+                                  EA_ROPE_HALF, &w.rope8)),
+    EA_ROW(
+        ea_rope_quant_apply_s8, sin_table,
+        ea_rope_quant_apply_s8(w.out8.data(), 1, kHeads, kDHead, 0, w.q8.data(),
+                               Maybe(null_argument, w.q8.data()), kTokens, EA_ROPE_HALF, &w.rope8)),
+    EA_ROW(ea_rope_quant_apply_s8, params,
+           ea_rope_quant_apply_s8(w.out8.data(), 1, kHeads, kDHead, 0, w.q8.data(), w.q8.data(),
+                                  kTokens, EA_ROPE_HALF, Maybe(null_argument, &w.rope8))),
+    EA_ROW(ea_rope_quant_apply_s16, x,
+           ea_rope_quant_apply_s16(Maybe(null_argument, w.out16.data()), 1, kHeads, kDHead, 0,
+                                   w.q16.data(), w.q16.data(), kTokens, EA_ROPE_HALF, &w.rope16)),
+    EA_ROW(ea_rope_quant_apply_s16, cos_table,
+           ea_rope_quant_apply_s16(w.out16.data(), 1, kHeads, kDHead, 0,
+                                   Maybe(null_argument, w.q16.data()), w.q16.data(), kTokens,
+                                   EA_ROPE_HALF, &w.rope16)),
+    EA_ROW(ea_rope_quant_apply_s16, sin_table,
+           ea_rope_quant_apply_s16(w.out16.data(), 1, kHeads, kDHead, 0, w.q16.data(),
+                                   Maybe(null_argument, w.q16.data()), kTokens, EA_ROPE_HALF,
+                                   &w.rope16)),
+    EA_ROW(ea_rope_quant_apply_s16, params,
+           ea_rope_quant_apply_s16(w.out16.data(), 1, kHeads, kDHead, 0, w.q16.data(), w.q16.data(),
+                                   kTokens, EA_ROPE_HALF, Maybe(null_argument, &w.rope16))),
 
     // Weight files.
     EA_ROW(ea_weight_file_open, file,

@@ -381,6 +381,16 @@ StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params) {
   return set;
 }
 
+StatusSet MulParamsRules(ea_dtype dtype, const ea_mul_quant_params& p) {
+  const bool offsets = InputOffset(dtype, p.input1_offset) && InputOffset(dtype, p.input2_offset) &&
+                       OutputOffset(dtype, p.output_offset);
+  StatusSet set;
+  if (!offsets || p.output_multiplier < 0 || p.output_shift < -31 || p.output_shift > 30) {
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  return set;
+}
+
 StatusSet QuantParamsRules(const ea_mha_config& c, int32_t kv_width, const ea_mha_quant_params& p) {
   StatusSet set;
   bool ok = c.position == EA_POSITION_NONE || AddOk(c.dtype, p.add);

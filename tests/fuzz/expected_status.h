@@ -84,6 +84,10 @@ StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& config,
 // multipliers >= 0, input offsets in [-127, 128] and the output offset in
 // [-128, 127] (int16: 0). EA_ERR_BAD_ARGUMENT outside them.
 StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params);
+// quant.h's ea_mul_quant_params ranges: multiplier >= 0, shift in [-31, 30],
+// int8 input offsets in [-127, 128] and output offset in [-128, 127], int16
+// offsets 0 (TFLite's 16x8 MUL).
+StatusSet MulParamsRules(ea_dtype dtype, const ea_mul_quant_params& params);
 // Fixed-point Attention(Q, K, V) (ea_attention_arena_size on INT8 / INT16,
 // ea_attention_quant_init): dtype, mask, parallel-for, the scale
 // (beta: 0 or positive and finite), a quantization present, dimensions > 0,

@@ -55,7 +55,8 @@ endif
 FUZZ_LIB_OBJS := $(patsubst %.cc,$(FUZZ_BUILD)/lib/%.o,$(FUZZ_LIB_SRCS))
 FUZZ_REF_OBJS := $(FUZZ_BUILD)/reference/reference_attention.o \
   $(FUZZ_BUILD)/reference/random_tensor.o $(FUZZ_BUILD)/reference/tflite_chain_reference.o \
-  $(FUZZ_BUILD)/reference/reference_decode.o $(FUZZ_BUILD)/reference/reference_mha_decode.o
+  $(FUZZ_BUILD)/reference/reference_decode.o $(FUZZ_BUILD)/reference/reference_mha_decode.o \
+  $(FUZZ_BUILD)/reference/tflite_rope_reference.o
 FUZZ_HARNESS_OBJS := $(patsubst tests/fuzz/%.cc,$(FUZZ_BUILD)/harness/%.o, \
   $(filter-out tests/fuzz/make_seeds.cc,$(wildcard tests/fuzz/*.cc)))
 FUZZ_CONFIG := Makefile tests/fuzz/fuzz.mk $(wildcard toolchains/host.mk)

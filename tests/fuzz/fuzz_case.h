@@ -25,13 +25,14 @@ enum Operation : uint8_t {
   kQuantSelfAttention = 5,
   kKvCache = 6,
   kWeightFile = 7,
-  kAdd = 8,
+  kElementwise = 8,
   kQuantAttention = 9,  // quant_attention_case.h
   kMhaDecoder = 10,     // decoder_case.h
   kMhaCross = 11,       // decoder_case.h
-  kQuantDecoder = 12    // quant_attention_case.h
+  kQuantDecoder = 12,   // quant_attention_case.h
+  kQuantRope = 13       // quant_rope_case.h
 };
-inline constexpr uint8_t kOperationCount = 13;
+inline constexpr uint8_t kOperationCount = 14;
 
 // Upper bounds that keep one iteration well under a millisecond in the
 // common case: a tensor of at most kMaxTensorFloats is materialised, a run
@@ -327,24 +328,25 @@ struct QuantSelfAttentionCase {
   bool ScalesGiven() const { return scales_kind < 240; }
 };
 
-// Fixed-point ADD (ea_add_quant_derive, ea_add_quant_run_s8 / _s16): the three
-// tensors' quantization, the integers a run gets (derived, or edited), the
-// element count, where out lives and the values (fuzz_add.cc).
-inline constexpr size_t kMaxAddValueBytes = 512;  // per input; cyclic past it
+// Fixed-point element-wise ops, ADD (ea_add_quant_derive, ea_add_quant_run_s8
+// / _s16) and MUL (ea_mul_quant_*): the three tensors' quantization, the
+// integers a run gets (derived, or edited), the element count, where out
+// lives and the values (fuzz_elementwise.cc).
+inline constexpr size_t kMaxElementwiseValueBytes = 512;  // per input; cyclic past it
 
-// Where out lives relative to a and b (AddCase::layout % kAddLayoutCount).
-enum AddLayout : uint8_t {
-  kAddApart = 0,       // three regions of their own
-  kAddOutIsA = 1,      // out == a
-  kAddOutIsB = 2,      // out == b
-  kAddSameInputs = 3,  // a == b, out apart
-  kAddAllSame = 4,     // a == b == out
-  kAddOutOverA = 5,    // out = a + shift elements, shift in [-count, count]
-  kAddOutOverB = 6     // out = b + shift elements
+// Where out lives relative to a and b (ElementwiseCase::layout % kElementwiseLayoutCount).
+enum ElementwiseLayout : uint8_t {
+  kOutApart = 0,    // three regions of their own
+  kOutIsA = 1,      // out == a
+  kOutIsB = 2,      // out == b
+  kSameInputs = 3,  // a == b, out apart
+  kAllSame = 4,     // a == b == out
+  kOutOverA = 5,    // out = a + shift elements, shift in [-count, count]
+  kOutOverB = 6     // out = b + shift elements
 };
-inline constexpr uint8_t kAddLayoutCount = 7;
+inline constexpr uint8_t kElementwiseLayoutCount = 7;
 
-struct AddCase {
+struct ElementwiseCase {
   uint8_t targets = 0;     // Common::targets
   uint8_t dtype_kind = 0;  // QuantDtype: < 112 INT8, < 224 INT16, < 240 F32, else dtype_raw
   int32_t dtype_raw = 0;
@@ -352,19 +354,22 @@ struct AddCase {
   uint8_t null_select = 0;  // >= 232: null_bits apply (bit 0 derive's params; 1 a, 2 b,
   uint8_t null_bits = 0;    // 3 the run's params, 4 out)
   uint8_t params_kind = 0;  // < 144: as derived (or TFLite's / defaults); else given + edits
-  uint8_t edit_count = 0;   // modulo kMaxParamEdits + 1; ParamEdit::field % 10
+  uint8_t edit_count = 0;   // modulo kMaxParamEdits + 1; field % the op's (ADD 10, MUL 5)
   ParamEdit edits[kMaxParamEdits];
   uint8_t wrong_run = 0;   // >= 240: the other dtype's run function
   int32_t count = 1;       // Dim
   uint8_t count_high = 0;  // >= 240: count + (count_high - 239) * 2^32 (size_t)
-  uint8_t layout = 0;      // < 128: kAddApart; else AddLayout (layout % kAddLayoutCount)
-  int16_t shift = 0;       // kAddOutOverA / B: shift % (2 count + 1) - count
+  uint8_t layout =
+      0;              // < 128: kOutApart; else ElementwiseLayout (layout % kElementwiseLayoutCount)
+  int16_t shift = 0;  // kOutOverA / B: shift % (2 count + 1) - count
   uint8_t misalign = 0;    // bits 0-2 a, 3-5 b, 6-7 out: that many elements past 64 bytes
   uint8_t value_mode = 0;  // % 4: bytes; the dtype's extremes by bit; small; a constant
   std::vector<uint8_t> a_values, b_values;
+  uint8_t op = 0;  // >= 128: MUL, else ADD (last, so ADD's inputs of 0.27.0 stay ADD's)
 
+  bool Mul() const { return op >= 128; }
   bool ParamsGiven() const { return params_kind >= 144; }
-  uint8_t Layout() const { return layout < 128 ? kAddApart : layout % kAddLayoutCount; }
+  uint8_t Layout() const { return layout < 128 ? kOutApart : layout % kElementwiseLayoutCount; }
   uint8_t EditCount() const { return edit_count % (kMaxParamEdits + 1); }
   uint16_t Nulls() const { return null_select >= 232 ? null_bits : 0; }
 };
@@ -738,7 +743,7 @@ void Visit(Io& io, KvCacheCase& c) {
 }
 
 template <class Io>
-void Visit(Io& io, AddCase& c) {
+void Visit(Io& io, ElementwiseCase& c) {
   io.U8(c.targets);
   io.U8(c.dtype_kind);
   if (c.dtype_kind >= 240) io.I32(c.dtype_raw);
@@ -767,10 +772,11 @@ void Visit(Io& io, AddCase& c) {
   // (Dim's small and medium values, 1..280; 16 for the others).
   const size_t elements = c.count >= 1 && c.count <= 280 ? static_cast<size_t>(c.count) : 16;
   const size_t bytes = elements * (c.dtype_kind >= 112 && c.dtype_kind < 224 ? 2 : 1);
-  io.Bytes(c.a_values, bytes < kMaxAddValueBytes ? bytes : kMaxAddValueBytes);
-  if (c.Layout() != kAddSameInputs && c.Layout() != kAddAllSame) {
-    io.Bytes(c.b_values, bytes < kMaxAddValueBytes ? bytes : kMaxAddValueBytes);
+  io.Bytes(c.a_values, bytes < kMaxElementwiseValueBytes ? bytes : kMaxElementwiseValueBytes);
+  if (c.Layout() != kSameInputs && c.Layout() != kAllSame) {
+    io.Bytes(c.b_values, bytes < kMaxElementwiseValueBytes ? bytes : kMaxElementwiseValueBytes);
   }
+  io.U8(c.op);
 }
 
 template <class Io>

@@ -20,8 +20,9 @@ void FuzzKvCache(ByteReader& input);
 // (weight_file_case.h), then open, open_scratch, scratch_size, find and mha
 // against an independent reader (weight_file_model.h).
 void FuzzWeightFile(ByteReader& input);
-// Fixed-point ADD: ea_add_quant_derive, ea_add_quant_run_s8 / _s16.
-void FuzzAdd(ByteReader& input);
+// Fixed-point element-wise ops: ADD (ea_add_quant_derive, ea_add_quant_run_s8
+// / _s16) and MUL (ea_mul_quant_derive, ea_mul_quant_run_s8 / _s16).
+void FuzzElementwise(ByteReader& input);
 // Fixed-point Attention(Q, K, V): ea_attention_arena_size (INT8 / INT16),
 // ea_attention_quant_init, ea_attention_quant_run_s8 / _s16.
 void FuzzQuantAttention(ByteReader& input);
@@ -34,6 +35,8 @@ void FuzzMhaDecoder(ByteReader& input);
 // MHA cross-attention: ea_cross_arena_size, _init, then a sequence of
 // _set_memory, _run and re-inits.
 void FuzzMhaCross(ByteReader& input);
+// Fixed-point RoPE: ea_rope_quant_derive, ea_rope_quant_apply_s8 / _s16.
+void FuzzQuantRope(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

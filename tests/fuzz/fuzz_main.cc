@@ -31,10 +31,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     const edgeattn_fuzz::BoundStats& stats = edgeattn_fuzz::Stats();
     fprintf(stderr, "edgeattn fuzz: error bound checked %zu times, %zu ill-conditioned skipped\n",
             stats.checked, stats.ill_conditioned);
-    fprintf(stderr,
-            "edgeattn fuzz: inputs per family (attention, self-attention, MHA, API, "
-            "quant MHA, quant self-attention, KV cache, weight files, ADD, quant attention, "
-            "MHA decoder, MHA cross, quant decoder):");
+    fprintf(
+        stderr,
+        "edgeattn fuzz: inputs per family (attention, self-attention, MHA, API, "
+        "quant MHA, quant self-attention, KV cache, weight files, ADD and MUL, quant attention, "
+        "MHA decoder, MHA cross, quant decoder, quant RoPE):");
     for (size_t count : g_family_inputs) fprintf(stderr, " %zu", count);
     fprintf(stderr, "\n");
   });
@@ -69,8 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case edgeattn_fuzz::kWeightFile:
       edgeattn_fuzz::FuzzWeightFile(input);
       break;
-    case edgeattn_fuzz::kAdd:
-      edgeattn_fuzz::FuzzAdd(input);
+    case edgeattn_fuzz::kElementwise:
+      edgeattn_fuzz::FuzzElementwise(input);
       break;
     case edgeattn_fuzz::kQuantAttention:
       edgeattn_fuzz::FuzzQuantAttention(input);
@@ -83,6 +84,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case edgeattn_fuzz::kMhaCross:
       edgeattn_fuzz::FuzzMhaCross(input);
+      break;
+    case edgeattn_fuzz::kQuantRope:
+      edgeattn_fuzz::FuzzQuantRope(input);
       break;
     default:
       edgeattn_fuzz::FuzzApi(input);

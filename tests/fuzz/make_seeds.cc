@@ -21,6 +21,7 @@
 #include "edgeattn/rope.h"
 #include "fuzz_case.h"
 #include "quant_attention_case.h"
+#include "quant_rope_case.h"
 #include "weight_file_case.h"
 
 using namespace edgeattn_fuzz;
@@ -744,10 +745,11 @@ void KvCacheSeeds() {
   Write("kv-cache-count-kinds", kKvCache, c);
 }
 
-// Fixed-point ADD: nominal scales, zero points of their own, `count`
-// elements of patterned bytes (a and b different).
-AddCase Add(bool int16, int32_t count) {
-  AddCase c;
+// Fixed-point ADD (MUL with `mul`): nominal scales, zero points of their
+// own, `count` elements of patterned bytes (a and b different).
+ElementwiseCase Add(bool int16, int32_t count, bool mul = false) {
+  ElementwiseCase c;
+  c.op = mul ? 128 : 0;
   c.dtype_kind = int16 ? 150 : 10;
   c.a_quant.zp_value = 17;
   c.b_quant.zp_value = static_cast<uint8_t>(-9);
@@ -756,45 +758,142 @@ AddCase Add(bool int16, int32_t count) {
   c.count = count;
   const size_t bytes =
       static_cast<size_t>(count >= 1 && count <= 280 ? count : 16) * (int16 ? 2 : 1);
-  for (size_t i = 0; i < bytes && i < kMaxAddValueBytes; ++i) {
+  for (size_t i = 0; i < bytes && i < kMaxElementwiseValueBytes; ++i) {
     c.a_values.push_back(static_cast<uint8_t>(37 * i + 11));
     c.b_values.push_back(static_cast<uint8_t>(101 * i + 5));
   }
   return c;
 }
 
-// An AddLayout as AddCase::layout (>= 128 selects it).
-uint8_t AddLayoutByte(AddLayout layout) { return static_cast<uint8_t>(133 + layout); }
+// An ElementwiseLayout as ElementwiseCase::layout (>= 128 selects it).
+uint8_t LayoutByte(ElementwiseLayout layout) { return static_cast<uint8_t>(133 + layout); }
 
 void AddSeeds() {
-  AddCase c = Add(false, 37);
-  Write("add-s8-basic", kAdd, c);
+  ElementwiseCase c = Add(false, 37);
+  Write("add-s8-basic", kElementwise, c);
   c = Add(true, 100);
   c.value_mode = 1;  // the extremes: saturation both ways
-  Write("add-s16-extremes", kAdd, c);
+  Write("add-s16-extremes", kElementwise, c);
   c = Add(false, 64);
-  c.layout = AddLayoutByte(kAddOutIsA);
-  Write("add-s8-in-place-a", kAdd, c);
+  c.layout = LayoutByte(kOutIsA);
+  Write("add-s8-in-place-a", kElementwise, c);
   c = Add(true, 29);
-  c.layout = AddLayoutByte(kAddOutIsB);
-  Write("add-s16-in-place-b", kAdd, c);
+  c.layout = LayoutByte(kOutIsB);
+  Write("add-s16-in-place-b", kElementwise, c);
   c = Add(false, 20);
-  c.layout = AddLayoutByte(kAddOutOverA);
+  c.layout = LayoutByte(kOutOverA);
   c.shift = 20 + 3;  // out = a + 3 elements: refused
-  Write("add-s8-out-partly-over-a", kAdd, c);
+  Write("add-s8-out-partly-over-a", kElementwise, c);
   c = Add(true, 16);
   c.a_quant.kind = 224 + 3;  // NaN (QuantSpecialScale)
-  Write("add-s16-nan-scale", kAdd, c);
+  Write("add-s16-nan-scale", kElementwise, c);
   c = Add(false, 16);
   c.out_quant.kind = 224 + 11;  // 1e-20: the output multiplier's shift is positive
-  Write("add-s8-out-scale-tiny", kAdd, c);
+  Write("add-s8-out-scale-tiny", kElementwise, c);
   c = Add(true, 0);
-  Write("add-s16-count-zero", kAdd, c);
+  Write("add-s16-count-zero", kElementwise, c);
   c = Add(false, (1 << 28) + 1);
-  Write("add-s8-count-max-plus-one", kAdd, c);
+  Write("add-s8-count-max-plus-one", kElementwise, c);
   c = Add(false, 7);
   c.count_high = 240;  // 2^32 + 7 as a size_t
-  Write("add-s8-count-past-2-32", kAdd, c);
+  Write("add-s8-count-past-2-32", kElementwise, c);
+}
+
+void MulSeeds() {
+  ElementwiseCase c = Add(false, 45, true);
+  Write("mul-s8-basic", kElementwise, c);
+  c = Add(true, 70, true);
+  c.value_mode = 1;  // the extremes: -32768 * -32768, the largest product
+  Write("mul-s16-extremes", kElementwise, c);
+  c = Add(false, 33, true);
+  c.layout = LayoutByte(kOutIsB);
+  Write("mul-s8-in-place-b", kElementwise, c);
+  c = Add(true, 24, true);
+  c.layout = LayoutByte(kAllSame);  // a square in place
+  Write("mul-s16-square-in-place", kElementwise, c);
+  c = Add(false, 18, true);
+  c.out_quant.kind = 224 + 11;  // 1e-20: a multiplier past 2^30, refused
+  Write("mul-s8-out-scale-tiny", kElementwise, c);
+  c = Add(false, 21, true);
+  c.layout = LayoutByte(kOutOverB);
+  c.shift = 21 - 2;  // out = b - 2 elements: refused
+  Write("mul-s8-out-partly-over-b", kElementwise, c);
+  c = Add(true, 12, true);
+  c.params_kind = 200;  // given: an int16 input offset of 1 (refused)
+  c.edit_count = 1;
+  c.edits[0].field = 0;  // input1_offset
+  c.edits[0].value_kind = 0;
+  c.edits[0].value = 1;
+  Write("mul-s16-input-offset-given", kElementwise, c);
+  c = Add(false, 9, true);
+  c.wrong_run = 250;  // int8 integers on the int16 run: refused where an offset is not 0
+  Write("mul-s8-wrong-run", kElementwise, c);
+}
+
+// Fixed-point RoPE: nominal scales (x with a zero point of its own for
+// int8), a valid position, patterned values.
+QuantRopeCase Rope(bool int16, int32_t tokens, int32_t heads, int32_t d_head, int32_t table) {
+  QuantRopeCase c;
+  c.dtype_kind = int16 ? 150 : 10;
+  if (!int16) c.quant[0].zp_value = 5;
+  c.quant[3].jitter = 3;
+  c.n_tokens = tokens;
+  c.n_heads = heads;
+  c.d_head = d_head;
+  c.table_positions = table;
+  c.position_value = 7;
+  const size_t eb = int16 ? 2 : 1;
+  for (size_t i = 0; i < kMaxRopeValueBytes; ++i) {
+    if (i < static_cast<size_t>(tokens) * heads * d_head * eb) {
+      c.x_values.push_back(static_cast<uint8_t>(29 * i + 3));
+    }
+    if (i < static_cast<size_t>(table) * d_head * eb) {
+      c.cos_values.push_back(static_cast<uint8_t>(53 * i + 1));
+      c.sin_values.push_back(static_cast<uint8_t>(71 * i + 9));
+    }
+  }
+  return c;
+}
+
+// A RopePlacement as QuantRopeCase::placement (>= 128 selects it).
+uint8_t RopePlacementByte(RopePlacement placement) { return static_cast<uint8_t>(128 + placement); }
+
+void RopeSeeds() {
+  QuantRopeCase c = Rope(false, 3, 2, 8, 10);
+  Write("rope-s8-half", kQuantRope, c);
+  c = Rope(true, 2, 3, 66, 5);  // 33 pairs: past the kernel's block of 32
+  c.layout_kind = 130;
+  Write("rope-s16-interleaved-long-head", kQuantRope, c);
+  c = Rope(true, 4, 1, 6, 9);
+  c.placement = RopePlacementByte(kRopeOneTable);
+  c.value_mode = 1;  // the extremes
+  Write("rope-s16-one-table-extremes", kQuantRope, c);
+  c = Rope(false, 2, 2, 4, 6);
+  c.placement = RopePlacementByte(kRopeOverCos);
+  c.shift = 16 + 5;  // x 5 elements into C: refused
+  Write("rope-s8-x-over-cos", kQuantRope, c);
+  c = Rope(false, 2, 2, 4, 6);
+  c.placement = RopePlacementByte(kRopeOverSin);
+  c.shift = 16 + 24;  // x just past S: accepted
+  Write("rope-s8-x-beside-sin", kQuantRope, c);
+  c = Rope(false, 3, 1, 8, 10);
+  c.position_kind = 200;
+  c.position_value = 8;  // rows 8..10 of a 10-row table
+  Write("rope-s8-position-past-table", kQuantRope, c);
+  c = Rope(false, 2, 1, 7, 4);
+  Write("rope-s8-odd-d-head", kQuantRope, c);
+  c = Rope(false, 2, 2, 8, 4);
+  c.wrong_run = 250;  // int8 zero point offsets on the int16 run
+  Write("rope-s8-wrong-run", kQuantRope, c);
+  c = Rope(true, 2, 1 << 28, 8, 4);
+  Write("rope-s16-heads-overflow", kQuantRope, c);
+  c = Rope(false, 1, 1, 2, 1);
+  c.params_kind = 200;  // given: ADD's left shift 21
+  c.edit_count = 1;
+  c.edits[0].field = 10;
+  c.edits[0].value_kind = 200;
+  c.edits[0].value = 21;
+  Write("rope-s8-add-left-shift-given", kQuantRope, c);
 }
 
 void ApiSeeds() {
@@ -1488,6 +1587,8 @@ int main(int argc, char** argv) {
   WeightFileSeeds();
   StructuredWeightSeeds();
   AddSeeds();
+  MulSeeds();
+  RopeSeeds();
   QuantAttentionSeeds();
   QuantDecoderSeeds();
   DecoderSeeds();

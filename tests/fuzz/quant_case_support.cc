@@ -153,6 +153,18 @@ ea_add_quant_params AddLikeTflite(bool int8, ea_quant input, ea_quant position,
                              mo.multiplier,   mo.shift};
 }
 
+ea_mul_quant_params MulLikeTflite(ea_quant a, ea_quant b, ea_quant out) {
+  const ref::MulParams r = ref::PrepareMul(Ref(a), Ref(b), Ref(out));
+  const ref::QuantizedMultiplier m = Saturate({r.output_multiplier, r.output_shift});
+  ea_mul_quant_params p{};
+  p.input1_offset = r.input1_offset;
+  p.input2_offset = r.input2_offset;
+  p.output_offset = r.output_offset;
+  p.output_multiplier = m.multiplier;
+  p.output_shift = m.shift;
+  return p;
+}
+
 void LinearLikeTflite(ea_quant in, const float* weight_scales, int32_t channels, ea_quant out,
                       ea_linear_quant_params* linear, std::vector<int32_t>* multipliers,
                       std::vector<int32_t>* shifts) {
@@ -220,6 +232,11 @@ ref::AddParams RefAdd(const ea_add_quant_params& a) {
                         a.input1_shift, a.input2_offset, a.input2_multiplier,
                         a.input2_shift, a.output_offset, a.output_multiplier,
                         a.output_shift};
+}
+
+ref::MulParams RefMul(const ea_mul_quant_params& m) {
+  return ref::MulParams{m.input1_offset, m.input2_offset, m.output_offset, m.output_multiplier,
+                        m.output_shift};
 }
 
 ref::FullyConnectedParams RefLinear(const ea_linear_quant_params& l, int32_t channels) {
@@ -382,6 +399,17 @@ void ExpectSameAdd(const ea_add_quant_params& got, const ea_add_quant_params& wa
         got.input1_multiplier, got.input2_multiplier, got.output_multiplier, got.input1_shift,
         got.input2_shift, got.output_shift, want.input1_multiplier, want.input2_multiplier,
         want.output_multiplier, want.input1_shift, want.input2_shift, want.output_shift);
+  }
+}
+
+void ExpectSameMul(const ea_mul_quant_params& got, const ea_mul_quant_params& want) {
+  if (memcmp(&got, &want, sizeof(got)) != 0) {
+    Fail(
+        "derived MUL integers differ from TFLite's Prepare (offsets %d/%d/%d, multiplier %d, "
+        "shift %d; want %d/%d/%d, %d, %d)",
+        got.input1_offset, got.input2_offset, got.output_offset, got.output_multiplier,
+        got.output_shift, want.input1_offset, want.input2_offset, want.output_offset,
+        want.output_multiplier, want.output_shift);
   }
 }
 

@@ -75,6 +75,7 @@ inline ref::TensorQuantization Ref(ea_quant q) { return {q.scale, q.zero_point};
 
 ea_add_quant_params AddLikeTflite(bool int8, ea_quant input, ea_quant position,
                                   ea_quant positioned);
+ea_mul_quant_params MulLikeTflite(ea_quant a, ea_quant b, ea_quant out);
 // Offsets into *linear, one multiplier and shift per channel appended.
 void LinearLikeTflite(ea_quant in, const float* weight_scales, int32_t channels, ea_quant out,
                       ea_linear_quant_params* linear, std::vector<int32_t>* multipliers,
@@ -89,6 +90,7 @@ ea_softmax_quant_params SoftmaxLikeTflite(bool int8, float beta, float scores_sc
 // The library's integers as the reference's op parameters (the int16
 // softmax with TFLite Micro's tables, softmax_luts.h).
 ref::AddParams RefAdd(const ea_add_quant_params& a);
+ref::MulParams RefMul(const ea_mul_quant_params& m);
 ref::FullyConnectedParams RefLinear(const ea_linear_quant_params& l, int32_t channels);
 ref::BatchMatMulParams RefMatmul(const ea_matmul_quant_params& m);
 ref::SoftmaxInt8Params RefSoftmaxInt8(const ea_softmax_quant_params& s);
@@ -177,6 +179,7 @@ Config BreakOneField(const Config& good, const Common& common, int own_fields, O
 
 // Derived integers against TFLite's (each failing the case).
 void ExpectSameAdd(const ea_add_quant_params& got, const ea_add_quant_params& want);
+void ExpectSameMul(const ea_mul_quant_params& got, const ea_mul_quant_params& want);
 void ExpectSameQuant(const char* name, ea_quant got, ea_quant want);
 void ExpectSameLinear(const char* name, const ea_linear_quant_params& got,
                       const ea_linear_quant_params& want, int32_t channels);

@@ -1,0 +1,40 @@
+// The checks of the element-wise entry points (ADD, MUL), one place for the
+// order their headers give the statuses in: NULL pointers, the count, the
+// integers' ranges, then out equal to an input or apart from both (element i
+// is read before it is written, so out may be a or b; a partial overlap
+// would read values already overwritten). On any refusal out is not written.
+#ifndef EDGEATTN_SRC_OPS_ELEMENTWISE_RUN_H_
+#define EDGEATTN_SRC_OPS_ELEMENTWISE_RUN_H_
+
+#include <stddef.h>
+
+#include "edgeattn/edgeattn.h"
+#include "runtime/validation.h"
+
+namespace edgeattn {
+
+inline bool AliasesOrApart(const void* out, const void* in, size_t bytes) {
+  return out == in || !Overlaps(out, bytes, in, bytes);
+}
+
+// check(dtype, params) is the op's range check; kernel(a, b, params, out,
+// count) its kernel for T.
+template <typename T, typename Params>
+ea_status RunElementwise(ea_dtype dtype, const T* a, const T* b, size_t count, const Params* params,
+                         T* out, ea_status (*check)(ea_dtype, const Params&),
+                         void (*kernel)(const T*, const T*, const Params&, T*, size_t)) {
+  if (a == nullptr || b == nullptr || params == nullptr || out == nullptr) {
+    return EA_ERR_NULL_POINTER;
+  }
+  if (count == 0) return EA_ERR_BAD_DIMENSION;
+  if (count > static_cast<size_t>(EA_MAX_ELEMENTS)) return EA_ERR_DIMENSION_OVERFLOW;
+  if (check(dtype, *params) != EA_OK) return EA_ERR_BAD_ARGUMENT;
+  const size_t bytes = count * sizeof(T);
+  if (!AliasesOrApart(out, a, bytes) || !AliasesOrApart(out, b, bytes)) return EA_ERR_BAD_ARGUMENT;
+  kernel(a, b, *params, out, count);
+  return EA_OK;
+}
+
+}  // namespace edgeattn
+
+#endif  // EDGEATTN_SRC_OPS_ELEMENTWISE_RUN_H_

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "edgeattn/edgeattn.h"
+#include "reference/quant_rope_tables.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_rope_reference.h"
 #include "simd_targets.h"
@@ -25,43 +26,6 @@ namespace {
 class QuantRopePerTarget : public PerTargetTest {};
 
 tflite_ref::TensorQuantization Ref(ea_quant q) { return {q.scale, q.zero_point}; }
-
-// The angle of channel i's pair at a position (rope.h's theta, base 10000).
-double Angle(int64_t position, int32_t i, int32_t d_head, bool interleaved) {
-  const int32_t pair = interleaved ? i / 2 : i % (d_head / 2);
-  return static_cast<double>(position) * std::pow(10000.0, -2.0 * pair / d_head);
-}
-
-// The model's tables C and S [positions, d_head] (rope.h: the sign of
-// rotate_half in S), as doubles, then quantized with zero point 0.
-struct RopeTables {
-  std::vector<double> cos, sin;
-};
-
-RopeTables ExactTables(int32_t positions, int32_t d_head, bool interleaved) {
-  RopeTables t;
-  for (int32_t p = 0; p < positions; ++p) {
-    for (int32_t i = 0; i < d_head; ++i) {
-      const double angle = Angle(p, i, d_head, interleaved);
-      const bool first = interleaved ? i % 2 == 0 : i < d_head / 2;
-      t.cos.push_back(std::cos(angle));
-      t.sin.push_back(first ? -std::sin(angle) : std::sin(angle));
-    }
-  }
-  return t;
-}
-
-template <typename T>
-std::vector<T> Quantize(const std::vector<double>& values, ea_quant q) {
-  constexpr double kMin = sizeof(T) == 1 ? -128.0 : -32768.0;
-  constexpr double kMax = sizeof(T) == 1 ? 127.0 : 32767.0;
-  std::vector<T> codes;
-  for (double v : values) {
-    const double code = std::nearbyint(v / q.scale) + q.zero_point;
-    codes.push_back(static_cast<T>(std::fmin(kMax, std::fmax(kMin, code))));
-  }
-  return codes;
-}
 
 ea_status Apply(int8_t* x, int32_t n, int32_t heads, int32_t d_head, int64_t first, const int8_t* c,
                 const int8_t* s, int32_t positions, ea_rope_layout layout,
@@ -96,16 +60,15 @@ struct RopeCase {
         first(first_position),
         interleaved(inter),
         scales{},
-        exact(ExactTables(table_positions, d, inter)) {
+        exact(ExactRopeTables(table_positions, d, inter)) {
     const float x_scale = static_cast<float>(kInt8 ? 0.01 + 0.05 * random->Uniform()
                                                    : 1e-4 + 5e-4 * random->Uniform());
     const int32_t zp = kInt8 ? static_cast<int32_t>(-20 + 40 * random->Uniform()) : 0;
-    const float table_scale = kInt8 ? 1.0f / 127 : 1.0f / 32767;
     scales.x = ea_quant{x_scale, zp};
-    scales.cos_table = scales.sin_table = ea_quant{table_scale, 0};
+    scales.cos_table = scales.sin_table = RopeTableQuant<T>();
     scales.cos_product = scales.sin_product = scales.rotated = ea_quant{2 * x_scale, 0};
-    cos = Quantize<T>(exact.cos, scales.cos_table);
-    sin = Quantize<T>(exact.sin, scales.sin_table);
+    cos = QuantizeTable<T>(exact.cos, scales.cos_table);
+    sin = QuantizeTable<T>(exact.sin, scales.sin_table);
     const size_t count = static_cast<size_t>(n) * h * d;
     for (size_t i = 0; i < count; ++i) {
       const double code =

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "reference/tflite_rope_reference.h"
+
 namespace tflite_ref {
 
 namespace {
@@ -471,6 +473,11 @@ MulParams PrepareMul(TensorQuantization a, TensorQuantization b, TensorQuantizat
   return {-a.zero_point, -b.zero_point, out.zero_point, m.multiplier, m.shift};
 }
 
+RopeParams PrepareRope(const RopeQuantization& q, int add_left_shift) {
+  return {PrepareMul(q.x, q.cos_table, q.cos_product), PrepareMul(q.x, q.sin_table, q.sin_product),
+          PrepareAdd(q.cos_product, q.sin_product, q.rotated, add_left_shift)};
+}
+
 AddParams PrepareAdd(TensorQuantization a, TensorQuantization b, TensorQuantization out,
                      int left_shift) {
   const double twice_max_input_scale = 2 * static_cast<double>(std::max(a.scale, b.scale));
@@ -543,7 +550,16 @@ void PrepareLinearOps(const ChainQuantization& qn, int d_model, int kv_width, in
   p->fc_q = PrepareFullyConnectedPerChannel(qn.x, qn.w_q_scales, d_model, qn.q);
   p->fc_k = PrepareFullyConnectedPerChannel(qn.x, qn.w_k_scales, kv_width, qn.k);
   p->fc_v = PrepareFullyConnectedPerChannel(qn.x, qn.w_v_scales, kv_width, qn.v);
-  p->bmm_scores = PrepareBatchMatMul(qn.q, qn.k, qn.scores);
+  if (qn.rope) {
+    RopeQuantization rope_q = qn.rope_q, rope_k = qn.rope_k;
+    rope_q.x = qn.q;
+    rope_k.x = qn.k;
+    p->rope_q = PrepareRope(rope_q, add_left_shift);
+    p->rope_k = PrepareRope(rope_k, add_left_shift);
+    p->bmm_scores = PrepareBatchMatMul(rope_q.rotated, rope_k.rotated, qn.scores);
+  } else {
+    p->bmm_scores = PrepareBatchMatMul(qn.q, qn.k, qn.scores);
+  }
   p->bmm_context = PrepareBatchMatMul(qn.probs, qn.v, qn.o);
   p->fc_o = PrepareFullyConnectedPerChannel(qn.o, qn.w_o_scales, d_model, qn.y);
 }
@@ -624,6 +640,13 @@ ChainTensors<Activation> RunChain(const ChainShape& shape,
   t.q = FullyConnectedPerChannel(params.fc_q, t.x.data(), n, d, in.w_q, in.b_q, d);
   t.k = FullyConnectedPerChannel(params.fc_k, t.x.data(), n, d, in.w_k, in.b_k, d_kv);
   t.v = FullyConnectedPerChannel(params.fc_v, t.x.data(), n, d, in.w_v, in.b_v, d_kv);
+  if (shape.rope != kRopeNone) {
+    const bool interleaved = shape.rope == kRopeInterleaved;
+    t.q = Rope(params.rope_q, t.q.data(), n, shape.heads, d_k, 0, in.rope_cos, in.rope_sin,
+               interleaved);
+    t.k =
+        Rope(params.rope_k, t.k.data(), n, kv_heads, d_k, 0, in.rope_cos, in.rope_sin, interleaved);
+  }
   t.o.assign(static_cast<size_t>(n) * d, 0);
 
   for (int h = 0; h < shape.heads; ++h) {

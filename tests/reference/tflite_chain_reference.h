@@ -119,6 +119,14 @@ struct MulParams {
 std::vector<int8_t> Mul(const MulParams& params, const int8_t* a, const int8_t* b, size_t count);
 std::vector<int16_t> Mul(const MulParams& params, const int16_t* a, const int16_t* b, size_t count);
 
+// RoPE as a model's graph (tflite_rope_reference.h): MUL(x, C),
+// MUL(swap(x), S), their ADD.
+struct RopeParams {
+  MulParams cos;  // x, C -> cos product
+  MulParams sin;  // swap(x), S -> sin product
+  AddParams add;  // the two products -> the rotated tensor
+};
+
 struct FullyConnectedParams {
   int32_t input_offset;             // -zero_point(input)
   int32_t output_offset;            // zero_point(output)
@@ -253,6 +261,15 @@ AddParams PrepareAdd(TensorQuantization a, TensorQuantization b, TensorQuantizat
 // TFLM CalculateOpDataMul: QuantizeMultiplier((double)s_a * (double)s_b / (double)s_out).
 MulParams PrepareMul(TensorQuantization a, TensorQuantization b, TensorQuantization out);
 
+// RoPE's six tensors: x (q or k after its FULLY_CONNECTED), the tables, the
+// products and the rotated result.
+struct RopeQuantization {
+  TensorQuantization x, cos_table, sin_table, cos_product, sin_product, rotated;
+};
+
+// The three ops' Prepare; add_left_shift 20 (int8) or 15 (int16).
+RopeParams PrepareRope(const RopeQuantization& q, int add_left_shift);
+
 // TFLM CalculateOpDataFullyConnected, per channel:
 // QuantizeMultiplier((double)s_in * (double)s_w[c] / (double)s_out).
 FullyConnectedParams PrepareFullyConnectedPerChannel(TensorQuantization input,
@@ -290,7 +307,11 @@ struct ChainShape {
   // Causal only: row i sees keys i - window + 1 .. i (0: no window), the
   // sliding window of the KV cache.
   int window;
+  // RoPE on q and k after their FULLY_CONNECTED, row i at position i:
+  // kRopeNone, kRopeHalf (rotate_half pairs) or kRopeInterleaved.
+  int rope = 0;
 };
+inline constexpr int kRopeNone = 0, kRopeHalf = 1, kRopeInterleaved = 2;
 
 // The keys query row `row` (of n_q rows over n_kv keys) sees: the first
 // n_valid_keys, and when causal none past the bottom-right diagonal
@@ -320,6 +341,7 @@ struct ChainParams {
   SoftmaxParamsT softmax;
   BatchMatMulParams bmm_context;
   FullyConnectedParams fc_o;
+  RopeParams rope_q{}, rope_k{};  // with RoPE (ChainQuantization::rope)
 };
 using ChainParamsInt8 = ChainParams<SoftmaxInt8Params>;
 using ChainParamsInt16 = ChainParams<SoftmaxInt16Params>;
@@ -334,6 +356,11 @@ struct ChainQuantization {
   const float* w_v_scales;
   const float* w_o_scales;  // [d_model]
   float beta;               // 1.0f / sqrtf(d_k)
+  // With RoPE: q's and k's rotations (their x is q's and k's quantization,
+  // whatever is given here); the scores' BATCH_MATMUL then reads the rotated
+  // q and k.
+  bool rope = false;
+  RopeQuantization rope_q{}, rope_k{};
 };
 
 ChainParamsInt8 PrepareChainInt8(const ChainQuantization& quantization, int d_model, int kv_width);
@@ -352,11 +379,15 @@ struct ChainInputs {
   const Bias* b_k;
   const Bias* b_v;
   const Bias* b_o;
+  // With RoPE: the model's tables C and S [n, d_k] (row i: position i).
+  const Activation* rope_cos = nullptr;
+  const Activation* rope_sin = nullptr;
 };
 
 template <typename Activation>
 struct ChainTensors {
   std::vector<Activation> x, q, k, v;                   // [n, d_model]; k, v [n, kv_heads * d_k]
+                                                        // (q, k rotated with RoPE)
   std::vector<std::vector<Activation>> scores;          // per head [n, n], no mask applied
   std::vector<std::vector<Activation>> probs;           // per head [n, n]; masked = minimum
   std::vector<Activation> o;                            // [n, d_model], head h in columns h*d_k..

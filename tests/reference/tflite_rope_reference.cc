@@ -4,11 +4,6 @@
 
 namespace tflite_ref {
 
-RopeParams PrepareRope(const RopeQuantization& q, int add_left_shift) {
-  return {PrepareMul(q.x, q.cos_table, q.cos_product), PrepareMul(q.x, q.sin_table, q.sin_product),
-          PrepareAdd(q.cos_product, q.sin_product, q.rotated, add_left_shift)};
-}
-
 int RopePartner(int i, int d_head, bool interleaved) {
   if (interleaved) return i ^ 1;
   const int half = d_head / 2;

@@ -17,18 +17,8 @@
 
 namespace tflite_ref {
 
-struct RopeParams {
-  MulParams cos;  // x, C -> cos product
-  MulParams sin;  // swap(x), S -> sin product
-  AddParams add;  // the two products -> the rotated tensor
-};
-
-struct RopeQuantization {
-  TensorQuantization x, cos_table, sin_table, cos_product, sin_product, rotated;
-};
-
-// The three ops' Prepare; add_left_shift 20 (int8) or 15 (int16).
-RopeParams PrepareRope(const RopeQuantization& q, int add_left_shift);
+// RopeParams, RopeQuantization and PrepareRope are in
+// tflite_chain_reference.h with the other ops' Prepare.
 
 // The partner of channel i in a head of d_head channels.
 int RopePartner(int i, int d_head, bool interleaved);

@@ -1,9 +1,10 @@
-// The integer chain reference's grouped-query heads and sliding window
+// The integer chain reference's grouped-query heads, sliding window and RoPE
 // (tests/reference/tflite_chain_reference.h), shown by properties before the
 // fixed-point decoder relies on them (docs/FIXED_POINT_DECODER.md, stage 1):
 // KV heads repeated for their group give plain MHA's integers, and a row of
 // the windowed causal chain is the last row of the causal chain over only
-// its window's tokens (every op before the softmax works row by row).
+// its window's tokens (every op before the softmax works row by row), and
+// with RoPE q and k are the library's fixed-point RoPE of the plain chain's.
 #include <gtest/gtest.h>
 #include <stdint.h>
 
@@ -14,6 +15,7 @@
 
 #include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
+#include "reference/quant_rope_tables.h"
 #include "reference/tflite_chain_reference.h"
 
 namespace edgeattn_test {
@@ -43,6 +45,16 @@ struct Layer {
     return q;
   }
 };
+
+// The library's fixed-point RoPE from position 0 over tables of n rows.
+ea_status ApplyRope(int8_t* x, int32_t n, int32_t heads, int32_t d_k, const int8_t* cos,
+                    const int8_t* sin, ea_rope_layout layout, const ea_rope_quant_params* p) {
+  return ea_rope_quant_apply_s8(x, n, heads, d_k, 0, cos, sin, n, layout, p);
+}
+ea_status ApplyRope(int16_t* x, int32_t n, int32_t heads, int32_t d_k, const int16_t* cos,
+                    const int16_t* sin, ea_rope_layout layout, const ea_rope_quant_params* p) {
+  return ea_rope_quant_apply_s16(x, n, heads, d_k, 0, cos, sin, n, layout, p);
+}
 
 template <typename T>
 using BiasOf = std::conditional_t<sizeof(T) == 1, int32_t, int64_t>;
@@ -202,6 +214,67 @@ TEST(ChainReference, WindowRowsOfAStepOverLongerKeys) {
 TEST(ChainReference, WindowedRowsAreCausalChainsOverTheirWindow) {
   ExpectWindowRowsAreShortCausalChains<int8_t>(EA_DTYPE_INT8);
   ExpectWindowRowsAreShortCausalChains<int16_t>(EA_DTYPE_INT16);
+}
+
+// RoPE in the chain: q (every head) and k (every KV head) rotated after their
+// FULLY_CONNECTED, row i at position i, are what the library's
+// ea_rope_quant_apply_* makes of the plain chain's q and k (the op against
+// the reference's own composition); v is untouched, and the scores change.
+template <typename T>
+void ExpectRopeRotatesQAndK(ea_dtype dtype, bool interleaved) {
+  const int n = 9, d_model = 24, heads = 4, kv_heads = 2, d_k = d_model / heads;
+  const QuantMhaCase c = RandomQuantMha(dtype, {n, d_model, heads, true, false}, 9970);
+  std::vector<float> channel_scales;
+  ChainQuantization q = c.Quantization(&channel_scales);
+  const ea_quant table = RopeTableQuant<T>();
+  const auto rope_of = [&](tflite_ref::TensorQuantization x) {
+    const tflite_ref::TensorQuantization t{table.scale, table.zero_point};
+    const tflite_ref::TensorQuantization wide{2 * x.scale, 0};
+    return tflite_ref::RopeQuantization{x, t, t, wide, wide, wide};
+  };
+  auto layer = LayerOf<T>(c, kv_heads, false);
+  const RopeTables exact = ExactRopeTables(n, d_k, interleaved);
+  const std::vector<T> cos = QuantizeTable<T>(exact.cos, table);
+  const std::vector<T> sin = QuantizeTable<T>(exact.sin, table);
+  const ChainShape plain_shape{n, d_model, heads, true, n, kv_heads, 0};
+  ChainShape rope_shape = plain_shape;
+  rope_shape.rope = interleaved ? tflite_ref::kRopeInterleaved : tflite_ref::kRopeHalf;
+  const auto plain = RunChain<T>(plain_shape, layer.With(q), layer.Inputs());
+  q.rope = true;
+  q.rope_q = rope_of(q.q);
+  q.rope_k = rope_of(q.k);
+  auto inputs = layer.Inputs();
+  inputs.rope_cos = cos.data();
+  inputs.rope_sin = sin.data();
+  const auto rotated = RunChain<T>(rope_shape, layer.With(q), inputs);
+
+  const ea_rope_layout layout = interleaved ? EA_ROPE_INTERLEAVED : EA_ROPE_HALF;
+  for (const bool is_k : {false, true}) {
+    const tflite_ref::RopeQuantization& r = is_k ? q.rope_k : q.rope_q;
+    const auto quant = [](tflite_ref::TensorQuantization t) {
+      return ea_quant{t.scale, t.zero_point};
+    };
+    const ea_rope_quant_scales scales{quant(r.x),           quant(r.cos_table),
+                                      quant(r.sin_table),   quant(r.cos_product),
+                                      quant(r.sin_product), quant(r.rotated)};
+    ea_rope_quant_params params{};
+    ASSERT_EQ(ea_rope_quant_derive(dtype, &scales, &params), EA_OK);
+    std::vector<T> want = is_k ? plain.k : plain.q;
+    ASSERT_EQ(ApplyRope(want.data(), n, is_k ? kv_heads : heads, d_k, cos.data(), sin.data(),
+                        layout, &params),
+              EA_OK);
+    EXPECT_EQ(is_k ? rotated.k : rotated.q, want) << (is_k ? "k" : "q");
+  }
+  EXPECT_EQ(rotated.v, plain.v);
+  EXPECT_NE(rotated.scores, plain.scores);
+}
+
+TEST(ChainReference, RopeRotatesQAndKAsTheOpDoes) {
+  for (const bool interleaved : {false, true}) {
+    SCOPED_TRACE(interleaved ? "interleaved" : "half");
+    ExpectRopeRotatesQAndK<int8_t>(EA_DTYPE_INT8, interleaved);
+    ExpectRopeRotatesQAndK<int16_t>(EA_DTYPE_INT16, interleaved);
+  }
 }
 
 }  // namespace

@@ -149,8 +149,9 @@ ea_status ea_add_quant_run_s16(const int16_t* a, const int16_t* b, size_t count,
 /* ------------------------------------------------------ fixed-point MUL */
 
 /* TFLite's MUL (no activation) of two tensors of one fixed-point dtype,
- * element for element, bit for bit (reference_integer_ops::Mul, int8 and
- * the int16 16x16 path with zero points 0): the product of the offset
+ * element for element, bit for bit (reference_integer_ops::Mul, int8, and
+ * int16 with zero points 0 as TFLite's 16x8 models quantize activations):
+ * the product of the offset
  * inputs in int32, requantised by MultiplyByQuantizedMultiplier (32-bit)
  * to the output, plus its zero point, clamped. The rotations of RoPE
  * (x * cos, rotate_half(x) * sin) and gates of a quantized model.

@@ -67,8 +67,10 @@ ea_status ea_rope_apply(float* x, int32_t n_tokens, int32_t n_heads, int32_t d_h
  * and swap exchanges the halves; for EA_ROPE_INTERLEAVED pair i holds
  * (cos_i, cos_i) in C and (-sin_i, sin_i) in S, and swap exchanges the two
  * members. The sign of rotate_half is in S: a graph with NEG and
- * CONCATENATION instead gives the same integers wherever its NEG is exact.
- * int16 tensors have zero point 0 (TFLite's 16x8), as for MUL. */
+ * CONCATENATION instead is expected to give the same integers where its NEG
+ * is exact and S's -sin codes are the exact negations of its sin codes
+ * (untested against such a graph).
+ * int16 tensors have zero point 0 (as in TFLite's 16x8 models), as for MUL. */
 typedef struct ea_rope_quant_scales {
   ea_quant x;           /* the tensor rotated (a projection's q or k) */
   ea_quant cos_table;   /* C */

@@ -1,8 +1,9 @@
-// The checks of the element-wise entry points (ADD, MUL), one place for the
-// order their headers give the statuses in: NULL pointers, the count, the
-// integers' ranges, then out equal to an input or apart from both (element i
-// is read before it is written, so out may be a or b; a partial overlap
-// would read values already overwritten). On any refusal out is not written.
+// The checks of the element-wise entry points (ADD, MUL), in one place:
+// NULL pointers, the count, the integers' ranges, then out equal to an input
+// or apart from both (element i is read before it is written, so out may be
+// a or b; a partial overlap would read values already overwritten). The
+// headers give the rules, not an order among them. On any refusal out is
+// not written.
 #ifndef EDGEATTN_SRC_OPS_ELEMENTWISE_RUN_H_
 #define EDGEATTN_SRC_OPS_ELEMENTWISE_RUN_H_
 

@@ -86,7 +86,7 @@ StatusSet QuantSelfAttentionParamsRules(const ea_self_attention_config& config,
 StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params);
 // quant.h's ea_mul_quant_params ranges: multiplier >= 0, shift in [-31, 30],
 // int8 input offsets in [-127, 128] and output offset in [-128, 127], int16
-// offsets 0 (TFLite's 16x8 MUL).
+// offsets 0 (int16 zero points are 0, as in TFLite's 16x8 models).
 StatusSet MulParamsRules(ea_dtype dtype, const ea_mul_quant_params& params);
 // Fixed-point Attention(Q, K, V) (ea_attention_arena_size on INT8 / INT16,
 // ea_attention_quant_init): dtype, mask, parallel-for, the scale

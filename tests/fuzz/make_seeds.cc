@@ -874,6 +874,10 @@ void RopeSeeds() {
   Write("rope-s8-x-over-cos", kQuantRope, c);
   c = Rope(false, 2, 2, 4, 6);
   c.placement = RopePlacementByte(kRopeOverSin);
+  c.shift = 16 + 3;  // x 3 elements into S: refused
+  Write("rope-s8-x-over-sin", kQuantRope, c);
+  c = Rope(false, 2, 2, 4, 6);
+  c.placement = RopePlacementByte(kRopeOverSin);
   c.shift = 16 + 24;  // x just past S: accepted
   Write("rope-s8-x-beside-sin", kQuantRope, c);
   c = Rope(false, 3, 1, 8, 10);

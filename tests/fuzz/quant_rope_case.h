@@ -53,7 +53,7 @@ struct QuantRopeCase {
   uint8_t layout_kind = 0;  // < 120 HALF, < 240 INTERLEAVED, else layout_raw
   int32_t layout_raw = 0;
   uint8_t placement = 0;   // < 128: kRopeApart; else RopePlacement
-  int16_t shift = 0;       // over a table: shift % (2 x_count + 1) - x_count elements
+  int16_t shift = 0;       // over a table: shift % (x_count + table_count + 1) - x_count
   uint8_t value_mode = 0;  // IntValueOf's mode (% 4), for x and the tables alike
   std::vector<uint8_t> x_values, cos_values, sin_values;
 

@@ -77,6 +77,12 @@ void ExpectSameAsReference(uint64_t seed) {
     std::vector<T> in_place = y;  // out = b
     ASSERT_EQ(Mul(x.data(), in_place.data(), count, &p, in_place.data()), EA_OK);
     EXPECT_EQ(in_place, got) << trial;
+    in_place = x;  // out = a
+    ASSERT_EQ(Mul(in_place.data(), y.data(), count, &p, in_place.data()), EA_OK);
+    EXPECT_EQ(in_place, got) << trial;
+    in_place = x;  // a square in place: a = b = out
+    ASSERT_EQ(Mul(in_place.data(), in_place.data(), count, &p, in_place.data()), EA_OK);
+    EXPECT_EQ(in_place, tflite_ref::Mul(r, x.data(), x.data(), count)) << trial;
   }
 }
 
@@ -128,6 +134,18 @@ TEST(QuantMulRules, RefusalsLeaveOutUntouched) {
   bad = p;
   bad.input1_offset = -128;  // -zero point 128 is not an int8 zero point
   EXPECT_EQ(ea_mul_quant_run_s8(a, b, 8, &bad, buffer), EA_ERR_BAD_ARGUMENT);
+  bad = p;
+  bad.input2_offset = 129;  // nor is -129
+  EXPECT_EQ(ea_mul_quant_run_s8(a, b, 8, &bad, buffer), EA_ERR_BAD_ARGUMENT);
+  bad = p;
+  bad.output_offset = 128;
+  EXPECT_EQ(ea_mul_quant_run_s8(a, b, 8, &bad, buffer), EA_ERR_BAD_ARGUMENT);
+  bad = p;
+  bad.input1_offset = 128;  // the edges themselves are zero points -128 and 127
+  bad.input2_offset = -127;
+  bad.output_offset = -128;
+  int8_t edge_out[8];
+  EXPECT_EQ(ea_mul_quant_run_s8(a, b, 8, &bad, edge_out), EA_OK);
   int16_t a16[4] = {0}, out16[4] = {7, 7, 7, 7};
   EXPECT_EQ(ea_mul_quant_run_s16(a16, a16, 4, &p, out16), EA_ERR_BAD_ARGUMENT);  // int8 offsets
   for (const int8_t v : buffer) EXPECT_EQ(v, 0x5A);

@@ -38,8 +38,10 @@ ea_status Apply(int16_t* x, int32_t n, int32_t heads, int32_t d_head, int64_t fi
   return ea_rope_quant_apply_s16(x, n, heads, d_head, first, c, s, positions, layout, p);
 }
 
-// One case: x's quantization at random, the tables at 1/127 (int8) or
-// 1/32767 (int16), the products and the result at twice x's scale, so that
+// One case: x's quantization at random; the tables, both products and the
+// result each with a quantization of its own (int8: zero points too), so
+// that a kernel mixing up cos and sin, or ADD's operands, gives other
+// integers; the outputs wide enough (2, 1.5 and 3 times x's scale) that
 // nothing saturates and the double-precision bound applies.
 template <typename T>
 struct RopeCase {
@@ -65,8 +67,11 @@ struct RopeCase {
                                                    : 1e-4 + 5e-4 * random->Uniform());
     const int32_t zp = kInt8 ? static_cast<int32_t>(-20 + 40 * random->Uniform()) : 0;
     scales.x = ea_quant{x_scale, zp};
-    scales.cos_table = scales.sin_table = RopeTableQuant<T>();
-    scales.cos_product = scales.sin_product = scales.rotated = ea_quant{2 * x_scale, 0};
+    scales.cos_table = kInt8 ? ea_quant{1.0f / 120, 3} : ea_quant{1.0f / 32767, 0};
+    scales.sin_table = kInt8 ? ea_quant{1.0f / 121, -4} : ea_quant{1.0f / 32000, 0};
+    scales.cos_product = ea_quant{2 * x_scale, kInt8 ? 5 : 0};
+    scales.sin_product = ea_quant{1.5f * x_scale, kInt8 ? -6 : 0};
+    scales.rotated = ea_quant{3 * x_scale, kInt8 ? 2 : 0};
     cos = QuantizeTable<T>(exact.cos, scales.cos_table);
     sin = QuantizeTable<T>(exact.sin, scales.sin_table);
     const size_t count = static_cast<size_t>(n) * h * d;
@@ -206,9 +211,13 @@ TEST(QuantRope, RefusalsLeaveXUntouched) {
   bad = p;
   bad.cos.output_multiplier = -1;
   EXPECT_EQ(apply(x.data(), 2, 2, 8, 1, cs, sn, 6, EA_ROPE_HALF, &bad), EA_ERR_BAD_ARGUMENT);
-  // x over a table (the table's last rows).
+  EXPECT_EQ(apply(x.data(), 2, 2, 8, 1, cs, sn, 1 << 26, EA_ROPE_HALF, &p),
+            EA_ERR_DIMENSION_OVERFLOW);  // a table of 2^29 elements
+  // x over either table (the table's last rows).
   std::vector<int8_t> both = c.cos;
   EXPECT_EQ(apply(both.data() + 16, 2, 2, 8, 1, both.data(), sn, 6, EA_ROPE_HALF, &p),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(apply(both.data() + 16, 2, 2, 8, 1, cs, both.data(), 6, EA_ROPE_HALF, &p),
             EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(both, c.cos);
   EXPECT_EQ(x, c.x);

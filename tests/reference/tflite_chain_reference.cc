@@ -550,6 +550,7 @@ void PrepareLinearOps(const ChainQuantization& qn, int d_model, int kv_width, in
   p->fc_q = PrepareFullyConnectedPerChannel(qn.x, qn.w_q_scales, d_model, qn.q);
   p->fc_k = PrepareFullyConnectedPerChannel(qn.x, qn.w_k_scales, kv_width, qn.k);
   p->fc_v = PrepareFullyConnectedPerChannel(qn.x, qn.w_v_scales, kv_width, qn.v);
+  p->rope = qn.rope;
   if (qn.rope) {
     RopeQuantization rope_q = qn.rope_q, rope_k = qn.rope_k;
     rope_q.x = qn.q;
@@ -632,15 +633,20 @@ ChainTensors<Activation> RunChain(const ChainShape& shape,
   const int d_kv = kv_heads * d_k;  // k's and v's channels
   const size_t nn = static_cast<size_t>(n) * n;
   ChainTensors<Activation> t;
-  // Not a grouping: no tensors (every comparison with them fails).
+  // Not a grouping, or RoPE in the shape but not in the params or the
+  // inputs (or the other way round): no tensors (every comparison fails).
   if (kv_heads > shape.heads || shape.heads % kv_heads != 0) return t;
+  const bool rope = shape.rope != kRopeNone;
+  if (rope != params.rope || (rope && (in.rope_cos == nullptr || in.rope_sin == nullptr))) {
+    return t;
+  }
   // Without a position table the chain starts at FULLY_CONNECTED: x = x_emb.
   t.x = in.pe != nullptr ? Add(params.add, in.x_emb, in.pe, static_cast<size_t>(n) * d)
                          : std::vector<Activation>(in.x_emb, in.x_emb + static_cast<size_t>(n) * d);
   t.q = FullyConnectedPerChannel(params.fc_q, t.x.data(), n, d, in.w_q, in.b_q, d);
   t.k = FullyConnectedPerChannel(params.fc_k, t.x.data(), n, d, in.w_k, in.b_k, d_kv);
   t.v = FullyConnectedPerChannel(params.fc_v, t.x.data(), n, d, in.w_v, in.b_v, d_kv);
-  if (shape.rope != kRopeNone) {
+  if (rope) {
     const bool interleaved = shape.rope == kRopeInterleaved;
     t.q = Rope(params.rope_q, t.q.data(), n, shape.heads, d_k, 0, in.rope_cos, in.rope_sin,
                interleaved);

@@ -341,7 +341,8 @@ struct ChainParams {
   SoftmaxParamsT softmax;
   BatchMatMulParams bmm_context;
   FullyConnectedParams fc_o;
-  RopeParams rope_q{}, rope_k{};  // with RoPE (ChainQuantization::rope)
+  bool rope = false;  // prepared for RoPE (ChainQuantization::rope)
+  RopeParams rope_q{}, rope_k{};
 };
 using ChainParamsInt8 = ChainParams<SoftmaxInt8Params>;
 using ChainParamsInt16 = ChainParams<SoftmaxInt16Params>;

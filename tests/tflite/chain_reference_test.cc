@@ -227,10 +227,13 @@ void ExpectRopeRotatesQAndK(ea_dtype dtype, bool interleaved) {
   std::vector<float> channel_scales;
   ChainQuantization q = c.Quantization(&channel_scales);
   const ea_quant table = RopeTableQuant<T>();
+  // Products and results of their own quantization each (int8: zero points
+  // too), so that cos and sin, or ADD's operands, cannot be mixed up unseen.
+  const int32_t zp = sizeof(T) == 1 ? 3 : 0;
   const auto rope_of = [&](tflite_ref::TensorQuantization x) {
     const tflite_ref::TensorQuantization t{table.scale, table.zero_point};
-    const tflite_ref::TensorQuantization wide{2 * x.scale, 0};
-    return tflite_ref::RopeQuantization{x, t, t, wide, wide, wide};
+    return tflite_ref::RopeQuantization{
+        x, t, t, {2 * x.scale, zp}, {1.5f * x.scale, -zp}, {3 * x.scale, 2 * zp}};
   };
   auto layer = LayerOf<T>(c, kv_heads, false);
   const RopeTables exact = ExactRopeTables(n, d_k, interleaved);
@@ -266,7 +269,24 @@ void ExpectRopeRotatesQAndK(ea_dtype dtype, bool interleaved) {
     EXPECT_EQ(is_k ? rotated.k : rotated.q, want) << (is_k ? "k" : "q");
   }
   EXPECT_EQ(rotated.v, plain.v);
-  EXPECT_NE(rotated.scores, plain.scores);
+  // The scores: BATCH_MATMUL of the rotated q and k, on their quantization.
+  const tflite_ref::BatchMatMulParams bmm =
+      tflite_ref::PrepareBatchMatMul(q.rope_q.rotated, q.rope_k.rotated, q.scores);
+  const auto head_of = [&](const std::vector<T>& m, int heads_in_m, int head) {
+    std::vector<T> part;
+    for (int r = 0; r < n; ++r) {
+      const auto row = m.begin() + static_cast<ptrdiff_t>((r * heads_in_m + head) * d_k);
+      part.insert(part.end(), row, row + d_k);
+    }
+    return part;
+  };
+  ASSERT_EQ(rotated.scores.size(), static_cast<size_t>(heads));
+  for (int h = 0; h < heads; ++h) {
+    const std::vector<T> q_h = head_of(rotated.q, heads, h);
+    const std::vector<T> k_h = head_of(rotated.k, kv_heads, h / (heads / kv_heads));
+    EXPECT_EQ(rotated.scores[h], tflite_ref::BatchMatMul(bmm, q_h.data(), n, d_k, k_h.data(), n))
+        << "head " << h;
+  }
 }
 
 TEST(ChainReference, RopeRotatesQAndKAsTheOpDoes) {

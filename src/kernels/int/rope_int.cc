@@ -19,8 +19,9 @@ void Add(const int16_t* a, const int16_t* b, const ea_add_quant_params& p, int16
   AddS16(a, b, p, out, n);
 }
 
-// Pairs per block: five buffers of 2 * kBlockPairs elements on the stack
-// (640 bytes for int16), small enough for a Cortex-M stack.
+// Pairs per block: four buffers of 2 * kBlockPairs elements and their
+// channel numbers on the stack (768 bytes for int16, 512 for int8), small
+// enough for a Cortex-M stack.
 constexpr int32_t kBlockPairs = 32;
 
 // One head of d_head channels: pair i is (i, i + d_head / 2) (HALF) or

@@ -37,6 +37,8 @@ using PlannedAttention = Planned<ea_attention_plan, ea_attention_config>;
 using PlannedSelfAttention =
     Planned<ea_self_attention_plan, ea_self_attention_config, ea_self_attention_weights>;
 using PlannedMha = Planned<ea_mha_plan, ea_mha_config, ea_mha_weights>;
+using PlannedQuantDecoder =
+    Planned<ea_decoder_quant, ea_decoder_quant_config, ea_mha_quant_weights>;
 
 inline PlannedAttention PlanAttention(const ea_attention_config& config) {
   return PlannedAttention(ea_attention_arena_size, ea_attention_init, config);
@@ -48,6 +50,10 @@ inline PlannedSelfAttention PlanSelfAttention(const ea_self_attention_config& co
 }
 inline PlannedMha PlanMha(const ea_mha_config& config, const ea_mha_weights& weights) {
   return PlannedMha(ea_mha_arena_size, ea_mha_init, config, weights);
+}
+inline PlannedQuantDecoder PlanQuantDecoder(const ea_decoder_quant_config& config,
+                                            const ea_mha_quant_weights& weights) {
+  return PlannedQuantDecoder(ea_decoder_quant_arena_size, ea_decoder_quant_init, config, weights);
 }
 
 }  // namespace edgeattn_test

@@ -165,25 +165,49 @@ typedef struct ea_decoder_quant_config {
                               heads, dividing layer.n_heads
                               (EA_ERR_HEADS_MISMATCH; < 0:
                               EA_ERR_BAD_DIMENSION) */
+  /* RoPE, as a quantized model's graph computes it (rope.h's fixed point):
+   * q (every head) and k (every KV head) rotated after their projections,
+   * position p with row p of the model's tables C and S, each
+   * [layer.max_tokens, d_k] of the dtype; the scores then read the rotated
+   * q and k. Both tables NULL: no RoPE (and rope_scales, rope_params NULL,
+   * else EA_ERR_BAD_ARGUMENT); one NULL: EA_ERR_BAD_ARGUMENT. With tables,
+   * d_k even (EA_ERR_BAD_DIMENSION), rope_layout EA_ROPE_HALF or
+   * EA_ROPE_INTERLEAVED (EA_ERR_BAD_ARGUMENT), and
+   *   - with layer.quant_scales: rope_scales [2], q's then k's rotation,
+   *     their x equal to quant_scales->q and ->k (EA_ERR_BAD_ARGUMENT; NULL:
+   *     EA_ERR_NULL_POINTER); the scores' integers are derived from the
+   *     rotated scales;
+   *   - with layer.quant_params: rope_params [2] (q's, k's; ranges as
+   *     ea_rope_quant_apply_s8's), and quant_params->scores for the rotated
+   *     tensors (ea_decoder_quant_derive gives them).
+   * The tables are read at every step where they are (kept by pointer, as
+   * the weights): outside the arena and apart from a step's x and y
+   * (EA_ERR_BAD_ARGUMENT). */
+  ea_rope_layout rope_layout;
+  const void* rope_cos_table;
+  const void* rope_sin_table;
+  const ea_rope_quant_scales* rope_scales;
+  const ea_rope_quant_params* rope_params;
 } ea_decoder_quant_config;
 
 /* Filled by ea_decoder_quant_init; read `length`, treat the rest as opaque. */
 typedef struct ea_decoder_quant {
   ea_decoder_quant_config config;
   ea_mha_quant_weights weights;
-  ea_mha_quant_params params; /* per-channel arrays in the arena */
-  const void* position_table; /* quantized [max_tokens, d_model] table or NULL */
-  void* x_positioned;         /* [max_step_tokens, d_model] or NULL */
-  void* q;                    /* [max_step_tokens, d_model] */
-  void* v;                    /* [max_step_tokens, kv_width]: before the transpose */
-  void* context;              /* [max_step_tokens, d_model] */
-  void* keys;                 /* cache: [capacity, kv_width] */
-  void* values_transposed;    /* cache: [n_kv_heads, d_k, capacity] */
-  void* head_panels;          /* cache, x86: per KV head K and V packed, or NULL */
-  void* weight_panels[4];     /* W_Q, W_K, W_V, W_O packed */
-  void* softmax_table;        /* the softmax's tables */
-  void* row_scratch;          /* one query block's scores and probabilities */
-  const void* carve;          /* the plan's arena bytes */
+  ea_mha_quant_params params;   /* per-channel arrays in the arena */
+  ea_rope_quant_params rope[2]; /* q's and k's, with RoPE */
+  const void* position_table;   /* quantized [max_tokens, d_model] table or NULL */
+  void* x_positioned;           /* [max_step_tokens, d_model] or NULL */
+  void* q;                      /* [max_step_tokens, d_model] */
+  void* v;                      /* [max_step_tokens, kv_width]: before the transpose */
+  void* context;                /* [max_step_tokens, d_model] */
+  void* keys;                   /* cache: [capacity, kv_width] */
+  void* values_transposed;      /* cache: [n_kv_heads, d_k, capacity] */
+  void* head_panels;            /* cache, x86: per KV head K and V packed, or NULL */
+  void* weight_panels[4];       /* W_Q, W_K, W_V, W_O packed */
+  void* softmax_table;          /* the softmax's tables */
+  void* row_scratch;            /* one query block's scores and probabilities */
+  const void* carve;            /* the plan's arena bytes */
   size_t carve_bytes;
   int64_t length; /* tokens stepped since init or reset */
   uint32_t ready;
@@ -198,7 +222,9 @@ ea_status ea_decoder_quant_arena_size(const ea_decoder_quant_config* config, siz
  * a config whose quant_params is then set to them, e.g. to give the model's
  * int16 softmax tables. The config is validated as ea_decoder_quant_arena_size
  * validates it (its statuses), its quant_params ignored; then the scales as
- * ea_mha_quant_derive checks them (its statuses). On any refusal neither
+ * ea_mha_quant_derive checks them (its statuses). With RoPE the scores'
+ * integers are those of the rotated q and k (rope_scales); the rotations'
+ * own integers come from ea_rope_quant_derive. On any refusal neither
  * *params nor channel_ints is written. */
 ea_status ea_decoder_quant_derive(const ea_decoder_quant_config* config,
                                   ea_mha_quant_params* params, int32_t* channel_ints,

@@ -8,26 +8,10 @@
 #include "kernels/int/rope_int.h"
 #include "positions/rope_rules.h"
 #include "runtime/validation.h"
-#include "tflite/mha_quant_params.h"
-#include "tflite/mul_quant_params.h"
+#include "tflite/rope_quant_params.h"
 
 namespace edgeattn {
 namespace {
-
-void Rope(int8_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head, const int8_t* c,
-          const int8_t* s, ea_rope_layout layout, const ea_rope_quant_params& p) {
-  RopeS8(x, n_tokens, n_heads, d_head, c, s, layout, p);
-}
-void Rope(int16_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head, const int16_t* c,
-          const int16_t* s, ea_rope_layout layout, const ea_rope_quant_params& p) {
-  RopeS16(x, n_tokens, n_heads, d_head, c, s, layout, p);
-}
-
-ea_status CheckRopeParams(ea_dtype dtype, const ea_rope_quant_params& p) {
-  const bool ok = CheckMul(dtype, p.cos) == EA_OK && CheckMul(dtype, p.sin) == EA_OK &&
-                  CheckAdd(dtype, p.add) == EA_OK;
-  return ok ? EA_OK : EA_ERR_BAD_ARGUMENT;
-}
 
 template <typename T>
 ea_status CheckedRope(ea_dtype dtype, T* x, int32_t n_tokens, int32_t n_heads, int32_t d_head,
@@ -40,7 +24,7 @@ ea_status CheckedRope(ea_dtype dtype, T* x, int32_t n_tokens, int32_t n_heads, i
   const ea_status shape =
       CheckRopeShape(n_tokens, n_heads, d_head, first_position, table_positions, layout);
   if (shape != EA_OK) return shape;
-  if (CheckRopeParams(dtype, *params) != EA_OK) return EA_ERR_BAD_ARGUMENT;
+  if (CheckRope(dtype, *params) != EA_OK) return EA_ERR_BAD_ARGUMENT;
   const size_t x_bytes = static_cast<size_t>(n_tokens) * static_cast<size_t>(n_heads) *
                          static_cast<size_t>(d_head) * sizeof(T);
   const size_t table_bytes =
@@ -50,7 +34,8 @@ ea_status CheckedRope(ea_dtype dtype, T* x, int32_t n_tokens, int32_t n_heads, i
     return EA_ERR_BAD_ARGUMENT;
   }
   const size_t first_row = static_cast<size_t>(first_position) * static_cast<size_t>(d_head);
-  Rope(x, n_tokens, n_heads, d_head, cos_table + first_row, sin_table + first_row, layout, *params);
+  RopeRows(x, n_tokens, n_heads, d_head, cos_table + first_row, sin_table + first_row, layout,
+           *params);
   return EA_OK;
 }
 
@@ -62,20 +47,7 @@ extern "C" {
 ea_status ea_rope_quant_derive(ea_dtype dtype, const ea_rope_quant_scales* scales,
                                ea_rope_quant_params* params) {
   if (scales == nullptr || params == nullptr) return EA_ERR_NULL_POINTER;
-  ea_rope_quant_params derived{};
-  ea_status status =
-      ea_mul_quant_derive(dtype, scales->x, scales->cos_table, scales->cos_product, &derived.cos);
-  if (status == EA_OK) {
-    status =
-        ea_mul_quant_derive(dtype, scales->x, scales->sin_table, scales->sin_product, &derived.sin);
-  }
-  if (status == EA_OK) {
-    status = ea_add_quant_derive(dtype, scales->cos_product, scales->sin_product, scales->rotated,
-                                 &derived.add);
-  }
-  if (status != EA_OK) return status;
-  *params = derived;
-  return EA_OK;
+  return edgeattn::DeriveRope(dtype, *scales, params);
 }
 
 ea_status ea_rope_quant_apply_s8(int8_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head,

@@ -217,6 +217,17 @@ ea_status InProjScales(const ea_mha_quant_scales& s, int32_t d_model, int32_t kv
 
 }  // namespace
 
+ea_status DeriveScores(ea_dtype dtype, ea_quant q, ea_quant k, ea_quant scores_quant,
+                       ea_matmul_quant_params* scores) {
+  if (!IsValidQuant(dtype, q) || !IsValidQuant(dtype, k) || !IsValidQuant(dtype, scores_quant)) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  const ea_matmul_quant_params derived = DeriveMatmul(q, k, scores_quant);
+  if (CheckMatmul(dtype, derived, false) != EA_OK) return EA_ERR_BAD_ARGUMENT;
+  *scores = derived;
+  return EA_OK;
+}
+
 ea_status DeriveMhaQuantParams(const ea_mha_config& c, int32_t kv_width,
                                ea_mha_quant_params* params, int32_t* channel_ints) {
   const ea_dtype dtype = c.dtype;

@@ -36,6 +36,12 @@ ea_status CheckAdd(ea_dtype dtype, const ea_add_quant_params& params);
 // A positive, finite scale and a zero point of the dtype's range (int16: 0).
 bool IsValidQuant(ea_dtype dtype, ea_quant quant);
 
+// The scores' BATCH_MATMUL from the quantization of its q and k (a decoder
+// with RoPE: the rotated ones), checked as DeriveMhaQuantParams checks it;
+// *scores written only on EA_OK (else EA_ERR_BAD_ARGUMENT).
+ea_status DeriveScores(ea_dtype dtype, ea_quant q, ea_quant k, ea_quant scores_quant,
+                       ea_matmul_quant_params* scores);
+
 // EA_ERR_NULL_POINTER for a missing per-channel array, EA_ERR_BAD_ARGUMENT
 // for any value outside what the kernels (and TFLite) accept.
 // (k_proj and v_proj: kv_width channels, as in DeriveMhaQuantParams.)

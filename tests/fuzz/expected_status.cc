@@ -5,6 +5,7 @@
 #include <initializer_list>
 
 #include "known_defects.h"
+#include "quant_case_support.h"
 
 namespace edgeattn_fuzz {
 namespace {
@@ -387,6 +388,80 @@ StatusSet MulParamsRules(ea_dtype dtype, const ea_mul_quant_params& p) {
   StatusSet set;
   if (!offsets || p.output_multiplier < 0 || p.output_shift < -31 || p.output_shift > 30) {
     set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  return set;
+}
+
+StatusSet RopeParamsRules(ea_dtype dtype, const ea_rope_quant_params& p) {
+  StatusSet rules = MulParamsRules(dtype, p.cos);
+  rules.Merge(MulParamsRules(dtype, p.sin));
+  rules.Merge(AddParamsRules(dtype, p.add));
+  return rules;
+}
+
+StatusSet DecoderRopeRules(const ea_decoder_quant_config& c) {
+  StatusSet set;
+  const bool cos = c.rope_cos_table != nullptr, sin = c.rope_sin_table != nullptr;
+  if (!cos && !sin) {
+    if (c.rope_scales != nullptr || c.rope_params != nullptr) set.Add(EA_ERR_BAD_ARGUMENT);
+    return set;
+  }
+  if (cos != sin) set.Add(EA_ERR_BAD_ARGUMENT);
+  const ea_mha_config& l = c.layer;
+  if (l.n_heads > 0 && l.d_model > 0 && l.d_model % l.n_heads == 0 &&
+      (l.d_model / l.n_heads) % 2 != 0) {
+    set.Add(EA_ERR_BAD_DIMENSION);
+  }
+  if (c.rope_layout != EA_ROPE_HALF && c.rope_layout != EA_ROPE_INTERLEAVED) {
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  const ea_dtype dtype = l.dtype;
+  if (dtype != EA_DTYPE_INT8 && dtype != EA_DTYPE_INT16) return set;  // the layer's rules
+  if (l.quant_params != nullptr) {
+    if (c.rope_params == nullptr) {
+      set.Add(EA_ERR_NULL_POINTER);
+    } else {
+      set.Merge(RopeParamsRules(dtype, c.rope_params[0]));
+      set.Merge(RopeParamsRules(dtype, c.rope_params[1]));
+    }
+    return set;
+  }
+  if (l.quant_scales == nullptr || c.rope_scales == nullptr) {
+    set.Add(EA_ERR_NULL_POINTER);
+    return set;
+  }
+  const ea_mha_quant_scales& s = *l.quant_scales;
+  const auto same = [](ea_quant a, ea_quant b) {
+    return a.scale == b.scale && a.zero_point == b.zero_point;
+  };
+  if (!same(c.rope_scales[0].x, s.q) || !same(c.rope_scales[1].x, s.k)) {
+    set.Add(EA_ERR_BAD_ARGUMENT);
+  }
+  const auto valid = [&](ea_quant q) {
+    return ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
+  };
+  bool all_valid = valid(s.scores);
+  for (int i = 0; i < 2; ++i) {
+    const ea_rope_quant_scales& r = c.rope_scales[i];
+    const bool ok = valid(r.x) && valid(r.cos_table) && valid(r.sin_table) &&
+                    valid(r.cos_product) && valid(r.sin_product) && valid(r.rotated);
+    all_valid = all_valid && ok;
+    if (!ok) {
+      set.Add(EA_ERR_BAD_ARGUMENT);
+      continue;
+    }
+    ea_rope_quant_params tflite{};
+    tflite.cos = MulLikeTflite(r.x, r.cos_table, r.cos_product);
+    tflite.sin = MulLikeTflite(r.x, r.sin_table, r.sin_product);
+    tflite.add = AddLikeTflite(dtype == EA_DTYPE_INT8, r.cos_product, r.sin_product, r.rotated);
+    set.Merge(RopeParamsRules(dtype, tflite));
+  }
+  if (all_valid) {
+    bool infinite = false;
+    const ea_matmul_quant_params scores =
+        ScoresLikeTflite(c.rope_scales[0].rotated, c.rope_scales[1].rotated, s.scores, &infinite);
+    if (!MatmulOk(dtype, scores, false)) set.Add(EA_ERR_BAD_ARGUMENT);
+    if (infinite) set.Tolerate(EA_ERR_BAD_ARGUMENT);
   }
   return set;
 }

@@ -88,6 +88,12 @@ StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params);
 // int8 input offsets in [-127, 128] and output offset in [-128, 127], int16
 // offsets 0 (int16 zero points are 0, as in TFLite's 16x8 models).
 StatusSet MulParamsRules(ea_dtype dtype, const ea_mul_quant_params& params);
+// RoPE's integers: both MULs' and the ADD's ranges.
+StatusSet RopeParamsRules(ea_dtype dtype, const ea_rope_quant_params& params);
+// decoder.h's RoPE rules of a decoder config (tables, layout, d_k, the
+// rotations' scales or integers, the scores from the rotated scales), with
+// TFLite's Prepare from tests/reference where the scales are valid.
+StatusSet DecoderRopeRules(const ea_decoder_quant_config& config);
 // Fixed-point Attention(Q, K, V) (ea_attention_arena_size on INT8 / INT16,
 // ea_attention_quant_init): dtype, mask, parallel-for, the scale
 // (beta: 0 or positive and finite), a quantization present, dimensions > 0,

@@ -35,6 +35,7 @@
 #include "quant_attention_case.h"
 #include "quant_case_support.h"
 #include "quant_mha_chain.h"
+#include "reference/quant_rope_tables.h"
 #include "simd_targets.h"
 
 namespace edgeattn_fuzz {
@@ -43,7 +44,7 @@ namespace {
 // Decoder counters, printed at exit.
 struct DecoderStats {
   size_t cases = 0, initialised = 0, steps = 0, refused_steps = 0, compared = 0, not_compared = 0,
-         resets = 0, reinits = 0, grouped_compared = 0, windowed_compared = 0;
+         resets = 0, reinits = 0, grouped_compared = 0, windowed_compared = 0, rope_compared = 0;
 };
 DecoderStats& Stats() {
   static DecoderStats* stats = [] {
@@ -51,10 +52,10 @@ DecoderStats& Stats() {
     atexit([] {
       fprintf(stderr,
               "edgeattn fuzz: fixed-point decoder: %zu cases, %zu inits, %zu steps (%zu refused), "
-              "%zu compared with the causal chain (%zu grouped, %zu windowed), %zu not (int32 "
-              "limits), %zu resets, %zu re-inits\n",
+              "%zu compared with the causal chain (%zu grouped, %zu windowed, %zu RoPE), %zu not "
+              "(int32 limits), %zu resets, %zu re-inits\n",
               s.cases, s.initialised, s.steps, s.refused_steps, s.compared, s.grouped_compared,
-              s.windowed_compared, s.not_compared, s.resets, s.reinits);
+              s.windowed_compared, s.rope_compared, s.not_compared, s.resets, s.reinits);
     });
     return &s;
   }();
@@ -170,6 +171,76 @@ void FuzzQuantDecoder(ByteReader& input) {
   const Integers& given = quantization.given;
   const Derivation& derivation = quantization.derivation;
 
+  // --- RoPE (decoder.h): the model's tables at 1/127 or 1/32767
+  // (quant_rope_tables.h), the rotations' scales from the layer's q and k as
+  // the tests' fixture makes them (products at 2 and 1.5 times, the result at
+  // 3 times, int8 zero points of their own) and, for given integers, their
+  // TFLite integers (or defaults); then the case's fault. The tables are
+  // stand-ins until the pool holds them (only their NULL-ness counts before
+  // init).
+  const bool rope = c.Rope();
+  const int32_t d_k = dims_ok ? e / heads : 0;
+  ea_rope_quant_scales rope_scales[2]{};
+  ea_rope_quant_params rope_params[2]{};
+  if (rope) {
+    const ea_quant table{int8 ? 1.0f / 127 : 1.0f / 32767, 0};
+    const ea_quant xs[2] = {quantization.scales.q, quantization.scales.k};
+    ea_add_quant_params default_add{};
+    ea_matmul_quant_params unused_scores, unused_context;
+    ea_softmax_quant_params unused_softmax;
+    DefaultScalars(int8, &default_add, &unused_scores, &unused_context, &unused_softmax);
+    for (int i = 0; i < 2; ++i) {
+      const int32_t zp = int8 ? 2 + i : 0;
+      ea_rope_quant_scales& r = rope_scales[i];
+      r = {xs[i],
+           table,
+           table,
+           {2 * xs[i].scale, zp},
+           {1.5f * xs[i].scale, -zp},
+           {3 * xs[i].scale, 2 * zp}};
+      const auto usable = [&](ea_quant q) {
+        return ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
+      };
+      const bool valid = fixed && usable(r.x) && usable(r.cos_product) && usable(r.sin_product) &&
+                         usable(r.rotated);
+      if (valid) {
+        rope_params[i].cos = MulLikeTflite(r.x, r.cos_table, r.cos_product);
+        rope_params[i].sin = MulLikeTflite(r.x, r.sin_table, r.sin_product);
+        rope_params[i].add = AddLikeTflite(int8, r.cos_product, r.sin_product, r.rotated);
+      } else {
+        rope_params[i].cos = rope_params[i].sin = ea_mul_quant_params{0, 0, 0, 1 << 30, -1};
+        rope_params[i].add = default_add;
+      }
+    }
+    dconfig.rope_layout = c.RopeLayout();
+    dconfig.rope_cos_table = kStandIn;
+    dconfig.rope_sin_table = kStandIn;
+    dconfig.rope_scales = rope_scales;
+    dconfig.rope_params = config.quant_params != nullptr ? rope_params : nullptr;
+    switch (c.RopeFault()) {
+      case 0:
+        dconfig.rope_sin_table = nullptr;
+        break;
+      case 1:
+        dconfig.rope_scales = nullptr;
+        dconfig.rope_params = nullptr;
+        break;
+      case 2:
+        rope_scales[1].x.scale *= 2.0f;  // not k's quantization
+        break;
+      case 3:
+        rope_scales[0].cos_product.scale = 1e-30f;
+        rope_params[0].cos.output_shift = 31;
+        break;
+      case 4:
+        dconfig.rope_cos_table = dconfig.rope_sin_table = nullptr;  // scales without tables
+        break;
+      default:
+        break;
+    }
+  }
+  const StatusSet rope_rules = DecoderRopeRules(dconfig);
+
   // --- ea_decoder_quant_arena_size
   const StatusSet shape_rules = QuantDecoderShapeRules(dconfig);
   const bool shape_valid = fixed && dims_ok && !shape_rules.MustFail();
@@ -205,6 +276,24 @@ void FuzzQuantDecoder(ByteReader& input) {
     if (table_needs.bad) size_rules.Add(EA_ERR_BAD_ARGUMENT);
     if (table_needs.no_scales) size_rules.Add(EA_ERR_NULL_POINTER);
     if (infinite) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
+    size_rules.Merge(rope_rules);
+    quant_rules.Merge(rope_rules);
+  }
+  // With RoPE the scores read the rotated q and k: derived integers take
+  // them from the rotated scales, as the library does (the unrotated ones
+  // were checked above, as the library checks them too).
+  RopeInputs rope_inputs{};
+  const bool rope_used = rope && dconfig.rope_cos_table != nullptr &&
+                         dconfig.rope_sin_table != nullptr && !rope_rules.MustFail();
+  if (rope_used) {
+    rope_inputs.q = rope_params[0];
+    rope_inputs.k = rope_params[1];
+    rope_inputs.interleaved = dconfig.rope_layout == EA_ROPE_INTERLEAVED;
+    if (!params_given && derivable) {
+      bool unused = false;
+      quantization.derivation.integers.params.scores = ScoresLikeTflite(
+          rope_scales[0].rotated, rope_scales[1].rotated, quantization.scales.scores, &unused);
+    }
   }
   const uint64_t need = shape_valid ? edgeattn::DecoderQuantArenaBytes(dconfig) : 0;
   Debug(
@@ -235,6 +324,14 @@ void FuzzQuantDecoder(ByteReader& input) {
   const int out_b_region = out_bias ? add_kept(3, "out_proj_bias", channels * bias_bytes, 8) : -1;
   const int table_region =
       c.CallerTable() && materialised ? add_kept(4, "table", table_count * element, 2) : -1;
+  // RoPE's tables: regions of their own (a table in the arena is init's
+  // rule, checked by tests/ops), kept as the weights are.
+  const bool rope_tables = rope && dconfig.rope_cos_table != nullptr;
+  const size_t rope_table_bytes =
+      materialised && d_k > 0 ? static_cast<size_t>(max_tokens) * static_cast<size_t>(d_k) * element
+                              : 64;
+  const int rope_cos_region = rope_tables ? pool.AddSeparate("rope cos", rope_table_bytes, 2) : -1;
+  const int rope_sin_region = rope_tables ? pool.AddSeparate("rope sin", rope_table_bytes, 2) : -1;
 
   // Steps are built where the whole stream's reference is cheap.
   const double dn = static_cast<double>(max_tokens), de = static_cast<double>(e);
@@ -248,10 +345,12 @@ void FuzzQuantDecoder(ByteReader& input) {
     if (r >= 0) kept.push_back(r);
   }
   if (table_region >= 0 && positions) kept.push_back(table_region);
+  if (rope_cos_region >= 0) kept.push_back(rope_cos_region);
+  if (rope_sin_region >= 0 && dconfig.rope_sin_table != nullptr) kept.push_back(rope_sin_region);
   std::vector<int> x_regions(kMaxQuantDecoderOps, -1), y_regions(kMaxQuantDecoderOps, -1);
   if (can_step) {
     std::vector<int> candidates = {arena_region, in_w_region, out_w_region};
-    for (int r : {in_b_region, out_b_region, table_region}) {
+    for (int r : {in_b_region, out_b_region, table_region, rope_cos_region, rope_sin_region}) {
       if (r >= 0) candidates.push_back(r);
     }
     for (int i = 0; i < c.OpCount(); ++i) {
@@ -277,6 +376,31 @@ void FuzzQuantDecoder(ByteReader& input) {
   FillQuantBiases(qc, dtype, (qc.biases >> 2) % 4, bias_slots);
   FillTableAndInput(pool, qc, dtype, table_region, table_count, -1, 0);
   if (table_region >= 0) config.quant_position_table = pool.Bytes(table_region);
+  std::vector<uint8_t> rope_cos0, rope_sin0;
+  if (rope_tables) {
+    if (materialised && d_k > 0) {
+      const edgeattn_test::RopeTables exact =
+          edgeattn_test::ExactRopeTables(max_tokens, d_k, rope_inputs.interleaved);
+      const ea_quant table{int8 ? 1.0f / 127 : 1.0f / 32767, 0};
+      for (int which = 0; which < 2; ++which) {
+        const std::vector<double>& values = which == 0 ? exact.cos : exact.sin;
+        uint8_t* to = pool.Bytes(which == 0 ? rope_cos_region : rope_sin_region);
+        if (int8) {
+          const std::vector<int8_t> codes = edgeattn_test::QuantizeTable<int8_t>(values, table);
+          memcpy(to, codes.data(), codes.size());
+        } else {
+          const std::vector<int16_t> codes = edgeattn_test::QuantizeTable<int16_t>(values, table);
+          memcpy(to, codes.data(), codes.size() * 2);
+        }
+      }
+    }
+    rope_cos0 = CopyBytes(pool.Bytes(rope_cos_region), rope_table_bytes);
+    rope_sin0 = CopyBytes(pool.Bytes(rope_sin_region), rope_table_bytes);
+    rope_inputs.cos = rope_cos0.data();
+    rope_inputs.sin = rope_sin0.data();
+    dconfig.rope_cos_table = pool.Bytes(rope_cos_region);
+    if (dconfig.rope_sin_table != nullptr) dconfig.rope_sin_table = pool.Bytes(rope_sin_region);
+  }
   const std::vector<uint8_t> in_w0 = CopyBytes(pool.Bytes(in_w_region), in_w_bytes);
   const std::vector<uint8_t> out_w0 = CopyBytes(pool.Bytes(out_w_region), ee);
   const std::vector<uint8_t> in_b0 =
@@ -492,7 +616,7 @@ void FuzzQuantDecoder(ByteReader& input) {
                              stream.data(), positions ? table0.data() : nullptr,
                              reinterpret_cast<const int8_t*>(in_w0.data()),
                              reinterpret_cast<const int8_t*>(out_w0.data()), in_b, out_b,
-                             dconfig.window, dconfig.n_kv_heads)
+                             dconfig.window, dconfig.n_kv_heads, rope_used ? &rope_inputs : nullptr)
                     .y;
             want_stream[i] = stream;
           }
@@ -508,6 +632,7 @@ void FuzzQuantDecoder(ByteReader& input) {
           ++Stats().compared;
           if (groups != heads) ++Stats().grouped_compared;
           if (dconfig.window > 0) ++Stats().windowed_compared;
+          if (rope_used) ++Stats().rope_compared;
           break;
         }
         case kQuantDecoderReset: {

@@ -83,13 +83,6 @@ bool AllValid(ea_dtype dtype, const ea_rope_quant_scales& s) {
   return true;
 }
 
-StatusSet RopeParamsRules(ea_dtype dtype, const ea_rope_quant_params& p) {
-  StatusSet rules = MulParamsRules(dtype, p.cos);
-  rules.Merge(MulParamsRules(dtype, p.sin));
-  rules.Merge(AddParamsRules(dtype, p.add));
-  return rules;
-}
-
 void ExpectSameRope(const ea_rope_quant_params& got, const ea_rope_quant_params& want) {
   ExpectSameMul(got.cos, want.cos);
   ExpectSameMul(got.sin, want.sin);
@@ -225,10 +218,6 @@ ea_status RunRope(bool int8, uint8_t* x, const QuantRopeCase& c, int64_t first, 
                                  first, reinterpret_cast<const int16_t*>(cos),
                                  reinterpret_cast<const int16_t*>(sin), c.table_positions, layout,
                                  params);
-}
-
-ref::RopeParams RefRope(const ea_rope_quant_params& p) {
-  return {RefMul(p.cos), RefMul(p.sin), RefAdd(p.add)};
 }
 
 // The graph on x and the tables as they were before the run, as bytes.

@@ -1316,6 +1316,49 @@ void QuantDecoderSeeds() {
   c.common.null_select = 240;
   c.common.null_bits = kNullInput2;  // the weights struct
   Write("quant-decoder-s8-null-weights", kQuantDecoder, c);
+  // RoPE (0.29.0): q and k rotated by the model's tables, both layouts, a
+  // stream with a reset; grouped heads under a wrapping window; the
+  // integers given; then each rule broken once.
+  c = QuantDecoder(false, 12, 8, 1, 4);
+  c.rope_kind = 130;  // HALF
+  Write("quant-decoder-s8-rope-half-steps-reset", kQuantDecoder, c);
+  c = QuantDecoder(true, 12, 8, 1, 4);
+  c.rope_kind = 200;  // INTERLEAVED
+  Write("quant-decoder-s16-rope-interleaved-steps-reset", kQuantDecoder, c);
+  for (const bool int16 : {false, true}) {
+    c = QuantDecoder(int16, 20, 16, 2, 4);  // 4 heads of 4
+    c.kv_kind = 97;                         // on 2 KV heads
+    c.window_kind = 100;                    // a window of 5: the ring wraps
+    c.rope_kind = int16 ? 130 : 200;
+    c.op_count = 8;
+    for (int i = 0; i < 8; ++i) c.ops[i] = DecoderStep(210, static_cast<uint32_t>(i));
+    c.ops[6] = DecoderOp(kResetKind);
+    Write(int16 ? "quant-decoder-s16-rope-half-grouped-window"
+                : "quant-decoder-s8-rope-interleaved-grouped-window",
+          kQuantDecoder, c);
+  }
+  c = QuantDecoder(true, 8, 8, 1, 4);
+  c.rope_kind = 130;
+  c.quant.params_kind = 200;  // the integers given
+  Write("quant-decoder-s16-rope-given-params", kQuantDecoder, c);
+  const char* const rope_faults[5] = {"one-table", "no-scales", "k-on-other-x", "tiny-product",
+                                      "scales-without-tables"};
+  for (int fault = 0; fault < 5; ++fault) {
+    c = QuantDecoder(fault % 2 == 1, 8, 8, 1, 4);
+    c.rope_kind = 130;
+    c.rope_fault = static_cast<uint8_t>(225 + fault);  // 225 % 5 == 0
+    const std::string name =
+        std::string(fault % 2 == 1 ? "quant-decoder-s16-rope-" : "quant-decoder-s8-rope-") +
+        rope_faults[fault];
+    Write(name.c_str(), kQuantDecoder, c);
+  }
+  c = QuantDecoder(false, 8, 8, 1, 4);
+  c.rope_kind = 250;  // rope_raw as the layout
+  c.rope_raw = 7;
+  Write("quant-decoder-s8-rope-bad-layout", kQuantDecoder, c);
+  c = QuantDecoder(false, 8, 6, 1, 4);  // heads 2 of d_k 3
+  c.rope_kind = 130;
+  Write("quant-decoder-s8-rope-odd-d-k", kQuantDecoder, c);
 }
 
 // --- MHA decoder and cross-attention (decoder_case.h)

@@ -115,6 +115,13 @@ struct QuantDecoderCase {
   int32_t window_raw = 0;
   uint8_t kv_kind = 0;  // < 96: n_kv_heads 0 (n_heads); < 240: a divisor of heads; else kv_raw
   int32_t kv_raw = 0;
+  // RoPE (0.29.0): < 128 none; < 184 EA_ROPE_HALF; < 240 EA_ROPE_INTERLEAVED;
+  // else rope_raw as the layout. rope_fault >= 224 breaks one RoPE rule
+  // (rope_fault % 5: one table NULL, the rotations' scales or integers NULL,
+  // k's rotation on another x, a product's scale tiny, scales without tables).
+  uint8_t rope_kind = 0;
+  int32_t rope_raw = 0;
+  uint8_t rope_fault = 0;
 
   bool CallerTable() const { return table_kind >= 128; }
   bool ScalesGiven() const { return scales_kind < 240; }
@@ -149,6 +156,13 @@ struct QuantDecoderCase {
     }
     return divisors[static_cast<size_t>(kv_kind - 96) % divisors.size()];
   }
+  bool Rope() const { return rope_kind >= 128; }
+  ea_rope_layout RopeLayout() const {
+    return rope_kind < 184   ? EA_ROPE_HALF
+           : rope_kind < 240 ? EA_ROPE_INTERLEAVED
+                             : static_cast<ea_rope_layout>(rope_raw);
+  }
+  int RopeFault() const { return rope_fault >= 224 ? rope_fault % 5 : -1; }
 };
 
 template <class Io>
@@ -247,6 +261,10 @@ void Visit(Io& io, QuantDecoderCase& c) {
   // Then the KV heads (0.27.0), read as none from older inputs.
   io.U8(c.kv_kind);
   if (c.kv_kind >= 240) io.I32(c.kv_raw);
+  // Then RoPE (0.29.0), none for older inputs.
+  io.U8(c.rope_kind);
+  if (c.rope_kind >= 240) io.I32(c.rope_raw);
+  if (c.Rope()) io.U8(c.rope_fault);
 }
 
 }  // namespace edgeattn_fuzz

@@ -239,6 +239,10 @@ ref::MulParams RefMul(const ea_mul_quant_params& m) {
                         m.output_shift};
 }
 
+ref::RopeParams RefRope(const ea_rope_quant_params& p) {
+  return {RefMul(p.cos), RefMul(p.sin), RefAdd(p.add)};
+}
+
 ref::FullyConnectedParams RefLinear(const ea_linear_quant_params& l, int32_t channels) {
   ref::FullyConnectedParams f;
   f.input_offset = l.input_offset;

@@ -91,6 +91,7 @@ ea_softmax_quant_params SoftmaxLikeTflite(bool int8, float beta, float scores_sc
 // softmax with TFLite Micro's tables, softmax_luts.h).
 ref::AddParams RefAdd(const ea_add_quant_params& a);
 ref::MulParams RefMul(const ea_mul_quant_params& m);
+ref::RopeParams RefRope(const ea_rope_quant_params& p);
 ref::FullyConnectedParams RefLinear(const ea_linear_quant_params& l, int32_t channels);
 ref::BatchMatMulParams RefMatmul(const ea_matmul_quant_params& m);
 ref::SoftmaxInt8Params RefSoftmaxInt8(const ea_softmax_quant_params& s);

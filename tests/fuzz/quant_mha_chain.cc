@@ -14,7 +14,7 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
                               const SoftmaxParams& softmax, int n, int n_valid_keys,
                               const uint8_t* x, const uint8_t* table, const int8_t* in_w,
                               const int8_t* out_w, const uint8_t* in_b, const uint8_t* out_b,
-                              int window, int kv_heads) {
+                              int window, int kv_heads, const RopeInputs* rope) {
   const size_t e = static_cast<size_t>(c.d_model);
   const int groups = kv_heads > 0 ? kv_heads : c.n_heads;
   const int kv_width = groups * (c.d_model / c.n_heads);
@@ -28,6 +28,11 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
   chain.bmm_scores = RefMatmul(p.scores);
   chain.bmm_context = RefMatmul(p.context);
   chain.softmax = softmax;
+  if (rope != nullptr) {
+    chain.rope = true;
+    chain.rope_q = RefRope(rope->q);
+    chain.rope_k = RefRope(rope->k);
+  }
   const size_t elements = static_cast<size_t>(n) * e;
   const std::vector<T> x_t = Typed<T>(x, elements);
   const std::vector<T> pe = table != nullptr ? Typed<T>(table, elements) : std::vector<T>();
@@ -45,8 +50,18 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
   in.b_k = in_b != nullptr ? b_in.data() + e : nullptr;
   in.b_v = in_b != nullptr ? b_in.data() + e + kv : nullptr;
   in.b_o = out_b != nullptr ? b_out.data() : nullptr;
-  const ref::ChainShape shape{n,      c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL, n_valid_keys,
-                              groups, window};
+  ref::ChainShape shape{n,      c.d_model, c.n_heads, c.mask == EA_MASK_CAUSAL, n_valid_keys,
+                        groups, window};
+  const size_t table_elements = static_cast<size_t>(n) * (e / static_cast<size_t>(c.n_heads));
+  const std::vector<T> cos =
+      rope != nullptr ? Typed<T>(rope->cos, table_elements) : std::vector<T>();
+  const std::vector<T> sin =
+      rope != nullptr ? Typed<T>(rope->sin, table_elements) : std::vector<T>();
+  if (rope != nullptr) {
+    shape.rope = rope->interleaved ? ref::kRopeInterleaved : ref::kRopeHalf;
+    in.rope_cos = cos.data();
+    in.rope_sin = sin.data();
+  }
   ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = ref::RunChainInt8(shape, chain, in);
@@ -115,13 +130,14 @@ Integers DefaultIntegers(const ea_mha_config& c) {
 ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params& p, int n,
                               int n_valid_keys, const uint8_t* x, const uint8_t* table,
                               const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
-                              const uint8_t* out_b, int window, int kv_heads) {
+                              const uint8_t* out_b, int window, int kv_heads,
+                              const RopeInputs* rope) {
   if (c.dtype == EA_DTYPE_INT8) {
     return RunReference<int8_t, int32_t>(c, p, RefSoftmaxInt8(p.softmax), n, n_valid_keys, x, table,
-                                         in_w, out_w, in_b, out_b, window, kv_heads);
+                                         in_w, out_w, in_b, out_b, window, kv_heads, rope);
   }
   return RunReference<int16_t, int64_t>(c, p, RefSoftmaxInt16(p.softmax), n, n_valid_keys, x, table,
-                                        in_w, out_w, in_b, out_b, window, kv_heads);
+                                        in_w, out_w, in_b, out_b, window, kv_heads, rope);
 }
 
 void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommon& qc,

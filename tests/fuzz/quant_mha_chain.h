@@ -80,10 +80,19 @@ struct ReferenceOutputs {
 // n_heads), whose W_K and W_V rows (and biases, and k_proj's and v_proj's
 // integers) are the first kv_heads * d_k of each, in_proj's rows W_Q's,
 // W_K's, W_V's one after another.
+// With `rope` (a decoder's RoPE): q and k rotated after their projections
+// with its integers and the model's tables (rows 0..n-1).
+struct RopeInputs {
+  ea_rope_quant_params q, k;
+  bool interleaved;
+  const uint8_t* cos;  // [>= n, d_k] of the dtype
+  const uint8_t* sin;
+};
 ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params& p, int n,
                               int n_valid_keys, const uint8_t* x, const uint8_t* table,
                               const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
-                              const uint8_t* out_b, int window = 0, int kv_heads = 0);
+                              const uint8_t* out_b, int window = 0, int kv_heads = 0,
+                              const RopeInputs* rope = nullptr);
 
 // A layer's quantization as a fixed-point MHA case gives it (QuantCase's
 // tensors, QuantCommon): the scales (nominal, jittered or bad), the

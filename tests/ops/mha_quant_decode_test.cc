@@ -340,18 +340,101 @@ TEST_P(QuantDecoderPerTarget, GivenIntegersGiveTheDerivedOnesResults) {
   config.max_step_tokens = 5;
   config.layer.quant_params = &params;
   config.layer.quant_scales = nullptr;
-  size_t bytes = 0;
-  ASSERT_EQ(ea_decoder_quant_arena_size(&config, &bytes), EA_OK);
-  EXPECT_EQ(bytes, derived.bytes);
-  AlignedBytes storage(bytes);
-  ea_arena arena;
-  ea_arena_init(&arena, storage.data(), bytes);
-  ea_decoder_quant decoder{};
-  ASSERT_EQ(ea_decoder_quant_init(&decoder, &config, &given_layer.weights, &arena), EA_OK);
+  PlannedQuantDecoder planned = PlanQuantDecoder(config, given_layer.weights);
+  ASSERT_EQ(planned.status, EA_OK);
+  EXPECT_EQ(planned.bytes, derived.bytes);
+  ea_decoder_quant& decoder = planned.plan;
   memset(channels.data(), 0, channels.size() * sizeof(int32_t));  // the plan keeps its own copy
   std::vector<int16_t> x(c.x_emb.begin(), c.x_emb.end()), y(x.size());
   for (int t = 0; t < 20; t += 5) {
     ASSERT_EQ(ea_decoder_quant_step_s16(&decoder, x.data() + t * 24, 5, y.data() + t * 24), EA_OK);
+  }
+  EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
+}
+
+// RoPE: q and k rotated after their projections (k where the cache stores
+// it, before the panels copy it), the scores on the rotated tensors. The
+// stream equals the integer reference's RoPE chain bit for bit: both
+// layouts, grouped KV heads, windows whose ring wraps mid-step, heads of
+// more pairs than the rope kernel's block, in_proj and separate
+// projections; and RoPE matters (the stream without it differs).
+TEST_P(QuantDecoderPerTarget, RopeStreamEqualsTheRopeChainBitForBit) {
+  struct RopeCase {
+    RandomShape shape;
+    int kv_heads, window;
+    std::vector<int> steps;
+    bool separate;
+  };
+  const RopeCase cases[] = {
+      {{20, 16, 2, true, true}, 2, 0, {1}, false},
+      {{37, 32, 4, true, false}, 2, 0, {1, 2, 3}, true},
+      {{45, 24, 6, true, true}, 3, 9, {4, 1}, false},         // a ring of 12
+      {{40, 128, 2, true, false}, 1, 17, {16, 1, 3}, false},  // heads of 64: two blocks of pairs
+      {{24, 12, 1, true, false}, 1, 0, {5, 1}, true},
+  };
+  uint64_t seed = 9500;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const int rope : {tflite_ref::kRopeHalf, tflite_ref::kRopeInterleaved}) {
+      for (const RopeCase& r : cases) {
+        QuantMhaCase c = GroupedQueryHeads(RandomQuantMha(dtype, r.shape, seed++), r.kv_heads);
+        c.window = r.window;
+        c.separate_projections = r.separate;
+        c.rope = rope;
+        SCOPED_TRACE(Describe({dtype, r.shape, r.steps}) + " kv heads " +
+                     std::to_string(r.kv_heads) + " window " + std::to_string(r.window) +
+                     (rope == tflite_ref::kRopeHalf ? " half" : " interleaved"));
+        const QuantMhaCase::Decoded decoded = c.Decode(r.steps);
+        ASSERT_EQ(decoded.status, EA_OK);
+        EXPECT_EQ(decoded.y, c.Reference().y) << "against the integer reference's RoPE chain";
+        EXPECT_EQ(decoded.arena_bytes, decoded.carved_bytes);
+        c.rope = 0;
+        const QuantMhaCase::Decoded plain = c.Decode(r.steps);
+        ASSERT_EQ(plain.status, EA_OK);
+        EXPECT_EQ(plain.arena_bytes, decoded.arena_bytes) << "RoPE needs no arena";
+        EXPECT_NE(plain.y, decoded.y) << "RoPE must matter for this case";
+      }
+    }
+  }
+}
+
+// RoPE with given integers: ea_decoder_quant_derive's (the scores from the
+// rotated scales) and ea_rope_quant_derive's give the scales' stream.
+TEST_P(QuantDecoderPerTarget, RopeTakesGivenIntegers) {
+  QuantMhaCase c =
+      GroupedQueryHeads(RandomQuantMha(EA_DTYPE_INT16, {18, 32, 4, true, true}, 9550), 2);
+  c.rope = tflite_ref::kRopeInterleaved;
+  const QuantMhaCase::Expected want = c.Reference();
+  QuantMhaLayer layer(c);
+  const std::vector<int32_t> cos32 = c.RopeTable(false), sin32 = c.RopeTable(true);
+  const std::vector<int16_t> cos(cos32.begin(), cos32.end()), sin(sin32.begin(), sin32.end());
+  ea_rope_quant_scales rope_scales[2];
+  c.RopeScales(rope_scales);
+  ea_decoder_quant_config config{};
+  config.layer = layer.config;
+  config.max_step_tokens = 3;
+  config.n_kv_heads = 2;
+  config.rope_layout = EA_ROPE_INTERLEAVED;
+  config.rope_cos_table = cos.data();
+  config.rope_sin_table = sin.data();
+  config.rope_scales = rope_scales;
+  std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(c.d_model));
+  ea_mha_quant_params params{};
+  ASSERT_EQ(ea_decoder_quant_derive(&config, &params, channels.data(), channels.size()), EA_OK);
+  ea_rope_quant_params rope_params[2];
+  ASSERT_EQ(ea_rope_quant_derive(EA_DTYPE_INT16, &rope_scales[0], &rope_params[0]), EA_OK);
+  ASSERT_EQ(ea_rope_quant_derive(EA_DTYPE_INT16, &rope_scales[1], &rope_params[1]), EA_OK);
+  config.layer.quant_params = &params;
+  config.layer.quant_scales = nullptr;
+  config.rope_scales = nullptr;
+  config.rope_params = rope_params;
+  PlannedQuantDecoder planned = PlanQuantDecoder(config, layer.weights);
+  ASSERT_EQ(planned.status, EA_OK);
+  ea_decoder_quant& decoder = planned.plan;
+  memset(rope_params, 0, sizeof(rope_params));  // the plan keeps its own copy
+  const size_t e = static_cast<size_t>(c.d_model);
+  std::vector<int16_t> x(c.x_emb.begin(), c.x_emb.end()), y(x.size());
+  for (size_t t = 0; t < 18; t += 3) {
+    ASSERT_EQ(ea_decoder_quant_step_s16(&decoder, x.data() + t * e, 3, y.data() + t * e), EA_OK);
   }
   EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
 }
@@ -531,6 +614,93 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   EXPECT_EQ(arena.used, 0u);
 }
 
+// RoPE's rules (decoder.h), each alone; tables inside the arena or under a
+// step's y are refused with nothing written.
+TEST(QuantDecoderRules, RopeConfigsAreChecked) {
+  QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {8, 16, 2, true, true}, 9610);
+  c.rope = tflite_ref::kRopeHalf;
+  QuantMhaLayer layer(c);
+  const std::vector<int32_t> cos32 = c.RopeTable(false), sin32 = c.RopeTable(true);
+  const std::vector<int8_t> cos(cos32.begin(), cos32.end()), sin(sin32.begin(), sin32.end());
+  ea_rope_quant_scales scales[2];
+  c.RopeScales(scales);
+  ea_decoder_quant_config config{};
+  config.layer = layer.config;
+  config.max_step_tokens = 2;
+  config.rope_layout = EA_ROPE_HALF;
+  config.rope_cos_table = cos.data();
+  config.rope_sin_table = sin.data();
+  config.rope_scales = scales;
+  size_t bytes = 0;
+  ASSERT_EQ(ea_decoder_quant_arena_size(&config, &bytes), EA_OK);
+  const auto refused = [&](ea_decoder_quant_config bad) {
+    size_t ignored = 0;
+    return ea_decoder_quant_arena_size(&bad, &ignored);
+  };
+  ea_decoder_quant_config bad = config;
+  bad.rope_sin_table = nullptr;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  bad = config;
+  bad.rope_cos_table = bad.rope_sin_table = nullptr;  // no RoPE, but its scales given
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  bad.rope_scales = nullptr;
+  EXPECT_EQ(refused(bad), EA_OK);
+  bad = config;
+  bad.rope_layout = static_cast<ea_rope_layout>(2);
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  bad = config;
+  bad.rope_scales = nullptr;
+  EXPECT_EQ(refused(bad), EA_ERR_NULL_POINTER);
+  ea_rope_quant_scales other[2] = {scales[0], scales[1]};
+  other[1].x.zero_point += 1;  // not k's quantization
+  bad = config;
+  bad.rope_scales = other;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  other[1] = scales[1];
+  other[0].cos_product.scale = 1e-30f;  // MUL's multiplier past its range
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  other[0] = scales[0];
+  other[0].rotated.scale = 1e-30f;  // no ADD (nor scores) multiplier takes it
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  ea_rope_quant_params params[2]{};
+  std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(c.d_model));
+  ea_mha_quant_params given{};
+  ASSERT_EQ(ea_decoder_quant_derive(&config, &given, channels.data(), channels.size()), EA_OK);
+  bad = config;
+  bad.layer.quant_params = &given;
+  bad.rope_params = nullptr;
+  EXPECT_EQ(refused(bad), EA_ERR_NULL_POINTER);
+  ASSERT_EQ(ea_rope_quant_derive(EA_DTYPE_INT8, &scales[0], &params[0]), EA_OK);
+  ASSERT_EQ(ea_rope_quant_derive(EA_DTYPE_INT8, &scales[1], &params[1]), EA_OK);
+  bad.rope_params = params;
+  EXPECT_EQ(refused(bad), EA_OK);
+  params[1].add.left_shift = 21;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  // An odd head width.
+  QuantMhaCase odd = RandomQuantMha(EA_DTYPE_INT8, {8, 6, 2, true, true}, 9611);
+  QuantMhaLayer odd_layer(odd);
+  bad = config;
+  bad.layer = odd_layer.config;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
+
+  // A table inside the carve; a step's y over a table.
+  AlignedBytes storage(bytes + 4096);
+  ea_arena arena;
+  ea_arena_init(&arena, storage.data(), bytes);
+  ea_decoder_quant decoder{};
+  bad = config;
+  bad.rope_sin_table = storage.data() + 64;
+  EXPECT_EQ(ea_decoder_quant_init(&decoder, &bad, &layer.weights, &arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(arena.used, 0u);
+  ASSERT_EQ(ea_decoder_quant_init(&decoder, &config, &layer.weights, &arena), EA_OK);
+  std::vector<int8_t> x(16, 1);
+  std::vector<int8_t> table_copy = cos;
+  EXPECT_EQ(ea_decoder_quant_step_s8(&decoder, x.data(), 1, const_cast<int8_t*>(cos.data())),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(cos, table_copy);
+  EXPECT_EQ(decoder.length, 0);
+}
+
 // ea_decoder_quant_derive: the decoder's own Prepare, with W_K's and W_V's
 // KV width. It validates the config as _arena_size does, ignores its
 // quant_params, and on a refusal writes neither output.
@@ -620,8 +790,7 @@ TEST(QuantDecoderRules, AGroupedDecoderKeepsItsOwnRows) {
   config.layer = layer.config;
   config.max_step_tokens = 1;
   config.n_kv_heads = 2;
-  Planned<ea_decoder_quant, ea_decoder_quant_config, ea_mha_quant_weights> planned(
-      ea_decoder_quant_arena_size, ea_decoder_quant_init, config, layer.weights);
+  PlannedQuantDecoder planned = PlanQuantDecoder(config, layer.weights);
   ASSERT_EQ(planned.status, EA_OK);
   ea_decoder_quant& decoder = planned.plan;
   const std::vector<int8_t> x = Int8Rows(c, 0, 1);

@@ -8,6 +8,8 @@
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/decoder.h"
 #include "reference/device_softmax_luts.h"
+#include "reference/quant_rope_tables.h"
+#include "reference/quant_test_values.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 
@@ -27,7 +29,6 @@ float FloatFromBits(uint32_t bits) {
 ea_quant Quant(tflite_golden::Quantization q) {
   return {FloatFromBits(q.scale_bits), q.zero_point};
 }
-tflite_ref::TensorQuantization RefQuant(ea_quant q) { return {q.scale, q.zero_point}; }
 
 template <typename T>
 std::vector<T> Narrow(const std::vector<int32_t>& values) {
@@ -120,6 +121,17 @@ QuantMhaCase::Decoded DecodeTyped(const QuantMhaCase& c, const std::vector<int>&
   config.max_step_tokens = *std::max_element(steps.begin(), steps.end());
   config.window = c.window;
   config.n_kv_heads = c.kv_heads;
+  ea_rope_quant_scales rope_scales[2];
+  const std::vector<T> cos = Narrow<T>(c.rope != 0 ? c.RopeTable(false) : std::vector<int32_t>());
+  const std::vector<T> sin = Narrow<T>(c.rope != 0 ? c.RopeTable(true) : std::vector<int32_t>());
+  if (c.rope != 0) {
+    c.RopeScales(rope_scales);
+    config.rope_layout =
+        c.rope == tflite_ref::kRopeInterleaved ? EA_ROPE_INTERLEAVED : EA_ROPE_HALF;
+    config.rope_cos_table = cos.data();
+    config.rope_sin_table = sin.data();
+    config.rope_scales = rope_scales;
+  }
   size_t bytes = 0;
   result.status = ea_decoder_quant_arena_size(&config, &bytes);
   if (result.status != EA_OK) return result;
@@ -165,8 +177,13 @@ QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& param
   in.b_k = bias.data() + e;
   in.b_v = bias.data() + e + kv;
   in.b_o = out_bias.data();
-  const tflite_ref::ChainShape shape{c.n,           c.d_model,   c.heads, c.causal,
-                                     c.ValidKeys(), c.KvHeads(), c.window};
+  tflite_ref::ChainShape shape{c.n,           c.d_model,   c.heads, c.causal,
+                               c.ValidKeys(), c.KvHeads(), c.window};
+  shape.rope = c.rope;
+  const std::vector<T> cos = Narrow<T>(c.rope != 0 ? c.RopeTable(false) : std::vector<int32_t>());
+  const std::vector<T> sin = Narrow<T>(c.rope != 0 ? c.RopeTable(true) : std::vector<int32_t>());
+  in.rope_cos = c.rope != 0 ? cos.data() : nullptr;
+  in.rope_sin = c.rope != 0 ? sin.data() : nullptr;
   tflite_ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = tflite_ref::RunChainInt8(shape, params, in);
@@ -295,7 +312,44 @@ tflite_ref::ChainQuantization QuantMhaCase::Quantization(std::vector<float>* cha
   // TFLite's SOFTMAX beta: the model's own, or the textbook 1/sqrt(d_k).
   q.beta = scales.softmax_beta != 0.0f ? scales.softmax_beta
                                        : 1.0f / sqrtf(static_cast<float>(d_model / heads));
+  if (rope != 0) {
+    ea_rope_quant_scales r[2];
+    RopeScales(r);
+    q.rope = true;
+    for (int i = 0; i < 2; ++i) {
+      tflite_ref::RopeQuantization& to = i == 0 ? q.rope_q : q.rope_k;
+      to = {RefQuant(r[i].x),           RefQuant(r[i].cos_table),   RefQuant(r[i].sin_table),
+            RefQuant(r[i].cos_product), RefQuant(r[i].sin_product), RefQuant(r[i].rotated)};
+    }
+  }
   return q;
+}
+
+void QuantMhaCase::RopeScales(ea_rope_quant_scales out[2]) const {
+  const ea_quant table = IsInt8(dtype) ? RopeTableQuant<int8_t>() : RopeTableQuant<int16_t>();
+  for (int i = 0; i < 2; ++i) {
+    const ea_quant x = i == 0 ? scales.q : scales.k;
+    out[i].x = x;
+    out[i].cos_table = out[i].sin_table = table;
+    // Each output of its own quantization (int8: zero points too), so that
+    // cos and sin, or ADD's operands, cannot be mixed up unseen.
+    const int32_t zp = IsInt8(dtype) ? 2 + i : 0;
+    out[i].cos_product = ea_quant{2 * x.scale, zp};
+    out[i].sin_product = ea_quant{1.5f * x.scale, -zp};
+    out[i].rotated = ea_quant{3 * x.scale, 2 * zp};
+  }
+}
+
+std::vector<int32_t> QuantMhaCase::RopeTable(bool sin) const {
+  const RopeTables exact =
+      ExactRopeTables(PlanTokens(), d_model / heads, rope == tflite_ref::kRopeInterleaved);
+  const std::vector<double>& values = sin ? exact.sin : exact.cos;
+  if (IsInt8(dtype)) {
+    const std::vector<int8_t> codes = QuantizeTable<int8_t>(values, RopeTableQuant<int8_t>());
+    return std::vector<int32_t>(codes.begin(), codes.end());
+  }
+  const std::vector<int16_t> codes = QuantizeTable<int16_t>(values, RopeTableQuant<int16_t>());
+  return std::vector<int32_t>(codes.begin(), codes.end());
 }
 
 QuantMhaCase::Expected QuantMhaCase::Reference() const {

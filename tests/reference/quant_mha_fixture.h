@@ -43,6 +43,12 @@ struct QuantMhaCase {
   // Causal cases: a sliding window of this many keys (0: none) for Decode
   // (the decoder's window) and Reference; Run (ea_mha_quant) has none.
   int window = 0;
+  // RoPE for Decode and Reference (Run has none): tflite_ref::kRopeHalf or
+  // kRopeInterleaved (0: none). q and k rotated after their projections with
+  // the tables of quant_rope_tables.h (RopeTable()), the products at 2 and
+  // 1.5 times q's and k's scales, the rotated tensors at 3 times, int8 zero
+  // points of their own (RopeScales()).
+  int rope = 0;
   // int16, both or neither: the softmax's tables handed to the library (in
   // integers derived from the scales: ea_mha_quant_derive, then
   // quant_params) and to the reference. NULL: the library's built-in tables,
@@ -87,6 +93,12 @@ struct QuantMhaCase {
 
   // The reference's integer parameters for these scales.
   tflite_ref::ChainQuantization Quantization(std::vector<float>* channel_scales) const;
+
+  // With rope: q's and k's rotations as the decoder takes them, and the
+  // model's tables C (cos) or S ([PlanTokens(), d_k] codes, as int32).
+  void RopeScales(ea_rope_quant_scales scales[2]) const;
+  std::vector<int32_t> RopeTable(bool sin) const;
+  int PlanTokens() const { return plan_tokens > 0 ? plan_tokens : n; }
 };
 
 // A case as the library's plans take it: the layer's config (sinusoidal

@@ -20,6 +20,18 @@ void RopeS8(int8_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head, const 
 void RopeS16(int16_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head, const int16_t* cos_rows,
              const int16_t* sin_rows, ea_rope_layout layout, const ea_rope_quant_params& params);
 
+// The same, by the activations' type.
+inline void RopeRows(int8_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head,
+                     const int8_t* cos_rows, const int8_t* sin_rows, ea_rope_layout layout,
+                     const ea_rope_quant_params& params) {
+  RopeS8(x, n_tokens, n_heads, d_head, cos_rows, sin_rows, layout, params);
+}
+inline void RopeRows(int16_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head,
+                     const int16_t* cos_rows, const int16_t* sin_rows, ea_rope_layout layout,
+                     const ea_rope_quant_params& params) {
+  RopeS16(x, n_tokens, n_heads, d_head, cos_rows, sin_rows, layout, params);
+}
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_SRC_KERNELS_INT_ROPE_INT_H_

@@ -16,6 +16,7 @@
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/decoder.h"
 #include "kernels/int/int_kernels.h"
+#include "kernels/int/rope_int.h"
 #include "kernels/int/s16_panels.h"
 #include "kernels/int/s8_panels.h"
 #include "ops/mha/mha_quant_api.h"
@@ -25,6 +26,7 @@
 #include "runtime/simd_target_cap.h"
 #include "runtime/validation.h"
 #include "tflite/mha_quant_params.h"
+#include "tflite/rope_quant_params.h"
 
 namespace edgeattn {
 namespace {
@@ -33,7 +35,55 @@ int32_t HeadWidth(const ea_decoder_quant_config& c) { return c.layer.d_model / c
 // The channels of k and v: n_kv_heads * d_k.
 int32_t KvWidth(const ea_decoder_quant_config& c) { return DecoderQuantKvHeads(c) * HeadWidth(c); }
 
-ea_status Validate(const ea_decoder_quant_config& c) {
+bool HasRope(const ea_decoder_quant_config& c) {
+  return c.rope_cos_table != nullptr || c.rope_sin_table != nullptr;
+}
+
+// What RoPE gives a plan (decoder.h's rules): q's and k's rotations, and
+// with scales the scores' integers from the rotated q and k.
+struct RopePlan {
+  ea_rope_quant_params rope[2];
+  ea_matmul_quant_params scores;
+  bool derived_scores;
+};
+
+ea_status ValidateRope(const ea_decoder_quant_config& c, RopePlan* plan) {
+  *plan = RopePlan{};
+  if (!HasRope(c)) {
+    return c.rope_scales == nullptr && c.rope_params == nullptr ? EA_OK : EA_ERR_BAD_ARGUMENT;
+  }
+  if (c.rope_cos_table == nullptr || c.rope_sin_table == nullptr) return EA_ERR_BAD_ARGUMENT;
+  if (HeadWidth(c) % 2 != 0) return EA_ERR_BAD_DIMENSION;
+  if (c.rope_layout != EA_ROPE_HALF && c.rope_layout != EA_ROPE_INTERLEAVED) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  const ea_dtype dtype = c.layer.dtype;
+  if (c.layer.quant_params != nullptr) {
+    if (c.rope_params == nullptr) return EA_ERR_NULL_POINTER;
+    for (int i = 0; i < 2; ++i) {
+      if (CheckRope(dtype, c.rope_params[i]) != EA_OK) return EA_ERR_BAD_ARGUMENT;
+      plan->rope[i] = c.rope_params[i];
+    }
+    return EA_OK;
+  }
+  const ea_mha_quant_scales* s = c.layer.quant_scales;
+  if (s == nullptr || c.rope_scales == nullptr) return EA_ERR_NULL_POINTER;
+  const auto same = [](ea_quant a, ea_quant b) {
+    return a.scale == b.scale && a.zero_point == b.zero_point;
+  };
+  if (!same(c.rope_scales[0].x, s->q) || !same(c.rope_scales[1].x, s->k)) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
+  for (int i = 0; i < 2; ++i) {
+    const ea_status status = DeriveRope(dtype, c.rope_scales[i], &plan->rope[i]);
+    if (status != EA_OK) return status;
+  }
+  plan->derived_scores = true;
+  return DeriveScores(dtype, c.rope_scales[0].rotated, c.rope_scales[1].rotated, s->scores,
+                      &plan->scores);
+}
+
+ea_status Validate(const ea_decoder_quant_config& c, RopePlan* rope) {
   if (c.n_kv_heads < 0) return EA_ERR_BAD_DIMENSION;
   ea_status status = ValidateMhaQuantConfig(c.layer, DecoderQuantKvHeads(c));
   if (status != EA_OK) return status;
@@ -42,7 +92,22 @@ ea_status Validate(const ea_decoder_quant_config& c) {
     return EA_ERR_BAD_DIMENSION;
   }
   size_t bytes = 0;
-  return ToSize(DecoderQuantArenaBytes(c), &bytes);
+  status = ToSize(DecoderQuantArenaBytes(c), &bytes);
+  if (status != EA_OK) return status;
+  return ValidateRope(c, rope);
+}
+
+// The RoPE tables a decoder reads at every step ([max_tokens, d_k] each),
+// as kept extents (none without RoPE).
+struct RopeTables {
+  Extent extents[2];
+};
+RopeTables RopeTablesOf(const ea_decoder_quant_config& c) {
+  const size_t bytes = HasRope(c)
+                           ? static_cast<size_t>(c.layer.max_tokens) *
+                                 static_cast<size_t>(HeadWidth(c)) * FixedPointBytes(c.layer.dtype)
+                           : 0;
+  return {{{c.rope_cos_table, bytes}, {c.rope_sin_table, bytes}}};
 }
 
 void TransposeHead(const int8_t* v, size_t ld, int32_t rows, int32_t cols, int8_t* dst,
@@ -196,6 +261,19 @@ void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
   // k straight into the ring's rows: from the step's slot, then from slot 0.
   project(1, p.k_proj, input, before_end, keys + static_cast<size_t>(slot) * kv);
   project(1, p.k_proj, input + static_cast<size_t>(before_end) * e, n - before_end, keys);
+  if (HasRope(d.config)) {
+    // Rows of the tables at the step's positions; k rotated where it is
+    // stored, before the panels copy it.
+    const size_t row = static_cast<size_t>(d_k);
+    const T* cos = static_cast<const T*>(d.config.rope_cos_table) + position * row;
+    const T* sin = static_cast<const T*>(d.config.rope_sin_table) + position * row;
+    const ea_rope_layout layout = d.config.rope_layout;
+    const size_t wrapped = static_cast<size_t>(before_end) * row;
+    RopeRows(q, n, c.n_heads, d_k, cos, sin, layout, d.rope[0]);
+    RopeRows(keys + static_cast<size_t>(slot) * kv, before_end, kv_heads, d_k, cos, sin, layout,
+             d.rope[1]);
+    RopeRows(keys, n - before_end, kv_heads, d_k, cos + wrapped, sin + wrapped, layout, d.rope[1]);
+  }
   project(2, p.v_proj, input, n, v);
   for (int32_t g = 0; g < kv_heads; ++g) {
     const size_t column = static_cast<size_t>(g) * static_cast<size_t>(d_k);
@@ -261,8 +339,13 @@ ea_status CheckedStep(ea_decoder_quant* decoder, ea_dtype dtype, const T* x, int
       static_cast<size_t>(n_tokens) * static_cast<size_t>(c.d_model) * sizeof(T);
   const MhaQuantKept kept = MhaQuantKeptExtents(c, KvWidth(decoder->config), decoder->weights,
                                                 decoder->position_table, decoder->params.softmax);
+  Extent extents[kMhaQuantKeptCount + 2];
+  for (size_t i = 0; i < kMhaQuantKeptCount; ++i) extents[i] = kept.extents[i];
+  const RopeTables tables = RopeTablesOf(decoder->config);
+  extents[kMhaQuantKeptCount] = tables.extents[0];
+  extents[kMhaQuantKeptCount + 1] = tables.extents[1];
   const ea_status status =
-      CheckStepMemory({x, io_bytes}, {y, io_bytes}, kept.extents, kMhaQuantKeptCount,
+      CheckStepMemory({x, io_bytes}, {y, io_bytes}, extents, kMhaQuantKeptCount + 2,
                       {decoder->carve, decoder->carve_bytes});
   if (status != EA_OK) return status;
   Step(*decoder, x, n_tokens, y);
@@ -277,7 +360,8 @@ extern "C" {
 
 ea_status ea_decoder_quant_arena_size(const ea_decoder_quant_config* config, size_t* bytes) {
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
-  const ea_status status = edgeattn::Validate(*config);
+  edgeattn::RopePlan rope;
+  const ea_status status = edgeattn::Validate(*config, &rope);
   if (status != EA_OK) return status;
   return edgeattn::ToSize(edgeattn::DecoderQuantArenaBytes(*config), bytes);
 }
@@ -289,12 +373,15 @@ ea_status ea_decoder_quant_derive(const ea_decoder_quant_config* config,
   if (config == nullptr || params == nullptr || channel_ints == nullptr) return EA_ERR_NULL_POINTER;
   ea_decoder_quant_config scales_only = *config;
   scales_only.layer.quant_params = nullptr;
-  const ea_status status = Validate(scales_only);
+  RopePlan rope;
+  ea_status status = Validate(scales_only, &rope);
   if (status != EA_OK) return status;
   if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->layer.d_model)) {
     return EA_ERR_ARENA_TOO_SMALL;
   }
-  return DeriveMhaQuantParams(config->layer, KvWidth(*config), params, channel_ints);
+  status = DeriveMhaQuantParams(config->layer, KvWidth(*config), params, channel_ints);
+  if (status == EA_OK && rope.derived_scores) params->scores = rope.scores;
+  return status;
 }
 
 ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quant_config* config,
@@ -307,14 +394,19 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
   ea_status status = CheckMhaQuantWeightPointers(*weights);
   if (status != EA_OK) return status;
   const ea_mha_config& c = config->layer;
-  status = Validate(*config);
+  RopePlan rope;
+  status = Validate(*config, &rope);
   const uint64_t bytes = status == EA_OK ? DecoderQuantArenaBytes(*config) : 0;
   const int32_t kv_width = status == EA_OK ? KvWidth(*config) : 0;
+  if (status == EA_OK && HasRope(*config) && CheckArenaFits(arena, bytes) == EA_OK) {
+    status = CheckKeptOutsideCarve(RopeTablesOf(*config).extents, 2, NextCarve(*arena, bytes));
+  }
   ea_mha_quant_params derived{};
   if (status == EA_OK) {
     status = PrepareMhaQuantCarve(c, kv_width, *weights, *arena, bytes, &derived);
   }
   if (status != EA_OK) return status;
+  if (rope.derived_scores) derived.scores = rope.scores;
 
   const uint64_t element = FixedPointBytes(c.dtype);
   const uint64_t e = static_cast<uint64_t>(c.d_model);
@@ -327,6 +419,8 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
   decoder->config = *config;
   decoder->weights = *weights;
   CarveMhaQuantParams(arena, c, kv_width, derived, &decoder->params);
+  decoder->rope[0] = rope.rope[0];
+  decoder->rope[1] = rope.rope[1];
   decoder->position_table = ResolveMhaQuantPositionTable(arena, c);
   decoder->x_positioned = decoder->position_table != nullptr ? CarveBytes(arena, step) : nullptr;
   decoder->q = CarveBytes(arena, step);

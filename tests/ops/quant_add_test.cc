@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "edgeattn/edgeattn.h"
+#include "reference/quant_test_values.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
@@ -20,17 +21,6 @@ namespace edgeattn_test {
 namespace {
 
 class QuantAddPerTarget : public PerTargetTest {};
-
-tflite_ref::TensorQuantization Ref(ea_quant q) { return {q.scale, q.zero_point}; }
-
-template <typename T>
-std::vector<T> RandomValues(size_t count, RandomStream* random) {
-  constexpr double kLow = sizeof(T) == 1 ? -128.0 : -32768.0;
-  constexpr double kSpan = sizeof(T) == 1 ? 256.0 : 65536.0;
-  std::vector<T> values(count);
-  for (T& v : values) v = static_cast<T>(kLow + static_cast<int32_t>(random->Uniform() * kSpan));
-  return values;
-}
 
 ea_status Add(const int8_t* a, const int8_t* b, size_t n, const ea_add_quant_params* p,
               int8_t* out) {
@@ -56,7 +46,7 @@ void ExpectSameAsReference(uint64_t seed) {
     ea_add_quant_params p{};
     ASSERT_EQ(ea_add_quant_derive(dtype, a, b, out, &p), EA_OK) << trial;
     const tflite_ref::AddParams r =
-        tflite_ref::PrepareAdd(Ref(a), Ref(b), Ref(out), kInt8 ? 20 : 15);
+        tflite_ref::PrepareAdd(RefQuant(a), RefQuant(b), RefQuant(out), kInt8 ? 20 : 15);
     EXPECT_EQ(
         std::vector<int32_t>({p.left_shift, p.input1_offset, p.input1_multiplier, p.input1_shift,
                               p.input2_offset, p.input2_multiplier, p.input2_shift, p.output_offset,
@@ -66,7 +56,7 @@ void ExpectSameAsReference(uint64_t seed) {
                               r.output_multiplier, r.output_shift}))
         << trial;
     const size_t count = 1 + static_cast<size_t>(random.Uniform() * 300);
-    const std::vector<T> x = RandomValues<T>(count, &random), y = RandomValues<T>(count, &random);
+    const std::vector<T> x = RandomCodes<T>(count, &random), y = RandomCodes<T>(count, &random);
     std::vector<T> got(count);
     ASSERT_EQ(Add(x.data(), y.data(), count, &p, got.data()), EA_OK);
     EXPECT_EQ(got, tflite_ref::Add(r, x.data(), y.data(), count)) << trial;

@@ -15,6 +15,7 @@
 #include "data/tflite/golden_cases.h"
 #include "edgeattn/edgeattn.h"
 #include "reference/device_softmax_luts.h"
+#include "reference/quant_test_values.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
@@ -78,15 +79,13 @@ template <typename T>
 void Reference(const Case<T>& c, int32_t n_valid_keys, std::vector<T>* probs, std::vector<T>* out) {
   const ea_attention_config& cfg = c.config;
   constexpr bool kInt8 = sizeof(T) == 1;
-  const auto quant = [](ea_quant q) {
-    return tflite_ref::TensorQuantization{q.scale, q.zero_point};
-  };
   const tflite_ref::TensorQuantization probs_quant =
       kInt8 ? tflite_ref::TensorQuantization{1.0f / 256, -128}
             : tflite_ref::TensorQuantization{1.0f / 32768, 0};
   const float beta = cfg.scale != 0.0f ? cfg.scale : 1.0f / sqrtf(static_cast<float>(cfg.d_k));
   const std::vector<T> scores = tflite_ref::BatchMatMul(
-      tflite_ref::PrepareBatchMatMul(quant(c.scales.q), quant(c.scales.k), quant(c.scales.scores)),
+      tflite_ref::PrepareBatchMatMul(RefQuant(c.scales.q), RefQuant(c.scales.k),
+                                     RefQuant(c.scales.scores)),
       c.q.data(), cfg.n_q, cfg.d_k, c.k.data(), cfg.n_kv);
   probs->assign(static_cast<size_t>(cfg.n_q) * cfg.n_kv, static_cast<T>(kInt8 ? -128 : 0));
   for (int i = 0; i < cfg.n_q; ++i) {
@@ -111,7 +110,7 @@ void Reference(const Case<T>& c, int32_t n_valid_keys, std::vector<T>* probs, st
     }
   }
   *out = tflite_ref::BatchMatMul(
-      tflite_ref::PrepareBatchMatMul(probs_quant, quant(c.scales.v), quant(c.scales.output)),
+      tflite_ref::PrepareBatchMatMul(probs_quant, RefQuant(c.scales.v), RefQuant(c.scales.output)),
       probs->data(), cfg.n_q, cfg.n_kv, v_t.data(), cfg.d_v);
 }
 
@@ -120,9 +119,6 @@ class QuantAttention : public PerTargetTest {};
 // The config's integers from its scales by the reference's Prepare
 // (TFLite's), with a device's int16 softmax tables.
 void GiveIntegersWithDeviceTables(Case<int16_t>* c) {
-  const auto quant = [](ea_quant q) {
-    return tflite_ref::TensorQuantization{q.scale, q.zero_point};
-  };
   const auto matmul = [](const tflite_ref::BatchMatMulParams& p) {
     return ea_matmul_quant_params{p.lhs_offset, p.rhs_offset, p.output_offset, p.output_multiplier,
                                   p.output_shift};
@@ -131,8 +127,8 @@ void GiveIntegersWithDeviceTables(Case<int16_t>* c) {
   c->reciprocal_lut = DeviceReciprocalLut();
   const float beta =
       c->config.scale != 0.0f ? c->config.scale : 1.0f / sqrtf(static_cast<float>(c->config.d_k));
-  c->params.scores = matmul(tflite_ref::PrepareBatchMatMul(quant(c->scales.q), quant(c->scales.k),
-                                                           quant(c->scales.scores)));
+  c->params.scores = matmul(tflite_ref::PrepareBatchMatMul(
+      RefQuant(c->scales.q), RefQuant(c->scales.k), RefQuant(c->scales.scores)));
   const tflite_ref::SoftmaxInt16Params softmax =
       tflite_ref::PrepareSoftmaxInt16(beta, c->scales.scores.scale, c->exp_lut, c->reciprocal_lut);
   c->params.softmax.input_multiplier = softmax.input_multiplier;
@@ -141,7 +137,7 @@ void GiveIntegersWithDeviceTables(Case<int16_t>* c) {
   c->params.softmax.one_over_one_plus_x_lut = softmax.one_over_one_plus_x_lut;
   c->params.context =
       matmul(tflite_ref::PrepareBatchMatMul(tflite_ref::TensorQuantization{1.0f / 32768, 0},
-                                            quant(c->scales.v), quant(c->scales.output)));
+                                            RefQuant(c->scales.v), RefQuant(c->scales.output)));
   c->config.quant_params = &c->params;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "edgeattn/edgeattn.h"
+#include "reference/quant_test_values.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
@@ -22,17 +23,6 @@ namespace edgeattn_test {
 namespace {
 
 class QuantMulPerTarget : public PerTargetTest {};
-
-tflite_ref::TensorQuantization Ref(ea_quant q) { return {q.scale, q.zero_point}; }
-
-template <typename T>
-std::vector<T> RandomValues(size_t count, RandomStream* random) {
-  constexpr double kLow = sizeof(T) == 1 ? -128.0 : -32768.0;
-  constexpr double kSpan = sizeof(T) == 1 ? 256.0 : 65536.0;
-  std::vector<T> values(count);
-  for (T& v : values) v = static_cast<T>(kLow + static_cast<int32_t>(random->Uniform() * kSpan));
-  return values;
-}
 
 ea_status Mul(const int8_t* a, const int8_t* b, size_t n, const ea_mul_quant_params* p,
               int8_t* out) {
@@ -61,14 +51,14 @@ void ExpectSameAsReference(uint64_t seed) {
     const ea_quant out = quant(product * 1e-3, product * 1e4);
     ea_mul_quant_params p{};
     ASSERT_EQ(ea_mul_quant_derive(dtype, a, b, out, &p), EA_OK) << trial;
-    const tflite_ref::MulParams r = tflite_ref::PrepareMul(Ref(a), Ref(b), Ref(out));
+    const tflite_ref::MulParams r = tflite_ref::PrepareMul(RefQuant(a), RefQuant(b), RefQuant(out));
     EXPECT_EQ(std::vector<int32_t>({p.input1_offset, p.input2_offset, p.output_offset,
                                     p.output_multiplier, p.output_shift}),
               std::vector<int32_t>({r.input1_offset, r.input2_offset, r.output_offset,
                                     r.output_multiplier, r.output_shift}))
         << trial;
     const size_t count = 1 + static_cast<size_t>(random.Uniform() * 300);
-    std::vector<T> x = RandomValues<T>(count, &random), y = RandomValues<T>(count, &random);
+    std::vector<T> x = RandomCodes<T>(count, &random), y = RandomCodes<T>(count, &random);
     x[0] = std::numeric_limits<T>::min();  // the largest product
     y[0] = std::numeric_limits<T>::min();
     std::vector<T> got(count);

@@ -24,6 +24,7 @@
 #include "planned_operation.h"
 #include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
+#include "reference/quant_test_values.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
@@ -59,7 +60,6 @@ struct Case {
 bool IsInt8(ea_dtype dtype) { return dtype == EA_DTYPE_INT8; }
 int32_t MinOf(ea_dtype dtype) { return IsInt8(dtype) ? -128 : -32768; }
 int32_t MaxOf(ea_dtype dtype) { return IsInt8(dtype) ? 127 : 32767; }
-tflite_ref::TensorQuantization RefQuant(ea_quant q) { return {q.scale, q.zero_point}; }
 
 Case RandomCase(ea_dtype dtype, const Shape& shape, uint64_t seed) {
   RandomStream random(seed);

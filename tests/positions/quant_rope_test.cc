@@ -16,6 +16,7 @@
 
 #include "edgeattn/edgeattn.h"
 #include "reference/quant_rope_tables.h"
+#include "reference/quant_test_values.h"
 #include "reference/random_tensor.h"
 #include "reference/tflite_rope_reference.h"
 #include "simd_targets.h"
@@ -24,8 +25,6 @@ namespace edgeattn_test {
 namespace {
 
 class QuantRopePerTarget : public PerTargetTest {};
-
-tflite_ref::TensorQuantization Ref(ea_quant q) { return {q.scale, q.zero_point}; }
 
 ea_status Apply(int8_t* x, int32_t n, int32_t heads, int32_t d_head, int64_t first, const int8_t* c,
                 const int8_t* s, int32_t positions, ea_rope_layout layout,
@@ -88,9 +87,9 @@ struct RopeCase {
 // The graph's integers, from the reference's Prepare and ops.
 template <typename T>
 std::vector<T> ReferenceRope(const RopeCase<T>& c) {
-  const tflite_ref::RopeQuantization q{Ref(c.scales.x),           Ref(c.scales.cos_table),
-                                       Ref(c.scales.sin_table),   Ref(c.scales.cos_product),
-                                       Ref(c.scales.sin_product), Ref(c.scales.rotated)};
+  const tflite_ref::RopeQuantization q{
+      RefQuant(c.scales.x),           RefQuant(c.scales.cos_table),   RefQuant(c.scales.sin_table),
+      RefQuant(c.scales.cos_product), RefQuant(c.scales.sin_product), RefQuant(c.scales.rotated)};
   const tflite_ref::RopeParams p = tflite_ref::PrepareRope(q, RopeCase<T>::kInt8 ? 20 : 15);
   return tflite_ref::Rope(p, c.x.data(), c.n_tokens, c.heads, c.d_head, static_cast<int>(c.first),
                           c.cos.data(), c.sin.data(), c.interleaved);

@@ -13,16 +13,8 @@ extern "C" {
 
 ea_status ea_add_quant_derive(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant out,
                               ea_add_quant_params* params) {
-  if (params == nullptr) return EA_ERR_NULL_POINTER;
-  if (dtype != EA_DTYPE_INT8 && dtype != EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
-  if (!edgeattn::IsValidQuant(dtype, a) || !edgeattn::IsValidQuant(dtype, b) ||
-      !edgeattn::IsValidQuant(dtype, out)) {
-    return EA_ERR_BAD_ARGUMENT;
-  }
-  const ea_add_quant_params derived = edgeattn::DeriveAdd(dtype, a, b, out);
-  if (edgeattn::CheckAdd(dtype, derived) != EA_OK) return EA_ERR_BAD_ARGUMENT;
-  *params = derived;
-  return EA_OK;
+  return edgeattn::DeriveElementwise(dtype, a, b, out, params, edgeattn::DeriveAdd,
+                                     edgeattn::CheckAdd);
 }
 
 ea_status ea_add_quant_run_s8(const int8_t* a, const int8_t* b, size_t count,

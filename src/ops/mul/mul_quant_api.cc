@@ -14,16 +14,12 @@ extern "C" {
 
 ea_status ea_mul_quant_derive(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant out,
                               ea_mul_quant_params* params) {
-  if (params == nullptr) return EA_ERR_NULL_POINTER;
-  if (dtype != EA_DTYPE_INT8 && dtype != EA_DTYPE_INT16) return EA_ERR_BAD_ARGUMENT;
-  if (!edgeattn::IsValidQuant(dtype, a) || !edgeattn::IsValidQuant(dtype, b) ||
-      !edgeattn::IsValidQuant(dtype, out)) {
-    return EA_ERR_BAD_ARGUMENT;
-  }
-  const ea_mul_quant_params derived = edgeattn::DeriveMul(a, b, out);
-  if (edgeattn::CheckMul(dtype, derived) != EA_OK) return EA_ERR_BAD_ARGUMENT;
-  *params = derived;
-  return EA_OK;
+  // MUL's Prepare is the same for both dtypes.
+  const auto prepare = [](ea_dtype, ea_quant x, ea_quant y, ea_quant z) {
+    return edgeattn::DeriveMul(x, y, z);
+  };
+  return edgeattn::DeriveElementwise<ea_mul_quant_params>(dtype, a, b, out, params, prepare,
+                                                          edgeattn::CheckMul);
 }
 
 ea_status ea_mul_quant_run_s8(const int8_t* a, const int8_t* b, size_t count,

@@ -112,6 +112,7 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
  *
  *   x' = ADD(x, P[p..p+n-1])                   (with positions)
  *   q, k, v = FULLY_CONNECTED(x')              k and v go to the cache
+ *   q, k = RoPE(q, k at p..p+n-1)              (with RoPE tables, below)
  *   per head, row i: BATCH_MATMUL(q_i, K[w..p+i]^T) -> SOFTMAX -> BATCH_MATMUL(probs, V)
  *   y = FULLY_CONNECTED(o)
  *
@@ -178,11 +179,15 @@ typedef struct ea_decoder_quant_config {
    *     EA_ERR_NULL_POINTER); the scores' integers are derived from the
    *     rotated scales;
    *   - with layer.quant_params: rope_params [2] (q's, k's; ranges as
-   *     ea_rope_quant_apply_s8's), and quant_params->scores for the rotated
-   *     tensors (ea_decoder_quant_derive gives them).
-   * The tables are read at every step where they are (kept by pointer, as
-   * the weights): outside the arena and apart from a step's x and y
-   * (EA_ERR_BAD_ARGUMENT). */
+   *     ea_rope_quant_apply_s8's; NULL: EA_ERR_NULL_POINTER), and
+   *     quant_params->scores for the rotated tensors
+   *     (ea_decoder_quant_derive gives them).
+   * rope_scales is read only beside quant_scales, rope_params only beside
+   * quant_params, rope_layout only with tables. The tables are aligned to
+   * their elements (EA_ERR_BAD_ARGUMENT) and read at every step where they
+   * are (kept by pointer, as the weights): outside the plan's arena bytes
+   * (init: EA_ERR_BAD_ARGUMENT) and apart from a step's x and y (the step:
+   * EA_ERR_BAD_ARGUMENT). */
   ea_rope_layout rope_layout;
   const void* rope_cos_table;
   const void* rope_sin_table;
@@ -237,8 +242,8 @@ ea_status ea_decoder_quant_reset(ea_decoder_quant* decoder);
  * n_tokens in [1, max_step_tokens] (EA_ERR_BAD_DIMENSION); a stream longer
  * than layer.max_tokens: EA_ERR_CACHE_FULL. y may be x (or overlap it: x is
  * read before y is written); neither overlaps the plan's arena, the weights
- * and biases, the position table or the softmax's int16 tables
- * (EA_ERR_BAD_ARGUMENT). _s8 steps
+ * and biases, the position table, the softmax's int16 tables or the RoPE
+ * tables (EA_ERR_BAD_ARGUMENT). _s8 steps
  * INT8 decoders, _s16 INT16 ones (the other: EA_ERR_BAD_ARGUMENT). On any
  * error y and the cache are not written. */
 ea_status ea_decoder_quant_step_s8(ea_decoder_quant* decoder, const int8_t* x, int32_t n_tokens,

@@ -217,19 +217,9 @@ ea_status InProjScales(const ea_mha_quant_scales& s, int32_t d_model, int32_t kv
 
 }  // namespace
 
-ea_status DeriveScores(ea_dtype dtype, ea_quant q, ea_quant k, ea_quant scores_quant,
-                       ea_matmul_quant_params* scores) {
-  if (!IsValidQuant(dtype, q) || !IsValidQuant(dtype, k) || !IsValidQuant(dtype, scores_quant)) {
-    return EA_ERR_BAD_ARGUMENT;
-  }
-  const ea_matmul_quant_params derived = DeriveMatmul(q, k, scores_quant);
-  if (CheckMatmul(dtype, derived, false) != EA_OK) return EA_ERR_BAD_ARGUMENT;
-  *scores = derived;
-  return EA_OK;
-}
-
 ea_status DeriveMhaQuantParams(const ea_mha_config& c, int32_t kv_width,
-                               ea_mha_quant_params* params, int32_t* channel_ints) {
+                               ea_mha_quant_params* params, int32_t* channel_ints,
+                               const ea_quant* scores_operands) {
   const ea_dtype dtype = c.dtype;
   const ea_mha_quant_scales* s = c.quant_scales;
   if (s == nullptr || s->out_proj_weight_scales == nullptr) return EA_ERR_NULL_POINTER;
@@ -261,7 +251,9 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, int32_t kv_width,
     p.add = DeriveAdd(dtype, s->input, s->position, s->positioned);
     p.position = s->position;
   }
-  p.scores = DeriveMatmul(s->q, s->k, s->scores);
+  const ea_quant scores_q = scores_operands != nullptr ? scores_operands[0] : s->q;
+  const ea_quant scores_k = scores_operands != nullptr ? scores_operands[1] : s->k;
+  p.scores = DeriveMatmul(scores_q, scores_k, s->scores);
   p.softmax = DeriveSoftmax(dtype, BetaOr(s->softmax_beta, c.d_model / c.n_heads), s->scores);
   const ea_quant probs =
       IsInt8(dtype) ? ea_quant{1.0f / 256.0f, -128} : ea_quant{1.0f / 32768.0f, 0};

@@ -15,9 +15,13 @@ namespace edgeattn {
 // *params with per-channel arrays in channel_ints[4 * d_model + 4 * kv_width]
 // (q, k, v, out: multipliers then shifts). W_K and W_V have kv_width
 // channels: d_model for MHA, n_kv_heads * d_k for a grouped-query decoder.
-// config's dtype and d_model, and kv_width, are already valid.
+// config's dtype and d_model, and kv_width, are already valid. The scores'
+// BATCH_MATMUL reads q and k of scores_operands[2] where given (a decoder
+// with RoPE: the rotated tensors' quantization, already valid), else
+// quant_scales' q and k.
 ea_status DeriveMhaQuantParams(const ea_mha_config& config, int32_t kv_width,
-                               ea_mha_quant_params* params, int32_t* channel_ints);
+                               ea_mha_quant_params* params, int32_t* channel_ints,
+                               const ea_quant* scores_operands = nullptr);
 
 // The same for single-head self-attention, channel_ints[2 * (2 * d_k + d_v)]
 // (q, k, v: multipliers then shifts).
@@ -35,12 +39,6 @@ ea_status CheckAdd(ea_dtype dtype, const ea_add_quant_params& params);
 
 // A positive, finite scale and a zero point of the dtype's range (int16: 0).
 bool IsValidQuant(ea_dtype dtype, ea_quant quant);
-
-// The scores' BATCH_MATMUL from the quantization of its q and k (a decoder
-// with RoPE: the rotated ones), checked as DeriveMhaQuantParams checks it;
-// *scores written only on EA_OK (else EA_ERR_BAD_ARGUMENT).
-ea_status DeriveScores(ea_dtype dtype, ea_quant q, ea_quant k, ea_quant scores_quant,
-                       ea_matmul_quant_params* scores);
 
 // EA_ERR_NULL_POINTER for a missing per-channel array, EA_ERR_BAD_ARGUMENT
 // for any value outside what the kernels (and TFLite) accept.

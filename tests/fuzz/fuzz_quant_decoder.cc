@@ -240,6 +240,23 @@ void FuzzQuantDecoder(ByteReader& input) {
     }
   }
   const StatusSet rope_rules = DecoderRopeRules(dconfig);
+  // With RoPE the scores read the rotated q and k: derived integers take
+  // them from the rotated scales, as the library does (the unrotated q and
+  // k are then no operands of the scores: their quantization is not
+  // checked against the scores').
+  RopeInputs rope_inputs{};
+  const bool rope_used = rope && dconfig.rope_cos_table != nullptr &&
+                         dconfig.rope_sin_table != nullptr && !rope_rules.MustFail();
+  if (rope_used) {
+    rope_inputs.q = rope_params[0];
+    rope_inputs.k = rope_params[1];
+    rope_inputs.interleaved = dconfig.rope_layout == EA_ROPE_INTERLEAVED;
+    if (!params_given && derivable) {
+      bool unused = false;
+      quantization.derivation.integers.params.scores = ScoresLikeTflite(
+          rope_scales[0].rotated, rope_scales[1].rotated, quantization.scales.scores, &unused);
+    }
+  }
 
   // --- ea_decoder_quant_arena_size
   const StatusSet shape_rules = QuantDecoderShapeRules(dconfig);
@@ -278,22 +295,6 @@ void FuzzQuantDecoder(ByteReader& input) {
     if (infinite) size_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
     size_rules.Merge(rope_rules);
     quant_rules.Merge(rope_rules);
-  }
-  // With RoPE the scores read the rotated q and k: derived integers take
-  // them from the rotated scales, as the library does (the unrotated ones
-  // were checked above, as the library checks them too).
-  RopeInputs rope_inputs{};
-  const bool rope_used = rope && dconfig.rope_cos_table != nullptr &&
-                         dconfig.rope_sin_table != nullptr && !rope_rules.MustFail();
-  if (rope_used) {
-    rope_inputs.q = rope_params[0];
-    rope_inputs.k = rope_params[1];
-    rope_inputs.interleaved = dconfig.rope_layout == EA_ROPE_INTERLEAVED;
-    if (!params_given && derivable) {
-      bool unused = false;
-      quantization.derivation.integers.params.scores = ScoresLikeTflite(
-          rope_scales[0].rotated, rope_scales[1].rotated, quantization.scales.scores, &unused);
-    }
   }
   const uint64_t need = shape_valid ? edgeattn::DecoderQuantArenaBytes(dconfig) : 0;
   Debug(
@@ -378,7 +379,7 @@ void FuzzQuantDecoder(ByteReader& input) {
   if (table_region >= 0) config.quant_position_table = pool.Bytes(table_region);
   std::vector<uint8_t> rope_cos0, rope_sin0;
   if (rope_tables) {
-    if (materialised && d_k > 0) {
+    if (materialised && d_k > 0 && d_k % 2 == 0) {  // an odd d_k has no pairs (refused)
       const edgeattn_test::RopeTables exact =
           edgeattn_test::ExactRopeTables(max_tokens, d_k, rope_inputs.interleaved);
       const ea_quant table{int8 ? 1.0f / 127 : 1.0f / 32767, 0};

@@ -1359,6 +1359,9 @@ void QuantDecoderSeeds() {
   c = QuantDecoder(false, 8, 6, 1, 4);  // heads 2 of d_k 3
   c.rope_kind = 130;
   Write("quant-decoder-s8-rope-odd-d-k", kQuantDecoder, c);
+  c = QuantDecoder(false, 8, 2, 1, 4);  // heads 2 of d_k 1: no pair at all
+  c.rope_kind = 200;
+  Write("quant-decoder-s8-rope-d-k-1", kQuantDecoder, c);
 }
 
 // --- MHA decoder and cross-attention (decoder_case.h)

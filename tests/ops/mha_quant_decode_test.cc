@@ -369,7 +369,8 @@ TEST_P(QuantDecoderPerTarget, RopeStreamEqualsTheRopeChainBitForBit) {
       {{20, 16, 2, true, true}, 2, 0, {1}, false},
       {{37, 32, 4, true, false}, 2, 0, {1, 2, 3}, true},
       {{45, 24, 6, true, true}, 3, 9, {4, 1}, false},         // a ring of 12
-      {{40, 128, 2, true, false}, 1, 17, {16, 1, 3}, false},  // heads of 64: two blocks of pairs
+      {{40, 128, 2, true, false}, 1, 17, {16, 1, 3}, false},  // heads of 64: one block of pairs
+      {{12, 256, 2, true, false}, 1, 0, {3, 1}, false},       // heads of 128: two blocks
       {{24, 12, 1, true, false}, 1, 0, {5, 1}, true},
   };
   uint64_t seed = 9500;
@@ -398,22 +399,24 @@ TEST_P(QuantDecoderPerTarget, RopeStreamEqualsTheRopeChainBitForBit) {
 }
 
 // RoPE with given integers: ea_decoder_quant_derive's (the scores from the
-// rotated scales) and ea_rope_quant_derive's give the scales' stream.
-TEST_P(QuantDecoderPerTarget, RopeTakesGivenIntegers) {
-  QuantMhaCase c =
-      GroupedQueryHeads(RandomQuantMha(EA_DTYPE_INT16, {18, 32, 4, true, true}, 9550), 2);
-  c.rope = tflite_ref::kRopeInterleaved;
+// rotated scales) and ea_rope_quant_derive's give the scales' stream, both
+// dtypes and layouts; a reset starts again at position 0.
+template <typename T>
+void ExpectRopeTakesGivenIntegers(int rope) {
+  const ea_dtype dtype = sizeof(T) == 1 ? EA_DTYPE_INT8 : EA_DTYPE_INT16;
+  QuantMhaCase c = GroupedQueryHeads(RandomQuantMha(dtype, {18, 32, 4, true, true}, 9550), 2);
+  c.rope = rope;
   const QuantMhaCase::Expected want = c.Reference();
   QuantMhaLayer layer(c);
   const std::vector<int32_t> cos32 = c.RopeTable(false), sin32 = c.RopeTable(true);
-  const std::vector<int16_t> cos(cos32.begin(), cos32.end()), sin(sin32.begin(), sin32.end());
+  const std::vector<T> cos(cos32.begin(), cos32.end()), sin(sin32.begin(), sin32.end());
   ea_rope_quant_scales rope_scales[2];
   c.RopeScales(rope_scales);
   ea_decoder_quant_config config{};
   config.layer = layer.config;
   config.max_step_tokens = 3;
   config.n_kv_heads = 2;
-  config.rope_layout = EA_ROPE_INTERLEAVED;
+  config.rope_layout = rope == tflite_ref::kRopeInterleaved ? EA_ROPE_INTERLEAVED : EA_ROPE_HALF;
   config.rope_cos_table = cos.data();
   config.rope_sin_table = sin.data();
   config.rope_scales = rope_scales;
@@ -421,8 +424,8 @@ TEST_P(QuantDecoderPerTarget, RopeTakesGivenIntegers) {
   ea_mha_quant_params params{};
   ASSERT_EQ(ea_decoder_quant_derive(&config, &params, channels.data(), channels.size()), EA_OK);
   ea_rope_quant_params rope_params[2];
-  ASSERT_EQ(ea_rope_quant_derive(EA_DTYPE_INT16, &rope_scales[0], &rope_params[0]), EA_OK);
-  ASSERT_EQ(ea_rope_quant_derive(EA_DTYPE_INT16, &rope_scales[1], &rope_params[1]), EA_OK);
+  ASSERT_EQ(ea_rope_quant_derive(dtype, &rope_scales[0], &rope_params[0]), EA_OK);
+  ASSERT_EQ(ea_rope_quant_derive(dtype, &rope_scales[1], &rope_params[1]), EA_OK);
   config.layer.quant_params = &params;
   config.layer.quant_scales = nullptr;
   config.rope_scales = nullptr;
@@ -432,11 +435,36 @@ TEST_P(QuantDecoderPerTarget, RopeTakesGivenIntegers) {
   ea_decoder_quant& decoder = planned.plan;
   memset(rope_params, 0, sizeof(rope_params));  // the plan keeps its own copy
   const size_t e = static_cast<size_t>(c.d_model);
-  std::vector<int16_t> x(c.x_emb.begin(), c.x_emb.end()), y(x.size());
+  std::vector<T> x(c.x_emb.begin(), c.x_emb.end()), y(x.size());
   for (size_t t = 0; t < 18; t += 3) {
-    ASSERT_EQ(ea_decoder_quant_step_s16(&decoder, x.data() + t * e, 3, y.data() + t * e), EA_OK);
+    if constexpr (sizeof(T) == 1) {
+      ASSERT_EQ(ea_decoder_quant_step_s8(&decoder, x.data() + t * e, 3, y.data() + t * e), EA_OK);
+    } else {
+      ASSERT_EQ(ea_decoder_quant_step_s16(&decoder, x.data() + t * e, 3, y.data() + t * e), EA_OK);
+    }
   }
   EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
+  // A reset starts the rotation at position 0 again.
+  ASSERT_EQ(ea_decoder_quant_reset(&decoder), EA_OK);
+  std::vector<T> again(y.size());
+  for (size_t t = 0; t < 18; t += 3) {
+    if constexpr (sizeof(T) == 1) {
+      ASSERT_EQ(ea_decoder_quant_step_s8(&decoder, x.data() + t * e, 3, again.data() + t * e),
+                EA_OK);
+    } else {
+      ASSERT_EQ(ea_decoder_quant_step_s16(&decoder, x.data() + t * e, 3, again.data() + t * e),
+                EA_OK);
+    }
+  }
+  EXPECT_EQ(again, y) << "after a reset";
+}
+
+TEST_P(QuantDecoderPerTarget, RopeTakesGivenIntegers) {
+  for (const int rope : {tflite_ref::kRopeHalf, tflite_ref::kRopeInterleaved}) {
+    SCOPED_TRACE(rope == tflite_ref::kRopeHalf ? "half" : "interleaved");
+    ExpectRopeTakesGivenIntegers<int8_t>(rope);
+    ExpectRopeTakesGivenIntegers<int16_t>(rope);
+  }
 }
 
 TEST_P(QuantDecoderPerTarget, YMayBeX) {
@@ -614,23 +642,46 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   EXPECT_EQ(arena.used, 0u);
 }
 
-// RoPE's rules (decoder.h), each alone; tables inside the arena or under a
-// step's y are refused with nothing written.
-TEST(QuantDecoderRules, RopeConfigsAreChecked) {
-  QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {8, 16, 2, true, true}, 9610);
-  c.rope = tflite_ref::kRopeHalf;
-  QuantMhaLayer layer(c);
-  const std::vector<int32_t> cos32 = c.RopeTable(false), sin32 = c.RopeTable(true);
-  const std::vector<int8_t> cos(cos32.begin(), cos32.end()), sin(sin32.begin(), sin32.end());
+// A small RoPE decoder's config (steps of up to 2 tokens) on the fixture's
+// tables and rope scales, for the rules' tests.
+template <typename T>
+struct RopeDecoderSetup {
+  explicit RopeDecoderSetup(const QuantMhaCase& rope_case) : c(rope_case), layer(c) {
+    const std::vector<int32_t> cos32 = c.RopeTable(false), sin32 = c.RopeTable(true);
+    cos.assign(cos32.begin(), cos32.end());
+    sin.assign(sin32.begin(), sin32.end());
+    c.RopeScales(scales);
+    config.layer = layer.config;
+    config.max_step_tokens = 2;
+    config.rope_layout =
+        c.rope == tflite_ref::kRopeInterleaved ? EA_ROPE_INTERLEAVED : EA_ROPE_HALF;
+    config.rope_cos_table = cos.data();
+    config.rope_sin_table = sin.data();
+    config.rope_scales = scales;
+  }
+  QuantMhaCase c;
+  QuantMhaLayer layer;
+  std::vector<T> cos, sin;
   ea_rope_quant_scales scales[2];
-  c.RopeScales(scales);
   ea_decoder_quant_config config{};
-  config.layer = layer.config;
-  config.max_step_tokens = 2;
-  config.rope_layout = EA_ROPE_HALF;
-  config.rope_cos_table = cos.data();
-  config.rope_sin_table = sin.data();
-  config.rope_scales = scales;
+};
+
+QuantMhaCase WithRope(QuantMhaCase c, int rope) {
+  c.rope = rope;
+  return c;
+}
+
+// RoPE's rules (decoder.h), each alone; tables inside the arena or under a
+// step's x or y are refused with nothing written.
+TEST(QuantDecoderRules, RopeConfigsAreChecked) {
+  RopeDecoderSetup<int8_t> setup(
+      WithRope(RandomQuantMha(EA_DTYPE_INT8, {8, 16, 2, true, true}, 9610), tflite_ref::kRopeHalf));
+  const QuantMhaCase& c = setup.c;
+  const QuantMhaLayer& layer = setup.layer;
+  const std::vector<int8_t>& cos = setup.cos;
+  const std::vector<int8_t>& sin = setup.sin;
+  const ea_rope_quant_scales* scales = setup.scales;
+  const ea_decoder_quant_config& config = setup.config;
   size_t bytes = 0;
   ASSERT_EQ(ea_decoder_quant_arena_size(&config, &bytes), EA_OK);
   const auto refused = [&](ea_decoder_quant_config bad) {
@@ -639,6 +690,9 @@ TEST(QuantDecoderRules, RopeConfigsAreChecked) {
   };
   ea_decoder_quant_config bad = config;
   bad.rope_sin_table = nullptr;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  bad = config;
+  bad.rope_cos_table = nullptr;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
   bad = config;
   bad.rope_cos_table = bad.rope_sin_table = nullptr;  // no RoPE, but its scales given
@@ -674,6 +728,10 @@ TEST(QuantDecoderRules, RopeConfigsAreChecked) {
   ASSERT_EQ(ea_rope_quant_derive(EA_DTYPE_INT8, &scales[1], &params[1]), EA_OK);
   bad.rope_params = params;
   EXPECT_EQ(refused(bad), EA_OK);
+  bad.rope_cos_table = bad.rope_sin_table = nullptr;  // no RoPE, but its integers given
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
+  bad.rope_cos_table = cos.data();
+  bad.rope_sin_table = sin.data();
   params[1].add.left_shift = 21;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
   // An odd head width.
@@ -683,22 +741,83 @@ TEST(QuantDecoderRules, RopeConfigsAreChecked) {
   bad.layer = odd_layer.config;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
 
-  // A table inside the carve; a step's y over a table.
+  // A table inside the carve (each of them); a step's y or x over a table.
   AlignedBytes storage(bytes + 4096);
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes);
   ea_decoder_quant decoder{};
-  bad = config;
-  bad.rope_sin_table = storage.data() + 64;
-  EXPECT_EQ(ea_decoder_quant_init(&decoder, &bad, &layer.weights, &arena), EA_ERR_BAD_ARGUMENT);
-  EXPECT_EQ(arena.used, 0u);
+  for (const bool sin_table : {false, true}) {
+    bad = config;
+    (sin_table ? bad.rope_sin_table : bad.rope_cos_table) = storage.data() + 64;
+    EXPECT_EQ(ea_decoder_quant_init(&decoder, &bad, &layer.weights, &arena), EA_ERR_BAD_ARGUMENT);
+    EXPECT_EQ(arena.used, 0u);
+  }
   ASSERT_EQ(ea_decoder_quant_init(&decoder, &config, &layer.weights, &arena), EA_OK);
-  std::vector<int8_t> x(16, 1);
+  std::vector<int8_t> x(16, 1), y(16, 5);
   std::vector<int8_t> table_copy = cos;
   EXPECT_EQ(ea_decoder_quant_step_s8(&decoder, x.data(), 1, const_cast<int8_t*>(cos.data())),
             EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(cos, table_copy);
+  EXPECT_EQ(ea_decoder_quant_step_s8(&decoder, sin.data(), 1, y.data()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(y, std::vector<int8_t>(16, 5));
   EXPECT_EQ(decoder.length, 0);
+}
+
+// int16 RoPE: tables aligned to their elements, rope scales with zero
+// points 0 (int16 activations have none).
+TEST(QuantDecoderRules, Int16RopeTablesAndScalesAreChecked) {
+  RopeDecoderSetup<int16_t> setup(WithRope(
+      RandomQuantMha(EA_DTYPE_INT16, {8, 16, 2, true, true}, 9612), tflite_ref::kRopeInterleaved));
+  const ea_decoder_quant_config& config = setup.config;
+  const ea_rope_quant_scales* scales = setup.scales;
+  size_t bytes = 0;
+  ASSERT_EQ(ea_decoder_quant_arena_size(&config, &bytes), EA_OK);
+  ea_decoder_quant_config bad = config;
+  bad.rope_cos_table = reinterpret_cast<const uint8_t*>(setup.cos.data()) + 1;  // never read
+  EXPECT_EQ(ea_decoder_quant_arena_size(&bad, &bytes), EA_ERR_BAD_ARGUMENT);
+  ea_rope_quant_scales other[2] = {scales[0], scales[1]};
+  other[1].sin_product.zero_point = 1;
+  bad = config;
+  bad.rope_scales = other;
+  EXPECT_EQ(ea_decoder_quant_arena_size(&bad, &bytes), EA_ERR_BAD_ARGUMENT);
+}
+
+// With RoPE the scores' BATCH_MATMUL reads the rotated q and k only: a
+// scores quantization that fits them is accepted even where the unrotated
+// q and k would need a multiplier past the int16 range (shift above 7).
+TEST(QuantDecoderRules, RopeScoresReadOnlyTheRotatedScales) {
+  QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT16, {8, 16, 2, true, true}, 9613);
+  c.rope = tflite_ref::kRopeHalf;
+  QuantMhaLayer layer(c);
+  const std::vector<int32_t> cos32 = c.RopeTable(false), sin32 = c.RopeTable(true);
+  const std::vector<int16_t> cos(cos32.begin(), cos32.end()), sin(sin32.begin(), sin32.end());
+  ea_mha_quant_scales scales = *layer.config.quant_scales;
+  scales.q.scale = scales.k.scale = 1.0f;  // q k / scores = 1000: shift 10
+  scales.scores.scale = 1e-3f;
+  ea_rope_quant_scales rope[2];
+  c.RopeScales(rope);
+  for (int i = 0; i < 2; ++i) {
+    rope[i].x = i == 0 ? scales.q : scales.k;
+    rope[i].cos_product.scale = rope[i].sin_product.scale = rope[i].rotated.scale = 1e-2f;
+  }
+  ea_decoder_quant_config config{};
+  config.layer = layer.config;
+  config.layer.quant_scales = &scales;
+  config.max_step_tokens = 2;
+  std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(c.d_model));
+  ea_mha_quant_params params{};
+  EXPECT_EQ(ea_decoder_quant_derive(&config, &params, channels.data(), channels.size()),
+            EA_ERR_BAD_ARGUMENT)
+      << "without RoPE the scores read the unrotated q and k";
+  config.rope_layout = EA_ROPE_HALF;
+  config.rope_cos_table = cos.data();
+  config.rope_sin_table = sin.data();
+  config.rope_scales = rope;
+  ASSERT_EQ(ea_decoder_quant_derive(&config, &params, channels.data(), channels.size()), EA_OK);
+  // 1e-2 * 1e-2 / 1e-3 = 0.1 = 0.8 * 2^-3 (TFLite's QuantizeMultiplier).
+  EXPECT_EQ(params.scores.output_shift, -3);
+  PlannedQuantDecoder planned = PlanQuantDecoder(config, layer.weights);
+  EXPECT_EQ(planned.status, EA_OK);
 }
 
 // ea_decoder_quant_derive: the decoder's own Prepare, with W_K's and W_V's

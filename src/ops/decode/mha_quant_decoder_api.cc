@@ -40,11 +40,14 @@ bool HasRope(const ea_decoder_quant_config& c) {
 }
 
 // What RoPE gives a plan (decoder.h's rules): q's and k's rotations, and
-// with scales the scores' integers from the rotated q and k.
+// with scales the quantization of the rotated q and k, which the scores'
+// BATCH_MATMUL reads (the unrotated q and k are then never its operands).
 struct RopePlan {
   ea_rope_quant_params rope[2];
-  ea_matmul_quant_params scores;
-  bool derived_scores;
+  ea_quant rotated[2];
+  bool rotated_scales;
+
+  const ea_quant* ScoresOperands() const { return rotated_scales ? rotated : nullptr; }
 };
 
 ea_status ValidateRope(const ea_decoder_quant_config& c, RopePlan* plan) {
@@ -54,6 +57,10 @@ ea_status ValidateRope(const ea_decoder_quant_config& c, RopePlan* plan) {
   }
   if (c.rope_cos_table == nullptr || c.rope_sin_table == nullptr) return EA_ERR_BAD_ARGUMENT;
   if (HeadWidth(c) % 2 != 0) return EA_ERR_BAD_DIMENSION;
+  if (CheckQuantTableAlignment(c.layer.dtype, c.rope_cos_table) != EA_OK ||
+      CheckQuantTableAlignment(c.layer.dtype, c.rope_sin_table) != EA_OK) {
+    return EA_ERR_BAD_ARGUMENT;
+  }
   if (c.rope_layout != EA_ROPE_HALF && c.rope_layout != EA_ROPE_INTERLEAVED) {
     return EA_ERR_BAD_ARGUMENT;
   }
@@ -77,10 +84,10 @@ ea_status ValidateRope(const ea_decoder_quant_config& c, RopePlan* plan) {
   for (int i = 0; i < 2; ++i) {
     const ea_status status = DeriveRope(dtype, c.rope_scales[i], &plan->rope[i]);
     if (status != EA_OK) return status;
+    plan->rotated[i] = c.rope_scales[i].rotated;
   }
-  plan->derived_scores = true;
-  return DeriveScores(dtype, c.rope_scales[0].rotated, c.rope_scales[1].rotated, s->scores,
-                      &plan->scores);
+  plan->rotated_scales = true;
+  return EA_OK;
 }
 
 ea_status Validate(const ea_decoder_quant_config& c, RopePlan* rope) {
@@ -379,9 +386,8 @@ ea_status ea_decoder_quant_derive(const ea_decoder_quant_config* config,
   if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->layer.d_model)) {
     return EA_ERR_ARENA_TOO_SMALL;
   }
-  status = DeriveMhaQuantParams(config->layer, KvWidth(*config), params, channel_ints);
-  if (status == EA_OK && rope.derived_scores) params->scores = rope.scores;
-  return status;
+  return DeriveMhaQuantParams(config->layer, KvWidth(*config), params, channel_ints,
+                              rope.ScoresOperands());
 }
 
 ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quant_config* config,
@@ -403,10 +409,10 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
   }
   ea_mha_quant_params derived{};
   if (status == EA_OK) {
-    status = PrepareMhaQuantCarve(c, kv_width, *weights, *arena, bytes, &derived);
+    status =
+        PrepareMhaQuantCarve(c, kv_width, *weights, *arena, bytes, &derived, rope.ScoresOperands());
   }
   if (status != EA_OK) return status;
-  if (rope.derived_scores) derived.scores = rope.scores;
 
   const uint64_t element = FixedPointBytes(c.dtype);
   const uint64_t e = static_cast<uint64_t>(c.d_model);

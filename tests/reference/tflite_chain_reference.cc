@@ -548,8 +548,10 @@ void PrepareLinearOps(const ChainQuantization& qn, int d_model, int kv_width, in
                       ChainParams<SoftmaxParamsT>* p) {
   p->add = PrepareAdd(qn.x_emb, qn.pe, qn.x, add_left_shift);
   p->fc_q = PrepareFullyConnectedPerChannel(qn.x, qn.w_q_scales, d_model, qn.q);
-  p->fc_k = PrepareFullyConnectedPerChannel(qn.x, qn.w_k_scales, kv_width, qn.k);
-  p->fc_v = PrepareFullyConnectedPerChannel(qn.x, qn.w_v_scales, kv_width, qn.v);
+  const TensorQuantization kv_input = qn.cross ? qn.memory : qn.x;
+  p->fc_k = PrepareFullyConnectedPerChannel(kv_input, qn.w_k_scales, kv_width, qn.k);
+  p->fc_v = PrepareFullyConnectedPerChannel(kv_input, qn.w_v_scales, kv_width, qn.v);
+  p->cross = qn.cross;
   p->rope = qn.rope;
   if (qn.rope) {
     RopeQuantization rope_q = qn.rope_q, rope_k = qn.rope_k;
@@ -631,7 +633,9 @@ ChainTensors<Activation> RunChain(const ChainShape& shape,
   const int kv_heads = shape.kv_heads > 0 ? shape.kv_heads : shape.heads;
   const int group = shape.heads / kv_heads;
   const int d_kv = kv_heads * d_k;  // k's and v's channels
-  const size_t nn = static_cast<size_t>(n) * n;
+  const bool cross = shape.n_memory > 0;
+  const int n_kv = cross ? shape.n_memory : n;
+  const size_t n_scores = static_cast<size_t>(n) * n_kv;
   ChainTensors<Activation> t;
   // Not a grouping, or RoPE in the shape but not in the params or the
   // inputs (or the other way round): no tensors (every comparison fails).
@@ -640,12 +644,17 @@ ChainTensors<Activation> RunChain(const ChainShape& shape,
   if (rope != params.rope || (rope && (in.rope_cos == nullptr || in.rope_sin == nullptr))) {
     return t;
   }
+  if (cross != params.cross ||
+      (cross && (in.memory == nullptr || shape.causal || shape.window != 0 || rope))) {
+    return t;
+  }
   // Without a position table the chain starts at FULLY_CONNECTED: x = x_emb.
   t.x = in.pe != nullptr ? Add(params.add, in.x_emb, in.pe, static_cast<size_t>(n) * d)
                          : std::vector<Activation>(in.x_emb, in.x_emb + static_cast<size_t>(n) * d);
   t.q = FullyConnectedPerChannel(params.fc_q, t.x.data(), n, d, in.w_q, in.b_q, d);
-  t.k = FullyConnectedPerChannel(params.fc_k, t.x.data(), n, d, in.w_k, in.b_k, d_kv);
-  t.v = FullyConnectedPerChannel(params.fc_v, t.x.data(), n, d, in.w_v, in.b_v, d_kv);
+  const Activation* kv_source = cross ? in.memory : t.x.data();
+  t.k = FullyConnectedPerChannel(params.fc_k, kv_source, n_kv, d, in.w_k, in.b_k, d_kv);
+  t.v = FullyConnectedPerChannel(params.fc_v, kv_source, n_kv, d, in.w_v, in.b_v, d_kv);
   if (rope) {
     const bool interleaved = shape.rope == kRopeInterleaved;
     t.q = Rope(params.rope_q, t.q.data(), n, shape.heads, d_k, 0, in.rope_cos, in.rope_sin,
@@ -658,23 +667,23 @@ ChainTensors<Activation> RunChain(const ChainShape& shape,
   for (int h = 0; h < shape.heads; ++h) {
     const std::vector<Activation> q_h = ColumnSlice(t.q, n, d, h * d_k, d_k);
     const int kv_head = h / group;
-    const std::vector<Activation> k_h = ColumnSlice(t.k, n, d_kv, kv_head * d_k, d_k);
-    const std::vector<Activation> v_h = ColumnSlice(t.v, n, d_kv, kv_head * d_k, d_k);
+    const std::vector<Activation> k_h = ColumnSlice(t.k, n_kv, d_kv, kv_head * d_k, d_k);
+    const std::vector<Activation> v_h = ColumnSlice(t.v, n_kv, d_kv, kv_head * d_k, d_k);
 
     std::vector<Activation> scores =
-        BatchMatMul(params.bmm_scores, q_h.data(), n, d_k, k_h.data(), n);
-    std::vector<Activation> probs(nn, probability_zero);
+        BatchMatMul(params.bmm_scores, q_h.data(), n, d_k, k_h.data(), n_kv);
+    std::vector<Activation> probs(n_scores, probability_zero);
     for (int i = 0; i < n; ++i) {
-      const int first = FirstVisibleKeyOf(shape.causal, shape.window, n, n, i);
-      const int visible = VisibleKeysOf(shape.causal, n, n, shape.n_valid_keys, i);
+      const int first = FirstVisibleKeyOf(shape.causal, shape.window, n, n_kv, i);
+      const int visible = VisibleKeysOf(shape.causal, n, n_kv, shape.n_valid_keys, i);
       if (visible <= first) continue;  // every probability at the minimum
-      const size_t row = static_cast<size_t>(i) * n + static_cast<size_t>(first);
+      const size_t row = static_cast<size_t>(i) * n_kv + static_cast<size_t>(first);
       SoftmaxRow(params.softmax, &scores[row], visible - first, &probs[row], &t);
     }
 
-    const std::vector<Activation> v_h_t = Transpose(v_h, n, d_k);  // [d_k, n]
+    const std::vector<Activation> v_h_t = Transpose(v_h, n_kv, d_k);  // [d_k, n_kv]
     const std::vector<Activation> o_h =
-        BatchMatMul(params.bmm_context, probs.data(), n, n, v_h_t.data(), d_k);
+        BatchMatMul(params.bmm_context, probs.data(), n, n_kv, v_h_t.data(), d_k);
     for (int r = 0; r < n; ++r) {
       for (int c = 0; c < d_k; ++c) {
         t.o[static_cast<size_t>(r) * d + h * d_k + c] = o_h[static_cast<size_t>(r) * d_k + c];

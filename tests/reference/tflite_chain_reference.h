@@ -310,6 +310,11 @@ struct ChainShape {
   // RoPE on q and k after their FULLY_CONNECTED, row i at position i:
   // kRopeNone, kRopeHalf (rotate_half pairs) or kRopeInterleaved.
   int rope = 0;
+  // Cross-attention (nn.MultiheadAttention(x, memory, memory)): > 0, k and v
+  // are the FULLY_CONNECTED of ChainInputs::memory's n_memory rows, every
+  // query row's softmax runs over the first n_valid_keys of them (not
+  // causal, no window, no RoPE). 0: self-attention, keys from x.
+  int n_memory = 0;
 };
 inline constexpr int kRopeNone = 0, kRopeHalf = 1, kRopeInterleaved = 2;
 
@@ -343,6 +348,7 @@ struct ChainParams {
   FullyConnectedParams fc_o;
   bool rope = false;  // prepared for RoPE (ChainQuantization::rope)
   RopeParams rope_q{}, rope_k{};
+  bool cross = false;  // fc_k, fc_v prepared on the memory (ChainQuantization::cross)
 };
 using ChainParamsInt8 = ChainParams<SoftmaxInt8Params>;
 using ChainParamsInt16 = ChainParams<SoftmaxInt16Params>;
@@ -362,6 +368,10 @@ struct ChainQuantization {
   // q and k.
   bool rope = false;
   RopeQuantization rope_q{}, rope_k{};
+  // Cross-attention: W_K's and W_V's FULLY_CONNECTED read the memory, of
+  // this quantization (x_emb, pe and x are the queries').
+  bool cross = false;
+  TensorQuantization memory{};
 };
 
 ChainParamsInt8 PrepareChainInt8(const ChainQuantization& quantization, int d_model, int kv_width);
@@ -383,20 +393,24 @@ struct ChainInputs {
   // With RoPE: the model's tables C and S [n, d_k] (row i: position i).
   const Activation* rope_cos = nullptr;
   const Activation* rope_sin = nullptr;
+  // Cross-attention: [n_memory, d_model], as it is (no positions added).
+  const Activation* memory = nullptr;
 };
 
 template <typename Activation>
 struct ChainTensors {
-  std::vector<Activation> x, q, k, v;                   // [n, d_model]; k, v [n, kv_heads * d_k]
+  std::vector<Activation> x, q, k, v;                   // [n, d_model]; k, v [n_kv, kv_heads * d_k]
                                                         // (q, k rotated with RoPE)
-  std::vector<std::vector<Activation>> scores;          // per head [n, n], no mask applied
-  std::vector<std::vector<Activation>> probs;           // per head [n, n]; masked = minimum
+  std::vector<std::vector<Activation>> scores;          // per head [n, n_kv], no mask applied
+  std::vector<std::vector<Activation>> probs;           // per head [n, n_kv]; masked = minimum
   std::vector<Activation> o;                            // [n, d_model], head h in columns h*d_k..
   std::vector<Activation> y;                            // [n, d_model]
   std::vector<SoftmaxInt8RowInfo> softmax_int8_rows;    // int8 chain: heads * n rows
   std::vector<SoftmaxInt16RowInfo> softmax_int16_rows;  // int16 chain: heads * n rows
 };
 
+// n_kv: n, or n_memory for cross-attention. A shape that disagrees with the
+// params or inputs (RoPE, cross) gives no tensors.
 // Mask convention (the golden data's causal one): row i is the softmax of the
 // keys it sees alone (j <= i when causal, j < n_valid_keys); the other entries
 // get the output minimum (-128 / 0), every entry of a row that sees none.

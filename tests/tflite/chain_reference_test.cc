@@ -4,7 +4,8 @@
 // KV heads repeated for their group give plain MHA's integers, and a row of
 // the windowed causal chain is the last row of the causal chain over only
 // its window's tokens (every op before the softmax works row by row), and
-// with RoPE q and k are the library's fixed-point RoPE of the plain chain's.
+// with RoPE q and k are the library's fixed-point RoPE of the plain chain's;
+// cross-attention reads its memory as attention must.
 #include <gtest/gtest.h>
 #include <stdint.h>
 
@@ -16,6 +17,8 @@
 #include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
 #include "reference/quant_rope_tables.h"
+#include "reference/quant_test_values.h"
+#include "reference/random_tensor.h"
 #include "reference/tflite_chain_reference.h"
 
 namespace edgeattn_test {
@@ -295,6 +298,119 @@ TEST(ChainReference, RopeRotatesQAndKAsTheOpDoes) {
     ExpectRopeRotatesQAndK<int8_t>(EA_DTYPE_INT8, interleaved);
     ExpectRopeRotatesQAndK<int16_t>(EA_DTYPE_INT16, interleaved);
   }
+}
+
+// Cross-attention (ChainShape::n_memory): k and v from a memory of other
+// rows and its own quantization. Shown by what attention without positions
+// must give: on the queries' own rows (same quantization) it is the unmasked
+// self-attention chain; permuting the memory's rows changes nothing (integer
+// sums and the softmax's max and sum do not depend on order); permuting the
+// queries permutes y's rows; keys past n_valid_keys are as if absent;
+// grouped KV heads are their heads repeated. A shape that disagrees with the
+// params or inputs gives no tensors.
+template <typename T>
+void ExpectCrossChainProperties(ea_dtype dtype) {
+  const struct {
+    int heads, kv_heads, n, n_memory;
+  } shapes[] = {{2, 2, 5, 9}, {4, 2, 7, 3}, {3, 1, 1, 17}, {4, 4, 6, 6}};
+  uint64_t seed = 9980;
+  for (const auto& s : shapes) {
+    SCOPED_TRACE(std::to_string(s.n) + " queries over " + std::to_string(s.n_memory) +
+                 " memory rows, " + std::to_string(s.heads) + " heads on " +
+                 std::to_string(s.kv_heads));
+    const int n = s.n, d_model = 4 * s.heads, kv_width = 4 * s.kv_heads;
+    const size_t e = static_cast<size_t>(d_model);
+    const QuantMhaCase c = RandomQuantMha(dtype, {n, d_model, s.heads, false, false}, seed);
+    RandomStream random(seed++);
+    std::vector<float> channel_scales;
+    const ChainQuantization self_q = c.Quantization(&channel_scales);
+    ChainQuantization q = self_q;
+    q.cross = true;
+    q.memory = {self_q.x.scale * 1.5f, sizeof(T) == 1 ? 7 : 0};
+    const auto layer = LayerOf<T>(c, s.kv_heads, false);
+    const std::vector<T> memory = RandomCodes<T>(static_cast<size_t>(s.n_memory) * e, &random);
+    auto inputs = layer.Inputs();
+    inputs.memory = memory.data();
+    ChainShape shape{n, d_model, s.heads, false, s.n_memory, s.kv_heads, 0};
+    shape.n_memory = s.n_memory;
+    const auto t = RunChain<T>(shape, layer.With(q), inputs);
+    ASSERT_EQ(t.k.size(), static_cast<size_t>(s.n_memory * kv_width));
+    ASSERT_EQ(t.probs.size(), static_cast<size_t>(s.heads));
+    ASSERT_EQ(t.probs[0].size(), static_cast<size_t>(n * s.n_memory));
+    ASSERT_EQ(t.y.size(), static_cast<size_t>(n) * e);
+
+    // The memory's rows in another order (rotated by one, then reversed).
+    std::vector<T> shuffled(memory.size());
+    for (int r = 0; r < s.n_memory; ++r) {
+      const int from = (s.n_memory - 1 - r + 1) % s.n_memory;
+      std::copy_n(memory.begin() + static_cast<ptrdiff_t>(from * e), e,
+                  shuffled.begin() + static_cast<ptrdiff_t>(r * e));
+    }
+    auto shuffled_inputs = inputs;
+    shuffled_inputs.memory = shuffled.data();
+    EXPECT_EQ(RunChain<T>(shape, layer.With(q), shuffled_inputs).y, t.y) << "memory permuted";
+
+    // The queries reversed: y's rows reversed.
+    auto reversed_layer = layer;
+    for (int r = 0; r < n; ++r) {
+      std::copy_n(layer.x.begin() + static_cast<ptrdiff_t>((n - 1 - r) * e), e,
+                  reversed_layer.x.begin() + static_cast<ptrdiff_t>(r * e));
+    }
+    auto reversed_inputs = reversed_layer.Inputs();
+    reversed_inputs.memory = memory.data();
+    const auto reversed = RunChain<T>(shape, reversed_layer.With(q), reversed_inputs);
+    for (int r = 0; r < n; ++r) {
+      EXPECT_TRUE(std::equal(reversed.y.begin() + static_cast<ptrdiff_t>(r * e),
+                             reversed.y.begin() + static_cast<ptrdiff_t>((r + 1) * e),
+                             t.y.begin() + static_cast<ptrdiff_t>((n - 1 - r) * e)))
+          << "query row " << r;
+    }
+
+    // Padding: the memory's first rows alone.
+    if (s.n_memory > 1) {
+      ChainShape padded = shape;
+      padded.n_valid_keys = s.n_memory - 2 > 0 ? s.n_memory - 2 : 1;
+      ChainShape shorter = shape;
+      shorter.n_memory = shorter.n_valid_keys = padded.n_valid_keys;
+      EXPECT_EQ(RunChain<T>(padded, layer.With(q), inputs).y,
+                RunChain<T>(shorter, layer.With(q), inputs).y)
+          << "keys past n_valid_keys";
+    }
+
+    // Grouped KV heads: the plain layer with each KV head repeated.
+    const auto repeated = LayerOf<T>(c, s.kv_heads, true);
+    auto repeated_inputs = repeated.Inputs();
+    repeated_inputs.memory = memory.data();
+    ChainShape plain = shape;
+    plain.kv_heads = s.heads;
+    EXPECT_EQ(RunChain<T>(plain, repeated.With(q), repeated_inputs).y, t.y) << "KV heads repeated";
+
+    // On the queries' own rows and quantization: the unmasked self-attention chain.
+    if (s.n_memory == n) {
+      ChainQuantization own = q;
+      own.memory = self_q.x;
+      auto own_inputs = inputs;
+      own_inputs.memory = layer.x.data();
+      const auto self_t = RunChain<T>({n, d_model, s.heads, false, n, s.kv_heads, 0},
+                                      layer.With(self_q), layer.Inputs());
+      const auto cross_t = RunChain<T>(shape, layer.With(own), own_inputs);
+      EXPECT_EQ(cross_t.probs, self_t.probs);
+      EXPECT_EQ(cross_t.y, self_t.y);
+      EXPECT_NE(t.y, self_t.y) << "the memory must matter for this case";
+    }
+
+    // Disagreements: no tensors.
+    EXPECT_TRUE(RunChain<T>(shape, layer.With(self_q), inputs).y.empty()) << "params not cross";
+    EXPECT_TRUE(RunChain<T>(shape, layer.With(q), layer.Inputs()).y.empty()) << "no memory";
+    ChainShape causal = shape;
+    causal.causal = true;
+    EXPECT_TRUE(RunChain<T>(causal, layer.With(q), inputs).y.empty()) << "causal cross";
+  }
+}
+
+TEST(ChainReference, CrossAttentionReadsTheMemoryAsAttentionMust) {
+  ExpectCrossChainProperties<int8_t>(EA_DTYPE_INT8);
+  ExpectCrossChainProperties<int16_t>(EA_DTYPE_INT16);
 }
 
 }  // namespace

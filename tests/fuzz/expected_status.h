@@ -90,9 +90,11 @@ StatusSet AddParamsRules(ea_dtype dtype, const ea_add_quant_params& params);
 StatusSet MulParamsRules(ea_dtype dtype, const ea_mul_quant_params& params);
 // RoPE's integers: both MULs' and the ADD's ranges.
 StatusSet RopeParamsRules(ea_dtype dtype, const ea_rope_quant_params& params);
-// decoder.h's RoPE rules of a decoder config (tables, layout, d_k, the
-// rotations' scales or integers, the scores from the rotated scales), with
-// TFLite's Prepare from tests/reference where the scales are valid.
+// decoder.h's RoPE rules of a decoder config (tables and their alignment,
+// layout, d_k, the rotations' scales or integers), with TFLite's Prepare
+// from tests/reference where the scales are valid. The scores' integers
+// from the rotated scales are the layer's derived integers: the driver
+// checks them with the layer's.
 StatusSet DecoderRopeRules(const ea_decoder_quant_config& config);
 // Fixed-point Attention(Q, K, V) (ea_attention_arena_size on INT8 / INT16,
 // ea_attention_quant_init): dtype, mask, parallel-for, the scale

@@ -142,7 +142,7 @@ void FuzzQuantDecoder(ByteReader& input) {
   if (qc.workers >= 248) {
     config.parallel = ea_parallel_for{nullptr, nullptr, qc.workers & 1 ? 2 : 1025};
   }
-  static const uint8_t kStandIn[64] = {};
+  alignas(8) static const uint8_t kStandIn[64] = {};  // aligned as a table must be
   config.quant_position_table = c.CallerTable() ? kStandIn : nullptr;
   dconfig.max_step_tokens = max_step;
   dconfig.window = c.Window();
@@ -164,7 +164,8 @@ void FuzzQuantDecoder(ByteReader& input) {
       materialised ? static_cast<size_t>(e) + 2 * static_cast<size_t>(kv_width) : 1;
   const size_t in_w_bytes = materialised ? in_rows * static_cast<size_t>(e) : 1;
   const StatusSet& scales_rules = quantization.scales_rules;
-  const bool derivable = quantization.derivable, infinite = quantization.infinite;
+  const bool derivable = quantization.derivable;
+  bool infinite = quantization.infinite;  // with RoPE: or the rotated scores
   if (infinite && SkipKnown(kQuantInfiniteMultiplier)) return;
   const bool params_given = quantization.params_given;
   const ea_mha_quant_params* used = quantization.used;
@@ -252,9 +253,11 @@ void FuzzQuantDecoder(ByteReader& input) {
     rope_inputs.k = rope_params[1];
     rope_inputs.interleaved = dconfig.rope_layout == EA_ROPE_INTERLEAVED;
     if (!params_given && derivable) {
-      bool unused = false;
-      quantization.derivation.integers.params.scores = ScoresLikeTflite(
-          rope_scales[0].rotated, rope_scales[1].rotated, quantization.scales.scores, &unused);
+      bool rotated_infinite = false;
+      quantization.derivation.integers.params.scores =
+          ScoresLikeTflite(rope_scales[0].rotated, rope_scales[1].rotated,
+                           quantization.scales.scores, &rotated_infinite);
+      infinite = infinite || rotated_infinite;
     }
   }
 

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "edgeattn/common.h"
+#include "edgeattn/decoder.h"
 #include "edgeattn/kv_cache.h"
 #include "edgeattn/linear.h"
 #include "edgeattn/mha.h"
@@ -72,6 +73,68 @@ ea_status ea_cross_set_memory(ea_cross* cross, const float* memory, int32_t n_me
  * ea_decoder_step's (the weights and biases; this layer has no tables).
  * On any error y is not written. */
 ea_status ea_cross_run(ea_cross* cross, const float* x, int32_t n_queries, float* y);
+
+/* ------------------------------------------- fixed-point cross-attention */
+
+/* The fixed-point cross-attention: TFLite's chain (edgeattn/quant.h) with
+ * q = FULLY_CONNECTED(x) and k, v = FULLY_CONNECTED(memory), each query
+ * row's SOFTMAX over every memory row (no mask, no positions), then
+ * BATCH_MATMUL(probs, V) and W_O, bit for bit as the chain's reference on
+ * every target. ea_cross_quant_set_memory_s8 / _s16 projects the memory's k
+ * and v once into the cache (the fixed-point decoder's storages: K rows, V^T
+ * and on x86 the VNNI panels, per KV head); every run then projects only its
+ * queries.
+ *
+ * The layer is an ea_mha_config: dtype EA_DTYPE_INT8 or EA_DTYPE_INT16,
+ * d_model, n_heads, mask EA_MASK_NONE and position EA_POSITION_NONE (else
+ * EA_ERR_BAD_ARGUMENT), max_tokens the most query rows of a run, the
+ * scales (quant_scales: input is x's quantization, k and v the memory's
+ * projections') or TFLite's integers (quant_params: k_proj's and v_proj's
+ * input_offset are the memory's). Weights as ea_decoder_quant's
+ * (ea_mha_quant_weights: in_proj or separate W_Q, W_K, W_V; W_K and W_V of
+ * kv_width = n_kv_heads * d_k rows). */
+typedef struct ea_cross_quant_config {
+  ea_mha_config layer;
+  int32_t max_memory; /* most memory rows, in [1, 65535] */
+  int32_t n_kv_heads; /* 0: layer.n_heads; else dividing it (EA_ERR_HEADS_MISMATCH) */
+  ea_quant memory;    /* with layer.quant_scales: the memory's quantization */
+} ea_cross_quant_config;
+
+/* Filled by ea_cross_quant_init; read `n_memory`, treat the rest as opaque. */
+typedef struct ea_cross_quant {
+  ea_cross_quant_config config;
+  ea_decoder_quant core; /* the storages and kernels a decoder step uses */
+  int32_t n_memory;      /* rows of the memory held; 0 before the first */
+  uint32_t ready;
+} ea_cross_quant;
+
+/* Validation as ea_decoder_quant_arena_size's for the layer, plus the
+ * rules above. */
+ea_status ea_cross_quant_arena_size(const ea_cross_quant_config* config, size_t* bytes);
+/* ea_mha_quant_derive for a cross-attention: k_proj and v_proj from the
+ * memory's quantization (config->memory), with kv_width channels; as
+ * ea_decoder_quant_derive otherwise. */
+ea_status ea_cross_quant_derive(const ea_cross_quant_config* config, ea_mha_quant_params* params,
+                                int32_t* channel_ints, size_t channel_int_count);
+ea_status ea_cross_quant_init(ea_cross_quant* cross, const ea_cross_quant_config* config,
+                              const ea_mha_quant_weights* weights, ea_arena* arena);
+/* memory: [n_memory, d_model], n_memory in [1, max_memory]
+ * (EA_ERR_BAD_DIMENSION); replaces the memory held. Memory rules as a
+ * decoder step's x (EA_ERR_BAD_ARGUMENT); on any error the memory held is
+ * unchanged. _s8 for INT8 layers, _s16 for INT16 (the other:
+ * EA_ERR_BAD_ARGUMENT). */
+ea_status ea_cross_quant_set_memory_s8(ea_cross_quant* cross, const int8_t* memory,
+                                       int32_t n_memory);
+ea_status ea_cross_quant_set_memory_s16(ea_cross_quant* cross, const int16_t* memory,
+                                        int32_t n_memory);
+/* x, y: [n_queries, d_model], n_queries in [1, layer.max_tokens]
+ * (EA_ERR_BAD_DIMENSION); a memory must be set (EA_ERR_BAD_ARGUMENT
+ * before). y may be x; memory rules as a decoder step's. On any error y is
+ * not written. */
+ea_status ea_cross_quant_run_s8(ea_cross_quant* cross, const int8_t* x, int32_t n_queries,
+                                int8_t* y);
+ea_status ea_cross_quant_run_s16(ea_cross_quant* cross, const int16_t* x, int32_t n_queries,
+                                 int16_t* y);
 
 #ifdef __cplusplus
 } /* extern "C" */

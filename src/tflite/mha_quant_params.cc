@@ -219,7 +219,7 @@ ea_status InProjScales(const ea_mha_quant_scales& s, int32_t d_model, int32_t kv
 
 ea_status DeriveMhaQuantParams(const ea_mha_config& c, int32_t kv_width,
                                ea_mha_quant_params* params, int32_t* channel_ints,
-                               const ea_quant* scores_operands) {
+                               const MhaQuantOperands& operands) {
   const ea_dtype dtype = c.dtype;
   const ea_mha_quant_scales* s = c.quant_scales;
   if (s == nullptr || s->out_proj_weight_scales == nullptr) return EA_ERR_NULL_POINTER;
@@ -251,8 +251,9 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, int32_t kv_width,
     p.add = DeriveAdd(dtype, s->input, s->position, s->positioned);
     p.position = s->position;
   }
-  const ea_quant scores_q = scores_operands != nullptr ? scores_operands[0] : s->q;
-  const ea_quant scores_k = scores_operands != nullptr ? scores_operands[1] : s->k;
+  const ea_quant scores_q = operands.scores != nullptr ? operands.scores[0] : s->q;
+  const ea_quant scores_k = operands.scores != nullptr ? operands.scores[1] : s->k;
+  const ea_quant kv_input = operands.kv_input != nullptr ? *operands.kv_input : model_input;
   p.scores = DeriveMatmul(scores_q, scores_k, s->scores);
   p.softmax = DeriveSoftmax(dtype, BetaOr(s->softmax_beta, c.d_model / c.n_heads), s->scores);
   const ea_quant probs =
@@ -265,8 +266,8 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, int32_t kv_width,
                           CheckMatmul(dtype, p.context, true) == EA_OK;
   const bool channels_ok =
       LinearDerivable(dtype, model_input, w[0], s->q, e) &&
-      LinearDerivable(dtype, model_input, w[1], s->k, kv_width) &&
-      LinearDerivable(dtype, model_input, w[2], s->v, kv_width) &&
+      LinearDerivable(dtype, kv_input, w[1], s->k, kv_width) &&
+      LinearDerivable(dtype, kv_input, w[2], s->v, kv_width) &&
       LinearDerivable(dtype, s->context, s->out_proj_weight_scales, s->output, e);
   if (!scalars_ok || !channels_ok) return EA_ERR_BAD_ARGUMENT;
   // Multipliers then shifts of q, k, v and out, one after another.
@@ -277,8 +278,8 @@ ea_status DeriveMhaQuantParams(const ea_mha_config& c, int32_t kv_width,
     next += 2 * count;
   };
   derive(model_input, w[0], s->q, e, &p.q_proj);
-  derive(model_input, w[1], s->k, kv_width, &p.k_proj);
-  derive(model_input, w[2], s->v, kv_width, &p.v_proj);
+  derive(kv_input, w[1], s->k, kv_width, &p.k_proj);
+  derive(kv_input, w[2], s->v, kv_width, &p.v_proj);
   derive(s->context, s->out_proj_weight_scales, s->output, e, &p.out_proj);
   *params = p;
   return EA_OK;

@@ -11,17 +11,23 @@
 
 namespace edgeattn {
 
+// Operands of a layer's ops that are not quant_scales' own, each NULL for
+// quant_scales': the scores' q and k ([2]; a decoder with RoPE: the rotated
+// tensors' quantization) and the input of k's and v's FULLY_CONNECTED
+// (cross-attention: the memory's). Given ones are valid already.
+struct MhaQuantOperands {
+  const ea_quant* scores = nullptr;
+  const ea_quant* kv_input = nullptr;
+};
+
 // Scales and zero points of config->quant_scales, then TFLite's Prepare into
 // *params with per-channel arrays in channel_ints[4 * d_model + 4 * kv_width]
 // (q, k, v, out: multipliers then shifts). W_K and W_V have kv_width
 // channels: d_model for MHA, n_kv_heads * d_k for a grouped-query decoder.
-// config's dtype and d_model, and kv_width, are already valid. The scores'
-// BATCH_MATMUL reads q and k of scores_operands[2] where given (a decoder
-// with RoPE: the rotated tensors' quantization, already valid), else
-// quant_scales' q and k.
+// config's dtype and d_model, and kv_width, are already valid.
 ea_status DeriveMhaQuantParams(const ea_mha_config& config, int32_t kv_width,
                                ea_mha_quant_params* params, int32_t* channel_ints,
-                               const ea_quant* scores_operands = nullptr);
+                               const MhaQuantOperands& operands = {});
 
 // The same for single-head self-attention, channel_ints[2 * (2 * d_k + d_v)]
 // (q, k, v: multipliers then shifts).

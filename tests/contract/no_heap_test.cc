@@ -1026,6 +1026,60 @@ void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer, int32_t wi
   }
 }
 
+// The fixed-point cross-attention of the same layer (no positions, no
+// mask; one KV head, its integers from ea_cross_quant_derive): arena_size,
+// init, the whole x as the memory, queries in runs of 5. Each armed.
+void RunQuantCrossCase(QuantBuffers& b, const ea_mha_config& layer) {
+  ea_cross_quant_config config{};
+  config.layer = layer;
+  config.layer.mask = EA_MASK_NONE;
+  config.layer.position = EA_POSITION_NONE;
+  config.layer.quant_position_table = nullptr;
+  config.layer.max_tokens = 5;
+  config.max_memory = b.tokens;
+  config.n_kv_heads = 1;
+  config.memory = b.scales.input;
+  ea_mha_quant_params params{};
+  std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(kDModel));
+  ASSERT_EQ(NO_HEAP(ea_cross_quant_derive(&config, &params, channels.data(), channels.size())),
+            EA_OK);
+  config.layer.quant_params = &params;
+  size_t bytes = 0;
+  ASSERT_EQ(NO_HEAP(ea_cross_quant_arena_size(&config, &bytes)), EA_OK);
+  TestArena arena(bytes);
+  ea_cross_quant cross{};
+  const ea_mha_quant_weights w = b.Weights(true);
+  ASSERT_EQ(NO_HEAP(ea_cross_quant_init(&cross, &config, &w, &arena.arena)), EA_OK);
+  EXPECT_EQ(NO_HEAP(ea_arena_remaining(&arena.arena)), 0u);
+  const size_t element = b.dtype == EA_DTYPE_INT16 ? 2 : 1;
+  const size_t row = static_cast<size_t>(kDModel) * element;
+  if (b.dtype == EA_DTYPE_INT8) {
+    ASSERT_EQ(NO_HEAP(ea_cross_quant_set_memory_s8(
+                  &cross, reinterpret_cast<const int8_t*>(b.x.data()), b.tokens)),
+              EA_OK);
+  } else {
+    ASSERT_EQ(NO_HEAP(ea_cross_quant_set_memory_s16(
+                  &cross, reinterpret_cast<const int16_t*>(b.x.data()), b.tokens)),
+              EA_OK);
+  }
+  b.y.assign(b.x.size(), 0xA5);
+  for (int32_t t = 0; t < b.tokens; t += 5) {
+    const int32_t n = t + 5 <= b.tokens ? 5 : b.tokens - t;
+    const uint8_t* x = b.x.data() + static_cast<size_t>(t) * row;
+    uint8_t* y = b.y.data() + static_cast<size_t>(t) * row;
+    if (b.dtype == EA_DTYPE_INT8) {
+      EXPECT_EQ(NO_HEAP(ea_cross_quant_run_s8(&cross, reinterpret_cast<const int8_t*>(x), n,
+                                              reinterpret_cast<int8_t*>(y))),
+                EA_OK);
+    } else {
+      EXPECT_EQ(NO_HEAP(ea_cross_quant_run_s16(&cross, reinterpret_cast<const int16_t*>(x), n,
+                                               reinterpret_cast<int16_t*>(y))),
+                EA_OK);
+    }
+  }
+  ExpectWritten(b.y, "cross y");
+}
+
 // derive, arena_size, init in an arena of exactly that size, a short run
 // and a full one, each armed; with and without biases.
 void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
@@ -1054,6 +1108,7 @@ void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
     for (const int32_t window : {0, 7}) RunQuantDecoderCase(b, config, window, 0);
     RunQuantDecoderCase(b, config, 7, 1);
   }
+  if (c.mask == EA_MASK_NONE && parallel.run == nullptr) RunQuantCrossCase(b, config);
 }
 
 class QuantMhaNoHeap : public testing::TestWithParam<QuantCase> {};

@@ -58,6 +58,7 @@ using PlannedQuantSelfAttention = Planned<ea_self_attention_quant_plan, ea_self_
                                           ea_self_attention_quant_weights>;
 using PlannedQuantDecoder =
     Planned<ea_decoder_quant, ea_decoder_quant_config, ea_mha_quant_weights>;
+using PlannedQuantCross = Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights>;
 
 ea_kv_cache_config CacheConfig() {
   ea_kv_cache_config c{};
@@ -149,6 +150,14 @@ ea_decoder_quant_config QuantDecoderConfig(const QuantMhaLayer& layer) {
   return c;
 }
 
+ea_cross_quant_config QuantCrossConfig(const QuantMhaLayer& layer, ea_quant memory) {
+  ea_cross_quant_config c{};
+  c.layer = layer.config;
+  c.max_memory = kTokens;
+  c.memory = memory;
+  return c;
+}
+
 // One valid instance of every family, planned and ready (planned_operation.h),
 // with inputs and outputs; `spare_*` are the objects the init rows initialise,
 // over arenas of their own.
@@ -237,6 +246,21 @@ struct World {
   std::vector<int32_t> quant_channel_ints =
       std::vector<int32_t>(EA_MHA_QUANT_CHANNEL_INTS(kDModel));
 
+  // Fixed-point cross-attention, int8 and int16 (no mask, no positions).
+  QuantMhaCase cross8 =
+      RandomQuantMha(EA_DTYPE_INT8, {kTokens, kDModel, kHeads, false, false}, 7400);
+  QuantMhaCase cross16 =
+      RandomQuantMha(EA_DTYPE_INT16, {kTokens, kDModel, kHeads, false, false}, 7500);
+  QuantMhaLayer cross_layer8{cross8}, cross_layer16{cross16};
+  ea_cross_quant_config cross_config8 = QuantCrossConfig(cross_layer8, {0.05f, 3}),
+                        cross_config16 = QuantCrossConfig(cross_layer16, {0.001f, 0});
+  PlannedQuantCross quant_cross8{ea_cross_quant_arena_size, ea_cross_quant_init, cross_config8,
+                                 cross_layer8.weights};
+  PlannedQuantCross quant_cross16{ea_cross_quant_arena_size, ea_cross_quant_init, cross_config16,
+                                  cross_layer16.weights};
+  SpareArena spare_quant_cross_arena{quant_cross16.bytes};
+  ea_cross_quant spare_quant_cross{};
+
   // Weight files.
   ea_weight_file file{}, spare_file{};
   ea_tensor_view view{};
@@ -249,12 +273,15 @@ struct World {
   World() {
     for (ea_status planned :
          {cache.status, decoder.status, cross.status, plan_s8.status, plan_s16.status,
-          self_plan.status, self_plan16.status, quant_decoder8.status, quant_decoder16.status}) {
+          self_plan.status, self_plan16.status, quant_decoder8.status, quant_decoder16.status,
+          quant_cross8.status, quant_cross16.status}) {
       if (planned != EA_OK) return;
     }
     ready =
         ea_kv_cache_append(&cache.plan, x.data(), x.data(), 1) == EA_OK &&  // a key to see
         ea_cross_set_memory(&cross.plan, x.data(), kTokens) == EA_OK &&
+        ea_cross_quant_set_memory_s8(&quant_cross8.plan, q8.data(), kTokens) == EA_OK &&
+        ea_cross_quant_set_memory_s16(&quant_cross16.plan, q16.data(), kTokens) == EA_OK &&
         ea_add_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2}, &add8) == EA_OK &&
         ea_add_quant_derive(EA_DTYPE_INT16, {0.05f, 0}, {0.04f, 0}, {0.06f, 0}, &add16) == EA_OK &&
         ea_mul_quant_derive(EA_DTYPE_INT8, {0.05f, 1}, {0.04f, -3}, {0.06f, 2}, &mul8) == EA_OK &&
@@ -292,6 +319,7 @@ struct World {
     watched->FillWithCanary("spare self plan", &spare_self_plan, sizeof(spare_self_plan));
     watched->FillWithCanary("spare quant decoder", &spare_quant_decoder,
                             sizeof(spare_quant_decoder));
+    watched->FillWithCanary("spare quant cross", &spare_quant_cross, sizeof(spare_quant_cross));
     watched->FillWithCanary("spare file", &spare_file, sizeof(spare_file));
     watched->Remember("x", x.data(), x.size() * sizeof(float));
     watched->Remember("add8", &add8, sizeof(add8));
@@ -311,8 +339,11 @@ struct World {
     RememberPlanned("self plan 16", self_plan16, watched);
     RememberPlanned("quant decoder 8", quant_decoder8, watched);
     RememberPlanned("quant decoder 16", quant_decoder16, watched);
-    for (const SpareArena* a : {&spare_cache_arena, &spare_decoder_arena, &spare_cross_arena,
-                                &spare_attention_arena, &spare_self_arena, &spare_quant_arena}) {
+    RememberPlanned("quant cross 8", quant_cross8, watched);
+    RememberPlanned("quant cross 16", quant_cross16, watched);
+    for (const SpareArena* a :
+         {&spare_cache_arena, &spare_decoder_arena, &spare_cross_arena, &spare_attention_arena,
+          &spare_self_arena, &spare_quant_arena, &spare_quant_cross_arena}) {
       watched->Remember("a spare arena", a->storage.data(), a->storage.size());
       watched->Remember("a spare arena struct", &a->arena, sizeof(a->arena));
     }
@@ -327,6 +358,7 @@ struct World {
     memset(&spare_attention_plan.ready, kCanaryByte, sizeof(spare_attention_plan.ready));
     memset(&spare_self_plan.ready, kCanaryByte, sizeof(spare_self_plan.ready));
     memset(&spare_quant_decoder.ready, kCanaryByte, sizeof(spare_quant_decoder.ready));
+    memset(&spare_quant_cross.ready, kCanaryByte, sizeof(spare_quant_cross.ready));
     memset(&spare_file.ready, kCanaryByte, sizeof(spare_file.ready));
   }
 
@@ -666,6 +698,65 @@ const NullRow kNullRows[] = {
     EA_ROW(ea_decoder_quant_step_s16, y,
            ea_decoder_quant_step_s16(&w.quant_decoder16.plan, w.q16.data(), 1,
                                      Maybe(null_argument, w.out16.data()))),
+
+    // The fixed-point cross-attention.
+    EA_ROW(ea_cross_quant_arena_size, config,
+           ea_cross_quant_arena_size(Maybe(null_argument, &w.cross_config8), &w.bytes)),
+    EA_ROW(ea_cross_quant_arena_size, bytes,
+           ea_cross_quant_arena_size(&w.cross_config8, Maybe(null_argument, &w.bytes))),
+    EA_ROW(ea_cross_quant_derive, config,
+           ea_cross_quant_derive(Maybe(null_argument, &w.cross_config8), &w.quant_params,
+                                 w.quant_channel_ints.data(), w.quant_channel_ints.size())),
+    EA_ROW(ea_cross_quant_derive, params,
+           ea_cross_quant_derive(&w.cross_config8, Maybe(null_argument, &w.quant_params),
+                                 w.quant_channel_ints.data(), w.quant_channel_ints.size())),
+    EA_ROW(ea_cross_quant_derive, channel_ints,
+           ea_cross_quant_derive(&w.cross_config8, &w.quant_params,
+                                 Maybe(null_argument, w.quant_channel_ints.data()),
+                                 w.quant_channel_ints.size())),
+    EA_ROW(ea_cross_quant_init, cross,
+           ea_cross_quant_init(Maybe(null_argument, &w.spare_quant_cross), &w.cross_config16,
+                               &w.cross_layer16.weights, &w.spare_quant_cross_arena.arena)),
+    EA_ROW(ea_cross_quant_init, config,
+           ea_cross_quant_init(&w.spare_quant_cross, Maybe(null_argument, &w.cross_config16),
+                               &w.cross_layer16.weights, &w.spare_quant_cross_arena.arena)),
+    EA_ROW(ea_cross_quant_init, weights,
+           ea_cross_quant_init(&w.spare_quant_cross, &w.cross_config16,
+                               Maybe(null_argument, &w.cross_layer16.weights),
+                               &w.spare_quant_cross_arena.arena)),
+    EA_ROW(ea_cross_quant_init, arena,
+           ea_cross_quant_init(&w.spare_quant_cross, &w.cross_config16, &w.cross_layer16.weights,
+                               Maybe(null_argument, &w.spare_quant_cross_arena.arena))),
+    EA_ROW(ea_cross_quant_set_memory_s8, cross,
+           ea_cross_quant_set_memory_s8(Maybe(null_argument, &w.quant_cross8.plan), w.q8.data(),
+                                        kTokens)),
+    EA_ROW(ea_cross_quant_set_memory_s8, memory,
+           ea_cross_quant_set_memory_s8(&w.quant_cross8.plan, Maybe(null_argument, w.q8.data()),
+                                        kTokens)),
+    EA_ROW(ea_cross_quant_set_memory_s16, cross,
+           ea_cross_quant_set_memory_s16(Maybe(null_argument, &w.quant_cross16.plan), w.q16.data(),
+                                         kTokens)),
+    EA_ROW(ea_cross_quant_set_memory_s16, memory,
+           ea_cross_quant_set_memory_s16(&w.quant_cross16.plan, Maybe(null_argument, w.q16.data()),
+                                         kTokens)),
+    EA_ROW(ea_cross_quant_run_s8, cross,
+           ea_cross_quant_run_s8(Maybe(null_argument, &w.quant_cross8.plan), w.q8.data(), 1,
+                                 w.out8.data())),
+    EA_ROW(ea_cross_quant_run_s8, x,
+           ea_cross_quant_run_s8(&w.quant_cross8.plan, Maybe(null_argument, w.q8.data()), 1,
+                                 w.out8.data())),
+    EA_ROW(ea_cross_quant_run_s8, y,
+           ea_cross_quant_run_s8(&w.quant_cross8.plan, w.q8.data(), 1,
+                                 Maybe(null_argument, w.out8.data()))),
+    EA_ROW(ea_cross_quant_run_s16, cross,
+           ea_cross_quant_run_s16(Maybe(null_argument, &w.quant_cross16.plan), w.q16.data(), 1,
+                                  w.out16.data())),
+    EA_ROW(ea_cross_quant_run_s16, x,
+           ea_cross_quant_run_s16(&w.quant_cross16.plan, Maybe(null_argument, w.q16.data()), 1,
+                                  w.out16.data())),
+    EA_ROW(ea_cross_quant_run_s16, y,
+           ea_cross_quant_run_s16(&w.quant_cross16.plan, w.q16.data(), 1,
+                                  Maybe(null_argument, w.out16.data()))),
 
     // RoPE.
     EA_ROW(

@@ -111,6 +111,58 @@ ea_status Step(ea_decoder_quant* d, const int16_t* x, int32_t n, int16_t* y) {
   return ea_decoder_quant_step_s16(d, x, n, y);
 }
 
+ea_status SetMemory(ea_cross_quant* cross, const int8_t* memory, int32_t n) {
+  return ea_cross_quant_set_memory_s8(cross, memory, n);
+}
+ea_status SetMemory(ea_cross_quant* cross, const int16_t* memory, int32_t n) {
+  return ea_cross_quant_set_memory_s16(cross, memory, n);
+}
+ea_status CrossRun(ea_cross_quant* cross, const int8_t* x, int32_t n, int8_t* y) {
+  return ea_cross_quant_run_s8(cross, x, n, y);
+}
+ea_status CrossRun(ea_cross_quant* cross, const int16_t* x, int32_t n, int16_t* y) {
+  return ea_cross_quant_run_s16(cross, x, n, y);
+}
+
+template <typename T>
+QuantMhaCase::Decoded CrossTyped(const QuantMhaCase& c, const std::vector<int>& runs,
+                                 int memory_rows) {
+  QuantMhaCase::Decoded result;
+  const QuantMhaLayer layer(c);
+  ea_cross_quant_config config{};
+  config.layer = layer.config;
+  config.layer.max_tokens = *std::max_element(runs.begin(), runs.end());
+  config.max_memory = memory_rows > 0 ? memory_rows : c.NMemory();
+  config.n_kv_heads = c.kv_heads;
+  config.memory = c.memory_quant;
+  size_t bytes = 0;
+  result.status = ea_cross_quant_arena_size(&config, &bytes);
+  if (result.status != EA_OK) return result;
+  result.arena_bytes = bytes;
+  AlignedBytes storage(bytes);
+  ea_arena arena;
+  ea_arena_init(&arena, storage.data(), bytes);
+  ea_cross_quant cross{};
+  result.status = ea_cross_quant_init(&cross, &config, &layer.weights, &arena);
+  if (result.status != EA_OK) return result;
+  result.carved_bytes = arena.used;
+  const std::vector<T> memory = Narrow<T>(c.memory);
+  result.status = SetMemory(&cross, memory.data(), c.NMemory());
+  if (result.status != EA_OK) return result;
+  const size_t e = static_cast<size_t>(c.d_model);
+  const std::vector<T> x = Narrow<T>(c.x_emb);
+  std::vector<T> y(x.size());
+  size_t row = 0;
+  for (size_t i = 0; row < static_cast<size_t>(c.n); ++i) {
+    const int n = std::min(runs[i % runs.size()], c.n - static_cast<int>(row));
+    result.status = CrossRun(&cross, x.data() + row * e, n, y.data() + row * e);
+    if (result.status != EA_OK) return result;
+    row += static_cast<size_t>(n);
+  }
+  result.y = Widen(y.data(), y.size());
+  return result;
+}
+
 template <typename T>
 QuantMhaCase::Decoded DecodeTyped(const QuantMhaCase& c, const std::vector<int>& steps) {
   QuantMhaCase::Decoded result;
@@ -184,6 +236,12 @@ QuantMhaCase::Expected ReferenceTyped(const QuantMhaCase& c, const Params& param
   const std::vector<T> sin = Narrow<T>(c.rope != 0 ? c.RopeTable(true) : std::vector<int32_t>());
   in.rope_cos = c.rope != 0 ? cos.data() : nullptr;
   in.rope_sin = c.rope != 0 ? sin.data() : nullptr;
+  const std::vector<T> memory = Narrow<T>(c.memory);
+  if (!memory.empty()) {
+    shape.n_memory = c.NMemory();
+    shape.n_valid_keys = c.n_valid_keys < 0 ? c.NMemory() : c.n_valid_keys;
+    in.memory = memory.data();
+  }
   tflite_ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = tflite_ref::RunChainInt8(shape, params, in);
@@ -288,6 +346,11 @@ QuantMhaCase::Decoded QuantMhaCase::Decode(const std::vector<int>& steps) const 
   return IsInt8(dtype) ? DecodeTyped<int8_t>(*this, steps) : DecodeTyped<int16_t>(*this, steps);
 }
 
+QuantMhaCase::Decoded QuantMhaCase::Cross(const std::vector<int>& runs, int memory_rows) const {
+  return IsInt8(dtype) ? CrossTyped<int8_t>(*this, runs, memory_rows)
+                       : CrossTyped<int16_t>(*this, runs, memory_rows);
+}
+
 tflite_ref::ChainQuantization QuantMhaCase::Quantization(std::vector<float>* channel_scales) const {
   *channel_scales = in_scales;
   channel_scales->insert(channel_scales->end(), out_scales.begin(), out_scales.end());
@@ -312,6 +375,10 @@ tflite_ref::ChainQuantization QuantMhaCase::Quantization(std::vector<float>* cha
   // TFLite's SOFTMAX beta: the model's own, or the textbook 1/sqrt(d_k).
   q.beta = scales.softmax_beta != 0.0f ? scales.softmax_beta
                                        : 1.0f / sqrtf(static_cast<float>(d_model / heads));
+  if (!memory.empty()) {
+    q.cross = true;
+    q.memory = RefQuant(memory_quant);
+  }
   if (rope != 0) {
     ea_rope_quant_scales r[2];
     RopeScales(r);

@@ -49,6 +49,12 @@ struct QuantMhaCase {
   // 1.5 times q's and k's scales, the rotated tensors at 3 times, int8 zero
   // points of their own (RopeScales()).
   int rope = 0;
+  // Cross-attention for Cross and Reference (empty: self-attention): the
+  // memory's rows [NMemory(), d_model] at memory_quant; k and v are its
+  // projections, the queries x_emb's (no positions, not causal; n_valid_keys
+  // then counts memory rows).
+  std::vector<int32_t> memory;
+  ea_quant memory_quant{};
   // int16, both or neither: the softmax's tables handed to the library (in
   // integers derived from the scales: ea_mha_quant_derive, then
   // quant_params) and to the reference. NULL: the library's built-in tables,
@@ -72,6 +78,7 @@ struct QuantMhaCase {
   int KvHeads() const { return kv_heads == 0 ? heads : kv_heads; }
   // The channels of k and v: KvHeads() * d_k.
   int KvWidth() const { return KvHeads() * (d_model / heads); }
+  int NMemory() const { return static_cast<int>(memory.size() / static_cast<size_t>(d_model)); }
 
   // The same layer through ea_decoder_quant (a causal case): x_emb
   // stepped in steps of steps[0], steps[1], ... tokens, cycling (the last
@@ -82,6 +89,11 @@ struct QuantMhaCase {
     std::vector<int32_t> y;
   };
   Decoded Decode(const std::vector<int>& steps) const;
+
+  // A cross case through ea_cross_quant: the memory set once (max_memory:
+  // memory_rows, or NMemory() where 0), then x_emb's rows in runs of
+  // runs[0], runs[1], ... queries, cycling (max_tokens: the largest run).
+  Decoded Cross(const std::vector<int>& runs, int memory_rows = 0) const;
 
   // The same chain through the integer reference, from the same scales
   // (probs concatenated over heads, as the library's attn_weights).

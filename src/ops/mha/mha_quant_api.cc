@@ -141,7 +141,7 @@ PositionStorage MhaQuantPositions(const ea_mha_config& c) {
 ea_status PrepareMhaQuantCarve(const ea_mha_config& c, int32_t kv_width,
                                const ea_mha_quant_weights& w, const ea_arena& arena,
                                uint64_t carve_bytes, ea_mha_quant_params* derived,
-                               const ea_quant* scores_operands) {
+                               const MhaQuantOperands& operands) {
   ea_status status = CheckMhaQuantTensors(c, kv_width, w);
   if (status == EA_OK) status = CheckArenaFits(&arena, carve_bytes);
   if (status == EA_OK) {
@@ -152,7 +152,7 @@ ea_status PrepareMhaQuantCarve(const ea_mha_config& c, int32_t kv_width,
   if (status != EA_OK || c.quant_params != nullptr) return status;
   return DeriveMhaQuantParams(c, kv_width, derived,
                               static_cast<int32_t*>(static_cast<void*>(arena.base + arena.used)),
-                              scores_operands);
+                              operands);
 }
 
 const void* ResolveMhaQuantPositionTable(ea_arena* arena, const ea_mha_config& c) {

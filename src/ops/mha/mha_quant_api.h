@@ -13,6 +13,7 @@
 #include "ops/quant_model_steps.h"
 #include "runtime/arena.h"
 #include "runtime/validation.h"
+#include "tflite/mha_quant_params.h"
 
 namespace edgeattn {
 
@@ -69,12 +70,12 @@ PositionStorage MhaQuantPositions(const ea_mha_config& config);
 // into the arena's next free bytes, so a refusal leaves the arena unused;
 // the first carve (CarveMhaQuantParams) then takes those bytes
 // (EA_MHA_QUANT_CHANNEL_INTS) and *derived is the derived integers, or
-// untouched where the config gives its own. scores_operands: as
+// untouched where the config gives its own. operands: as
 // DeriveMhaQuantParams's.
 ea_status PrepareMhaQuantCarve(const ea_mha_config& config, int32_t kv_width,
                                const ea_mha_quant_weights& weights, const ea_arena& arena,
                                uint64_t carve_bytes, ea_mha_quant_params* derived,
-                               const ea_quant* scores_operands = nullptr);
+                               const MhaQuantOperands& operands = {});
 // *params: the plan's own copy of the config's integers, or the derived ones.
 void CarveMhaQuantParams(ea_arena* arena, const ea_mha_config& config, int32_t kv_width,
                          const ea_mha_quant_params& derived, ea_mha_quant_params* params);

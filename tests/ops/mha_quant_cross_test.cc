@@ -1,0 +1,218 @@
+// Fixed-point cross-attention (ea_cross_quant, edgeattn/cross.h) against the
+// integer reference's cross chain (tests/reference/tflite_chain_reference.h,
+// ChainShape::n_memory), bit for bit on every target: int8 and int16,
+// grouped KV heads, memories of 1 to past a panel block of rows, queries in
+// runs of any size; a new memory replaces the old; the config and call
+// rules (cross.h) with nothing written on a refusal.
+#include <gtest/gtest.h>
+#include <stdint.h>
+
+#include <string>
+#include <vector>
+
+#include "edgeattn/edgeattn.h"
+#include "planned_operation.h"
+#include "reference/quant_mha_fixture.h"
+#include "reference/quant_test_values.h"
+#include "reference/random_tensor.h"
+#include "simd_targets.h"
+#include "test_support.h"
+
+namespace edgeattn_test {
+namespace {
+
+class QuantCrossPerTarget : public PerTargetTest {};
+
+// A random layer (no positions, not causal) over a memory of n_memory
+// random rows at a quantization of its own (int8: a zero point too).
+QuantMhaCase CrossCase(ea_dtype dtype, RandomShape shape, int n_memory, int kv_heads,
+                       uint64_t seed) {
+  QuantMhaCase c = RandomQuantMha(dtype, shape, seed);
+  if (kv_heads > 0) c = GroupedQueryHeads(c, kv_heads);
+  RandomStream random(seed ^ 0x5eed);
+  const size_t count = static_cast<size_t>(n_memory) * static_cast<size_t>(shape.d_model);
+  if (dtype == EA_DTYPE_INT8) {
+    const std::vector<int8_t> codes = RandomCodes<int8_t>(count, &random);
+    c.memory.assign(codes.begin(), codes.end());
+    c.memory_quant = {c.scales.input.scale * 1.5f, 7};
+  } else {
+    const std::vector<int16_t> codes = RandomCodes<int16_t>(count, &random);
+    c.memory.assign(codes.begin(), codes.end());
+    c.memory_quant = {c.scales.input.scale * 1.5f, 0};
+  }
+  return c;
+}
+
+TEST_P(QuantCrossPerTarget, RunsEqualTheCrossChainBitForBit) {
+  struct CrossShape {
+    RandomShape shape;
+    int n_memory, kv_heads;
+    std::vector<int> runs;
+  };
+  const CrossShape shapes[] = {
+      {{5, 16, 2, false, false}, 9, 0, {5}},
+      {{7, 32, 4, false, false}, 3, 2, {2, 3}},
+      {{1, 24, 3, false, false}, 17, 1, {1}},
+      {{12, 128, 2, false, false}, 70, 1, {4, 8}},  // more keys than a panel of 64
+      {{9, 16, 4, false, false}, 1, 4, {9}},        // one memory row
+  };
+  uint64_t seed = 12000;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const CrossShape& s : shapes) {
+      const QuantMhaCase c = CrossCase(dtype, s.shape, s.n_memory, s.kv_heads, seed++);
+      SCOPED_TRACE(c.name + " over " + std::to_string(s.n_memory) + " memory rows");
+      const QuantMhaCase::Decoded got = c.Cross(s.runs);
+      ASSERT_EQ(got.status, EA_OK);
+      EXPECT_EQ(got.y, c.Reference().y) << "against the integer reference's cross chain";
+      EXPECT_EQ(got.arena_bytes, got.carved_bytes);
+      // The memory matters: the queries' own rows give other integers.
+      QuantMhaCase self = c;
+      self.memory.clear();
+      EXPECT_NE(got.y, self.Reference().y);
+    }
+  }
+}
+
+// A memory set after another replaces it; a cross-attention sized for
+// more rows than the memory it holds gives the same integers.
+TEST_P(QuantCrossPerTarget, ANewMemoryReplacesTheOld) {
+  const QuantMhaCase first = CrossCase(EA_DTYPE_INT16, {6, 16, 2, false, false}, 20, 1, 12100);
+  QuantMhaCase second = first;
+  second.memory.resize(static_cast<size_t>(5 * 16));
+  for (int32_t& v : second.memory) v = -v / 2;
+  const QuantMhaCase::Expected want = second.Reference();
+  const QuantMhaCase::Decoded roomy = second.Cross({6}, 20);
+  ASSERT_EQ(roomy.status, EA_OK);
+  EXPECT_EQ(roomy.y, want.y);
+
+  QuantMhaLayer layer(first);
+  ea_cross_quant_config config{};
+  config.layer = layer.config;
+  config.max_memory = 20;
+  config.n_kv_heads = 1;
+  config.memory = first.memory_quant;
+  Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
+      ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
+  ASSERT_EQ(planned.status, EA_OK);
+  const std::vector<int16_t> a(first.memory.begin(), first.memory.end());
+  const std::vector<int16_t> b(second.memory.begin(), second.memory.end());
+  ASSERT_EQ(ea_cross_quant_set_memory_s16(&planned.plan, a.data(), 20), EA_OK);
+  ASSERT_EQ(ea_cross_quant_set_memory_s16(&planned.plan, b.data(), 5), EA_OK);
+  EXPECT_EQ(planned.plan.n_memory, 5);
+  const std::vector<int16_t> x(first.x_emb.begin(), first.x_emb.end());
+  std::vector<int16_t> y(x.size());
+  ASSERT_EQ(ea_cross_quant_run_s16(&planned.plan, x.data(), 6, y.data()), EA_OK);
+  EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
+}
+
+EA_INSTANTIATE_PER_TARGET(QuantCrossPerTarget);
+
+// Given integers: ea_cross_quant_derive's take k's and v's input offset
+// from the memory, q's from x, and give the scales' integers.
+TEST(QuantCrossRules, DeriveTakesTheMemorysQuantization) {
+  const QuantMhaCase c = CrossCase(EA_DTYPE_INT8, {4, 16, 2, false, false}, 6, 0, 12200);
+  QuantMhaLayer layer(c);
+  ea_cross_quant_config config{};
+  config.layer = layer.config;
+  config.max_memory = 6;
+  config.memory = c.memory_quant;
+  std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(16));
+  ea_mha_quant_params params{};
+  ASSERT_EQ(ea_cross_quant_derive(&config, &params, channels.data(), channels.size()), EA_OK);
+  EXPECT_EQ(params.q_proj.input_offset, -c.scales.input.zero_point);
+  EXPECT_EQ(params.k_proj.input_offset, -7);
+  EXPECT_EQ(params.v_proj.input_offset, -7);
+  config.layer.quant_params = &params;
+  config.layer.quant_scales = nullptr;
+  Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
+      ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
+  ASSERT_EQ(planned.status, EA_OK);
+  const std::vector<int8_t> memory(c.memory.begin(), c.memory.end());
+  const std::vector<int8_t> x(c.x_emb.begin(), c.x_emb.end());
+  std::vector<int8_t> y(x.size());
+  ASSERT_EQ(ea_cross_quant_set_memory_s8(&planned.plan, memory.data(), 6), EA_OK);
+  ASSERT_EQ(ea_cross_quant_run_s8(&planned.plan, x.data(), 4, y.data()), EA_OK);
+  EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), c.Reference().y);
+}
+
+TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
+  const QuantMhaCase c = CrossCase(EA_DTYPE_INT8, {4, 16, 4, false, false}, 6, 2, 12300);
+  QuantMhaLayer layer(c);
+  ea_cross_quant_config config{};
+  config.layer = layer.config;
+  config.max_memory = 6;
+  config.n_kv_heads = 2;
+  config.memory = c.memory_quant;
+  size_t bytes = 0;
+  ASSERT_EQ(ea_cross_quant_arena_size(&config, &bytes), EA_OK);
+  const auto size_of = [&](ea_cross_quant_config bad) {
+    size_t ignored = 0;
+    return ea_cross_quant_arena_size(&bad, &ignored);
+  };
+  ea_cross_quant_config bad = config;
+  bad.layer.mask = EA_MASK_CAUSAL;
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
+  bad = config;
+  bad.layer.position = EA_POSITION_SINUSOIDAL;
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
+  bad = config;
+  bad.max_memory = 0;
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_DIMENSION);
+  bad.max_memory = 65536;
+  EXPECT_EQ(size_of(bad), EA_ERR_DIMENSION_OVERFLOW);
+  bad = config;
+  bad.n_kv_heads = 3;
+  EXPECT_EQ(size_of(bad), EA_ERR_HEADS_MISMATCH);
+  bad.n_kv_heads = -1;
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_DIMENSION);
+  bad = config;
+  bad.memory.scale = 0.0f;
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
+  bad = config;
+  bad.layer.dtype = EA_DTYPE_F32;
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_cross_quant_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
+
+  Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
+      ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
+  ASSERT_EQ(planned.status, EA_OK);
+  ea_cross_quant& cross = planned.plan;
+  const std::vector<int8_t> memory(c.memory.begin(), c.memory.end());
+  const std::vector<int8_t> x(c.x_emb.begin(), c.x_emb.end());
+  std::vector<int8_t> y(x.size(), 9);
+  const std::vector<int8_t> untouched = y;
+  EXPECT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4, y.data()), EA_ERR_BAD_ARGUMENT)
+      << "no memory yet";
+  EXPECT_EQ(ea_cross_quant_set_memory_s8(&cross, memory.data(), 0), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_cross_quant_set_memory_s8(&cross, memory.data(), 7), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_cross_quant_set_memory_s8(&cross, nullptr, 6), EA_ERR_NULL_POINTER);
+  const std::vector<int16_t> wide(memory.begin(), memory.end());
+  EXPECT_EQ(ea_cross_quant_set_memory_s16(&cross, wide.data(), 6), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(
+      ea_cross_quant_set_memory_s8(&cross, static_cast<const int8_t*>(cross.core.carve) + 64, 6),
+      EA_ERR_BAD_ARGUMENT)
+      << "a memory in the plan's arena bytes";
+  EXPECT_EQ(ea_cross_quant_set_memory_s8(&cross, layer.weights.in_proj_weight, 6),
+            EA_ERR_BAD_ARGUMENT)
+      << "a memory over the weights";
+  EXPECT_EQ(cross.n_memory, 0);
+  ASSERT_EQ(ea_cross_quant_set_memory_s8(&cross, memory.data(), 6), EA_OK);
+  EXPECT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 0, y.data()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 5, y.data()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4, nullptr), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4,
+                                  static_cast<int8_t*>(const_cast<void*>(cross.core.carve))),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_cross_quant_run_s8(&cross, layer.weights.out_proj_weight, 4, y.data()),
+            EA_ERR_BAD_ARGUMENT)
+      << "x over the weights";
+  EXPECT_EQ(y, untouched);
+  ASSERT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4, y.data()), EA_OK);
+  EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), c.Reference().y);
+  std::vector<int8_t> in_place = x;
+  ASSERT_EQ(ea_cross_quant_run_s8(&cross, in_place.data(), 4, in_place.data()), EA_OK);
+  EXPECT_EQ(in_place, y) << "y may be x";
+}
+
+}  // namespace
+}  // namespace edgeattn_test

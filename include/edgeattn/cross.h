@@ -95,9 +95,13 @@ ea_status ea_cross_run(ea_cross* cross, const float* x, int32_t n_queries, float
  * kv_width = n_kv_heads * d_k rows). */
 typedef struct ea_cross_quant_config {
   ea_mha_config layer;
-  int32_t max_memory; /* most memory rows, in [1, 65535] */
-  int32_t n_kv_heads; /* 0: layer.n_heads; else dividing it (EA_ERR_HEADS_MISMATCH) */
-  ea_quant memory;    /* with layer.quant_scales: the memory's quantization */
+  int32_t max_memory; /* most memory rows, in [1, 65535] (0 or less:
+                         EA_ERR_BAD_DIMENSION; more: EA_ERR_DIMENSION_OVERFLOW) */
+  int32_t n_kv_heads; /* 0: layer.n_heads; else dividing it (EA_ERR_HEADS_MISMATCH;
+                         < 0: EA_ERR_BAD_DIMENSION) */
+  ea_quant memory;    /* with layer.quant_scales: the memory's quantization, a
+                         positive finite scale and a zero point of the dtype
+                         (int16: 0), else EA_ERR_BAD_ARGUMENT */
 } ea_cross_quant_config;
 
 /* Filled by ea_cross_quant_init; read `n_memory`, treat the rest as opaque. */
@@ -108,8 +112,9 @@ typedef struct ea_cross_quant {
   uint32_t ready;
 } ea_cross_quant;
 
-/* Validation as ea_decoder_quant_arena_size's for the layer, plus the
- * rules above. */
+/* The rules above, then the layer's as ea_mha_quant_arena_size validates
+ * them (its statuses; max_tokens is the most query rows of a run;
+ * layer.parallel is validated, not used: a run is single-threaded). */
 ea_status ea_cross_quant_arena_size(const ea_cross_quant_config* config, size_t* bytes);
 /* ea_mha_quant_derive for a cross-attention: k_proj and v_proj from the
  * memory's quantization (config->memory), with kv_width channels; as

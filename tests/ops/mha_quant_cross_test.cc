@@ -155,11 +155,24 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   bad = config;
   bad.layer.position = EA_POSITION_SINUSOIDAL;
   EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
+  bad.layer.position = EA_POSITION_LEARNED;  // and no table: still the position's status
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
+  ea_mha_quant_params given{};
+  std::vector<int32_t> given_channels(EA_MHA_QUANT_CHANNEL_INTS(16));
+  ASSERT_EQ(ea_cross_quant_derive(&config, &given, given_channels.data(), given_channels.size()),
+            EA_OK);
+  bad = config;
+  bad.layer.quant_params = &given;
+  EXPECT_EQ(size_of(bad), EA_OK);
+  bad.layer.position = EA_POSITION_SINUSOIDAL;  // no table quantization among the integers
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
   bad = config;
   bad.max_memory = 0;
   EXPECT_EQ(size_of(bad), EA_ERR_BAD_DIMENSION);
   bad.max_memory = 65536;
   EXPECT_EQ(size_of(bad), EA_ERR_DIMENSION_OVERFLOW);
+  bad.max_memory = 65535;
+  EXPECT_EQ(size_of(bad), EA_OK);
   bad = config;
   bad.n_kv_heads = 3;
   EXPECT_EQ(size_of(bad), EA_ERR_HEADS_MISMATCH);
@@ -209,6 +222,17 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   EXPECT_EQ(y, untouched);
   ASSERT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4, y.data()), EA_OK);
   EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), c.Reference().y);
+  // A refused memory keeps the one held; the other dtype's run is refused.
+  EXPECT_EQ(ea_cross_quant_set_memory_s8(&cross, memory.data(), 7), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(ea_cross_quant_set_memory_s8(&cross, layer.weights.in_proj_weight, 6),
+            EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(cross.n_memory, 6);
+  std::vector<int8_t> again(y.size());
+  ASSERT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4, again.data()), EA_OK);
+  EXPECT_EQ(again, y);
+  std::vector<int16_t> x16(x.begin(), x.end()), y16(x.size(), 9);
+  EXPECT_EQ(ea_cross_quant_run_s16(&cross, x16.data(), 4, y16.data()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(y16, std::vector<int16_t>(x.size(), 9));
   std::vector<int8_t> in_place = x;
   ASSERT_EQ(ea_cross_quant_run_s8(&cross, in_place.data(), 4, in_place.data()), EA_OK);
   EXPECT_EQ(in_place, y) << "y may be x";

@@ -40,11 +40,13 @@ ea_decoder_quant_config CoreConfig(const ea_cross_quant_config& c) {
 ea_status Validate(const ea_cross_quant_config& c) {
   if (c.n_kv_heads < 0 || c.max_memory <= 0) return EA_ERR_BAD_DIMENSION;
   if (c.max_memory > kMaxFixedPointKeys) return EA_ERR_DIMENSION_OVERFLOW;
-  ea_status status = ValidateMhaQuantConfig(c.layer, CrossKvHeads(c));
-  if (status != EA_OK) return status;
+  // Before the layer's rules, which would ask a position table for its
+  // pointer or quantization first (EA_ERR_NULL_POINTER).
   if (c.layer.mask != EA_MASK_NONE || c.layer.position != EA_POSITION_NONE) {
     return EA_ERR_BAD_ARGUMENT;
   }
+  ea_status status = ValidateMhaQuantConfig(c.layer, CrossKvHeads(c));
+  if (status != EA_OK) return status;
   status = CheckElements(c.max_memory, c.layer.d_model);
   if (status != EA_OK) return status;
   if (c.layer.quant_params == nullptr && c.layer.quant_scales != nullptr &&

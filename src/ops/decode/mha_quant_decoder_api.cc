@@ -11,17 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <type_traits>
-
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/decoder.h"
-#include "kernels/int/int_kernels.h"
 #include "kernels/int/rope_int.h"
-#include "kernels/int/s16_panels.h"
-#include "kernels/int/s8_panels.h"
 #include "ops/decode/quant_cache.h"
 #include "ops/mha/mha_quant_api.h"
-#include "ops/quant_attention_core.h"
 #include "ops/quant_model_steps.h"
 #include "runtime/arena.h"
 #include "runtime/simd_target_cap.h"

@@ -27,9 +27,11 @@ void ProjectStepRows(const ea_decoder_quant& d, int32_t which, const ea_linear_q
 void ProjectStepRows(const ea_decoder_quant& d, int32_t which, const ea_linear_quant_params& params,
                      const int16_t* rows, int32_t count, int16_t* out);
 
-// k and v of n rows of `input` (at most max_step_tokens) into the cache from
-// `slot` on, wrapping at the capacity; k rotated for positions
-// [position, position + n) with RoPE.
+// k and v of n rows of `input` into the cache from `slot` on, wrapping at
+// the capacity (once: n <= Capacity), k rotated for positions
+// [position, position + n) with RoPE. n is at most max_step_tokens, the rows
+// of the v buffer (a cross-attention's core has max_step_tokens beyond a
+// decoder's rules, and stores at most its capacity: no wrap).
 void StoreKeysValues(const ea_decoder_quant& d, const int8_t* input, int32_t n, int32_t slot,
                      size_t position);
 void StoreKeysValues(const ea_decoder_quant& d, const int16_t* input, int32_t n, int32_t slot,
@@ -43,7 +45,9 @@ void AttendHeads(const ea_decoder_quant& d, int32_t n, int32_t held, int32_t rot
 void AttendHeads(const ea_decoder_quant& d, int32_t n, int32_t held, int32_t rotation, bool causal,
                  int16_t* y);
 
-// A validated config's plan in `bytes` of the arena (DecoderQuantArenaBytes):
+// A config's plan in `bytes` of the arena (DecoderQuantArenaBytes), the
+// config validated by its owner (the decoder's Validate, or the
+// cross-attention's for its core):
 // the integers (derived, or the config's), the storages, length 0. The
 // caller sets `ready`.
 void CarveDecoderQuant(ea_decoder_quant* d, const ea_decoder_quant_config& config,

@@ -92,7 +92,12 @@ ea_status ea_cross_run(ea_cross* cross, const float* x, int32_t n_queries, float
  * projections') or TFLite's integers (quant_params: k_proj's and v_proj's
  * input_offset are the memory's). Weights as ea_decoder_quant's
  * (ea_mha_quant_weights: in_proj or separate W_Q, W_K, W_V; W_K and W_V of
- * kv_width = n_kv_heads * d_k rows). */
+ * kv_width = n_kv_heads * d_k rows).
+ *
+ * Memory: ea_cross_quant_arena_size bytes (CrossQuantArenaBytes in
+ * edgeattn/arena_sizes.hpp); no heap. set_memory projects the memory in
+ * steps of at least 16 rows (the arena holds one step), a run its queries
+ * at once. */
 typedef struct ea_cross_quant_config {
   ea_mha_config layer;
   int32_t max_memory; /* most memory rows, in [1, 65535] (0 or less:
@@ -134,8 +139,8 @@ ea_status ea_cross_quant_set_memory_s16(ea_cross_quant* cross, const int16_t* me
                                         int32_t n_memory);
 /* x, y: [n_queries, d_model], n_queries in [1, layer.max_tokens]
  * (EA_ERR_BAD_DIMENSION); a memory must be set (EA_ERR_BAD_ARGUMENT
- * before). y may be x; memory rules as a decoder step's. On any error y is
- * not written. */
+ * before). y may be x (or overlap it: x is read before y is written);
+ * memory rules as a decoder step's. On any error y is not written. */
 ea_status ea_cross_quant_run_s8(ea_cross_quant* cross, const int8_t* x, int32_t n_queries,
                                 int8_t* y);
 ea_status ea_cross_quant_run_s16(ea_cross_quant* cross, const int16_t* x, int32_t n_queries,

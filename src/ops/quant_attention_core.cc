@@ -12,21 +12,6 @@
 namespace edgeattn {
 namespace {
 
-void Attend(const AttentionQArgs<int8_t>& a, int32_t first, int32_t rows, void* scratch) {
-  AttendRowsS8(a, first, rows, scratch);
-}
-void Attend(const AttentionQArgs<int16_t>& a, int32_t first, int32_t rows, void* scratch) {
-  AttendRowsS16(a, first, rows, scratch);
-}
-void TransposeV(const int8_t* v, size_t ld, int32_t rows, int32_t cols, int8_t* dst,
-                size_t ld_dst) {
-  TransposeS8(v, ld, rows, cols, dst, ld_dst);
-}
-void TransposeV(const int16_t* v, size_t ld, int32_t rows, int32_t cols, int16_t* dst,
-                size_t ld_dst) {
-  TransposeS16(v, ld, rows, cols, dst, ld_dst);
-}
-
 // int8 on a target with dot-product instructions: K and V packed once per
 // call for the packed kernel (K as k + 128), K's per-key term q_offset * sum_t k
 // beside them (int_kernels.cc).
@@ -76,7 +61,7 @@ bool Run(const ea_parallel_for& parallel, const AttentionQArgs<T>& args, const T
   AttentionQArgs<T> a = args;
   if (!PackKeysAndValues(&a, v, ld_v, memory)) {
     T* v_transposed = static_cast<T*>(memory.v_transposed);
-    TransposeV(v, ld_v, a.n_kv, a.d_v, v_transposed, static_cast<size_t>(memory.max_keys));
+    Transpose(v, ld_v, a.n_kv, a.d_v, v_transposed, static_cast<size_t>(memory.max_keys));
     a.v_transposed = v_transposed;
     a.ld_vt = static_cast<size_t>(memory.max_keys);
   }
@@ -85,7 +70,7 @@ bool Run(const ea_parallel_for& parallel, const AttentionQArgs<T>& args, const T
   return RunTasks(parallel, tasks, [&](int32_t task, int32_t worker) {
     const int32_t first = QueryBlockOfTask(task, tasks, a.causal) * kQueryBlockRows;
     const int32_t rows = a.n_q - first < kQueryBlockRows ? a.n_q - first : kQueryBlockRows;
-    Attend(a, first, rows, scratch + static_cast<size_t>(worker) * memory.row_scratch_bytes);
+    AttendRows(a, first, rows, scratch + static_cast<size_t>(worker) * memory.row_scratch_bytes);
   });
 }
 

@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
 #include "planned_operation.h"
+#include "reference/device_softmax_luts.h"
 #include "reference/quant_mha_fixture.h"
 #include "reference/quant_test_values.h"
 #include "reference/random_tensor.h"
@@ -73,66 +76,209 @@ TEST_P(QuantCrossPerTarget, RunsEqualTheCrossChainBitForBit) {
   }
 }
 
-// A memory set after another replaces it; a cross-attention sized for
-// more rows than the memory it holds gives the same integers.
+// A memory set after another replaces it, a shorter one too (int8 and
+// int16, one and two KV heads); a cross-attention sized for more rows than
+// the memory it holds gives the same integers.
 TEST_P(QuantCrossPerTarget, ANewMemoryReplacesTheOld) {
-  const QuantMhaCase first = CrossCase(EA_DTYPE_INT16, {6, 16, 2, false, false}, 20, 1, 12100);
-  QuantMhaCase second = first;
-  second.memory.resize(static_cast<size_t>(5 * 16));
-  for (int32_t& v : second.memory) v = -v / 2;
-  const QuantMhaCase::Expected want = second.Reference();
-  const QuantMhaCase::Decoded roomy = second.Cross({6}, 20);
-  ASSERT_EQ(roomy.status, EA_OK);
-  EXPECT_EQ(roomy.y, want.y);
+  uint64_t seed = 12100;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const int kv_heads : {1, 2}) {
+      const QuantMhaCase first = CrossCase(dtype, {6, 16, 2, false, false}, 20, kv_heads, seed++);
+      QuantMhaCase second = first;
+      second.memory.resize(static_cast<size_t>(5 * 16));
+      for (int32_t& v : second.memory) v = -v / 2;
+      SCOPED_TRACE(second.name);
+      const QuantMhaCase::Expected want = second.Reference();
+      const QuantMhaCase::Decoded roomy = second.Cross({6}, 20);
+      ASSERT_EQ(roomy.status, EA_OK);
+      EXPECT_EQ(roomy.y, want.y);
+      const QuantMhaCase::Decoded replaced = second.Cross({4, 2}, 20, first.memory);
+      ASSERT_EQ(replaced.status, EA_OK);
+      EXPECT_EQ(replaced.y, want.y) << "20 memory rows, then 5";
+      const QuantMhaCase::Decoded longer = first.Cross({6}, 20, second.memory);
+      ASSERT_EQ(longer.status, EA_OK);
+      EXPECT_EQ(longer.y, first.Reference().y) << "5 memory rows, then 20";
+    }
+  }
+}
 
-  QuantMhaLayer layer(first);
-  ea_cross_quant_config config{};
-  config.layer = layer.config;
-  config.max_memory = 20;
-  config.n_kv_heads = 1;
-  config.memory = first.memory_quant;
-  Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
-      ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
-  ASSERT_EQ(planned.status, EA_OK);
-  const std::vector<int16_t> a(first.memory.begin(), first.memory.end());
-  const std::vector<int16_t> b(second.memory.begin(), second.memory.end());
-  ASSERT_EQ(ea_cross_quant_set_memory_s16(&planned.plan, a.data(), 20), EA_OK);
-  ASSERT_EQ(ea_cross_quant_set_memory_s16(&planned.plan, b.data(), 5), EA_OK);
-  EXPECT_EQ(planned.plan.n_memory, 5);
-  const std::vector<int16_t> x(first.x_emb.begin(), first.x_emb.end());
-  std::vector<int16_t> y(x.size());
-  ASSERT_EQ(ea_cross_quant_run_s16(&planned.plan, x.data(), 6, y.data()), EA_OK);
-  EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), want.y);
+// int16 heads deeper than kS16HighByteMaxDepth (128 channels), where the
+// scores' row groups read no high bytes.
+TEST_P(QuantCrossPerTarget, Int16HeadsPastTheHighByteDepth) {
+  const QuantMhaCase c = CrossCase(EA_DTYPE_INT16, {3, 288, 2, false, false}, 9, 1, 12150);
+  const QuantMhaCase::Decoded got = c.Cross({2, 1});
+  ASSERT_EQ(got.status, EA_OK);
+  EXPECT_EQ(got.y, c.Reference().y);
+}
+
+// A TFLite-shaped model: W_Q, W_K, W_V as three tensors, a Keras softmax
+// beta of 1, and (int16) the device's softmax tables through integers
+// derived by ea_cross_quant_derive, with grouped KV heads.
+TEST_P(QuantCrossPerTarget, ATfliteShapedModelRunsAsItsChain) {
+  uint64_t seed = 12170;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    QuantMhaCase c = CrossCase(dtype, {7, 32, 4, false, false}, 11, 2, seed++);
+    c.separate_projections = true;
+    c.scales.softmax_beta = 1.0f;
+    if (dtype == EA_DTYPE_INT16) {
+      c.softmax_exp_lut = DeviceExpLut();
+      c.softmax_reciprocal_lut = DeviceReciprocalLut();
+    }
+    SCOPED_TRACE(c.name);
+    const QuantMhaCase::Decoded got = c.Cross({3, 4});
+    ASSERT_EQ(got.status, EA_OK);
+    EXPECT_EQ(got.y, c.Reference().y);
+    if (dtype == EA_DTYPE_INT16) {
+      c.softmax_exp_lut = nullptr;
+      c.softmax_reciprocal_lut = nullptr;
+      EXPECT_NE(got.y, c.Cross({3, 4}).y) << "the tables must matter for this case";
+    }
+  }
 }
 
 EA_INSTANTIATE_PER_TARGET(QuantCrossPerTarget);
 
 // Given integers: ea_cross_quant_derive's take k's and v's input offset
-// from the memory, q's from x, and give the scales' integers.
+// from the memory, q's from x, and give the scales' integers (KV heads
+// all the query heads, and fewer).
 TEST(QuantCrossRules, DeriveTakesTheMemorysQuantization) {
-  const QuantMhaCase c = CrossCase(EA_DTYPE_INT8, {4, 16, 2, false, false}, 6, 0, 12200);
+  uint64_t seed = 12200;
+  for (const int kv_heads : {0, 2}) {
+    const QuantMhaCase c = CrossCase(EA_DTYPE_INT8, {4, 16, 2, false, false}, 6, kv_heads, seed++);
+    QuantMhaLayer layer(c);
+    ea_cross_quant_config config{};
+    config.layer = layer.config;
+    config.max_memory = 6;
+    config.n_kv_heads = kv_heads;
+    config.memory = c.memory_quant;
+    std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(16));
+    ea_mha_quant_params params{};
+    ASSERT_EQ(ea_cross_quant_derive(&config, &params, channels.data(), channels.size()), EA_OK);
+    EXPECT_EQ(params.q_proj.input_offset, -c.scales.input.zero_point);
+    EXPECT_EQ(params.k_proj.input_offset, -7);
+    EXPECT_EQ(params.v_proj.input_offset, -7);
+    config.layer.quant_params = &params;
+    config.layer.quant_scales = nullptr;
+    Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
+        ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
+    ASSERT_EQ(planned.status, EA_OK);
+    const std::vector<int8_t> memory(c.memory.begin(), c.memory.end());
+    const std::vector<int8_t> x(c.x_emb.begin(), c.x_emb.end());
+    std::vector<int8_t> y(x.size());
+    ASSERT_EQ(ea_cross_quant_set_memory_s8(&planned.plan, memory.data(), 6), EA_OK);
+    ASSERT_EQ(ea_cross_quant_run_s8(&planned.plan, x.data(), 4, y.data()), EA_OK);
+    EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), c.Reference().y) << kv_heads << " KV heads";
+  }
+}
+
+// A refused derive writes neither the integers nor the channels' ints.
+TEST(QuantCrossRules, RefusedDerivesWriteNothing) {
+  const QuantMhaCase c = CrossCase(EA_DTYPE_INT16, {4, 16, 2, false, false}, 6, 1, 12250);
+  QuantMhaLayer layer(c);
+  ea_cross_quant_config config{};
+  config.layer = layer.config;
+  config.max_memory = 6;
+  config.n_kv_heads = 1;
+  config.memory = c.memory_quant;
+  std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(16), 5);
+  const std::vector<int32_t> channels_before = channels;
+  ea_mha_quant_params params{};
+  params.q_proj.input_offset = 77;
+  const auto derive = [&](const ea_cross_quant_config& bad, size_t count) {
+    return ea_cross_quant_derive(&bad, &params, channels.data(), count);
+  };
+  ea_cross_quant_config bad = config;
+  bad.layer.quant_scales = nullptr;
+  EXPECT_EQ(derive(bad, channels.size()), EA_ERR_NULL_POINTER);
+  bad = config;
+  bad.memory.zero_point = 3;  // int16 memories have zero point 0
+  EXPECT_EQ(derive(bad, channels.size()), EA_ERR_BAD_ARGUMENT);
+  bad.memory = {-1.0f, 0};
+  EXPECT_EQ(derive(bad, channels.size()), EA_ERR_BAD_ARGUMENT);
+  bad = config;
+  bad.max_memory = 0;
+  EXPECT_EQ(derive(bad, channels.size()), EA_ERR_BAD_DIMENSION);
+  EXPECT_EQ(derive(config, channels.size() - 1), EA_ERR_ARENA_TOO_SMALL);
+  EXPECT_EQ(ea_cross_quant_derive(&config, nullptr, channels.data(), channels.size()),
+            EA_ERR_NULL_POINTER);
+  EXPECT_EQ(ea_cross_quant_derive(&config, &params, nullptr, channels.size()), EA_ERR_NULL_POINTER);
+  EXPECT_EQ(params.q_proj.input_offset, 77);
+  EXPECT_EQ(channels, channels_before);
+  EXPECT_EQ(derive(config, channels.size()), EA_OK);
+  EXPECT_NE(channels, channels_before);
+}
+
+// A refused init leaves the arena as it was and the cross-attention
+// unusable, a ready one included, until an init succeeds.
+TEST(QuantCrossRules, ARefusedInitLeavesNothingUsable) {
+  const QuantMhaCase c = CrossCase(EA_DTYPE_INT8, {4, 16, 2, false, false}, 6, 0, 12260);
   QuantMhaLayer layer(c);
   ea_cross_quant_config config{};
   config.layer = layer.config;
   config.max_memory = 6;
   config.memory = c.memory_quant;
-  std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(16));
-  ea_mha_quant_params params{};
-  ASSERT_EQ(ea_cross_quant_derive(&config, &params, channels.data(), channels.size()), EA_OK);
-  EXPECT_EQ(params.q_proj.input_offset, -c.scales.input.zero_point);
-  EXPECT_EQ(params.k_proj.input_offset, -7);
-  EXPECT_EQ(params.v_proj.input_offset, -7);
-  config.layer.quant_params = &params;
-  config.layer.quant_scales = nullptr;
   Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
       ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
   ASSERT_EQ(planned.status, EA_OK);
+  ea_cross_quant& cross = planned.plan;
   const std::vector<int8_t> memory(c.memory.begin(), c.memory.end());
   const std::vector<int8_t> x(c.x_emb.begin(), c.x_emb.end());
-  std::vector<int8_t> y(x.size());
-  ASSERT_EQ(ea_cross_quant_set_memory_s8(&planned.plan, memory.data(), 6), EA_OK);
-  ASSERT_EQ(ea_cross_quant_run_s8(&planned.plan, x.data(), 4, y.data()), EA_OK);
+  std::vector<int8_t> y(x.size(), 9);
+  ASSERT_EQ(ea_cross_quant_set_memory_s8(&cross, memory.data(), 6), EA_OK);
+
+  AlignedBytes other(planned.bytes);
+  std::fill(other.data(), other.data() + planned.bytes, uint8_t{0xA5});
+  ea_arena arena;
+  ea_arena_init(&arena, other.data(), planned.bytes);
+  ea_cross_quant_config bad = config;
+  bad.layer.mask = EA_MASK_CAUSAL;
+  EXPECT_EQ(ea_cross_quant_init(&cross, &bad, &layer.weights, &arena), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(arena.used, 0u);
+  EXPECT_TRUE(
+      std::all_of(other.data(), other.data() + planned.bytes, [](uint8_t b) { return b == 0xA5; }));
+  ea_arena small;
+  ea_arena_init(&small, other.data(), planned.bytes - 1);
+  EXPECT_EQ(ea_cross_quant_init(&cross, &config, &layer.weights, &small), EA_ERR_ARENA_TOO_SMALL);
+  EXPECT_EQ(small.used, 0u);
+  EXPECT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4, y.data()), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(ea_cross_quant_set_memory_s8(&cross, memory.data(), 6), EA_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(y, std::vector<int8_t>(x.size(), 9));
+  ASSERT_EQ(ea_cross_quant_init(&cross, &config, &layer.weights, &arena), EA_OK);
+  EXPECT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4, y.data()), EA_ERR_BAD_ARGUMENT)
+      << "a new plan holds no memory";
+  ASSERT_EQ(ea_cross_quant_set_memory_s8(&cross, memory.data(), 6), EA_OK);
+  ASSERT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4, y.data()), EA_OK);
   EXPECT_EQ(std::vector<int32_t>(y.begin(), y.end()), c.Reference().y);
+}
+
+// y may overlap x anywhere: x is read before y is written.
+TEST(QuantCrossRules, YMayOverlapX) {
+  const QuantMhaCase c = CrossCase(EA_DTYPE_INT16, {4, 16, 2, false, false}, 5, 1, 12270);
+  const QuantMhaCase::Decoded want = c.Cross({4});
+  ASSERT_EQ(want.status, EA_OK);
+  QuantMhaLayer layer(c);
+  ea_cross_quant_config config{};
+  config.layer = layer.config;
+  config.max_memory = 5;
+  config.n_kv_heads = 1;
+  config.memory = c.memory_quant;
+  Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
+      ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
+  ASSERT_EQ(planned.status, EA_OK);
+  const std::vector<int16_t> memory(c.memory.begin(), c.memory.end());
+  ASSERT_EQ(ea_cross_quant_set_memory_s16(&planned.plan, memory.data(), 5), EA_OK);
+  const size_t rows = c.x_emb.size();
+  for (const size_t shift : {size_t{8}, size_t{16}, size_t{40}}) {
+    for (const bool y_after_x : {true, false}) {
+      std::vector<int16_t> buffer(rows + shift, 0);
+      int16_t* x = buffer.data() + (y_after_x ? 0 : shift);
+      int16_t* y = buffer.data() + (y_after_x ? shift : 0);
+      std::copy(c.x_emb.begin(), c.x_emb.end(), x);
+      ASSERT_EQ(ea_cross_quant_run_s16(&planned.plan, x, 4, y), EA_OK);
+      EXPECT_EQ(std::vector<int32_t>(y, y + rows), want.y)
+          << "y " << (y_after_x ? "after" : "before") << " x by " << shift << " elements";
+    }
+  }
 }
 
 TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
@@ -145,6 +291,14 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   config.memory = c.memory_quant;
   size_t bytes = 0;
   ASSERT_EQ(ea_cross_quant_arena_size(&config, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::CrossQuantArenaBytes(config));
+  // A decoder's plan of 6 positions in steps of all 6 memory rows (more
+  // than the 4 queries of a run), no positions, no window, 2 KV heads.
+  EXPECT_EQ(bytes, edgeattn::DecoderQuantArenaBytes(6, 6, 16, 4, EA_DTYPE_INT8,
+                                                    edgeattn::PositionStorage::kNone, 0, 2));
+  static_assert(edgeattn::CrossQuantStepRows(1, 512) == 16, "memory in steps of 16 rows");
+  static_assert(edgeattn::CrossQuantStepRows(1, 5) == 5, "or all of a shorter memory");
+  static_assert(edgeattn::CrossQuantStepRows(40, 512) == 40, "or a run's queries, if more");
   const auto size_of = [&](ea_cross_quant_config bad) {
     size_t ignored = 0;
     return ea_cross_quant_arena_size(&bad, &ignored);

@@ -126,7 +126,7 @@ ea_status CrossRun(ea_cross_quant* cross, const int16_t* x, int32_t n, int16_t* 
 
 template <typename T>
 QuantMhaCase::Decoded CrossTyped(const QuantMhaCase& c, const std::vector<int>& runs,
-                                 int memory_rows) {
+                                 int memory_rows, const std::vector<int32_t>& earlier_memory) {
   QuantMhaCase::Decoded result;
   const QuantMhaLayer layer(c);
   ea_cross_quant_config config{};
@@ -146,6 +146,13 @@ QuantMhaCase::Decoded CrossTyped(const QuantMhaCase& c, const std::vector<int>& 
   result.status = ea_cross_quant_init(&cross, &config, &layer.weights, &arena);
   if (result.status != EA_OK) return result;
   result.carved_bytes = arena.used;
+  if (!earlier_memory.empty()) {
+    const std::vector<T> earlier = Narrow<T>(earlier_memory);
+    result.status =
+        SetMemory(&cross, earlier.data(),
+                  static_cast<int32_t>(earlier.size() / static_cast<size_t>(c.d_model)));
+    if (result.status != EA_OK) return result;
+  }
   const std::vector<T> memory = Narrow<T>(c.memory);
   result.status = SetMemory(&cross, memory.data(), c.NMemory());
   if (result.status != EA_OK) return result;
@@ -290,20 +297,30 @@ QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
   weights =
       edgeattn_test::InProjQuantWeights(c.in_proj.data(), in_bias, c.out_proj.data(), out_bias);
   if (c.separate_projections) SeparateProjections(c);
-  if (c.softmax_exp_lut != nullptr) GiveSoftmaxTables(c.softmax_exp_lut, c.softmax_reciprocal_lut);
+  if (c.softmax_exp_lut != nullptr)
+    GiveSoftmaxTables(c, c.softmax_exp_lut, c.softmax_reciprocal_lut);
 }
 
-void QuantMhaLayer::GiveSoftmaxTables(const int16_t* exp_lut, const int16_t* reciprocal_lut) {
+void QuantMhaLayer::GiveSoftmaxTables(const QuantMhaCase& c, const int16_t* exp_lut,
+                                      const int16_t* reciprocal_lut) {
   channel_ints_.resize(EA_MHA_QUANT_CHANNEL_INTS(config.d_model));
-  // Grouped-query heads: only the decoder's derive knows W_K's and W_V's width.
+  // Grouped-query heads: only the decoder's derive knows W_K's and W_V's
+  // width; a memory: only the cross-attention's knows k's and v's input.
   ea_decoder_quant_config decoder{};
   decoder.layer = config;
   decoder.max_step_tokens = 1;
   decoder.n_kv_heads = kv_heads_;
-  const ea_status derived =
-      kv_heads_ == config.n_heads
-          ? ea_mha_quant_derive(&config, &params_, channel_ints_.data(), channel_ints_.size())
-          : ea_decoder_quant_derive(&decoder, &params_, channel_ints_.data(), channel_ints_.size());
+  ea_cross_quant_config cross{};
+  cross.layer = config;
+  cross.max_memory = c.NMemory();
+  cross.n_kv_heads = kv_heads_;
+  cross.memory = c.memory_quant;
+  int32_t* ints = channel_ints_.data();
+  const size_t count = channel_ints_.size();
+  const ea_status derived = !c.memory.empty() ? ea_cross_quant_derive(&cross, &params_, ints, count)
+                            : kv_heads_ == config.n_heads
+                                ? ea_mha_quant_derive(&config, &params_, ints, count)
+                                : ea_decoder_quant_derive(&decoder, &params_, ints, count);
   if (derived != EA_OK) return;  // the plan derives its own integers, with the built-in tables
   params_.softmax.exp_lut = exp_lut;
   params_.softmax.one_over_one_plus_x_lut = reciprocal_lut;
@@ -346,9 +363,10 @@ QuantMhaCase::Decoded QuantMhaCase::Decode(const std::vector<int>& steps) const 
   return IsInt8(dtype) ? DecodeTyped<int8_t>(*this, steps) : DecodeTyped<int16_t>(*this, steps);
 }
 
-QuantMhaCase::Decoded QuantMhaCase::Cross(const std::vector<int>& runs, int memory_rows) const {
-  return IsInt8(dtype) ? CrossTyped<int8_t>(*this, runs, memory_rows)
-                       : CrossTyped<int16_t>(*this, runs, memory_rows);
+QuantMhaCase::Decoded QuantMhaCase::Cross(const std::vector<int>& runs, int memory_rows,
+                                          const std::vector<int32_t>& earlier_memory) const {
+  return IsInt8(dtype) ? CrossTyped<int8_t>(*this, runs, memory_rows, earlier_memory)
+                       : CrossTyped<int16_t>(*this, runs, memory_rows, earlier_memory);
 }
 
 tflite_ref::ChainQuantization QuantMhaCase::Quantization(std::vector<float>* channel_scales) const {

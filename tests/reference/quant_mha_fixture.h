@@ -93,7 +93,10 @@ struct QuantMhaCase {
   // A cross case through ea_cross_quant: the memory set once (max_memory:
   // memory_rows, or NMemory() where 0), then x_emb's rows in runs of
   // runs[0], runs[1], ... queries, cycling (max_tokens: the largest run).
-  Decoded Cross(const std::vector<int>& runs, int memory_rows = 0) const;
+  // earlier_memory, where not empty: rows set first, which the memory must
+  // replace (at most max_memory of them).
+  Decoded Cross(const std::vector<int>& runs, int memory_rows = 0,
+                const std::vector<int32_t>& earlier_memory = {}) const;
 
   // The same chain through the integer reference, from the same scales
   // (probs concatenated over heads, as the library's attn_weights).
@@ -128,7 +131,8 @@ class QuantMhaLayer {
 
  private:
   void SeparateProjections(const QuantMhaCase& c);
-  void GiveSoftmaxTables(const int16_t* exp_lut, const int16_t* reciprocal_lut);
+  void GiveSoftmaxTables(const QuantMhaCase& c, const int16_t* exp_lut,
+                         const int16_t* reciprocal_lut);
 
   ea_mha_quant_scales scales_;
   ea_mha_quant_params params_{};

@@ -946,7 +946,8 @@ void AttendRowsS16(const AttentionQArgs<int16_t>& args, int32_t first_row, int32
 
 namespace {
 template <typename T>
-void Transpose(const T* src, size_t ld_src, int32_t rows, int32_t cols, T* dst, size_t ld_dst) {
+void TransposeBlock(const T* src, size_t ld_src, int32_t rows, int32_t cols, T* dst,
+                    size_t ld_dst) {
   for (int32_t r = 0; r < rows; ++r) {
     for (int32_t c = 0; c < cols; ++c) {
       dst[static_cast<size_t>(c) * ld_dst + static_cast<size_t>(r)] =
@@ -958,11 +959,11 @@ void Transpose(const T* src, size_t ld_src, int32_t rows, int32_t cols, T* dst, 
 
 void TransposeS8(const int8_t* src, size_t ld_src, int32_t rows, int32_t cols, int8_t* dst,
                  size_t ld_dst) {
-  Transpose(src, ld_src, rows, cols, dst, ld_dst);
+  TransposeBlock(src, ld_src, rows, cols, dst, ld_dst);
 }
 void TransposeS16(const int16_t* src, size_t ld_src, int32_t rows, int32_t cols, int16_t* dst,
                   size_t ld_dst) {
-  Transpose(src, ld_src, rows, cols, dst, ld_dst);
+  TransposeBlock(src, ld_src, rows, cols, dst, ld_dst);
 }
 
 }  // namespace edgeattn

@@ -134,6 +134,25 @@ void TransposeS8(const int8_t* src, size_t ld_src, int32_t rows, int32_t cols, i
 void TransposeS16(const int16_t* src, size_t ld_src, int32_t rows, int32_t cols, int16_t* dst,
                   size_t ld_dst);
 
+// The same kernels by element type, for code written once for int8 and
+// int16 (templates over the activation type).
+inline void AttendRows(const AttentionQArgs<int8_t>& args, int32_t first_row, int32_t rows,
+                       void* scratch) {
+  AttendRowsS8(args, first_row, rows, scratch);
+}
+inline void AttendRows(const AttentionQArgs<int16_t>& args, int32_t first_row, int32_t rows,
+                       void* scratch) {
+  AttendRowsS16(args, first_row, rows, scratch);
+}
+inline void Transpose(const int8_t* src, size_t ld_src, int32_t rows, int32_t cols, int8_t* dst,
+                      size_t ld_dst) {
+  TransposeS8(src, ld_src, rows, cols, dst, ld_dst);
+}
+inline void Transpose(const int16_t* src, size_t ld_src, int32_t rows, int32_t cols, int16_t* dst,
+                      size_t ld_dst) {
+  TransposeS16(src, ld_src, rows, cols, dst, ld_dst);
+}
+
 }  // namespace edgeattn
 
 #endif  // EDGEATTN_SRC_KERNELS_INT_INT_KERNELS_H_

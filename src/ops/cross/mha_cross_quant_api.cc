@@ -1,7 +1,7 @@
 // C entry points of the fixed-point cross-attention (edgeattn/cross.h): a
 // fixed-point decoder's cache (ops/decode/quant_cache.h) that holds the
-// memory's keys and values, stored once by set_memory (in steps of
-// max_tokens rows: the cache's v buffer holds that many), and whose every
+// memory's keys and values, stored once by set_memory (in steps of the
+// rows the cache's v buffer holds), and whose every
 // run attends its queries to all of them, unmasked. k's and v's
 // FULLY_CONNECTED read the memory at its own quantization.
 #include <stddef.h>
@@ -25,14 +25,14 @@ int32_t CrossKvHeads(const ea_cross_quant_config& c) {
   return c.n_kv_heads == 0 ? c.layer.n_heads : c.n_kv_heads;
 }
 
-// The decoder a cross-attention runs on: a cache of max_memory positions,
-// steps of up to layer.max_tokens rows (a run's queries, or a part of the
-// memory), no positions, no window, no RoPE.
+// The decoder a cross-attention runs on (CrossQuantArenaBytes): a cache of
+// max_memory positions, steps of CrossQuantStepRows (a run's queries, or a
+// part of the memory), no positions, no window, no RoPE.
 ea_decoder_quant_config CoreConfig(const ea_cross_quant_config& c) {
   ea_decoder_quant_config d{};
   d.layer = c.layer;
   d.layer.max_tokens = c.max_memory;
-  d.max_step_tokens = c.layer.max_tokens;
+  d.max_step_tokens = CrossQuantStepRows(c.layer.max_tokens, c.max_memory);
   d.n_kv_heads = c.n_kv_heads;
   return d;
 }
@@ -54,7 +54,7 @@ ea_status Validate(const ea_cross_quant_config& c) {
     return EA_ERR_BAD_ARGUMENT;
   }
   size_t bytes = 0;
-  return ToSize(DecoderQuantArenaBytes(CoreConfig(c)), &bytes);
+  return ToSize(CrossQuantArenaBytes(c), &bytes);
 }
 
 ea_status CheckedRunMemory(const ea_cross_quant& cross, Extent x, Extent y) {
@@ -75,7 +75,7 @@ ea_status SetMemory(ea_cross_quant* cross, ea_dtype dtype, const T* memory, int3
   const Extent rows{memory, static_cast<size_t>(n_memory) * e * sizeof(T)};
   const ea_status status = CheckedRunMemory(*cross, rows, rows);
   if (status != EA_OK) return status;
-  const int32_t chunk = cross->config.layer.max_tokens;
+  const int32_t chunk = cross->core.config.max_step_tokens;
   for (int32_t first = 0; first < n_memory; first += chunk) {
     const int32_t n = n_memory - first < chunk ? n_memory - first : chunk;
     StoreKeysValues(cross->core, memory + static_cast<size_t>(first) * e, n, first, 0);
@@ -110,7 +110,7 @@ ea_status ea_cross_quant_arena_size(const ea_cross_quant_config* config, size_t*
   if (config == nullptr || bytes == nullptr) return EA_ERR_NULL_POINTER;
   const ea_status status = edgeattn::Validate(*config);
   if (status != EA_OK) return status;
-  return edgeattn::ToSize(edgeattn::DecoderQuantArenaBytes(edgeattn::CoreConfig(*config)), bytes);
+  return edgeattn::ToSize(edgeattn::CrossQuantArenaBytes(*config), bytes);
 }
 
 ea_status ea_cross_quant_derive(const ea_cross_quant_config* config, ea_mha_quant_params* params,
@@ -139,7 +139,7 @@ ea_status ea_cross_quant_init(ea_cross_quant* cross, const ea_cross_quant_config
   if (status == EA_OK) status = Validate(*config);
   if (status != EA_OK) return status;
   const ea_decoder_quant_config core = CoreConfig(*config);
-  const uint64_t bytes = DecoderQuantArenaBytes(core);
+  const uint64_t bytes = CrossQuantArenaBytes(*config);
   ea_mha_quant_params derived{};
   status = PrepareMhaQuantCarve(core.layer, KvWidth(core), *weights, *arena, bytes, &derived,
                                 {nullptr, &config->memory});

@@ -30,21 +30,6 @@ bool HasRope(const ea_decoder_quant_config& c) {
 
 namespace {
 
-void TransposeHead(const int8_t* v, size_t ld, int32_t rows, int32_t cols, int8_t* dst,
-                   size_t ld_dst) {
-  TransposeS8(v, ld, rows, cols, dst, ld_dst);
-}
-void TransposeHead(const int16_t* v, size_t ld, int32_t rows, int32_t cols, int16_t* dst,
-                   size_t ld_dst) {
-  TransposeS16(v, ld, rows, cols, dst, ld_dst);
-}
-void AttendRows(const AttentionQArgs<int8_t>& a, void* scratch) {
-  AttendRowsS8(a, 0, a.n_q, scratch);
-}
-void AttendRows(const AttentionQArgs<int16_t>& a, void* scratch) {
-  AttendRowsS16(a, 0, a.n_q, scratch);
-}
-
 // Where the parts of KV head g's cache in the dot-product panels start
 // (DecoderQuantHeadPanelBytes; packed for the cache's capacity): the one
 // place that knows the layout, for the stores and the attention alike.
@@ -189,10 +174,10 @@ void StoreRows(const ea_decoder_quant& d, const T* input, int32_t n, int32_t slo
   for (int32_t g = 0; g < kv_heads; ++g) {
     const size_t column = static_cast<size_t>(g) * static_cast<size_t>(d_k);
     T* head_vt = values_transposed + column * ld_vt;
-    TransposeHead(v + column, kv, before_end, d_k, head_vt + slot, ld_vt);
+    Transpose(v + column, kv, before_end, d_k, head_vt + slot, ld_vt);
     if (n > before_end) {
-      TransposeHead(v + static_cast<size_t>(before_end) * kv + column, kv, n - before_end, d_k,
-                    head_vt, ld_vt);
+      Transpose(v + static_cast<size_t>(before_end) * kv + column, kv, n - before_end, d_k, head_vt,
+                ld_vt);
     }
     if (d.head_panels != nullptr) {
       HeadPanels<T> panels;
@@ -248,7 +233,7 @@ void AttendAll(const ea_decoder_quant& d, int32_t n, int32_t held, int32_t rotat
       const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
       head.q = q + column;
       head.out = context + column;
-      AttendRows(head, d.row_scratch);
+      AttendRows(head, 0, head.n_q, d.row_scratch);
     }
   }
   const ea_parallel_for calling_thread{};

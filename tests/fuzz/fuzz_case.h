@@ -30,9 +30,10 @@ enum Operation : uint8_t {
   kMhaDecoder = 10,     // decoder_case.h
   kMhaCross = 11,       // decoder_case.h
   kQuantDecoder = 12,   // quant_attention_case.h
-  kQuantRope = 13       // quant_rope_case.h
+  kQuantRope = 13,      // quant_rope_case.h
+  kQuantCross = 14      // quant_cross_case.h
 };
-inline constexpr uint8_t kOperationCount = 14;
+inline constexpr uint8_t kOperationCount = 15;
 
 // Upper bounds that keep one iteration well under a millisecond in the
 // common case: a tensor of at most kMaxTensorFloats is materialised, a run

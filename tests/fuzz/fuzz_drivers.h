@@ -37,6 +37,9 @@ void FuzzMhaDecoder(ByteReader& input);
 void FuzzMhaCross(ByteReader& input);
 // Fixed-point RoPE: ea_rope_quant_derive, ea_rope_quant_apply_s8 / _s16.
 void FuzzQuantRope(ByteReader& input);
+// The fixed-point cross-attention: ea_cross_quant_arena_size, _derive,
+// _init, then a sequence of _set_memory_s8 / _s16, _run_s8 / _s16 and re-inits.
+void FuzzQuantCross(ByteReader& input);
 // Arena functions, status strings, target names, the sinusoidal table.
 void FuzzApi(ByteReader& input);
 

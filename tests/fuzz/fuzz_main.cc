@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
         stderr,
         "edgeattn fuzz: inputs per family (attention, self-attention, MHA, API, "
         "quant MHA, quant self-attention, KV cache, weight files, ADD and MUL, quant attention, "
-        "MHA decoder, MHA cross, quant decoder, quant RoPE):");
+        "MHA decoder, MHA cross, quant decoder, quant RoPE, quant cross):");
     for (size_t count : g_family_inputs) fprintf(stderr, " %zu", count);
     fprintf(stderr, "\n");
   });
@@ -87,6 +87,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case edgeattn_fuzz::kQuantRope:
       edgeattn_fuzz::FuzzQuantRope(input);
+      break;
+    case edgeattn_fuzz::kQuantCross:
+      edgeattn_fuzz::FuzzQuantCross(input);
       break;
     default:
       edgeattn_fuzz::FuzzApi(input);

@@ -21,6 +21,7 @@
 #include "edgeattn/rope.h"
 #include "fuzz_case.h"
 #include "quant_attention_case.h"
+#include "quant_cross_case.h"
 #include "quant_rope_case.h"
 #include "weight_file_case.h"
 
@@ -1621,6 +1622,150 @@ void CrossSeeds() {
   Write("mha-cross-n-heads-zero", kMhaCross, c);
 }
 
+// The fixed-point cross-attention (fuzz_quant_cross.cc).
+constexpr uint8_t kQCrossSetKind = 0, kQCrossWrongSetKind = 88, kQCrossRunKind = 100,
+                  kQCrossWrongRunKind = 200, kQCrossReinitKind = 212;
+QuantCrossOp CrossCall(uint8_t kind, uint8_t count_kind, uint32_t seed, int32_t count = 0) {
+  QuantCrossOp op;
+  op.kind = kind;
+  op.count_kind = count_kind;
+  op.count_value = count;
+  op.x_seed = seed;
+  return op;
+}
+// n rows exactly (count_value).
+QuantCrossOp CrossSet(int32_t n, uint32_t seed) { return CrossCall(kQCrossSetKind, 230, seed, n); }
+QuantCrossOp CrossRun(int32_t n, uint32_t seed) { return CrossCall(kQCrossRunKind, 230, seed, n); }
+QuantCrossOp CrossReinit(uint8_t field, int32_t value) {
+  QuantCrossOp op;
+  op.kind = kQCrossReinitKind;
+  op.reinit_field = field;
+  op.reinit_value = value;
+  return op;
+}
+
+// max_tokens and max_memory as they are (small: tokens 1..8, memory 1..24 or 25..72).
+QuantCrossCase QuantCross(bool int16, int max_tokens, int d_model, uint8_t heads_kind,
+                          int max_memory, std::vector<QuantCrossOp> ops) {
+  QuantCrossCase c;
+  c.dtype_kind = int16 ? 150 : 10;
+  c.tokens_kind = static_cast<uint8_t>(max_tokens - 1);
+  c.d_model = d_model;
+  c.heads_kind = heads_kind;
+  c.memory_kind = max_memory <= 24 ? static_cast<uint8_t>(max_memory - 1)
+                                   : static_cast<uint8_t>(176 + (max_memory - 25 + 16) % 48);
+  c.quant = SeedQuant(3, 131);
+  for (int i = 0; i < kQuantTensors; ++i) c.tensors[i].zp_value = static_cast<uint8_t>(11 * i);
+  c.memory_quant.jitter = 4;  // 2^(1/2) times the input's scale
+  c.memory_quant.zp_value = 9;
+  c.op_count = static_cast<uint8_t>(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) c.ops[i] = ops[i];
+  return c;
+}
+
+void QuantCrossSeeds() {
+  // A run before any memory (refused), a memory, runs, a shorter memory replacing it.
+  for (const bool int16 : {false, true}) {
+    QuantCrossCase c = QuantCross(int16, 4, 8, 1, 6,
+                                  {CrossRun(2, 1), CrossSet(6, 2), CrossRun(3, 3), CrossRun(4, 4),
+                                   CrossSet(2, 5), CrossRun(4, 6)});
+    Write(int16 ? "quant-cross-s16-basic" : "quant-cross-s8-basic", kQuantCross, c);
+  }
+  // Grouped-query heads: 4 heads of 4 on 2 KV heads (int8), on 1 (int16).
+  for (const bool int16 : {false, true}) {
+    QuantCrossCase c =
+        QuantCross(int16, 3, 16, 2, 9, {CrossSet(9, 11), CrossRun(3, 12), CrossRun(1, 13)});
+    c.kv_kind = int16 ? 96 : 97;
+    Write(int16 ? "quant-cross-s16-multi-query" : "quant-cross-s8-grouped", kQuantCross, c);
+  }
+  // A memory of 30 rows set in chunks of max_tokens 2, then one of 17 replacing it.
+  QuantCrossCase c = QuantCross(
+      false, 2, 8, 1, 30,
+      {CrossSet(30, 21), CrossRun(2, 22), CrossSet(17, 23), CrossRun(1, 24), CrossRun(2, 25)});
+  Write("quant-cross-s8-memory-in-chunks", kQuantCross, c);
+  c = QuantCross(true, 3, 8, 2, 40,
+                 {CrossSet(40, 26), CrossRun(3, 27), CrossSet(7, 28), CrossRun(3, 29)});
+  c.kv_kind = 97;
+  Write("quant-cross-s16-grouped-memory-in-chunks", kQuantCross, c);
+  // Given integers: those ea_cross_quant_derive gave.
+  for (const bool int16 : {false, true}) {
+    c = QuantCross(int16, 4, 8, 1, 6, {CrossSet(5, 31), CrossRun(4, 32)});
+    c.derive_kind = 200;
+    Write(int16 ? "quant-cross-s16-derived-given" : "quant-cross-s8-derived-given", kQuantCross, c);
+  }
+  // Given integers of the harness's derivation, edited.
+  c = QuantCross(false, 4, 8, 1, 6, {CrossSet(6, 33), CrossRun(4, 34)});
+  c.quant.params_kind = 200;
+  Write("quant-cross-s8-given-params", kQuantCross, c);
+  // set_memory refused: 0, -1, max_memory + 1, NULL, over in_proj, in the
+  // carve, the other dtype's; then a memory, and refusals that keep it.
+  c = QuantCross(false, 4, 8, 1, 6,
+                 {CrossCall(kQCrossSetKind, 150, 41), CrossCall(kQCrossSetKind, 170, 42),
+                  CrossCall(kQCrossSetKind, 180, 43), CrossSet(6, 44), CrossSet(6, 45),
+                  CrossSet(6, 46), CrossCall(kQCrossWrongSetKind, 210, 47), CrossSet(4, 48)});
+  c.ops[3].null_select = 240;
+  c.ops[3].null_bits = kCrossNullFirst;
+  c.ops[4].x = Over(1, 0);  // over in_proj_weight
+  c.ops[5].x = Over(0, 8);  // inside the carve
+  Write("quant-cross-s8-set-memory-refusals", kQuantCross, c);
+  c.ops[0] = CrossSet(6, 49);  // a memory held, then the refusals keep it
+  c.ops[7] = CrossRun(4, 50);
+  Write("quant-cross-s8-refused-memory-keeps-the-held", kQuantCross, c);
+  // Runs refused: 0, max_tokens + 1, the other dtype's, y over in_proj,
+  // x in the carve; then y in place and partly over x (accepted).
+  c = QuantCross(true, 4, 8, 1, 6,
+                 {CrossSet(6, 51), CrossCall(kQCrossRunKind, 150, 52),
+                  CrossCall(kQCrossRunKind, 180, 53), CrossCall(kQCrossWrongRunKind, 210, 54),
+                  CrossRun(4, 55), CrossRun(4, 56), CrossRun(4, 57), CrossRun(3, 58)});
+  c.ops[4].y = Over(1, 0);  // y over in_proj_weight
+  c.ops[5].x = Over(0, 8);  // x in the carve
+  c.ops[6].y = Over(5, 0);  // y = x (candidates: arena, 4 kept tensors, x)
+  c.ops[7].y = Over(5, 3);  // y 12 bytes into x
+  Write("quant-cross-s16-run-refusals-and-in-place", kQuantCross, c);
+  // A re-init with a broken config (max_memory 0): every call refused until
+  // the good config again, which holds no memory.
+  c = QuantCross(false, 4, 8, 1, 6,
+                 {CrossSet(6, 61), CrossReinit(8, 0), CrossRun(2, 62), CrossSet(6, 63),
+                  CrossReinit(250, 0), CrossRun(2, 64), CrossSet(3, 65), CrossRun(4, 66)});
+  Write("quant-cross-s8-reinit-broken-then-good", kQuantCross, c);
+  c.ops[1] = CrossReinit(3, EA_MASK_CAUSAL);  // the layer's mask (BreakOneField field 3)
+  Write("quant-cross-s8-reinit-causal", kQuantCross, c);
+  // Configs refused: mask, position, max_memory, KV heads, the memory's quantization.
+  c = QuantCross(false, 4, 8, 1, 6, {CrossSet(6, 71), CrossRun(2, 72)});
+  c.mask_kind = 240;
+  c.mask_raw = EA_MASK_CAUSAL;
+  Write("quant-cross-s8-mask-causal", kQuantCross, c);
+  c = QuantCross(true, 4, 8, 1, 6, {CrossSet(6, 73), CrossRun(2, 74)});
+  c.position_kind = 240;
+  c.position_raw = EA_POSITION_LEARNED;  // without a table: still EA_ERR_BAD_ARGUMENT
+  Write("quant-cross-s16-position-learned", kQuantCross, c);
+  c.position_raw = EA_POSITION_SINUSOIDAL;
+  c.quant.params_kind = 200;
+  Write("quant-cross-s16-position-sinusoidal-given", kQuantCross, c);
+  c = QuantCross(false, 4, 8, 1, 6, {CrossSet(6, 75)});
+  c.memory_kind = 230;
+  c.memory_raw = 65536;
+  Write("quant-cross-s8-max-memory-65536", kQuantCross, c);
+  c.memory_raw = 65535;  // accepted (no call: too large to run here)
+  Write("quant-cross-s8-max-memory-65535", kQuantCross, c);
+  c.memory_raw = 0;
+  Write("quant-cross-s8-max-memory-zero", kQuantCross, c);
+  c = QuantCross(false, 4, 16, 2, 6, {CrossSet(6, 76)});
+  c.kv_kind = 240;
+  c.kv_raw = -1;
+  Write("quant-cross-s8-negative-kv-heads", kQuantCross, c);
+  c.kv_raw = 3;
+  Write("quant-cross-s8-kv-heads-mismatch", kQuantCross, c);
+  c = QuantCross(false, 4, 8, 1, 6, {CrossSet(6, 77), CrossRun(2, 78)});
+  c.memory_quant.kind = 224 + 3;  // NaN (QuantSpecialScale)
+  Write("quant-cross-s8-memory-scale-nan", kQuantCross, c);
+  c.quant.params_kind = 200;  // given integers: the memory's scale is not read
+  Write("quant-cross-s8-memory-scale-nan-given-params", kQuantCross, c);
+  c = QuantCross(true, 4, 8, 1, 6, {CrossSet(6, 79), CrossRun(2, 80)});
+  c.memory_quant.zp_kind = 200;  // an edge zero point: not 0 for int16
+  Write("quant-cross-s16-memory-zero-point", kQuantCross, c);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2 && argc != 3) {
     fprintf(stderr, "usage: make_seeds DIRECTORY [NAME_PREFIX]\n");
@@ -1643,6 +1788,7 @@ int main(int argc, char** argv) {
   QuantDecoderSeeds();
   DecoderSeeds();
   CrossSeeds();
+  QuantCrossSeeds();
   printf("make_seeds: %d seeds in %s\n", g_written, argv[1]);
   return 0;
 }

@@ -14,7 +14,8 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
                               const SoftmaxParams& softmax, int n, int n_valid_keys,
                               const uint8_t* x, const uint8_t* table, const int8_t* in_w,
                               const int8_t* out_w, const uint8_t* in_b, const uint8_t* out_b,
-                              int window, int kv_heads, const RopeInputs* rope) {
+                              int window, int kv_heads, const RopeInputs* rope,
+                              const uint8_t* memory, int n_memory) {
   const size_t e = static_cast<size_t>(c.d_model);
   const int groups = kv_heads > 0 ? kv_heads : c.n_heads;
   const int kv_width = groups * (c.d_model / c.n_heads);
@@ -62,6 +63,14 @@ ReferenceOutputs RunReference(const ea_mha_config& c, const ea_mha_quant_params&
     in.rope_cos = cos.data();
     in.rope_sin = sin.data();
   }
+  const std::vector<T> memory_t =
+      n_memory > 0 ? Typed<T>(memory, static_cast<size_t>(n_memory) * e) : std::vector<T>();
+  if (n_memory > 0) {
+    chain.cross = true;
+    shape.n_memory = n_memory;
+    shape.n_valid_keys = n_memory;
+    in.memory = memory_t.data();
+  }
   ref::ChainTensors<T> t;
   if constexpr (sizeof(T) == 1) {
     t = ref::RunChainInt8(shape, chain, in);
@@ -82,7 +91,7 @@ ea_quant* TensorField(ea_mha_quant_scales* s, int i) {
   return fields[i];
 }
 
-Derivation DeriveLikeTflite(const ea_mha_config& c, int32_t kv_width) {
+Derivation DeriveLikeTflite(const ea_mha_config& c, int32_t kv_width, const ea_quant* kv_input) {
   const ea_mha_quant_scales& s = *c.quant_scales;
   const bool int8 = c.dtype == EA_DTYPE_INT8;
   const bool positions = c.position != EA_POSITION_NONE;
@@ -90,6 +99,7 @@ Derivation DeriveLikeTflite(const ea_mha_config& c, int32_t kv_width) {
   Derivation d;
   ea_mha_quant_params& p = d.integers.params;
   const ea_quant x = positions ? s.positioned : s.input;
+  const ea_quant kv_x = kv_input != nullptr ? *kv_input : x;
   if (positions) {
     p.add = AddLikeTflite(int8, s.input, s.position, s.positioned);
     p.position = s.position;  // ea_mha_quant_derive carries the table's quantization
@@ -100,8 +110,8 @@ Derivation DeriveLikeTflite(const ea_mha_config& c, int32_t kv_width) {
     int32_t channels;
     ea_quant out;
   } linears[4] = {{x, InProjWeightScales(s, 0, e, kv_width), e, s.q},
-                  {x, InProjWeightScales(s, 1, e, kv_width), kv_width, s.k},
-                  {x, InProjWeightScales(s, 2, e, kv_width), kv_width, s.v},
+                  {kv_x, InProjWeightScales(s, 1, e, kv_width), kv_width, s.k},
+                  {kv_x, InProjWeightScales(s, 2, e, kv_width), kv_width, s.v},
                   {s.context, s.out_proj_weight_scales, e, s.output}};
   for (int l = 0; l < 4; ++l) {
     LinearLikeTflite(linears[l].in, linears[l].weights, linears[l].channels, linears[l].out,
@@ -131,18 +141,20 @@ ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params&
                               int n_valid_keys, const uint8_t* x, const uint8_t* table,
                               const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
                               const uint8_t* out_b, int window, int kv_heads,
-                              const RopeInputs* rope) {
+                              const RopeInputs* rope, const uint8_t* memory, int n_memory) {
   if (c.dtype == EA_DTYPE_INT8) {
     return RunReference<int8_t, int32_t>(c, p, RefSoftmaxInt8(p.softmax), n, n_valid_keys, x, table,
-                                         in_w, out_w, in_b, out_b, window, kv_heads, rope);
+                                         in_w, out_w, in_b, out_b, window, kv_heads, rope, memory,
+                                         n_memory);
   }
   return RunReference<int16_t, int64_t>(c, p, RefSoftmaxInt16(p.softmax), n, n_valid_keys, x, table,
-                                        in_w, out_w, in_b, out_b, window, kv_heads, rope);
+                                        in_w, out_w, in_b, out_b, window, kv_heads, rope, memory,
+                                        n_memory);
 }
 
 void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommon& qc,
                    bool scales_given, bool materialised, int32_t kv_width, ea_mha_config* config,
-                   MhaQuantization* q) {
+                   MhaQuantization* q, const ea_quant* kv_input) {
   const ea_dtype dtype = config->dtype;
   const bool fixed = IsFixed(dtype), int8 = dtype == EA_DTYPE_INT8;
   const int32_t e = config->d_model, heads = config->n_heads;
@@ -169,9 +181,11 @@ void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommo
   // What TFLite's Prepare gives for these scales (valid ones, built shapes).
   const bool scales_checkable = fixed && dims_ok && materialised && scales_given;
   q->scales_rules = scales_checkable ? QuantScalesRules(*config, kv_width) : StatusSet();
-  q->derivable = scales_checkable && !q->scales_rules.MustFail();
+  q->derivable = scales_checkable && !q->scales_rules.MustFail() &&
+                 (kv_input == nullptr || (ValidQuantScale(kv_input->scale) &&
+                                          ValidZeroPoint(dtype, kv_input->zero_point)));
   if (q->derivable) {
-    q->derivation = DeriveLikeTflite(*config, kv_width);
+    q->derivation = DeriveLikeTflite(*config, kv_width, kv_input);
     q->derivation.integers.Point();
   }
   q->infinite = q->derivable && q->derivation.infinite_scores;

@@ -64,8 +64,10 @@ struct Derivation {
   Integers integers;
   bool infinite_scores = false;
 };
-// (W_K and W_V: kv_width channels, as QuantScalesRules.)
-Derivation DeriveLikeTflite(const ea_mha_config& c, int32_t kv_width);
+// (W_K and W_V: kv_width channels, as QuantScalesRules; their input at
+// *kv_input where given, a cross-attention's memory, else x's.)
+Derivation DeriveLikeTflite(const ea_mha_config& c, int32_t kv_width,
+                            const ea_quant* kv_input = nullptr);
 // Plausible integers where none were derived (DefaultScalars, unit channels).
 Integers DefaultIntegers(const ea_mha_config& c);
 
@@ -82,6 +84,9 @@ struct ReferenceOutputs {
 // W_K's, W_V's one after another.
 // With `rope` (a decoder's RoPE): q and k rotated after their projections
 // with its integers and the model's tables (rows 0..n-1).
+// With n_memory > 0 (a cross-attention): k and v are the projections of
+// `memory`'s n_memory rows, every query row's softmax over all of them
+// (ChainShape::n_memory; c's mask must then be NONE).
 struct RopeInputs {
   ea_rope_quant_params q, k;
   bool interleaved;
@@ -92,7 +97,8 @@ ReferenceOutputs MhaReference(const ea_mha_config& c, const ea_mha_quant_params&
                               int n_valid_keys, const uint8_t* x, const uint8_t* table,
                               const int8_t* in_w, const int8_t* out_w, const uint8_t* in_b,
                               const uint8_t* out_b, int window = 0, int kv_heads = 0,
-                              const RopeInputs* rope = nullptr);
+                              const RopeInputs* rope = nullptr, const uint8_t* memory = nullptr,
+                              int n_memory = 0);
 
 // A layer's quantization as a fixed-point MHA case gives it (QuantCase's
 // tensors, QuantCommon): the scales (nominal, jittered or bad), the
@@ -118,10 +124,12 @@ struct MhaQuantization {
 // small enough to build (otherwise nothing is derived or given). W_K and
 // W_V have kv_width channels (d_model for MHA; a grouped-query decoder's
 // fewer read the first ones of the same arrays; in_proj's scales W_Q's,
-// W_K's and W_V's one after another).
+// W_K's and W_V's one after another). kv_input: W_K's and W_V's input
+// quantization (a cross-attention's memory; NULL: x's); invalid, nothing is
+// derived.
 void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommon& qc,
                    bool scales_given, bool materialised, int32_t kv_width, ea_mha_config* config,
-                   MhaQuantization* q);
+                   MhaQuantization* q, const ea_quant* kv_input = nullptr);
 
 // A config that breaks at least one rule, for re-planning a ready plan.
 ea_mha_config BrokenConfig(const ea_mha_config& good, const Common& common);

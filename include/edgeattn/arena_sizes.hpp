@@ -366,10 +366,10 @@ constexpr uint64_t DecoderQuantArenaBytes(const ea_decoder_quant_config& c) {
 // Fixed-point cross-attention (ea_cross_quant_init): a fixed-point
 // decoder's plan of max_memory positions, no window, no position table,
 // whose steps (a run's queries, or a part of the memory set_memory stores)
-// hold max(max_tokens, kCrossQuantMemoryStepRows) rows, or all of the
-// memory if it has fewer. One row at a time (runs of one query) made
-// set_memory 2.4 times slower than steps of 64 (int8, d_model 256, 512
-// rows, Zen 5); 16 rows come within 5 % of 64 at a quarter of the bytes.
+// hold max(max_tokens, min(max_memory, kCrossQuantMemoryStepRows)) rows.
+// One row at a time (runs of one query) made set_memory 2.4 times slower
+// than steps of 64 (int8, d_model 256, 512 rows, Zen 5, measured once
+// outside bench/); 16 rows came within 5 % of 64 at a quarter of the bytes.
 inline constexpr int32_t kCrossQuantMemoryStepRows = 16;
 constexpr int32_t CrossQuantStepRows(int32_t max_tokens, int32_t max_memory) {
   const int32_t memory_step =

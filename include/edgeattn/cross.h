@@ -96,8 +96,8 @@ ea_status ea_cross_run(ea_cross* cross, const float* x, int32_t n_queries, float
  *
  * Memory: ea_cross_quant_arena_size bytes (CrossQuantArenaBytes in
  * edgeattn/arena_sizes.hpp); no heap. set_memory projects the memory in
- * steps of at least 16 rows (the arena holds one step), a run its queries
- * at once. */
+ * steps of max(layer.max_tokens, min(max_memory, 16)) rows (the arena
+ * holds one step), a run its queries at once. */
 typedef struct ea_cross_quant_config {
   ea_mha_config layer;
   int32_t max_memory; /* most memory rows, in [1, 65535] (0 or less:
@@ -117,9 +117,11 @@ typedef struct ea_cross_quant {
   uint32_t ready;
 } ea_cross_quant;
 
-/* The rules above, then the layer's as ea_mha_quant_arena_size validates
- * them (its statuses; max_tokens is the most query rows of a run;
- * layer.parallel is validated, not used: a run is single-threaded). */
+/* Checked in this order: max_memory and n_kv_heads < 0, then mask and
+ * position, then the layer's rules as ea_mha_quant_arena_size validates
+ * them (its statuses, n_kv_heads dividing n_heads among them; max_tokens
+ * is the most query rows of a run; layer.parallel is validated, not used:
+ * a run is single-threaded), then the memory's quantization. */
 ea_status ea_cross_quant_arena_size(const ea_cross_quant_config* config, size_t* bytes);
 /* ea_mha_quant_derive for a cross-attention: k_proj and v_proj from the
  * memory's quantization (config->memory), with kv_width channels; as

@@ -68,6 +68,22 @@ ByteRange CarveRange(const MemoryPool& pool, const ea_arena& arena, size_t used_
   return pool.RangeOf(arena.base + used_before, arena.used - used_before);
 }
 
+ByteRange CheckInitWrites(const char* name, ea_status status, const MemoryPool& pool,
+                          const ea_arena& arena, size_t used_before, uint64_t need) {
+  if (status != EA_OK) {
+    if (arena.used != used_before) Fail("failed %s moved arena.used", name);
+    ExpectUntouched(name, pool, {}, "failed");
+    return ByteRange{};
+  }
+  const ByteRange carve = CarveRange(pool, arena, used_before);
+  if (arena.used - used_before != need) {
+    Fail("%s carved %zu bytes, the arena_sizes.hpp formula says %llu", name,
+         arena.used - used_before, static_cast<unsigned long long>(need));
+  }
+  ExpectUntouched(name, pool, {carve}, "succeeded");
+  return carve;
+}
+
 std::vector<uint8_t> CopyBytes(const void* data, size_t bytes) {
   const uint8_t* p = static_cast<const uint8_t*>(data);
   return std::vector<uint8_t>(p, p + bytes);

@@ -45,6 +45,13 @@ void InitArena(const ArenaSpec& spec, const ArenaLayout& layout, uint8_t* buffer
 // arena buffer, as a pool range.
 ByteRange CarveRange(const MemoryPool& pool, const ea_arena& arena, size_t used_before);
 
+// What an init call may have written: nothing when refused (arena.used as
+// it was, no pool byte changed since the snapshot), else exactly `need`
+// bytes carved from used_before and no byte outside them. Returns the
+// carve (empty when refused).
+ByteRange CheckInitWrites(const char* name, ea_status status, const MemoryPool& pool,
+                          const ea_arena& arena, size_t used_before, uint64_t need);
+
 // Byte copies of outputs and their comparison.
 std::vector<uint8_t> CopyBytes(const void* data, size_t bytes);
 void ExpectSameBits(const char* what, const std::vector<uint8_t>& first, const void* second);

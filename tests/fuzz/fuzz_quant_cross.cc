@@ -16,8 +16,8 @@
 // ea_mha_quant_arena_size's, n_kv_heads dividing n_heads, the memory's
 // quantization when the scales are used) and a model of `ready` and the
 // memory held; derive's integers equal TFLite's Prepare with k's and v's
-// input the memory's; arena_size = DecoderQuantArenaBytes of the decoder
-// core (max_memory positions, steps of layer.max_tokens) = the carve;
+// input the memory's; arena_size = CrossQuantArenaBytes (arena_sizes.hpp)
+// = the carve;
 // nothing written on any refusal (a refused set_memory keeps `n_memory` and
 // the memory held), set_memory writing only the carve, run only y and the
 // carve; every accepted run's y equal, bit for bit, to the integer chain
@@ -124,17 +124,6 @@ StatusSet CrossShapeRules(const ea_cross_quant_config& c) {
 
 bool ValidMemoryQuant(ea_dtype dtype, ea_quant q) {
   return ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
-}
-
-// The decoder core a cross-attention holds (cross.h: max_memory positions,
-// steps of layer.max_tokens rows, no window, no positions).
-ea_decoder_quant_config CoreOf(const ea_cross_quant_config& c) {
-  ea_decoder_quant_config d{};
-  d.layer = c.layer;
-  d.layer.max_tokens = c.max_memory;
-  d.max_step_tokens = c.layer.max_tokens;
-  d.n_kv_heads = c.n_kv_heads;
-  return d;
 }
 
 // A config that breaks at least one rule: one layer field (BreakOneField),
@@ -343,7 +332,7 @@ void FuzzQuantCross(ByteReader& input) {
       quant_rules.Tolerate(EA_ERR_BAD_ARGUMENT);
     }
   }
-  const uint64_t need = shape_valid ? edgeattn::DecoderQuantArenaBytes(CoreOf(cconfig)) : 0;
+  const uint64_t need = shape_valid ? edgeattn::CrossQuantArenaBytes(cconfig) : 0;
   Debug(
       "quant cross: dtype %d max_tokens %d d_model %d heads %d kv heads %d max_memory %d mask %d "
       "position %d memory %g/%d scales %d params %d (derived %d) size rules %s\n",
@@ -467,17 +456,9 @@ void FuzzQuantCross(ByteReader& input) {
     const ea_status init_status = ea_cross_quant_init(handle, init_config, init_weights,
                                                       nulls & kNullArena ? nullptr : &arena);
     ExpectStatus("ea_cross_quant_init", init_status, init_rules);
-    ByteRange carve;
-    if (init_status != EA_OK) {
-      if (arena.used != used_before) Fail("failed init moved arena.used");
-      ExpectUntouched("ea_cross_quant_init", pool, {}, "failed");
-    } else {
-      carve = CarveRange(pool, arena, used_before);
-      if (arena.used - used_before != need) {
-        Fail("ea_cross_quant_init carved %zu bytes, arena_size said %llu", arena.used - used_before,
-             static_cast<unsigned long long>(need));
-      }
-      ExpectUntouched("ea_cross_quant_init", pool, {carve}, "succeeded");
+    const ByteRange carve =
+        CheckInitWrites("ea_cross_quant_init", init_status, pool, arena, used_before, need);
+    if (init_status == EA_OK) {
       if (cross.n_memory != 0) Fail("init left n_memory %d", cross.n_memory);
       if (!counted) ++Stats().initialised;
     }
@@ -523,14 +504,13 @@ void FuzzQuantCross(ByteReader& input) {
         ExpectStatus(good ? "re-init with the good config" : "re-init with a broken config", status,
                      rules);
         if (!good && status == EA_OK) Fail("a broken re-init was accepted");
+        // A good re-init carves the first init's bytes again (used_now is
+        // used_before then).
+        CheckInitWrites("re-init", status, pool, arena, used_now, need);
         if (status != EA_OK) {
-          if (arena.used != used_now) Fail("failed re-init moved arena.used");
-          ExpectUntouched("re-init", pool, {}, "failed");
           if (handle_op != nullptr) ready = false;  // a failed init clears ready
           continue;
         }
-        ExpectUntouched("re-init", pool, {carve}, "succeeded");
-        if (arena.used - used_before != need) Fail("re-init carved other bytes");
         if (cross.n_memory != 0) Fail("re-init left n_memory %d", cross.n_memory);
         ready = true;
         held_n = 0;
@@ -603,7 +583,7 @@ void FuzzQuantCross(ByteReader& input) {
         ExpectUntouched(call, pool, {carve}, "succeeded");
         held = x0;
         held_n = n;
-        held_chunked = n > max_tokens;
+        held_chunked = n > edgeattn::CrossQuantStepRows(max_tokens, cconfig.max_memory);
         if (cross.n_memory != n) Fail("set_memory of %d rows left n_memory %d", n, cross.n_memory);
         continue;
       }

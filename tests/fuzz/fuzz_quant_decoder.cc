@@ -508,17 +508,9 @@ void FuzzQuantDecoder(ByteReader& input) {
     const ea_status init_status = ea_decoder_quant_init(handle, init_config, init_weights,
                                                         nulls & kNullArena ? nullptr : &arena);
     ExpectStatus("ea_decoder_quant_init", init_status, init_rules);
-    ByteRange carve;
-    if (init_status != EA_OK) {
-      if (arena.used != used_before) Fail("failed init moved arena.used");
-      ExpectUntouched("ea_decoder_quant_init", pool, {}, "failed");
-    } else {
-      carve = CarveRange(pool, arena, used_before);
-      if (arena.used - used_before != need) {
-        Fail("ea_decoder_quant_init carved %zu bytes, arena_size said %llu",
-             arena.used - used_before, static_cast<unsigned long long>(need));
-      }
-      ExpectUntouched("ea_decoder_quant_init", pool, {carve}, "succeeded");
+    const ByteRange carve =
+        CheckInitWrites("ea_decoder_quant_init", init_status, pool, arena, used_before, need);
+    if (init_status == EA_OK) {
       if (decoder.length != 0)
         Fail("init left length %lld", static_cast<long long>(decoder.length));
       if (!counted) ++Stats().initialised;

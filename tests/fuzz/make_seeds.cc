@@ -1678,7 +1678,8 @@ void QuantCrossSeeds() {
     c.kv_kind = int16 ? 96 : 97;
     Write(int16 ? "quant-cross-s16-multi-query" : "quant-cross-s8-grouped", kQuantCross, c);
   }
-  // A memory of 30 rows set in chunks of max_tokens 2, then one of 17 replacing it.
+  // A memory of 30 rows set in steps of 16 rows (CrossQuantStepRows; max_tokens 2), then
+  // one of 17 replacing it.
   QuantCrossCase c = QuantCross(
       false, 2, 8, 1, 30,
       {CrossSet(30, 21), CrossRun(2, 22), CrossSet(17, 23), CrossRun(1, 24), CrossRun(2, 25)});

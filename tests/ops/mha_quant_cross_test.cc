@@ -46,6 +46,17 @@ QuantMhaCase CrossCase(ea_dtype dtype, RandomShape shape, int n_memory, int kv_h
   return c;
 }
 
+// The case's cross-attention config: its layer, max_memory its memory's
+// rows, its KV heads and memory quantization.
+ea_cross_quant_config CrossConfig(const QuantMhaLayer& layer, const QuantMhaCase& c) {
+  ea_cross_quant_config config{};
+  config.layer = layer.config;
+  config.max_memory = c.NMemory();
+  config.n_kv_heads = c.kv_heads;
+  config.memory = c.memory_quant;
+  return config;
+}
+
 TEST_P(QuantCrossPerTarget, RunsEqualTheCrossChainBitForBit) {
   struct CrossShape {
     RandomShape shape;
@@ -58,6 +69,7 @@ TEST_P(QuantCrossPerTarget, RunsEqualTheCrossChainBitForBit) {
       {{1, 24, 3, false, false}, 17, 1, {1}},
       {{12, 128, 2, false, false}, 70, 1, {4, 8}},  // more keys than a panel of 64
       {{9, 16, 4, false, false}, 1, 4, {9}},        // one memory row
+      {{20, 16, 2, false, false}, 45, 1, {20}},     // memory steps of max_tokens 20
   };
   uint64_t seed = 12000;
   for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
@@ -131,7 +143,9 @@ TEST_P(QuantCrossPerTarget, ATfliteShapedModelRunsAsItsChain) {
     if (dtype == EA_DTYPE_INT16) {
       c.softmax_exp_lut = nullptr;
       c.softmax_reciprocal_lut = nullptr;
-      EXPECT_NE(got.y, c.Cross({3, 4}).y) << "the tables must matter for this case";
+      const QuantMhaCase::Decoded built_in = c.Cross({3, 4});
+      ASSERT_EQ(built_in.status, EA_OK);
+      EXPECT_NE(got.y, built_in.y) << "the tables must matter for this case";
     }
   }
 }
@@ -146,11 +160,7 @@ TEST(QuantCrossRules, DeriveTakesTheMemorysQuantization) {
   for (const int kv_heads : {0, 2}) {
     const QuantMhaCase c = CrossCase(EA_DTYPE_INT8, {4, 16, 2, false, false}, 6, kv_heads, seed++);
     QuantMhaLayer layer(c);
-    ea_cross_quant_config config{};
-    config.layer = layer.config;
-    config.max_memory = 6;
-    config.n_kv_heads = kv_heads;
-    config.memory = c.memory_quant;
+    ea_cross_quant_config config = CrossConfig(layer, c);
     std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(16));
     ea_mha_quant_params params{};
     ASSERT_EQ(ea_cross_quant_derive(&config, &params, channels.data(), channels.size()), EA_OK);
@@ -175,11 +185,7 @@ TEST(QuantCrossRules, DeriveTakesTheMemorysQuantization) {
 TEST(QuantCrossRules, RefusedDerivesWriteNothing) {
   const QuantMhaCase c = CrossCase(EA_DTYPE_INT16, {4, 16, 2, false, false}, 6, 1, 12250);
   QuantMhaLayer layer(c);
-  ea_cross_quant_config config{};
-  config.layer = layer.config;
-  config.max_memory = 6;
-  config.n_kv_heads = 1;
-  config.memory = c.memory_quant;
+  const ea_cross_quant_config config = CrossConfig(layer, c);
   std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(16), 5);
   const std::vector<int32_t> channels_before = channels;
   ea_mha_quant_params params{};
@@ -213,10 +219,7 @@ TEST(QuantCrossRules, RefusedDerivesWriteNothing) {
 TEST(QuantCrossRules, ARefusedInitLeavesNothingUsable) {
   const QuantMhaCase c = CrossCase(EA_DTYPE_INT8, {4, 16, 2, false, false}, 6, 0, 12260);
   QuantMhaLayer layer(c);
-  ea_cross_quant_config config{};
-  config.layer = layer.config;
-  config.max_memory = 6;
-  config.memory = c.memory_quant;
+  const ea_cross_quant_config config = CrossConfig(layer, c);
   Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
       ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
   ASSERT_EQ(planned.status, EA_OK);
@@ -240,6 +243,8 @@ TEST(QuantCrossRules, ARefusedInitLeavesNothingUsable) {
   ea_arena_init(&small, other.data(), planned.bytes - 1);
   EXPECT_EQ(ea_cross_quant_init(&cross, &config, &layer.weights, &small), EA_ERR_ARENA_TOO_SMALL);
   EXPECT_EQ(small.used, 0u);
+  EXPECT_TRUE(
+      std::all_of(other.data(), other.data() + planned.bytes, [](uint8_t b) { return b == 0xA5; }));
   EXPECT_EQ(ea_cross_quant_run_s8(&cross, x.data(), 4, y.data()), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(ea_cross_quant_set_memory_s8(&cross, memory.data(), 6), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(y, std::vector<int8_t>(x.size(), 9));
@@ -257,11 +262,7 @@ TEST(QuantCrossRules, YMayOverlapX) {
   const QuantMhaCase::Decoded want = c.Cross({4});
   ASSERT_EQ(want.status, EA_OK);
   QuantMhaLayer layer(c);
-  ea_cross_quant_config config{};
-  config.layer = layer.config;
-  config.max_memory = 5;
-  config.n_kv_heads = 1;
-  config.memory = c.memory_quant;
+  const ea_cross_quant_config config = CrossConfig(layer, c);
   Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
       ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
   ASSERT_EQ(planned.status, EA_OK);
@@ -284,11 +285,7 @@ TEST(QuantCrossRules, YMayOverlapX) {
 TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   const QuantMhaCase c = CrossCase(EA_DTYPE_INT8, {4, 16, 4, false, false}, 6, 2, 12300);
   QuantMhaLayer layer(c);
-  ea_cross_quant_config config{};
-  config.layer = layer.config;
-  config.max_memory = 6;
-  config.n_kv_heads = 2;
-  config.memory = c.memory_quant;
+  const ea_cross_quant_config config = CrossConfig(layer, c);
   size_t bytes = 0;
   ASSERT_EQ(ea_cross_quant_arena_size(&config, &bytes), EA_OK);
   EXPECT_EQ(bytes, edgeattn::CrossQuantArenaBytes(config));
@@ -296,6 +293,21 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   // than the 4 queries of a run), no positions, no window, 2 KV heads.
   EXPECT_EQ(bytes, edgeattn::DecoderQuantArenaBytes(6, 6, 16, 4, EA_DTYPE_INT8,
                                                     edgeattn::PositionStorage::kNone, 0, 2));
+  // The arena as a constant of a config, as firmware sizes a static buffer.
+  constexpr ea_cross_quant_config kFirmware = [] {
+    ea_cross_quant_config f{};
+    f.layer.dtype = EA_DTYPE_INT8;
+    f.layer.d_model = 64;
+    f.layer.n_heads = 4;
+    f.layer.max_tokens = 1;
+    f.max_memory = 100;
+    f.n_kv_heads = 2;
+    return f;
+  }();
+  static_assert(edgeattn::CrossQuantArenaBytes(kFirmware) ==
+                    edgeattn::DecoderQuantArenaBytes(100, 16, 64, 4, EA_DTYPE_INT8,
+                                                     edgeattn::PositionStorage::kNone, 0, 2),
+                "a decoder's plan of max_memory positions in steps of 16 rows");
   static_assert(edgeattn::CrossQuantStepRows(1, 512) == 16, "memory in steps of 16 rows");
   static_assert(edgeattn::CrossQuantStepRows(1, 5) == 5, "or all of a shorter memory");
   static_assert(edgeattn::CrossQuantStepRows(40, 512) == 40, "or a run's queries, if more");

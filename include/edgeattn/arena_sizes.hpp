@@ -325,15 +325,17 @@ constexpr int32_t DecoderQuantKvHeads(const ea_decoder_quant_config& c) {
 // (8 * d_model int32, enough for any KV heads), the quantized position table
 // (when filled at init, [positions, d_model]) and ADD(x, P)
 // ([step_tokens, d_model]), a step's q and heads' outputs
-// ([step_tokens, d_model] each) and v ([step_tokens, kv_width], kv_width =
-// kv_heads * d_k), the cache of DecoderQuantCapacity positions (K
+// ([query_rows, d_model] each; query_rows 0: step_tokens, a cross-attention's
+// runs may take fewer rows than its memory's steps) and v ([step_tokens,
+// kv_width], kv_width = kv_heads * d_k), the cache of DecoderQuantCapacity positions (K
 // [capacity, kv_width] and V^T [kv_width, capacity], and on x86 each KV
 // head's panels), W_Q and W_O ([d_model, d_model]), W_K and W_V
 // ([kv_width, d_model]) packed, the int8 softmax's table and one query
 // row's scratch over the cache's keys.
 constexpr uint64_t DecoderQuantArenaBytes(int32_t positions, int32_t step_tokens, int32_t d_model,
                                           int32_t heads, ea_dtype dtype, PositionStorage storage,
-                                          int32_t window = 0, int32_t kv_heads = 0) {
+                                          int32_t window = 0, int32_t kv_heads = 0,
+                                          int32_t query_rows = 0) {
   const uint64_t element = FixedPointBytes(dtype);
   const uint64_t e = static_cast<uint64_t>(d_model);
   const int32_t d_k = HeadWidthOrZero(d_model, heads);
@@ -343,6 +345,8 @@ constexpr uint64_t DecoderQuantArenaBytes(int32_t positions, int32_t step_tokens
   const uint64_t stream = ByteRegionBytes(static_cast<uint64_t>(positions) * e * element);
   const uint64_t cache = ByteRegionBytes(static_cast<uint64_t>(capacity) * kv_width * element);
   const uint64_t step = ByteRegionBytes(static_cast<uint64_t>(step_tokens) * e * element);
+  const uint64_t queries = ByteRegionBytes(
+      static_cast<uint64_t>(query_rows > 0 ? query_rows : step_tokens) * e * element);
   const uint64_t step_kv = ByteRegionBytes(static_cast<uint64_t>(step_tokens) * kv_width * element);
   const uint64_t table = storage == PositionStorage::kArena ? stream : 0;
   const uint64_t positioned = storage == PositionStorage::kNone ? 0 : step;
@@ -353,7 +357,7 @@ constexpr uint64_t DecoderQuantArenaBytes(int32_t positions, int32_t step_tokens
   const uint64_t weights =
       2 * WeightPanelRegionBytes(d_model, d_model, dtype) +
       2 * WeightPanelRegionBytes(static_cast<int32_t>(kv_width), d_model, dtype);
-  return ByteRegionBytes(8 * e * sizeof(int32_t)) + table + positioned + 2 * step + step_kv +
+  return ByteRegionBytes(8 * e * sizeof(int32_t)) + table + positioned + 2 * queries + step_kv +
          2 * cache + panels + weights + ByteRegionBytes(kSoftmaxS8TableBytes) +
          QuantScratch(capacity, dtype).bytes;
 }
@@ -366,7 +370,8 @@ constexpr uint64_t DecoderQuantArenaBytes(const ea_decoder_quant_config& c) {
 // Fixed-point cross-attention (ea_cross_quant_init): a fixed-point
 // decoder's plan of max_memory positions, no window, no position table,
 // whose steps (a run's queries, or a part of the memory set_memory stores)
-// hold max(max_tokens, min(max_memory, kCrossQuantMemoryStepRows)) rows.
+// hold max(max_tokens, min(max_memory, kCrossQuantMemoryStepRows)) rows
+// of v (q and the heads' outputs: a run's max_tokens rows).
 // One row at a time (runs of one query) made set_memory 2.4 times slower
 // than steps of 64 (int8, d_model 256, 512 rows, Zen 5, measured once
 // outside bench/); 16 rows came within 5 % of 64 at a quarter of the bytes.
@@ -379,7 +384,7 @@ constexpr int32_t CrossQuantStepRows(int32_t max_tokens, int32_t max_memory) {
 constexpr uint64_t CrossQuantArenaBytes(const ea_cross_quant_config& c) {
   return DecoderQuantArenaBytes(c.max_memory, CrossQuantStepRows(c.layer.max_tokens, c.max_memory),
                                 c.layer.d_model, c.layer.n_heads, c.layer.dtype,
-                                PositionStorage::kNone, 0, c.n_kv_heads);
+                                PositionStorage::kNone, 0, c.n_kv_heads, c.layer.max_tokens);
 }
 
 // Fixed-point self-attention (ea_self_attention_quant_init): the

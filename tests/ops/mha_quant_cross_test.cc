@@ -290,8 +290,11 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   ASSERT_EQ(ea_cross_quant_arena_size(&config, &bytes), EA_OK);
   EXPECT_EQ(bytes, edgeattn::CrossQuantArenaBytes(config));
   // A decoder's plan of 6 positions in steps of all 6 memory rows (more
-  // than the 4 queries of a run), no positions, no window, 2 KV heads.
+  // than the 4 queries of a run, for which q and the heads' outputs have
+  // rows), no positions, no window, 2 KV heads.
   EXPECT_EQ(bytes, edgeattn::DecoderQuantArenaBytes(6, 6, 16, 4, EA_DTYPE_INT8,
+                                                    edgeattn::PositionStorage::kNone, 0, 2, 4));
+  EXPECT_LT(bytes, edgeattn::DecoderQuantArenaBytes(6, 6, 16, 4, EA_DTYPE_INT8,
                                                     edgeattn::PositionStorage::kNone, 0, 2));
   // The arena as a constant of a config, as firmware sizes a static buffer.
   constexpr ea_cross_quant_config kFirmware = [] {
@@ -306,8 +309,8 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   }();
   static_assert(edgeattn::CrossQuantArenaBytes(kFirmware) ==
                     edgeattn::DecoderQuantArenaBytes(100, 16, 64, 4, EA_DTYPE_INT8,
-                                                     edgeattn::PositionStorage::kNone, 0, 2),
-                "a decoder's plan of max_memory positions in steps of 16 rows");
+                                                     edgeattn::PositionStorage::kNone, 0, 2, 1),
+                "a decoder's plan of max_memory positions in steps of 16 rows, runs of 1");
   static_assert(edgeattn::CrossQuantStepRows(1, 512) == 16, "memory in steps of 16 rows");
   static_assert(edgeattn::CrossQuantStepRows(1, 5) == 5, "or all of a shorter memory");
   static_assert(edgeattn::CrossQuantStepRows(40, 512) == 40, "or a run's queries, if more");

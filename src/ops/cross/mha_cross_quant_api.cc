@@ -145,7 +145,8 @@ ea_status ea_cross_quant_init(ea_cross_quant* cross, const ea_cross_quant_config
                                 {nullptr, &config->memory});
   if (status != EA_OK) return status;
   const ea_rope_quant_params no_rope[2] = {};
-  CarveDecoderQuant(&cross->core, core, *weights, derived, no_rope, bytes, arena);
+  CarveDecoderQuant(&cross->core, core, config->layer.max_tokens, *weights, derived, no_rope, bytes,
+                    arena);
   cross->config = *config;
   cross->n_memory = 0;
   cross->ready = EA_PLAN_READY;

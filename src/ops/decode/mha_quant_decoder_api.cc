@@ -218,7 +218,8 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
   }
   if (status != EA_OK) return status;
 
-  CarveDecoderQuant(decoder, *config, *weights, derived, rope.rope, bytes, arena);
+  CarveDecoderQuant(decoder, *config, config->max_step_tokens, *weights, derived, rope.rope, bytes,
+                    arena);
   decoder->length = 0;
   decoder->ready = EA_PLAN_READY;
   return EA_OK;

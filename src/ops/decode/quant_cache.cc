@@ -270,8 +270,9 @@ void AttendHeads(const ea_decoder_quant& d, int32_t n, int32_t held, int32_t rot
 }
 
 void CarveDecoderQuant(ea_decoder_quant* d, const ea_decoder_quant_config& config,
-                       const ea_mha_quant_weights& weights, const ea_mha_quant_params& derived,
-                       const ea_rope_quant_params rope[2], uint64_t bytes, ea_arena* arena) {
+                       int32_t query_rows, const ea_mha_quant_weights& weights,
+                       const ea_mha_quant_params& derived, const ea_rope_quant_params rope[2],
+                       uint64_t bytes, ea_arena* arena) {
   const ea_mha_config& c = config.layer;
   const int32_t kv_width = KvWidth(config);
   const uint64_t element = FixedPointBytes(c.dtype);
@@ -280,6 +281,7 @@ void CarveDecoderQuant(ea_decoder_quant* d, const ea_decoder_quant_config& confi
   const uint64_t cache = static_cast<uint64_t>(Capacity(config)) * kv * element;
   const uint64_t tokens = static_cast<uint64_t>(config.max_step_tokens);
   const uint64_t step = tokens * e * element;
+  const uint64_t queries = static_cast<uint64_t>(query_rows) * e * element;
   d->carve = arena->base + arena->used;
   d->carve_bytes = static_cast<size_t>(bytes);
   d->config = config;
@@ -289,9 +291,9 @@ void CarveDecoderQuant(ea_decoder_quant* d, const ea_decoder_quant_config& confi
   d->rope[1] = rope[1];
   d->position_table = ResolveMhaQuantPositionTable(arena, c);
   d->x_positioned = d->position_table != nullptr ? CarveBytes(arena, step) : nullptr;
-  d->q = CarveBytes(arena, step);
+  d->q = CarveBytes(arena, queries);
   d->v = CarveBytes(arena, tokens * kv * element);
-  d->context = CarveBytes(arena, step);
+  d->context = CarveBytes(arena, queries);
   d->keys = CarveBytes(arena, cache);
   d->values_transposed = CarveBytes(arena, cache);
   d->head_panels = kFixedPointPanels

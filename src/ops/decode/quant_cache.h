@@ -48,11 +48,13 @@ void AttendHeads(const ea_decoder_quant& d, int32_t n, int32_t held, int32_t rot
 // A config's plan in `bytes` of the arena (DecoderQuantArenaBytes), the
 // config validated by its owner (the decoder's Validate, or the
 // cross-attention's for its core):
-// the integers (derived, or the config's), the storages, length 0. The
-// caller sets `ready`.
+// the integers (derived, or the config's), the storages (q and the heads'
+// outputs of query_rows rows: the decoder's max_step_tokens, a
+// cross-attention's run), length 0. The caller sets `ready`.
 void CarveDecoderQuant(ea_decoder_quant* d, const ea_decoder_quant_config& config,
-                       const ea_mha_quant_weights& weights, const ea_mha_quant_params& derived,
-                       const ea_rope_quant_params rope[2], uint64_t bytes, ea_arena* arena);
+                       int32_t query_rows, const ea_mha_quant_weights& weights,
+                       const ea_mha_quant_params& derived, const ea_rope_quant_params rope[2],
+                       uint64_t bytes, ea_arena* arena);
 
 }  // namespace edgeattn
 

@@ -252,8 +252,10 @@ TEST_P(FixedPointKernels, AttendRowsS8MatchesTheReferenceOps) {
 
 // The int16 softmax row at every input shift TFLite allows, multipliers from
 // 0 to INT32_MAX, rows spanning the whole int16 range (differences up to
-// 65535, where a shift past 15 saturates) and rows of equal scores; with the
-// built-in tables (NULL, against TFLite's golden ones) and a device's.
+// 65535, where a shift past 15 saturates) and rows of equal scores, of one,
+// 37 and 1001 keys, also in place (probs = scores, as the attention rows call
+// it); with the built-in tables (NULL, against TFLite's golden ones) and a
+// device's.
 TEST_P(FixedPointKernels, SoftmaxS16RowAtEveryShift) {
   RandomStream random(4545);
   const int32_t multipliers[] = {0, 1, 1 << 30, 1518500250, INT32_MAX};
@@ -266,7 +268,7 @@ TEST_P(FixedPointKernels, SoftmaxS16RowAtEveryShift) {
     for (int shift = -31; shift <= 30; ++shift) {
       for (const int32_t multiplier : multipliers) {
         for (const int span : {0, 300, 65535}) {
-          const int len = 37;
+          const int len = span == 300 ? 1001 : shift % 7 == 0 ? 1 : 37;
           std::vector<int16_t> scores(len);
           for (int16_t& x : scores) x = static_cast<int16_t>(Draw(&random, -32768, -32768 + span));
           scores[len / 2] = static_cast<int16_t>(-32768 + span);
@@ -276,7 +278,10 @@ TEST_P(FixedPointKernels, SoftmaxS16RowAtEveryShift) {
           edgeattn::SoftmaxS16Row(tables, multiplier, shift, scores.data(), len, exp_scratch.data(),
                                   got.data());
           ASSERT_EQ(got, want) << "shift " << shift << " multiplier " << multiplier << " span "
-                               << span << (device ? " device tables" : "");
+                               << span << " len " << len << (device ? " device tables" : "");
+          edgeattn::SoftmaxS16Row(tables, multiplier, shift, scores.data(), len, exp_scratch.data(),
+                                  scores.data());
+          ASSERT_EQ(scores, want) << "in place, shift " << shift << " multiplier " << multiplier;
         }
       }
     }

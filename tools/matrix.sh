@@ -136,24 +136,26 @@ done
 # cores and an hour). Specs that share a build folder (the SVE lengths of one
 # target) stay in one lane, built once. Targets go, heaviest first, to the
 # lane with less work so far, weighed by spec_seconds: each spec's build and
-# run seconds in the CI run of 0.22.0 on Zen 5 (2 cores); only their ratios
-# matter. A target's first spec carries its build. Under qemu, SVE's cost
-# grows with the vector length (2048 bits: 16x the lanes of 128); Cortex-M4
-# has no double-precision FPU, so the references' doubles run in software.
+# run seconds in the CI run of 0.30.1 on Zen 5 (2 cores, 9b51280); only
+# their ratios matter. A target's first spec carries its build. Under qemu,
+# SVE's run time hardly depends on the vector length (2048 bits: 189 s, 128
+# bits: 195 s of tests); Cortex-M4 has no double-precision FPU, so the
+# references' doubles run in software (446 s of tests, M7 76 s).
 spec_seconds() {
   case "$1" in
-    host) echo 35 ;;
-    host-*) echo 270 ;;
-    aarch64-dotprod=*) echo 320 ;;
-    aarch64-sve2:128:*) echo 290 ;;
-    aarch64-sve2:2048:*) echo 60 ;;
-    *:2048) echo 130 ;;
-    *:*:*) echo 35 ;;
-    aarch64-*) echo 320 ;;
-    cortex-m4) echo 645 ;;
-    cortex-m55) echo 300 ;;
-    cortex-m*) echo 215 ;;
-    *) echo 305 ;;
+    host) echo 36 ;;
+    host-*) echo 259 ;;
+    aarch64-dotprod=*) echo 318 ;;
+    aarch64-sve2:128:*) echo 292 ;;
+    aarch64-sve2:2048:*) echo 53 ;;
+    aarch64-sve:128) echo 478 ;;
+    *:2048) echo 192 ;;
+    *:*:*) echo 45 ;;
+    aarch64-*) echo 357 ;;
+    cortex-m4) echo 620 ;;
+    cortex-m55) echo 209 ;;
+    cortex-m*) echo 236 ;;
+    *) echo 340 ;;
   esac
 }
 declare -A target_seconds target_lane

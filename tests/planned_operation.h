@@ -39,6 +39,7 @@ using PlannedSelfAttention =
 using PlannedMha = Planned<ea_mha_plan, ea_mha_config, ea_mha_weights>;
 using PlannedQuantDecoder =
     Planned<ea_decoder_quant, ea_decoder_quant_config, ea_mha_quant_weights>;
+using PlannedQuantCross = Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights>;
 
 inline PlannedAttention PlanAttention(const ea_attention_config& config) {
   return PlannedAttention(ea_attention_arena_size, ea_attention_init, config);

@@ -56,9 +56,6 @@ using PlannedCross = Planned<ea_cross, ea_cross_config, ea_mha_weights>;
 using PlannedQuantAttention = Planned<ea_attention_quant_plan, ea_attention_config>;
 using PlannedQuantSelfAttention = Planned<ea_self_attention_quant_plan, ea_self_attention_config,
                                           ea_self_attention_quant_weights>;
-using PlannedQuantDecoder =
-    Planned<ea_decoder_quant, ea_decoder_quant_config, ea_mha_quant_weights>;
-using PlannedQuantCross = Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights>;
 
 ea_kv_cache_config CacheConfig() {
   ea_kv_cache_config c{};

@@ -161,6 +161,10 @@ bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point) {
   return dtype == EA_DTYPE_INT8 ? zero_point >= -128 && zero_point <= 127 : zero_point == 0;
 }
 
+bool ValidQuant(ea_dtype dtype, ea_quant q) {
+  return ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
+}
+
 namespace {
 
 bool IsFixedPoint(ea_dtype dtype) { return dtype == EA_DTYPE_INT8 || dtype == EA_DTYPE_INT16; }
@@ -442,9 +446,7 @@ StatusSet DecoderRopeRules(const ea_decoder_quant_config& c) {
   if (!same(c.rope_scales[0].x, s.q) || !same(c.rope_scales[1].x, s.k)) {
     set.Add(EA_ERR_BAD_ARGUMENT);
   }
-  const auto valid = [&](ea_quant q) {
-    return ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
-  };
+  const auto valid = [&](ea_quant q) { return ValidQuant(dtype, q); };
   for (int i = 0; i < 2; ++i) {
     const ea_rope_quant_scales& r = c.rope_scales[i];
     const bool ok = valid(r.x) && valid(r.cos_table) && valid(r.sin_table) &&

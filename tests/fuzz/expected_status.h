@@ -119,6 +119,8 @@ StatusSet QuantAttentionParamsRules(ea_dtype dtype, const ea_attention_quant_par
 StatusSet QuantDecoderShapeRules(const ea_decoder_quant_config& config);
 bool ValidQuantScale(float scale);
 bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point);
+// Both: a tensor's quantization TFLite's Prepare accepts for the dtype.
+bool ValidQuant(ea_dtype dtype, ea_quant q);
 
 // The KV cache (edgeattn/kv_cache.h): the config rules of
 // ea_kv_cache_arena_size and ea_kv_cache_init. Dimensions > 0 (window >= 0),

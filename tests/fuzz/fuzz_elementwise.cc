@@ -170,10 +170,6 @@ float NominalScale(bool int8, bool output) {
   return (int8 ? 1.0f / 64.0f : 1.0f / 4096.0f) * (output ? Op::kOutputScaleFactor : 1.0f);
 }
 
-bool ValidQuant(ea_dtype dtype, ea_quant q) {
-  return ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
-}
-
 // The op's derive: its status, *params untouched on a refusal (it lives in a
 // canary-filled pool), TFLite's integers on EA_OK. *tflite holds TFLite's
 // Prepare wherever the scales allow computing it (*known).

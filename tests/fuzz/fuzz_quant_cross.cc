@@ -122,10 +122,6 @@ StatusSet CrossShapeRules(const ea_cross_quant_config& c) {
   return CrossLayerRules(c);
 }
 
-bool ValidMemoryQuant(ea_dtype dtype, ea_quant q) {
-  return ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
-}
-
 // A config that breaks at least one rule: one layer field (BreakOneField),
 // max_memory or n_kv_heads.
 ea_cross_quant_config BrokenCrossConfig(const ea_cross_quant_config& good, uint8_t field,
@@ -221,7 +217,7 @@ void FuzzQuantCross(ByteReader& input) {
   }
   QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, kv_width, &config, &quantization,
                 &cconfig.memory);
-  const bool memory_valid = ValidMemoryQuant(dtype, cconfig.memory);
+  const bool memory_valid = ValidQuant(dtype, cconfig.memory);
   const StatusSet& scales_rules = quantization.scales_rules;
   const bool derivable = quantization.derivable;
   const bool infinite = quantization.infinite;

@@ -199,9 +199,7 @@ void FuzzQuantDecoder(ByteReader& input) {
            {2 * xs[i].scale, zp},
            {1.5f * xs[i].scale, -zp},
            {3 * xs[i].scale, 2 * zp}};
-      const auto usable = [&](ea_quant q) {
-        return ValidQuantScale(q.scale) && ValidZeroPoint(dtype, q.zero_point);
-      };
+      const auto usable = [&](ea_quant q) { return ValidQuant(dtype, q); };
       const bool valid = fixed && usable(r.x) && usable(r.cos_product) && usable(r.sin_product) &&
                          usable(r.rotated);
       if (valid) {

@@ -182,8 +182,7 @@ void QuantizeLayer(const QuantTensor (&tensors)[kQuantTensors], const QuantCommo
   const bool scales_checkable = fixed && dims_ok && materialised && scales_given;
   q->scales_rules = scales_checkable ? QuantScalesRules(*config, kv_width) : StatusSet();
   q->derivable = scales_checkable && !q->scales_rules.MustFail() &&
-                 (kv_input == nullptr || (ValidQuantScale(kv_input->scale) &&
-                                          ValidZeroPoint(dtype, kv_input->zero_point)));
+                 (kv_input == nullptr || ValidQuant(dtype, *kv_input));
   if (q->derivable) {
     q->derivation = DeriveLikeTflite(*config, kv_width, kv_input);
     q->derivation.integers.Point();

@@ -169,8 +169,8 @@ TEST(QuantCrossRules, DeriveTakesTheMemorysQuantization) {
     EXPECT_EQ(params.v_proj.input_offset, -7);
     config.layer.quant_params = &params;
     config.layer.quant_scales = nullptr;
-    Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
-        ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
+    PlannedQuantCross planned(ea_cross_quant_arena_size, ea_cross_quant_init, config,
+                              layer.weights);
     ASSERT_EQ(planned.status, EA_OK);
     const std::vector<int8_t> memory(c.memory.begin(), c.memory.end());
     const std::vector<int8_t> x(c.x_emb.begin(), c.x_emb.end());
@@ -220,8 +220,7 @@ TEST(QuantCrossRules, ARefusedInitLeavesNothingUsable) {
   const QuantMhaCase c = CrossCase(EA_DTYPE_INT8, {4, 16, 2, false, false}, 6, 0, 12260);
   QuantMhaLayer layer(c);
   const ea_cross_quant_config config = CrossConfig(layer, c);
-  Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
-      ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
+  PlannedQuantCross planned(ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
   ASSERT_EQ(planned.status, EA_OK);
   ea_cross_quant& cross = planned.plan;
   const std::vector<int8_t> memory(c.memory.begin(), c.memory.end());
@@ -263,8 +262,7 @@ TEST(QuantCrossRules, YMayOverlapX) {
   ASSERT_EQ(want.status, EA_OK);
   QuantMhaLayer layer(c);
   const ea_cross_quant_config config = CrossConfig(layer, c);
-  Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
-      ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
+  PlannedQuantCross planned(ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
   ASSERT_EQ(planned.status, EA_OK);
   const std::vector<int16_t> memory(c.memory.begin(), c.memory.end());
   ASSERT_EQ(ea_cross_quant_set_memory_s16(&planned.plan, memory.data(), 5), EA_OK);
@@ -355,8 +353,7 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(ea_cross_quant_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
 
-  Planned<ea_cross_quant, ea_cross_quant_config, ea_mha_quant_weights> planned(
-      ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
+  PlannedQuantCross planned(ea_cross_quant_arena_size, ea_cross_quant_init, config, layer.weights);
   ASSERT_EQ(planned.status, EA_OK);
   ea_cross_quant& cross = planned.plan;
   const std::vector<int8_t> memory(c.memory.begin(), c.memory.end());

@@ -297,12 +297,10 @@ QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
   weights =
       edgeattn_test::InProjQuantWeights(c.in_proj.data(), in_bias, c.out_proj.data(), out_bias);
   if (c.separate_projections) SeparateProjections(c);
-  if (c.softmax_exp_lut != nullptr)
-    GiveSoftmaxTables(c, c.softmax_exp_lut, c.softmax_reciprocal_lut);
+  if (c.softmax_exp_lut != nullptr) GiveSoftmaxTables(c);
 }
 
-void QuantMhaLayer::GiveSoftmaxTables(const QuantMhaCase& c, const int16_t* exp_lut,
-                                      const int16_t* reciprocal_lut) {
+void QuantMhaLayer::GiveSoftmaxTables(const QuantMhaCase& c) {
   channel_ints_.resize(EA_MHA_QUANT_CHANNEL_INTS(config.d_model));
   // Grouped-query heads: only the decoder's derive knows W_K's and W_V's
   // width; a memory: only the cross-attention's knows k's and v's input.
@@ -322,8 +320,8 @@ void QuantMhaLayer::GiveSoftmaxTables(const QuantMhaCase& c, const int16_t* exp_
                                 ? ea_mha_quant_derive(&config, &params_, ints, count)
                                 : ea_decoder_quant_derive(&decoder, &params_, ints, count);
   if (derived != EA_OK) return;  // the plan derives its own integers, with the built-in tables
-  params_.softmax.exp_lut = exp_lut;
-  params_.softmax.one_over_one_plus_x_lut = reciprocal_lut;
+  params_.softmax.exp_lut = c.softmax_exp_lut;
+  params_.softmax.one_over_one_plus_x_lut = c.softmax_reciprocal_lut;
   config.quant_params = &params_;
 }
 

@@ -131,8 +131,9 @@ class QuantMhaLayer {
 
  private:
   void SeparateProjections(const QuantMhaCase& c);
-  void GiveSoftmaxTables(const QuantMhaCase& c, const int16_t* exp_lut,
-                         const int16_t* reciprocal_lut);
+  // The case's softmax_exp_lut and softmax_reciprocal_lut, through
+  // integers derived for the case's layer.
+  void GiveSoftmaxTables(const QuantMhaCase& c);
 
   ea_mha_quant_scales scales_;
   ea_mha_quant_params params_{};

@@ -137,9 +137,13 @@ class QuantMhaWorkload final : public QuantWorkload {
     weights.in_proj_bias = in_bias_.data();
     weights.out_proj_weight = out_proj_.data();
     weights.out_proj_bias = out_bias_.data();
-    ea_decoder_quant_config decoder_config{};
-    decoder_config.layer = config;
+    ea_decoder_quant_config decoder_config{};  // the same layer, stepped one token at a time
+    decoder_config.dtype = config.dtype;
+    decoder_config.d_model = config.d_model;
+    decoder_config.n_heads = config.n_heads;
+    decoder_config.max_positions = config.max_tokens;
     decoder_config.max_step_tokens = 1;
+    decoder_config.quant_scales = config.quant_scales;
     size_t bytes = 0;
     plan_status_ = decode_ ? ea_decoder_quant_arena_size(&decoder_config, &bytes)
                            : ea_mha_quant_arena_size(&config, &bytes);

@@ -332,8 +332,14 @@ void DecodeRow(const char* name, int32_t cached, int32_t d_model, int32_t heads)
   const int32_t capacity = cached + 1;
   QuantLayer layer(EA_DTYPE_INT8, capacity, d_model, heads, EA_MASK_CAUSAL);
   ea_decoder_quant_config config{};
-  config.layer = layer.config;
+  config.dtype = layer.config.dtype;
+  config.d_model = layer.config.d_model;
+  config.n_heads = layer.config.n_heads;
+  config.max_positions = layer.config.max_tokens;
   config.max_step_tokens = 128;
+  config.position = layer.config.position;
+  config.quant_position_table = layer.config.quant_position_table;
+  config.quant_scales = layer.config.quant_scales;
   size_t bytes = 0;
   Check(ea_decoder_quant_arena_size(&config, &bytes), "ea_decoder_quant_arena_size");
   Arena arena(bytes);

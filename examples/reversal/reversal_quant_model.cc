@@ -12,19 +12,16 @@ ea_quant Quant(const float* scale, const int32_t* zero_point) {
 
 constexpr ea_decoder_quant_config LayerConfig() {
   ea_decoder_quant_config c{};
-  c.layer.dtype = EA_DTYPE_INT8;
-  c.layer.max_tokens = kPositions;  // the longest stream
-  c.layer.d_model = kDModel;
-  c.layer.n_heads = kHeads;
-  c.layer.mask = EA_MASK_CAUSAL;
-  c.layer.position = EA_POSITION_NONE;  // added before the first layer only
-  c.layer.weights_layout = EA_WEIGHTS_ROW_MAJOR;
+  c.dtype = EA_DTYPE_INT8;
+  c.d_model = kDModel;
+  c.n_heads = kHeads;
+  c.max_positions = kPositions;  // the longest stream
   c.max_step_tokens = kPromptTokens;
+  c.position = EA_POSITION_NONE;  // added before the first layer only
   return c;
 }
 
-constexpr uint64_t kArenaBytes = edgeattn::DecoderQuantArenaBytes(
-    kPositions, kPromptTokens, kDModel, kHeads, EA_DTYPE_INT8, edgeattn::PositionStorage::kNone);
+constexpr uint64_t kArenaBytes = edgeattn::DecoderQuantArenaBytes(LayerConfig());
 alignas(64) uint8_t g_arenas[kLayers][kArenaBytes];
 
 // Per layer: what ea_decoder_quant_init reads from the weights header.
@@ -112,7 +109,7 @@ ea_status QuantModel::Init() {
     s.in_proj_weight_scales = t.in_proj_weight_scales;
     s.out_proj_weight_scales = t.out_proj_weight_scales;
     ea_decoder_quant_config config = LayerConfig();
-    config.layer.quant_scales = &s;
+    config.quant_scales = &s;
     ea_mha_quant_weights weights{};  // by name: the struct grows at its end
     weights.in_proj_weight = t.in_proj_weight;
     weights.in_proj_bias = t.in_proj_bias;

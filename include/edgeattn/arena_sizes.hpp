@@ -30,9 +30,13 @@ inline constexpr int32_t kKeyBlock = 64;
 // rows on every target) against a block of kScoreTileKeys keys, 6 KiB. The
 // same on every target, so that the arena size is. See docs/ARCHITECTURE.md.
 inline constexpr int32_t kScoreTileRows = 6;
+// Keys in one block of the score tile.
 inline constexpr int32_t kScoreTileKeys = 256;
+// Every arena region starts at a multiple of this (EA_ARENA_ALIGNMENT) and is
+// rounded up to one.
 inline constexpr uint64_t kRegionAlignment = 64;
 
+// value rounded up to a multiple of `multiple` (> 0).
 constexpr uint64_t RoundUp(uint64_t value, uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
@@ -169,6 +173,7 @@ inline constexpr bool kFixedPointPanels = false;
 // Query rows the int16 AVX512-VNNI kernel handles at once (each K and V load
 // serves all of them), and the int16 values of each of their scratch rows.
 inline constexpr int32_t kS16PackedRowGroup = 4;
+// int16 values in one such scratch row: n_kv rounded up to 32.
 constexpr uint64_t S16PackedScratchRowValues(int32_t n_kv) {
   return RoundUp(static_cast<uint64_t>(n_kv), 32);
 }
@@ -182,8 +187,11 @@ constexpr uint64_t S16PackedScratchRowValues(int32_t n_kv) {
 // kFixedPointPanels (x86) kS16PackedRowGroup rows of scores and one of
 // exponentials, each S16PackedScratchRowValues long.
 struct QuantScratchLayout {
-  uint64_t scores, probs, bytes;
+  uint64_t scores,  // byte offset of the score rows in a worker's scratch
+      probs,        // byte offset of the probability rows
+      bytes;        // the scratch's size, a multiple of 64
 };
+// The per-worker scratch of one head over n_kv keys, for dtype's kernels.
 constexpr QuantScratchLayout QuantScratch(int32_t n_kv, ea_dtype dtype = EA_DTYPE_INT8) {
   const uint64_t n = static_cast<uint64_t>(n_kv);
   if (dtype == EA_DTYPE_INT16) {
@@ -315,8 +323,9 @@ constexpr int32_t DecoderQuantCapacity(int32_t positions, int32_t step_tokens, i
 constexpr int32_t DecoderQuantKvHeads(int32_t heads, int32_t kv_heads) {
   return kv_heads == 0 ? heads : kv_heads;
 }
+// The same, for a config's n_heads and n_kv_heads.
 constexpr int32_t DecoderQuantKvHeads(const ea_decoder_quant_config& c) {
-  return DecoderQuantKvHeads(c.layer.n_heads, c.n_kv_heads);
+  return DecoderQuantKvHeads(c.n_heads, c.n_kv_heads);
 }
 
 // Fixed-point MHA decoder (edgeattn/decoder.h), for streams of
@@ -361,30 +370,33 @@ constexpr uint64_t DecoderQuantArenaBytes(int32_t positions, int32_t step_tokens
          2 * cache + panels + weights + ByteRegionBytes(kSoftmaxS8TableBytes) +
          QuantScratch(capacity, dtype).bytes;
 }
+// The bytes ea_decoder_quant_arena_size reports for a valid config.
 constexpr uint64_t DecoderQuantArenaBytes(const ea_decoder_quant_config& c) {
-  return DecoderQuantArenaBytes(
-      c.layer.max_tokens, c.max_step_tokens, c.layer.d_model, c.layer.n_heads, c.layer.dtype,
-      StorageOf(c.layer.position, c.layer.quant_position_table == nullptr), c.window, c.n_kv_heads);
+  return DecoderQuantArenaBytes(c.max_positions, c.max_step_tokens, c.d_model, c.n_heads, c.dtype,
+                                StorageOf(c.position, c.quant_position_table == nullptr), c.window,
+                                c.n_kv_heads);
 }
 
 // Fixed-point cross-attention (ea_cross_quant_init): a fixed-point
 // decoder's plan of max_memory positions, no window, no position table,
 // whose steps (a run's queries, or a part of the memory set_memory stores)
-// hold max(max_tokens, min(max_memory, kCrossQuantMemoryStepRows)) rows
-// of v (q and the heads' outputs: a run's max_tokens rows).
+// hold max(max_queries, min(max_memory, kCrossQuantMemoryStepRows)) rows
+// of v (q and the heads' outputs: a run's max_queries rows).
 // One row at a time (runs of one query) made set_memory 2.4 times slower
 // than steps of 64 (int8, d_model 256, 512 rows, Zen 5, measured once
 // outside bench/); 16 rows came within 5 % of 64 at a quarter of the bytes.
 inline constexpr int32_t kCrossQuantMemoryStepRows = 16;
-constexpr int32_t CrossQuantStepRows(int32_t max_tokens, int32_t max_memory) {
+// Rows of one step: max(max_queries, min(max_memory, kCrossQuantMemoryStepRows)).
+constexpr int32_t CrossQuantStepRows(int32_t max_queries, int32_t max_memory) {
   const int32_t memory_step =
       max_memory < kCrossQuantMemoryStepRows ? max_memory : kCrossQuantMemoryStepRows;
-  return max_tokens > memory_step ? max_tokens : memory_step;
+  return max_queries > memory_step ? max_queries : memory_step;
 }
+// The bytes ea_cross_quant_arena_size reports for a valid config.
 constexpr uint64_t CrossQuantArenaBytes(const ea_cross_quant_config& c) {
-  return DecoderQuantArenaBytes(c.max_memory, CrossQuantStepRows(c.layer.max_tokens, c.max_memory),
-                                c.layer.d_model, c.layer.n_heads, c.layer.dtype,
-                                PositionStorage::kNone, 0, c.n_kv_heads, c.layer.max_tokens);
+  return DecoderQuantArenaBytes(c.max_memory, CrossQuantStepRows(c.max_queries, c.max_memory),
+                                c.d_model, c.n_heads, c.dtype, PositionStorage::kNone, 0,
+                                c.n_kv_heads, c.max_queries);
 }
 
 // Fixed-point self-attention (ea_self_attention_quant_init): the
@@ -428,6 +440,8 @@ constexpr uint64_t SelfAttentionQuantArenaBytes(int32_t n, int32_t d_model, int3
 constexpr bool KvIsQuantized(ea_kv_storage storage) {
   return storage == EA_KV_STORAGE_Q8 || storage == EA_KV_STORAGE_Q4;
 }
+// Bytes of one stored element: 4 (F32), 2 (F16), else 1 (Q4's half bytes:
+// KvCodeBytes).
 constexpr uint64_t KvElementBytes(ea_kv_storage storage) {
   return storage == EA_KV_STORAGE_F32 ? 4 : storage == EA_KV_STORAGE_F16 ? 2 : 1;
 }
@@ -438,6 +452,8 @@ constexpr uint64_t KvScaleGroups(int32_t d_head, ea_kv_storage storage) {
              ? RoundUp(static_cast<uint64_t>(d_head), EA_KV_Q4_GROUP) / EA_KV_Q4_GROUP
              : 1;
 }
+// Bytes of a record's scales: a K and a V float scale per position and
+// scale group (Q8, Q4); 0 for float storage.
 constexpr uint64_t KvScaleBytes(int32_t d_head, ea_kv_storage storage) {
   return KvIsQuantized(storage) ? 2 * KvScaleGroups(d_head, storage) * kKeyBlock * sizeof(float)
                                 : 0;
@@ -455,12 +471,15 @@ constexpr uint64_t KvCodeBytes(uint64_t channels, ea_kv_storage storage) {
   return storage == EA_KV_STORAGE_Q4 ? kKeyBlock * channels / 2
                                      : kKeyBlock * channels * KvElementBytes(storage);
 }
+// Bytes of one record (kKeyBlock positions of one KV head): keys, values
+// and scales, rounded up to kRegionAlignment.
 constexpr uint64_t KvRecordBytes(int32_t d_head, ea_kv_storage storage) {
   return RoundUp(KvCodeBytes(KvKeyChannels(d_head, storage), storage) +
                      KvCodeBytes(static_cast<uint64_t>(d_head), storage) +
                      KvScaleBytes(d_head, storage),
                  kRegionAlignment);
 }
+// Blocks of kKeyBlock positions that hold `capacity` positions.
 constexpr uint64_t KvBlocks(int32_t capacity) {
   return RoundUp(static_cast<uint64_t>(capacity), kKeyBlock) / kKeyBlock;
 }
@@ -490,6 +509,8 @@ constexpr uint64_t KvQueryCodeBytes(int32_t max_queries, int32_t n_heads, int32_
                         sizeof(int32_t) * KvScaleGroups(d_head, storage))
              : 0;
 }
+// KV cache: the records, one row state per attended row and head, one score
+// tile, then (Q8, Q4) the query codes.
 constexpr uint64_t KvCacheArenaBytes(int32_t capacity, int32_t n_heads, int32_t n_kv_heads,
                                      int32_t d_head, int32_t max_queries, ea_kv_storage storage) {
   return ByteRegionBytes(KvRecordsBytes(capacity, n_kv_heads, d_head, storage)) +
@@ -498,6 +519,7 @@ constexpr uint64_t KvCacheArenaBytes(int32_t capacity, int32_t n_heads, int32_t 
          FloatRegionBytes(static_cast<uint64_t>(kScoreTileRows) * kScoreTileKeys) +
          ByteRegionBytes(KvQueryCodeBytes(max_queries, n_heads, d_head, storage));
 }
+// The bytes ea_kv_cache_arena_size reports for a valid config.
 constexpr uint64_t KvCacheArenaBytes(const ea_kv_cache_config& c) {
   return KvCacheArenaBytes(c.capacity, c.n_heads, c.n_kv_heads, c.d_head, c.max_queries, c.storage);
 }
@@ -535,6 +557,7 @@ constexpr uint64_t DecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_t n
          KvCacheArenaBytes(DecoderCacheCapacity(max_positions, max_tokens, window), n_heads,
                            n_kv_heads, d_head, max_tokens, storage);
 }
+// The bytes ea_decoder_arena_size reports for a valid config.
 constexpr uint64_t DecoderArenaBytes(const ea_decoder_config& c) {
   return DecoderArenaBytes(c.d_model, c.n_heads, c.n_kv_heads, c.max_positions, c.max_step_tokens,
                            c.window, c.storage, StorageOf(c.position, c.position_table == nullptr),
@@ -545,9 +568,12 @@ constexpr uint64_t DecoderArenaBytes(const ea_decoder_config& c) {
 // kKeyBlock rows: columns (d_model / kKeyBlock) * kKeyBlock .. d_model +
 // 2 kv_cols, kv_cols = n_kv_heads d_head).
 inline constexpr int32_t kMemoryChunkRows = 64;
+// Rows of one memory chunk: max_memory, at most kMemoryChunkRows.
 constexpr uint64_t MemoryChunkRows(int32_t max_memory) {
   return static_cast<uint64_t>(max_memory < kMemoryChunkRows ? max_memory : kMemoryChunkRows);
 }
+// Columns of a chunk's projection: d_model + 2 kv_cols, less the whole
+// panels before W_K's first row.
 constexpr uint64_t MemoryProjectionCols(int32_t d_model, uint64_t kv_cols) {
   return static_cast<uint64_t>(d_model) + 2 * kv_cols -
          static_cast<uint64_t>(d_model) / kKeyBlock * kKeyBlock;
@@ -568,6 +594,7 @@ constexpr uint64_t CrossArenaBytes(int32_t d_model, int32_t n_heads, int32_t n_k
          2 * FloatRegionBytes(chunk * kv_cols) +
          KvCacheArenaBytes(max_memory, n_heads, n_kv_heads, d_head, max_queries, storage);
 }
+// The bytes ea_cross_arena_size reports for a valid config.
 constexpr uint64_t CrossArenaBytes(const ea_cross_config& c) {
   return CrossArenaBytes(c.d_model, c.n_heads, c.n_kv_heads, c.max_memory, c.max_queries, c.storage,
                          c.weights_layout);

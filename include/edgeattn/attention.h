@@ -16,44 +16,47 @@ extern "C" {
 /* Fixed-point Attention(Q, K, V): the quantization of its tensors
  * (probabilities: edgeattn/quant.h), or TFLite's integers. */
 typedef struct ea_attention_quant_scales {
-  ea_quant q;
-  ea_quant k;
-  ea_quant v;
+  ea_quant q;      /* the run's q */
+  ea_quant k;      /* the run's k */
+  ea_quant v;      /* the run's v */
   ea_quant scores; /* q k^T, before the softmax */
-  ea_quant output;
+  ea_quant output; /* the run's out */
 } ea_attention_quant_scales;
 
+/* Or the chain's TFLite integers (edgeattn/quant.h), as TFLite's Prepare
+ * derives them from the scales. */
 typedef struct ea_attention_quant_params {
-  ea_matmul_quant_params scores; /* q (lhs) times k^T (rhs) */
-  ea_softmax_quant_params softmax;
-  ea_matmul_quant_params context; /* probs (lhs) times v (rhs) */
+  ea_matmul_quant_params scores;   /* q (lhs) times k^T (rhs) */
+  ea_softmax_quant_params softmax; /* SOFTMAX of each row of scores, beta included */
+  ea_matmul_quant_params context;  /* probs (lhs) times v (rhs) */
 } ea_attention_quant_params;
 
 /* out = softmax(scale * Q K^T + mask) V, Q: [n_q, d_k], K: [n_kv, d_k],
  * V: [n_kv, d_v], out: [n_q, d_v]. */
 typedef struct ea_attention_config {
-  ea_dtype dtype;
-  int32_t n_q;
-  int32_t n_kv;
-  int32_t d_k;
-  int32_t d_v;
-  ea_mask mask;
+  ea_dtype dtype;           /* F32 (ea_attention_*) or INT8 / INT16 (ea_attention_quant_*) */
+  int32_t n_q;              /* query rows, > 0 */
+  int32_t n_kv;             /* key and value rows, > 0 */
+  int32_t d_k;              /* query and key width, > 0 */
+  int32_t d_v;              /* value and output width, > 0 */
+  ea_mask mask;             /* EA_MASK_NONE or EA_MASK_CAUSAL */
   float scale;              /* 0: use 1/sqrt(d_k); fixed point: the softmax's beta */
   ea_parallel_for parallel; /* zero: single-threaded */
   /* Fixed-point dtypes only (NULL for F32): scales, or TFLite's integers
    * (used as given when non-NULL). */
   const ea_attention_quant_scales* quant_scales;
-  const ea_attention_quant_params* quant_params;
+  const ea_attention_quant_params* quant_params; /* given integers, or NULL: from quant_scales */
 } ea_attention_config;
 
 /* Treat the fields of every plan as private: they may change in any release.
  * A plan that init did not complete is refused by run (EA_ERR_BAD_ARGUMENT),
- * provided it was zero-initialised (static storage, or `= {0}`). A init
+ * provided it was zero-initialised (static storage, or `= {0}`). An init
  * that fails clears the plan's ready state first, so a struct that held a
  * ready plan is not runnable after a failed re-plan.
  * A plan refers to its arena regions: a copy of the struct shares them, so a
  * plan and its copy must not run at the same time. */
 #define EA_PLAN_READY 0x45415031u /* "EAP1" */
+/* A float Attention(Q, K, V) plan, filled by ea_attention_init; opaque. */
 typedef struct ea_attention_plan {
   uint32_t ready; /* EA_PLAN_READY once init succeeded */
   ea_attention_config config;
@@ -62,7 +65,13 @@ typedef struct ea_attention_plan {
   float* score_tile;  /* [workers, 6, 256] arena region: one tile per worker */
 } ea_attention_plan;
 
+/* Validates a float *config (fixed point: EA_ERR_BAD_ARGUMENT) and writes the
+ * arena bytes ea_attention_init carves into *bytes (AttentionArenaBytes in
+ * edgeattn/arena_sizes.hpp). */
 ea_status ea_attention_arena_size(const ea_attention_config* config, size_t* bytes);
+/* Validates *config as ea_attention_arena_size does (its statuses), carves
+ * that many bytes from the arena (EA_ERR_ARENA_MISALIGNED,
+ * EA_ERR_ARENA_TOO_SMALL) and makes *plan ready for ea_attention_run. */
 ea_status ea_attention_init(ea_attention_plan* plan, const ea_attention_config* config,
                             ea_arena* arena);
 /* n_valid_keys in [0, n_kv]: keys from n_valid_keys on are padding (masked).
@@ -107,11 +116,16 @@ typedef struct ea_attention_quant_plan {
  * the memory rules of ea_attention_run, and out and attn_weights keep off
  * those tables too. */
 ea_status ea_attention_quant_arena_size(const ea_attention_config* config, size_t* bytes);
+/* Validates *config and its quantization as ea_attention_quant_arena_size
+ * does (integers derived from quant_scales unless quant_params is given),
+ * carves the arena and makes *plan ready for the run of its dtype. */
 ea_status ea_attention_quant_init(ea_attention_quant_plan* plan, const ea_attention_config* config,
                                   ea_arena* arena);
+/* Runs an INT8 plan on int8 q, k and v (an INT16 plan: EA_ERR_BAD_ARGUMENT). */
 ea_status ea_attention_quant_run_s8(const ea_attention_quant_plan* plan, const int8_t* q,
                                     const int8_t* k, const int8_t* v, int32_t n_valid_keys,
                                     int8_t* out, int8_t* attn_weights);
+/* The int16 twin of ea_attention_quant_run_s8, for INT16 plans. */
 ea_status ea_attention_quant_run_s16(const ea_attention_quant_plan* plan, const int16_t* q,
                                      const int16_t* k, const int16_t* v, int32_t n_valid_keys,
                                      int16_t* out, int16_t* attn_weights);

@@ -35,11 +35,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EDGEATTN_VERSION_MAJOR 0
-#define EDGEATTN_VERSION_MINOR 30
-#define EDGEATTN_VERSION_PATCH 2
-#define EDGEATTN_VERSION_STRING "0.30.2"
-/* One number for #if comparisons: major * 10000 + minor * 100 + patch. */
+#define EDGEATTN_VERSION_MAJOR 0  /* the release's major number */
+#define EDGEATTN_VERSION_MINOR 31 /* the release's minor number */
+#define EDGEATTN_VERSION_PATCH 0  /* the release's patch number */
+/* The version as a string literal, "major.minor.patch". */
+#define EDGEATTN_VERSION_STRING "0.31.0"
+/* One number to compare in preprocessor conditionals: major * 10000 + minor * 100 + patch. */
 #define EDGEATTN_VERSION \
   (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)
 
@@ -55,7 +56,7 @@ extern "C" {
  * (arm-none-eabi), and any int a C caller stores is a value the library can
  * reject with EA_ERR_BAD_ARGUMENT. */
 #define EA_ENUM_RANGE_MIN_ (-0x7FFFFFFF - 1)
-#define EA_ENUM_RANGE_MAX_ 0x7FFFFFFF
+#define EA_ENUM_RANGE_MAX_ 0x7FFFFFFF /* the top of that range, INT32_MAX */
 
 /* Each code lists every cause that returns it. tests/contract/status_codes_test.cc
  * triggers each one, except the two a build cannot reach: the size_t overflow
@@ -153,9 +154,9 @@ ea_status ea_set_max_simd_target(const char* name);
 
 /* A caller-owned buffer with a bump pointer. Plans carve it; nothing frees. */
 typedef struct ea_arena {
-  uint8_t* base;
-  size_t capacity;
-  size_t used;
+  uint8_t* base;   /* the buffer, EA_ARENA_ALIGNMENT-aligned */
+  size_t capacity; /* its size in bytes */
+  size_t used;     /* bytes carved so far: the next carve starts at base + used */
 } ea_arena;
 
 /* buffer must be EA_ARENA_ALIGNMENT-aligned. */
@@ -169,8 +170,9 @@ size_t ea_arena_remaining(const ea_arena* arena);
 
 /* ------------------------------------------------------------- options */
 
+/* The element type of a plan's activations and weights (a config's dtype). */
 typedef enum ea_dtype {
-  EA_DTYPE_F32 = 0,
+  EA_DTYPE_F32 = 0, /* float32 everywhere: the float families */
   /* Fixed point with TensorFlow Lite's integers (see "fixed point" below):
    * every operation, planned by its *_quant_init. */
   EA_DTYPE_INT8 = 1, /* int8 activations, int8 weights, int32 biases */
@@ -180,8 +182,9 @@ typedef enum ea_dtype {
   EA_DTYPE_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_dtype;
 
+/* Which keys each query row sees (n_valid_keys may pad further). */
 typedef enum ea_mask {
-  EA_MASK_NONE = 0,
+  EA_MASK_NONE = 0, /* every query sees every key */
   /* Query i sees keys j <= i + (n_kv - n_q): aligned at the bottom-right, so a
    * block of new queries at the end of a sequence sees all earlier keys. For
    * n_q == n_kv this is the usual lower triangle. */
@@ -210,9 +213,16 @@ typedef enum ea_mask {
  * tile in the arena (see the arena formulas). A run whose `run` passes a worker out of range skips
  * that task and returns EA_ERR_BAD_ARGUMENT; its outputs are then incomplete. */
 #define EA_MAX_WORKERS 1024
+/* One task of a run, the library's: `run` calls task(task_context, i, worker). */
 typedef void (*ea_task_fn)(void* task_context, int32_t task, int32_t worker);
+/* The caller's parallel-for: calls task once for every index in [0, n_tasks)
+ * as the comment on EA_MAX_WORKERS describes, context being
+ * ea_parallel_for.context, and returns when all have finished. */
 typedef void (*ea_parallel_run_fn)(void* context, int32_t n_tasks, ea_task_fn task,
                                    void* task_context);
+/* The caller's threads for a plan's runs (a config's `parallel`; see the
+ * comment on EA_MAX_WORKERS). All zero: every run single-threaded on the
+ * calling thread. */
 typedef struct ea_parallel_for {
   ea_parallel_run_fn run; /* NULL: every task on the calling thread */
   void* context;          /* passed to run */

@@ -32,11 +32,11 @@ extern "C" {
 
 /* Dimensions > 0. */
 typedef struct ea_cross_config {
-  int32_t d_model;
-  int32_t n_heads;
-  int32_t max_memory;  /* most memory rows */
-  int32_t max_queries; /* most query rows per run (independent of max_memory) */
-  ea_kv_storage storage;
+  int32_t d_model;                  /* width of x, the memory and y */
+  int32_t n_heads;                  /* query heads, dividing d_model (EA_ERR_HEADS_MISMATCH) */
+  int32_t max_memory;               /* most memory rows */
+  int32_t max_queries;              /* most query rows per run (independent of max_memory) */
+  ea_kv_storage storage;            /* how the cache stores the memory's keys and values */
   ea_weights_layout weights_layout; /* in_proj [d_model + 2 n_kv_heads d_head, d_model], out_proj */
   /* Key/value heads: divides n_heads (EA_ERR_HEADS_MISMATCH); n_heads for
    * plain MHA. Last, so that a config written before it existed (0 here) is
@@ -44,6 +44,7 @@ typedef struct ea_cross_config {
   int32_t n_kv_heads;
 } ea_cross_config;
 
+/* Filled by ea_cross_init; treat it as opaque. */
 typedef struct ea_cross {
   ea_cross_config config;
   ea_mha_weights weights;
@@ -60,7 +61,14 @@ typedef struct ea_cross {
   uint32_t ready;
 } ea_cross;
 
+/* Validates *config and writes the arena bytes ea_cross_init carves into
+ * *bytes (CrossArenaBytes in edgeattn/arena_sizes.hpp). */
 ea_status ea_cross_arena_size(const ea_cross_config* config, size_t* bytes);
+/* Validates *config as ea_cross_arena_size does (its statuses), carves that
+ * many bytes (EA_ERR_ARENA_MISALIGNED, EA_ERR_ARENA_TOO_SMALL) and fills
+ * *cross with no memory set. NULL in_proj or out_proj weight:
+ * EA_ERR_NULL_POINTER; weights or biases inside the carved bytes:
+ * EA_ERR_BAD_ARGUMENT. */
 ea_status ea_cross_init(ea_cross* cross, const ea_cross_config* config,
                         const ea_mha_weights* weights, ea_arena* arena);
 /* memory: [n_memory, d_model], n_memory in [1, max_memory]
@@ -85,28 +93,33 @@ ea_status ea_cross_run(ea_cross* cross, const float* x, int32_t n_queries, float
  * and on x86 the VNNI panels, per KV head); every run then projects only its
  * queries.
  *
- * The layer is an ea_mha_config: dtype EA_DTYPE_INT8 or EA_DTYPE_INT16,
- * d_model, n_heads, mask EA_MASK_NONE and position EA_POSITION_NONE (else
- * EA_ERR_BAD_ARGUMENT), max_tokens the most query rows of a run, the
- * scales (quant_scales: input is x's quantization, k and v the memory's
- * projections') or TFLite's integers (quant_params: k_proj's and v_proj's
- * input_offset are the memory's). Weights as ea_decoder_quant's
+ * The config names its fields as ea_cross_config does; dtype, d_model,
+ * n_heads, quant_scales and quant_params mean what they mean in
+ * ea_mha_config: the scales (quant_scales: input is x's quantization, k
+ * and v the memory's projections') or TFLite's integers (quant_params:
+ * k_proj's and v_proj's input_offset are the memory's). Weights as ea_decoder_quant's
  * (ea_mha_quant_weights: in_proj or separate W_Q, W_K, W_V; W_K and W_V of
  * kv_width = n_kv_heads * d_k rows).
  *
  * Memory: ea_cross_quant_arena_size bytes (CrossQuantArenaBytes in
  * edgeattn/arena_sizes.hpp); no heap. set_memory projects the memory in
- * steps of max(layer.max_tokens, min(max_memory, 16)) rows (the arena
+ * steps of max(max_queries, min(max_memory, 16)) rows (the arena
  * holds one step), a run its queries at once. */
 typedef struct ea_cross_quant_config {
-  ea_mha_config layer;
-  int32_t max_memory; /* most memory rows, in [1, 65535] (0 or less:
-                         EA_ERR_BAD_DIMENSION; more: EA_ERR_DIMENSION_OVERFLOW) */
-  int32_t n_kv_heads; /* 0: layer.n_heads; else dividing it (EA_ERR_HEADS_MISMATCH;
-                         < 0: EA_ERR_BAD_DIMENSION) */
-  ea_quant memory;    /* with layer.quant_scales: the memory's quantization, a
-                         positive finite scale and a zero point of the dtype
-                         (int16: 0), else EA_ERR_BAD_ARGUMENT */
+  ea_dtype dtype;      /* EA_DTYPE_INT8 or EA_DTYPE_INT16 (else EA_ERR_BAD_ARGUMENT) */
+  int32_t d_model;     /* width of x, the memory and y */
+  int32_t n_heads;     /* dividing d_model (EA_ERR_HEADS_MISMATCH) */
+  int32_t n_kv_heads;  /* 0: n_heads; else dividing it (EA_ERR_HEADS_MISMATCH;
+                          < 0: EA_ERR_BAD_DIMENSION) */
+  int32_t max_memory;  /* most memory rows, in [1, 65535] (0 or less:
+                          EA_ERR_BAD_DIMENSION; more: EA_ERR_DIMENSION_OVERFLOW) */
+  int32_t max_queries; /* most query rows of a run, in [1, 65535] (as
+                          max_memory's statuses) */
+  const ea_mha_quant_scales* quant_scales; /* the scales, or NULL with quant_params */
+  const ea_mha_quant_params* quant_params; /* given integers, or NULL: derived */
+  ea_quant memory;                         /* with quant_scales: the memory's quantization, a
+                                              positive finite scale and a zero point of the dtype
+                                              (int16: 0), else EA_ERR_BAD_ARGUMENT */
 } ea_cross_quant_config;
 
 /* Filled by ea_cross_quant_init; read `n_memory`, treat the rest as opaque. */
@@ -117,17 +130,19 @@ typedef struct ea_cross_quant {
   uint32_t ready;
 } ea_cross_quant;
 
-/* Checked in this order: max_memory and n_kv_heads < 0, then mask and
- * position, then the layer's rules as ea_mha_quant_arena_size validates
- * them (its statuses, n_kv_heads dividing n_heads among them; max_tokens
- * is the most query rows of a run; layer.parallel is validated, not used:
- * a run is single-threaded), then the memory's quantization. */
+/* Checked in this order: max_memory and n_kv_heads < 0, then the layer's
+ * rules as ea_mha_quant_arena_size validates them (its statuses, with
+ * max_queries for max_tokens; n_kv_heads dividing n_heads among them), then
+ * the memory's quantization. A run is single-threaded. */
 ea_status ea_cross_quant_arena_size(const ea_cross_quant_config* config, size_t* bytes);
 /* ea_mha_quant_derive for a cross-attention: k_proj and v_proj from the
  * memory's quantization (config->memory), with kv_width channels; as
  * ea_decoder_quant_derive otherwise. */
 ea_status ea_cross_quant_derive(const ea_cross_quant_config* config, ea_mha_quant_params* params,
                                 int32_t* channel_ints, size_t channel_int_count);
+/* Validates *config as ea_cross_quant_arena_size does and the weights as
+ * ea_mha_quant_init does (their statuses), carves the arena and fills
+ * *cross with no memory set (n_memory 0). */
 ea_status ea_cross_quant_init(ea_cross_quant* cross, const ea_cross_quant_config* config,
                               const ea_mha_quant_weights* weights, ea_arena* arena);
 /* memory: [n_memory, d_model], n_memory in [1, max_memory]
@@ -137,14 +152,16 @@ ea_status ea_cross_quant_init(ea_cross_quant* cross, const ea_cross_quant_config
  * EA_ERR_BAD_ARGUMENT). */
 ea_status ea_cross_quant_set_memory_s8(ea_cross_quant* cross, const int8_t* memory,
                                        int32_t n_memory);
+/* The int16 twin of ea_cross_quant_set_memory_s8 (INT16 cross-attentions). */
 ea_status ea_cross_quant_set_memory_s16(ea_cross_quant* cross, const int16_t* memory,
                                         int32_t n_memory);
-/* x, y: [n_queries, d_model], n_queries in [1, layer.max_tokens]
+/* x, y: [n_queries, d_model], n_queries in [1, max_queries]
  * (EA_ERR_BAD_DIMENSION); a memory must be set (EA_ERR_BAD_ARGUMENT
  * before). y may be x (or overlap it: x is read before y is written);
  * memory rules as a decoder step's. On any error y is not written. */
 ea_status ea_cross_quant_run_s8(ea_cross_quant* cross, const int8_t* x, int32_t n_queries,
                                 int8_t* y);
+/* The int16 twin of ea_cross_quant_run_s8 (INT16 cross-attentions). */
 ea_status ea_cross_quant_run_s16(ea_cross_quant* cross, const int16_t* x, int32_t n_queries,
                                  int16_t* y);
 

@@ -44,19 +44,19 @@ extern "C" {
 
 /* Dimensions > 0 (window >= 0). */
 typedef struct ea_decoder_config {
-  int32_t d_model;
-  int32_t n_heads;
-  int32_t n_kv_heads;      /* divides n_heads */
-  int32_t max_positions;   /* longest stream (tokens since reset); rows of the tables */
-  int32_t max_step_tokens; /* most tokens per step */
-  int32_t window;          /* 0: none; else as ea_kv_cache_config's */
-  ea_kv_storage storage;
-  ea_position position;        /* absolute positions added to x */
-  const float* position_table; /* [max_positions, d_model]; SINUSOIDAL: NULL fills one */
-  const float* rope_table;     /* NULL, or [max_positions, d_head] (ea_rope_table_fill) */
-  ea_rope_layout rope_layout;
-  const float* alibi_slopes; /* NULL, or n_heads slopes (ea_alibi_slopes_fill) */
-  ea_weights_layout weights_layout;
+  int32_t d_model;                  /* width of x and y */
+  int32_t n_heads;                  /* query heads, dividing d_model */
+  int32_t n_kv_heads;               /* divides n_heads */
+  int32_t max_positions;            /* longest stream (tokens since reset); rows of the tables */
+  int32_t max_step_tokens;          /* most tokens per step */
+  int32_t window;                   /* 0: none; else as ea_kv_cache_config's */
+  ea_kv_storage storage;            /* how the cache stores keys and values (kv_cache.h) */
+  ea_position position;             /* absolute positions added to x */
+  const float* position_table;      /* [max_positions, d_model]; SINUSOIDAL: NULL fills one */
+  const float* rope_table;          /* NULL, or [max_positions, d_head] (ea_rope_table_fill) */
+  ea_rope_layout rope_layout;       /* rope_table's channel pairs; read only with it */
+  const float* alibi_slopes;        /* NULL, or n_heads slopes (ea_alibi_slopes_fill) */
+  ea_weights_layout weights_layout; /* of in_proj_weight and out_proj_weight */
 } ea_decoder_config;
 
 /* Filled by ea_decoder_init; read `cache.length`, treat the rest as opaque. */
@@ -88,6 +88,11 @@ typedef struct ea_decoder {
  * may be longer). Tables must hold max_positions rows: the library cannot
  * check a pointer's extent. */
 ea_status ea_decoder_arena_size(const ea_decoder_config* config, size_t* bytes);
+/* Validates *config as ea_decoder_arena_size does (its statuses), carves that
+ * many bytes (EA_ERR_ARENA_MISALIGNED, EA_ERR_ARENA_TOO_SMALL), fills a
+ * SINUSOIDAL table there when position_table is NULL, and starts an empty
+ * stream. NULL in_proj or out_proj weight: EA_ERR_NULL_POINTER; weights,
+ * biases, tables or slopes inside the carved bytes: EA_ERR_BAD_ARGUMENT. */
 ea_status ea_decoder_init(ea_decoder* decoder, const ea_decoder_config* config,
                           const ea_mha_weights* weights, ea_arena* arena);
 /* Starts a new stream at position 0. */
@@ -127,7 +132,7 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
  * the float decoder (ea_mha_quant has no such heads; the reference chain
  * is the oracle). The cache holds K as [capacity, kv_width] rows (the full
  * run's k) and V transposed per KV head ([n_kv_heads, d_k, capacity]),
- * capacity = max_tokens, or with a window min(max_tokens, window +
+ * capacity = max_positions, or with a window min(max_positions, window +
  * max_step_tokens - 1) as a ring (position p at p % capacity): a step writes
  * them once, the score and P V loops of every query head of a group read them
  * in place. On x86 a decoder also keeps each KV head's K and V in the panels
@@ -136,13 +141,13 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
  * every other target, so a step may run on any target whatever the earlier
  * ones ran on.
  *
- * The layer is an ea_mha_config, the one ea_mha_quant_init takes, with
- *   - dtype EA_DTYPE_INT8 or EA_DTYPE_INT16 and mask EA_MASK_CAUSAL (others:
- *     EA_ERR_BAD_ARGUMENT);
- *   - max_tokens the longest stream (positions since reset, up to 65535),
- *     and so the rows of quant_position_table;
- *   - parallel unused: a step runs on the calling thread.
- * Its weights are ea_mha_quant_weights, referenced, not copied. With
+ * The config names the layer's fields as ea_decoder_config does; those it
+ * shares with ea_mha_config (dtype, d_model, n_heads, position,
+ * quant_position_table, quant_scales, quant_params) mean what they mean
+ * there, with max_positions for ea_mha_config's max_tokens (the rows of the
+ * position table), and are validated as ea_mha_quant_init validates them
+ * (its statuses). A step runs on the calling thread.
+ * The weights are ea_mha_quant_weights, referenced, not copied. With
  * grouped-query heads W_K and W_V have kv_width rows each: in_proj_weight
  * [d_model + 2 kv_width, d_model] (W_Q, W_K, W_V rows) and in_proj_bias
  * [d_model + 2 kv_width], or k_proj_weight / v_proj_weight [kv_width, d_model]
@@ -157,28 +162,37 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
  */
 
 typedef struct ea_decoder_quant_config {
-  ea_mha_config layer;     /* as above */
-  int32_t max_step_tokens; /* most tokens per step, in [1, layer.max_tokens] */
+  ea_dtype dtype;          /* EA_DTYPE_INT8 or EA_DTYPE_INT16 (else EA_ERR_BAD_ARGUMENT) */
+  int32_t d_model;         /* width of x and y */
+  int32_t n_heads;         /* dividing d_model (EA_ERR_HEADS_MISMATCH) */
+  int32_t n_kv_heads;      /* 0: n_heads (plain MHA); else grouped-query
+                              heads, dividing n_heads (EA_ERR_HEADS_MISMATCH;
+                              < 0: EA_ERR_BAD_DIMENSION) */
+  int32_t max_positions;   /* longest stream (positions since reset), in
+                              [1, 65535] (more: EA_ERR_DIMENSION_OVERFLOW);
+                              the rows of the position and RoPE tables */
+  int32_t max_step_tokens; /* most tokens per step, in [1, max_positions]
+                              (else EA_ERR_BAD_DIMENSION) */
   int32_t window;          /* 0: none; else a token sees the last `window`
                               positions, itself included (< 0:
                               EA_ERR_BAD_DIMENSION) */
-  int32_t n_kv_heads;      /* 0: layer.n_heads (plain MHA); else grouped-query
-                              heads, dividing layer.n_heads
-                              (EA_ERR_HEADS_MISMATCH; < 0:
-                              EA_ERR_BAD_DIMENSION) */
+  ea_position position;    /* absolute positions added to x, as ea_mha_config's */
+  /* The quantized [max_positions, d_model] position table, as
+   * ea_mha_config's quant_position_table (SINUSOIDAL: NULL fills one). */
+  const void* quant_position_table;
   /* RoPE, as a quantized model's graph computes it (rope.h's fixed point):
    * q (every head) and k (every KV head) rotated after their projections,
    * position p with row p of the model's tables C and S, each
-   * [layer.max_tokens, d_k] of the dtype; the scores then read the rotated
+   * [max_positions, d_k] of the dtype; the scores then read the rotated
    * q and k. Both tables NULL: no RoPE (and rope_scales, rope_params NULL,
    * else EA_ERR_BAD_ARGUMENT); one NULL: EA_ERR_BAD_ARGUMENT. With tables,
    * d_k even (EA_ERR_BAD_DIMENSION), rope_layout EA_ROPE_HALF or
    * EA_ROPE_INTERLEAVED (EA_ERR_BAD_ARGUMENT), and
-   *   - with layer.quant_scales: rope_scales [2], q's then k's rotation,
+   *   - with quant_scales: rope_scales [2], q's then k's rotation,
    *     their x equal to quant_scales->q and ->k (EA_ERR_BAD_ARGUMENT; NULL:
    *     EA_ERR_NULL_POINTER); the scores' integers are derived from the
    *     rotated scales;
-   *   - with layer.quant_params: rope_params [2] (q's, k's; ranges as
+   *   - with quant_params: rope_params [2] (q's, k's; ranges as
    *     ea_rope_quant_apply_s8's; NULL: EA_ERR_NULL_POINTER), and
    *     quant_params->scores for the rotated tensors
    *     (ea_decoder_quant_derive gives them).
@@ -189,19 +203,24 @@ typedef struct ea_decoder_quant_config {
    * (init: EA_ERR_BAD_ARGUMENT) and apart from a step's x and y (the step:
    * EA_ERR_BAD_ARGUMENT). */
   ea_rope_layout rope_layout;
-  const void* rope_cos_table;
-  const void* rope_sin_table;
-  const ea_rope_quant_scales* rope_scales;
-  const ea_rope_quant_params* rope_params;
+  const void* rope_cos_table; /* C: NULL, or [max_positions, d_k] of the dtype */
+  const void* rope_sin_table; /* S: as rope_cos_table */
+  /* The chain's quantization, as ea_mha_config's: scales, or TFLite's
+   * integers (used as given when non-NULL). */
+  const ea_mha_quant_scales* quant_scales;
+  const ea_mha_quant_params* quant_params; /* given integers, or NULL: from quant_scales */
+  const ea_rope_quant_scales* rope_scales; /* RoPE with quant_scales: [2], else NULL */
+  const ea_rope_quant_params* rope_params; /* RoPE with quant_params: [2], else NULL */
 } ea_decoder_quant_config;
 
 /* Filled by ea_decoder_quant_init; read `length`, treat the rest as opaque. */
 typedef struct ea_decoder_quant {
   ea_decoder_quant_config config;
+  ea_mha_config layer; /* the config as the MHA chain's steps read it */
   ea_mha_quant_weights weights;
   ea_mha_quant_params params;   /* per-channel arrays in the arena */
   ea_rope_quant_params rope[2]; /* q's and k's, with RoPE */
-  const void* position_table;   /* quantized [max_tokens, d_model] table or NULL */
+  const void* position_table;   /* quantized [max_positions, d_model] table or NULL */
   void* x_positioned;           /* [max_step_tokens, d_model] or NULL */
   void* q;                      /* [max_step_tokens, d_model] */
   void* v;                      /* [max_step_tokens, kv_width]: before the transpose */
@@ -220,9 +239,9 @@ typedef struct ea_decoder_quant {
 
 /* Validation as ea_mha_quant_init's, plus the rules above. */
 ea_status ea_decoder_quant_arena_size(const ea_decoder_quant_config* config, size_t* bytes);
-/* ea_mha_quant_derive for a decoder's layer (config->layer.quant_scales),
+/* ea_mha_quant_derive for a decoder's layer (config->quant_scales),
  * with W_K's and W_V's kv_width channels: fills *params, whose per-channel
- * arrays point into channel_ints (EA_MHA_QUANT_CHANNEL_INTS(layer.d_model)
+ * arrays point into channel_ints (EA_MHA_QUANT_CHANNEL_INTS(d_model)
  * int32 are enough for any n_kv_heads; fewer: EA_ERR_ARENA_TOO_SMALL), for
  * a config whose quant_params is then set to them, e.g. to give the model's
  * int16 softmax tables. The config is validated as ea_decoder_quant_arena_size
@@ -234,13 +253,17 @@ ea_status ea_decoder_quant_arena_size(const ea_decoder_quant_config* config, siz
 ea_status ea_decoder_quant_derive(const ea_decoder_quant_config* config,
                                   ea_mha_quant_params* params, int32_t* channel_ints,
                                   size_t channel_int_count);
+/* Validates *config as ea_decoder_quant_arena_size does and the weights as
+ * ea_mha_quant_init does (their statuses; RoPE tables inside the carved
+ * bytes: EA_ERR_BAD_ARGUMENT), carves the arena and starts an empty stream
+ * (length 0). */
 ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quant_config* config,
                                 const ea_mha_quant_weights* weights, ea_arena* arena);
 /* Starts a new stream at position 0 (the cache's bytes are not cleared). */
 ea_status ea_decoder_quant_reset(ea_decoder_quant* decoder);
 /* x, y: [n_tokens, d_model], the next n_tokens tokens of the stream.
  * n_tokens in [1, max_step_tokens] (EA_ERR_BAD_DIMENSION); a stream longer
- * than layer.max_tokens: EA_ERR_CACHE_FULL. y may be x (or overlap it: x is
+ * than max_positions: EA_ERR_CACHE_FULL. y may be x (or overlap it: x is
  * read before y is written); neither overlaps the plan's arena, the weights
  * and biases, the position table, the softmax's int16 tables or the RoPE
  * tables (EA_ERR_BAD_ARGUMENT). _s8 steps
@@ -248,6 +271,7 @@ ea_status ea_decoder_quant_reset(ea_decoder_quant* decoder);
  * error y and the cache are not written. */
 ea_status ea_decoder_quant_step_s8(ea_decoder_quant* decoder, const int8_t* x, int32_t n_tokens,
                                    int8_t* y);
+/* The int16 twin of ea_decoder_quant_step_s8, for INT16 decoders. */
 ea_status ea_decoder_quant_step_s16(ea_decoder_quant* decoder, const int16_t* x, int32_t n_tokens,
                                     int16_t* y);
 

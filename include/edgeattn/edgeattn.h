@@ -14,7 +14,7 @@
  *   cross.h           MHA cross-attention over a memory     ea_cross_*
  *   weight_file.h     weight files in memory or flash       ea_weight_file_*
  *
- * Names follow one rule: ea_<family>[_quant]_<verb>[_s8|_s16], where _quant
+ * Names follow one rule: ea_{family}[_quant]_{verb}[_s8|_s16], where _quant
  * marks the fixed-point (TFLite integer) functions and _s8 / _s16 the
  * activation dtype of a run. The verbs: arena_size, init, run (and reset,
  * step, append, attend, set_memory where a family has state). */

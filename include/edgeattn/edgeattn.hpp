@@ -29,7 +29,9 @@ namespace edgeattn {
 // Arena storage with the alignment plans require; put it in static storage.
 template <size_t kBytes>
 struct alignas(EA_ARENA_ALIGNMENT) StaticArena {
+  // kBytes, the arena's size.
   static constexpr size_t kSize = kBytes;
+  // The buffer: pass it (and kBytes) to ea_arena_init.
   uint8_t bytes[kBytes];
 };
 
@@ -44,6 +46,7 @@ constexpr size_t AddressableBytes() {
   return static_cast<size_t>(kBytes);
 }
 
+// ea_arena_init of *arena over the whole of storage.
 template <size_t kBytes>
 ea_status InitArena(StaticArena<kBytes>& storage, ea_arena* arena) {
   return ea_arena_init(arena, storage.bytes, kBytes);
@@ -60,8 +63,10 @@ constexpr bool NeedsCallerTable(ea_position position, bool table_in_arena) {
 template <int32_t kNq, int32_t kNkv, int32_t kDk, int32_t kDv>
 struct Attention {
   static_assert(kNq > 0 && kNkv > 0 && kDk > 0 && kDv > 0, "dimensions must be positive");
+  // Arena bytes of this shape's plan (ea_attention_arena_size of Config()).
   static constexpr size_t kArenaBytes = detail::AddressableBytes<AttentionArenaBytes(kNkv, kDk)>();
 
+  // This shape's config: float32, single-threaded, no quantization.
   static constexpr ea_attention_config Config(ea_mask mask = EA_MASK_NONE, float scale = 0.0f) {
     return ea_attention_config{EA_DTYPE_F32,      kNq,     kNkv,   kDk, kDv, mask, scale,
                                ea_parallel_for{}, nullptr, nullptr};
@@ -94,11 +99,15 @@ template <int32_t kMaxTokens, int32_t kDModel, int32_t kDk, int32_t kDv,
           ea_weights_layout kWeights = EA_WEIGHTS_ROW_MAJOR>
 struct SelfAttention {
   static_assert(kMaxTokens > 0 && kDModel > 0 && kDk > 0 && kDv > 0, "dimensions must be positive");
+  // Arena bytes of this shape's plan (ea_self_attention_arena_size of Config()).
   static constexpr size_t kArenaBytes = detail::AddressableBytes<SelfAttentionArenaBytes(
       kMaxTokens, kDModel, kDk, kDv, StorageOf(kPosition, kTableInArena), kWeights)>();
+  // Floats of packed W_Q, and of packed W_K (ea_linear_pack_weights of [kDk, kDModel]).
   static constexpr size_t kPackedQkFloats = PackedLinearFloats(kDk, kDModel);
+  // Floats of packed W_V (ea_linear_pack_weights of [kDv, kDModel]).
   static constexpr size_t kPackedVFloats = PackedLinearFloats(kDv, kDModel);
 
+  // This shape's config: float32, single-threaded; `table` is its position_table.
   static constexpr ea_self_attention_config Config(ea_mask mask = EA_MASK_NONE,
                                                    const float* table = nullptr) {
     return ea_self_attention_config{EA_DTYPE_F32, kMaxTokens, kDModel, kDk,      kDv,
@@ -140,11 +149,15 @@ template <int32_t kMaxTokens, int32_t kDModel, int32_t kHeads,
 struct Mha {
   static_assert(kMaxTokens > 0 && kDModel > 0 && kHeads > 0, "dimensions must be positive");
   static_assert(kDModel % kHeads == 0, "d_model must be divisible by the number of heads");
+  // Arena bytes of this shape's plan (ea_mha_arena_size of Config()).
   static constexpr size_t kArenaBytes = detail::AddressableBytes<MhaArenaBytes(
       kMaxTokens, kDModel, kHeads, StorageOf(kPosition, kTableInArena), kWeights)>();
+  // Floats of packed in_proj_weight (ea_linear_pack_weights of [3 kDModel, kDModel]).
   static constexpr size_t kPackedInProjFloats = PackedLinearFloats(3 * kDModel, kDModel);
+  // Floats of packed out_proj_weight (ea_linear_pack_weights of [kDModel, kDModel]).
   static constexpr size_t kPackedOutProjFloats = PackedLinearFloats(kDModel, kDModel);
 
+  // This shape's config: float32, single-threaded; `table` is its position_table.
   static constexpr ea_mha_config Config(ea_mask mask = EA_MASK_NONE, const float* table = nullptr) {
     return ea_mha_config{EA_DTYPE_F32, kMaxTokens, kDModel,           kHeads,  mask,    kPosition,
                          table,        kWeights,   ea_parallel_for{}, nullptr, nullptr, nullptr};

@@ -118,11 +118,12 @@ extern "C" {
 /* Q4 storage: channels per scale along d_head (kv_cache.h, "Q4"). */
 #define EA_KV_Q4_GROUP 64
 
+/* How the cache stores keys and values (this file's "Storage" notes). */
 typedef enum ea_kv_storage {
-  EA_KV_STORAGE_F32 = 0,
-  EA_KV_STORAGE_F16 = 1,
-  EA_KV_STORAGE_Q8 = 2,
-  EA_KV_STORAGE_Q4 = 3,
+  EA_KV_STORAGE_F32 = 0, /* float32, as given */
+  EA_KV_STORAGE_F16 = 1, /* IEEE binary16 */
+  EA_KV_STORAGE_Q8 = 2,  /* int8 codes, a scale per token and KV head */
+  EA_KV_STORAGE_Q4 = 3,  /* int4 codes, a scale per token, KV head and channel group */
   EA_KV_STORAGE_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_KV_STORAGE_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_kv_storage;
@@ -130,14 +131,14 @@ typedef enum ea_kv_storage {
 /* Dimensions are > 0 (window >= 0). Keys, values and queries of a token are
  * rows of heads: head h in columns [h * d_head, (h + 1) * d_head). */
 typedef struct ea_kv_cache_config {
-  int32_t capacity;    /* positions held; with no window, the most ever appended */
-  int32_t n_heads;     /* query heads */
-  int32_t n_kv_heads;  /* key/value heads; divides n_heads (EA_ERR_HEADS_MISMATCH) */
-  int32_t d_head;      /* channels per head, for queries, keys and values */
-  int32_t max_queries; /* most queries per attend */
-  int32_t window;      /* 0: none; else each query sees its last `window` positions */
-  ea_kv_storage storage;
-  float scale; /* score scale; 0 means 1 / sqrt(d_head) */
+  int32_t capacity;      /* positions held; with no window, the most ever appended */
+  int32_t n_heads;       /* query heads */
+  int32_t n_kv_heads;    /* key/value heads; divides n_heads (EA_ERR_HEADS_MISMATCH) */
+  int32_t d_head;        /* channels per head, for queries, keys and values */
+  int32_t max_queries;   /* most queries per attend */
+  int32_t window;        /* 0: none; else each query sees its last `window` positions */
+  ea_kv_storage storage; /* F32, F16, Q8 or Q4 */
+  float scale;           /* score scale; 0 means 1 / sqrt(d_head) */
   /* NULL, or ALiBi (Press et al. 2022): n_heads finite slopes m_h, and query
    * head h adds m_h * (key position - query position) to its scaled scores.
    * ea_alibi_slopes_fill gives the paper's slopes. The cache reads them at
@@ -159,6 +160,8 @@ typedef struct ea_kv_cache {
   uint32_t ready;
 } ea_kv_cache;
 
+/* Validates *config and writes the arena bytes ea_kv_cache_init carves into
+ * *bytes (KvCacheArenaBytes in edgeattn/arena_sizes.hpp). */
 ea_status ea_kv_cache_arena_size(const ea_kv_cache_config* config, size_t* bytes);
 
 /* The ALiBi paper's slopes for n_heads heads: 2^(-8 (h + 1) / n) for h < n when

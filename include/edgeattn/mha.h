@@ -19,16 +19,16 @@ extern "C" {
 /* The quantization of every tensor of the MHA chain, as a TFLite model
  * stores it. int16 zero points must be 0. */
 typedef struct ea_mha_quant_scales {
-  ea_quant input;      /* x_emb: the run's x */
-  ea_quant position;   /* the quantized position table (ignored without positions) */
-  ea_quant positioned; /* ADD(x_emb, P) (ignored without positions) */
-  ea_quant q;
-  ea_quant k;
-  ea_quant v;
-  ea_quant scores;                     /* q_h k_h^T, before the softmax */
-  ea_quant context;                    /* o: the heads' outputs, concatenated */
-  ea_quant output;                     /* y */
-  const float* in_proj_weight_scales;  /* [3*d_model], one per in_proj row */
+  ea_quant input;                     /* x_emb: the run's x */
+  ea_quant position;                  /* the quantized position table (ignored without positions) */
+  ea_quant positioned;                /* ADD(x_emb, P) (ignored without positions) */
+  ea_quant q;                         /* the Q projection, x' W_Q^T + b_Q */
+  ea_quant k;                         /* the K projection */
+  ea_quant v;                         /* the V projection */
+  ea_quant scores;                    /* q_h k_h^T, before the softmax */
+  ea_quant context;                   /* o: the heads' outputs, concatenated */
+  ea_quant output;                    /* y */
+  const float* in_proj_weight_scales; /* [3*d_model], one per in_proj row */
   const float* out_proj_weight_scales; /* [d_model] */
   /* Or W_Q's, W_K's and W_V's per-channel scales as three arrays, as a TFLite
    * model's three FULLY_CONNECTED ops hold them ([d_model] each). Give either
@@ -36,8 +36,8 @@ typedef struct ea_mha_quant_scales {
    * one of the three missing: EA_ERR_NULL_POINTER). This form is independent
    * of the weights' (ea_mha_quant_weights). */
   const float* q_proj_weight_scales;
-  const float* k_proj_weight_scales;
-  const float* v_proj_weight_scales;
+  const float* k_proj_weight_scales; /* W_K's, [d_model] */
+  const float* v_proj_weight_scales; /* W_V's, [d_model] */
   /* The softmax's beta: SOFTMAX(beta * scores). 0 means 1/sqrt(d_k), the
    * textbook scaling; a model whose scores are scaled before the softmax
    * (Keras exports: beta 1) gives its own. Positive and finite, else
@@ -46,15 +46,17 @@ typedef struct ea_mha_quant_scales {
   float softmax_beta;
 } ea_mha_quant_scales;
 
+/* Or the chain's TFLite integers, as ea_mha_quant_derive fills them from
+ * ea_mha_quant_scales. */
 typedef struct ea_mha_quant_params {
-  ea_add_quant_params add;       /* ignored without positions */
-  ea_linear_quant_params q_proj; /* d_model channels each */
-  ea_linear_quant_params k_proj;
-  ea_linear_quant_params v_proj;
-  ea_matmul_quant_params scores; /* q_h (lhs) times k_h^T (rhs) */
-  ea_softmax_quant_params softmax;
-  ea_matmul_quant_params context; /* probs (lhs) times v_h (rhs) */
-  ea_linear_quant_params out_proj;
+  ea_add_quant_params add;         /* ignored without positions */
+  ea_linear_quant_params q_proj;   /* d_model channels each */
+  ea_linear_quant_params k_proj;   /* d_model channels */
+  ea_linear_quant_params v_proj;   /* d_model channels */
+  ea_matmul_quant_params scores;   /* q_h (lhs) times k_h^T (rhs) */
+  ea_softmax_quant_params softmax; /* SOFTMAX(beta * scores), beta included */
+  ea_matmul_quant_params context;  /* probs (lhs) times v_h (rhs) */
+  ea_linear_quant_params out_proj; /* W_O: d_model channels */
   /* The quantization of a SINUSOIDAL table the plan fills (no
    * quant_position_table): TFLite's QUANTIZE to this scale and zero point,
    * so that given integers need no quant_scales (ea_mha_quant_derive copies
@@ -76,19 +78,19 @@ typedef struct ea_mha_quant_params {
  * then W_K, then W_V), in_proj_bias [3*d_model], out_proj.weight
  * [d_model, d_model], out_proj.bias [d_model]. */
 typedef struct ea_mha_config {
-  ea_dtype dtype;
-  int32_t max_tokens;
-  int32_t d_model;
-  int32_t n_heads;
-  ea_mask mask;
-  ea_position position;
+  ea_dtype dtype;                   /* F32 (ea_mha_*) or INT8 / INT16 (ea_mha_quant_*) */
+  int32_t max_tokens;               /* n: a run may use any 1..max_tokens */
+  int32_t d_model;                  /* model width, > 0 */
+  int32_t n_heads;                  /* heads, dividing d_model (EA_ERR_HEADS_MISMATCH) */
+  ea_mask mask;                     /* EA_MASK_NONE or EA_MASK_CAUSAL */
+  ea_position position;             /* absolute positions added to x, or EA_POSITION_NONE */
   const float* position_table;      /* as in ea_self_attention_config */
   ea_weights_layout weights_layout; /* of in_proj_weight and out_proj_weight */
   ea_parallel_for parallel;         /* zero: single-threaded */
   /* Fixed-point dtypes only (NULL for F32): the chain's quantization, as
    * scales or as TFLite's integers (used as given when non-NULL). */
   const ea_mha_quant_scales* quant_scales;
-  const ea_mha_quant_params* quant_params;
+  const ea_mha_quant_params* quant_params; /* given integers, or NULL: from quant_scales */
   /* Fixed point with positions: the quantized [max_tokens, d_model] table
    * (int8 or int16, e.g. constant data). LEARNED: required. SINUSOIDAL: NULL
    * to fill the table at plan time and quantize it (TFLite's QUANTIZE) with
@@ -106,6 +108,7 @@ typedef struct ea_mha_weights {
   const float* out_proj_bias;   /* [d_model] or NULL */
 } ea_mha_weights;
 
+/* A float MHA plan, filled by ea_mha_init; opaque. */
 typedef struct ea_mha_plan {
   uint32_t ready;
   ea_mha_config config;
@@ -119,6 +122,9 @@ typedef struct ea_mha_plan {
   ea_attention_plan core;
 } ea_mha_plan;
 
+/* Validates a float *config (fixed point: EA_ERR_BAD_ARGUMENT) and writes the
+ * arena bytes ea_mha_init carves into *bytes (MhaArenaBytes in
+ * edgeattn/arena_sizes.hpp). */
 ea_status ea_mha_arena_size(const ea_mha_config* config, size_t* bytes);
 /* Weights as in ea_self_attention_init. */
 ea_status ea_mha_init(ea_mha_plan* plan, const ea_mha_config* config, const ea_mha_weights* weights,
@@ -143,13 +149,14 @@ typedef struct ea_mha_quant_weights {
    * its bias, [d_model] or NULL): a mix of the two forms is
    * EA_ERR_BAD_ARGUMENT, a weight missing from both EA_ERR_NULL_POINTER. */
   const int8_t* q_proj_weight;
-  const int8_t* k_proj_weight;
-  const int8_t* v_proj_weight;
-  const void* q_proj_bias;
-  const void* k_proj_bias;
-  const void* v_proj_bias;
+  const int8_t* k_proj_weight; /* [d_model, d_model] */
+  const int8_t* v_proj_weight; /* [d_model, d_model] */
+  const void* q_proj_bias;     /* [d_model] int32 (INT8) / int64 (INT16), or NULL */
+  const void* k_proj_bias;     /* [d_model], as q_proj_bias */
+  const void* v_proj_bias;     /* [d_model], as q_proj_bias */
 } ea_mha_quant_weights;
 
+/* A fixed-point MHA plan, filled by ea_mha_quant_init; opaque. */
 typedef struct ea_mha_quant_plan {
   uint32_t ready;
   ea_mha_config config;
@@ -203,6 +210,7 @@ ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config
  * INT8 plans, _s16 INT16 ones (the other gets EA_ERR_BAD_ARGUMENT). */
 ea_status ea_mha_quant_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens,
                               int32_t n_valid_keys, int8_t* y, int8_t* attn_weights);
+/* The int16 twin of ea_mha_quant_run_s8, for INT16 plans. */
 ea_status ea_mha_quant_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
                                int32_t n_valid_keys, int16_t* y, int16_t* attn_weights);
 

@@ -37,10 +37,14 @@ constexpr void PackPanels(const float* rows, size_t ld_rows, int32_t n_rows, int
   }
 }
 
+// A weight matrix W [kOut, kIn] packed as ea_linear_pack_weights packs it
+// (PackLinearWeights fills one).
 template <int32_t kOut, int32_t kIn>
 struct PackedLinear {
   static_assert(kOut > 0 && kIn > 0, "dimensions must be positive");
+  // Floats of the packing: PackedLinearFloats(kOut, kIn).
   static constexpr size_t kFloats = static_cast<size_t>(PackedLinearFloats(kOut, kIn));
+  // The packed panels: a weight pointer for EA_WEIGHTS_PACKED.
   float values[kFloats];
 };
 

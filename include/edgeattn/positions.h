@@ -12,6 +12,7 @@
 extern "C" {
 #endif
 
+/* The absolute positions a plan adds to x before its projections. */
 typedef enum ea_position {
   EA_POSITION_NONE = 0,       /* attention alone: permutation equivariant */
   EA_POSITION_SINUSOIDAL = 1, /* PE(p,2i)=sin(p/10000^(2i/d)), PE(p,2i+1)=cos(same) */

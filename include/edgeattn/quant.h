@@ -35,8 +35,8 @@ extern "C" {
 
 /* real = scale * (q - zero_point). */
 typedef struct ea_quant {
-  float scale;
-  int32_t zero_point;
+  float scale;        /* the real value of one step of q */
+  int32_t zero_point; /* the q that stands for real 0 */
 } ea_quant;
 
 /* TFLite's Prepare-time integers, with TFLite's names: a real multiplier
@@ -53,16 +53,17 @@ typedef struct ea_quant {
 typedef struct ea_add_quant_params { /* ADD */
   int32_t left_shift;                /* 20 (int8) or 15 (int16) */
   int32_t input1_offset;             /* -zero point of x_emb */
-  int32_t input1_multiplier;
-  int32_t input1_shift;  /* <= 0 */
-  int32_t input2_offset; /* -zero point of the table */
-  int32_t input2_multiplier;
-  int32_t input2_shift;
-  int32_t output_offset; /* zero point of the sum */
-  int32_t output_multiplier;
-  int32_t output_shift;
+  int32_t input1_multiplier;         /* with input1_shift: s_1 / (2 max(s_1, s_2)) */
+  int32_t input1_shift;              /* <= 0 */
+  int32_t input2_offset;             /* -zero point of the table */
+  int32_t input2_multiplier;         /* with input2_shift: s_2 / (2 max(s_1, s_2)) */
+  int32_t input2_shift;              /* <= 0 */
+  int32_t output_offset;             /* zero point of the sum */
+  int32_t output_multiplier;         /* with output_shift: 2 max(s_1, s_2) / (2^left_shift s_out) */
+  int32_t output_shift;              /* <= 0 */
 } ea_add_quant_params;
 
+/* TFLite MUL's Prepare-time integers (ea_mul_quant_derive). */
 typedef struct ea_mul_quant_params { /* MUL */
   int32_t input1_offset;             /* -zero point of a */
   int32_t input2_offset;             /* -zero point of b */
@@ -71,25 +72,30 @@ typedef struct ea_mul_quant_params { /* MUL */
   int32_t output_shift;              /* in [-31, 30], int8 and int16 alike */
 } ea_mul_quant_params;
 
+/* TFLite FULLY_CONNECTED's integers: per-channel weights, so one multiplier
+ * and shift per output channel. */
 typedef struct ea_linear_quant_params { /* FULLY_CONNECTED, per channel */
   int32_t input_offset;                 /* -zero point of the input */
   int32_t output_offset;                /* zero point of the output */
   const int32_t* output_multiplier;     /* one per output channel */
-  const int32_t* output_shift;
+  const int32_t* output_shift;          /* one per output channel, as output_multiplier */
 } ea_linear_quant_params;
 
+/* TFLite BATCH_MATMUL's integers: one multiplier for the whole output. */
 typedef struct ea_matmul_quant_params { /* BATCH_MATMUL */
   int32_t input_offset;                 /* -zero point of the left operand (lhs) */
   int32_t weights_offset;               /* -zero point of the right operand (rhs) */
-  int32_t output_offset;
-  int32_t output_multiplier;
-  int32_t output_shift;
+  int32_t output_offset;                /* zero point of the output */
+  int32_t output_multiplier;            /* with output_shift: s_lhs * s_rhs / s_out */
+  int32_t output_shift;                 /* the multiplier's power of two */
 } ea_matmul_quant_params;
 
+/* TFLite SOFTMAX's integers: beta times the input scale as a multiplier,
+ * and (int16) the tables of exponentials and reciprocals. */
 typedef struct ea_softmax_quant_params { /* SOFTMAX */
-  int32_t input_multiplier;
-  int32_t input_left_shift;
-  int32_t diff_min; /* int8 only */
+  int32_t input_multiplier;              /* beta * the input scale, rescaled as TFLite does */
+  int32_t input_left_shift;              /* int8: in [0, 31]; int16: a shift in [-31, 30] */
+  int32_t diff_min;                      /* int8 only */
   /* int16 only: TFLite's two 513-entry Q0.15 tables of the int16 softmax
    * (SoftmaxParams::exp_lut, exp(x) on [-10, 0], and
    * one_over_one_plus_x_lut, 1 / (1 + x) on [0, 1]), as the model or the
@@ -106,7 +112,7 @@ typedef struct ea_softmax_quant_params { /* SOFTMAX */
    * exponentials is at least that, which keeps the normalisation within
    * TFLite's integer ranges. */
   const int16_t* exp_lut;
-  const int16_t* one_over_one_plus_x_lut;
+  const int16_t* one_over_one_plus_x_lut; /* int16 only: 1 / (1 + x); NULL just when exp_lut is */
 } ea_softmax_quant_params;
 
 /* The arena regions of one fixed-point attention (private, as every plan field). */
@@ -143,6 +149,7 @@ ea_status ea_add_quant_derive(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant o
  * written. */
 ea_status ea_add_quant_run_s8(const int8_t* a, const int8_t* b, size_t count,
                               const ea_add_quant_params* params, int8_t* out);
+/* The int16 twin of ea_add_quant_run_s8, for int16 tensors. */
 ea_status ea_add_quant_run_s16(const int16_t* a, const int16_t* b, size_t count,
                                const ea_add_quant_params* params, int16_t* out);
 
@@ -168,6 +175,7 @@ ea_status ea_mul_quant_derive(ea_dtype dtype, ea_quant a, ea_quant b, ea_quant o
  * written. */
 ea_status ea_mul_quant_run_s8(const int8_t* a, const int8_t* b, size_t count,
                               const ea_mul_quant_params* params, int8_t* out);
+/* The int16 twin of ea_mul_quant_run_s8, for int16 tensors. */
 ea_status ea_mul_quant_run_s16(const int16_t* a, const int16_t* b, size_t count,
                                const ea_mul_quant_params* params, int16_t* out);
 

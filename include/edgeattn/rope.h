@@ -32,9 +32,10 @@
 extern "C" {
 #endif
 
+/* Which channels of a head RoPE rotates together (this file's comment). */
 typedef enum ea_rope_layout {
-  EA_ROPE_HALF = 0,
-  EA_ROPE_INTERLEAVED = 1,
+  EA_ROPE_HALF = 0,        /* (i, i + d_head/2): rotate_half */
+  EA_ROPE_INTERLEAVED = 1, /* (2i, 2i + 1) */
   EA_ROPE_LAYOUT_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_ROPE_LAYOUT_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_rope_layout;
@@ -71,6 +72,7 @@ ea_status ea_rope_apply(float* x, int32_t n_tokens, int32_t n_heads, int32_t d_h
  * is exact and S's -sin codes are the exact negations of its sin codes
  * (untested against such a graph).
  * int16 tensors have zero point 0 (as in TFLite's 16x8 models), as for MUL. */
+/* The quantization of the RoPE graph's tensors (ea_rope_quant_derive's input). */
 typedef struct ea_rope_quant_scales {
   ea_quant x;           /* the tensor rotated (a projection's q or k) */
   ea_quant cos_table;   /* C */
@@ -80,6 +82,8 @@ typedef struct ea_rope_quant_scales {
   ea_quant rotated;     /* y = ADD of the two products */
 } ea_rope_quant_scales;
 
+/* TFLite's integers of the graph's three ops, as ea_rope_quant_derive fills
+ * them. */
 typedef struct ea_rope_quant_params {
   ea_mul_quant_params cos; /* x, C -> cos_product */
   ea_mul_quant_params sin; /* swap(x), S -> sin_product */
@@ -102,6 +106,7 @@ ea_status ea_rope_quant_apply_s8(int8_t* x, int32_t n_tokens, int32_t n_heads, i
                                  int64_t first_position, const int8_t* cos_table,
                                  const int8_t* sin_table, int32_t table_positions,
                                  ea_rope_layout layout, const ea_rope_quant_params* params);
+/* The int16 twin of ea_rope_quant_apply_s8, for int16 x and tables. */
 ea_status ea_rope_quant_apply_s16(int16_t* x, int32_t n_tokens, int32_t n_heads, int32_t d_head,
                                   int64_t first_position, const int16_t* cos_table,
                                   const int16_t* sin_table, int32_t table_positions,

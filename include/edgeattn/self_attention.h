@@ -19,12 +19,12 @@ extern "C" {
 /* Fixed-point single-head self-attention: MHA's chain for one head of d_k
  * query/key and d_v value channels, without W_O (y is the context). */
 typedef struct ea_self_attention_quant_scales {
-  ea_quant input;      /* x_emb: the run's x */
-  ea_quant position;   /* the quantized position table (ignored without positions) */
-  ea_quant positioned; /* ADD(x_emb, P) (ignored without positions) */
-  ea_quant q;
-  ea_quant k;
-  ea_quant v;
+  ea_quant input;          /* x_emb: the run's x */
+  ea_quant position;       /* the quantized position table (ignored without positions) */
+  ea_quant positioned;     /* ADD(x_emb, P) (ignored without positions) */
+  ea_quant q;              /* q = x' W_Q^T + b_Q */
+  ea_quant k;              /* k = x' W_K^T + b_K */
+  ea_quant v;              /* v = x' W_V^T + b_V */
   ea_quant scores;         /* q k^T, before the softmax */
   ea_quant output;         /* y = probs v */
   const float* w_q_scales; /* [d_k], one per row of w_q */
@@ -34,6 +34,8 @@ typedef struct ea_self_attention_quant_scales {
   float softmax_beta;
 } ea_self_attention_quant_scales;
 
+/* Or the chain's TFLite integers, as ea_self_attention_quant_derive fills
+ * them. */
 typedef struct ea_self_attention_quant_params {
   ea_add_quant_params add;             /* ignored without positions */
   ea_linear_quant_params q_proj;       /* d_k channels */
@@ -49,13 +51,13 @@ typedef struct ea_self_attention_quant_params {
 
 /* Y = Attention(X' W_Q^T + b_Q, X' W_K^T + b_K, X' W_V^T + b_V), X' = X + P. */
 typedef struct ea_self_attention_config {
-  ea_dtype dtype;
-  int32_t max_tokens; /* n: a run may use any 1..max_tokens */
-  int32_t d_model;
-  int32_t d_k;
-  int32_t d_v;
-  ea_mask mask;
-  ea_position position;
+  ea_dtype dtype;       /* F32 (ea_self_attention_*) or INT8 / INT16 (_quant_) */
+  int32_t max_tokens;   /* n: a run may use any 1..max_tokens */
+  int32_t d_model;      /* width of x, > 0 */
+  int32_t d_k;          /* query and key width, > 0 */
+  int32_t d_v;          /* value width, and y's, > 0 */
+  ea_mask mask;         /* EA_MASK_NONE or EA_MASK_CAUSAL */
+  ea_position position; /* absolute positions added to x, or EA_POSITION_NONE */
   /* SINUSOIDAL: NULL to fill a table into the arena at plan time, or a
    * precomputed [max_tokens, d_model] table (e.g. edgeattn::SinusoidalTable in
    * flash). LEARNED: the caller's table, required. NONE: ignored. */
@@ -64,21 +66,23 @@ typedef struct ea_self_attention_config {
   ea_parallel_for parallel;         /* zero: single-threaded */
   /* Fixed-point dtypes only, as in ea_mha_config (NULL for F32). */
   const ea_self_attention_quant_scales* quant_scales;
-  const ea_self_attention_quant_params* quant_params;
-  const void* quant_position_table;
+  const ea_self_attention_quant_params*
+      quant_params;                 /* given integers, or NULL: from quant_scales */
+  const void* quant_position_table; /* quantized table, as ea_mha_config's */
 } ea_self_attention_config;
 
 /* ROW_MAJOR: w_q [d_k, d_model], w_k [d_k, d_model], w_v [d_v, d_model].
  * PACKED: each packed by ea_linear_pack_weights with the same shape. */
 typedef struct ea_self_attention_weights {
-  const float* w_q;
-  const float* w_k;
-  const float* w_v;
+  const float* w_q; /* [d_k, d_model] */
+  const float* w_k; /* [d_k, d_model] */
+  const float* w_v; /* [d_v, d_model] */
   const float* b_q; /* [d_k] or NULL */
   const float* b_k; /* [d_k] or NULL */
   const float* b_v; /* [d_v] or NULL */
 } ea_self_attention_weights;
 
+/* A float self-attention plan, filled by ea_self_attention_init; opaque. */
 typedef struct ea_self_attention_plan {
   uint32_t ready;
   ea_self_attention_config config;
@@ -94,6 +98,9 @@ typedef struct ea_self_attention_plan {
   ea_attention_plan core; /* planned for max_tokens x max_tokens */
 } ea_self_attention_plan;
 
+/* Validates a float *config (fixed point: EA_ERR_BAD_ARGUMENT) and writes the
+ * arena bytes ea_self_attention_init carves into *bytes
+ * (SelfAttentionArenaBytes in edgeattn/arena_sizes.hpp). */
 ea_status ea_self_attention_arena_size(const ea_self_attention_config* config, size_t* bytes);
 /* Biases and PACKED weights are referenced, not copied: they must outlive the
  * plan. ROW_MAJOR weights are read once, packed into the arena. */
@@ -122,6 +129,8 @@ typedef struct ea_self_attention_quant_weights {
   const void* b_v;   /* [d_v], as b_q */
 } ea_self_attention_quant_weights;
 
+/* A fixed-point self-attention plan, filled by ea_self_attention_quant_init;
+ * opaque. */
 typedef struct ea_self_attention_quant_plan {
   uint32_t ready;
   ea_self_attention_config config;
@@ -145,6 +154,9 @@ ea_status ea_self_attention_quant_derive(const ea_self_attention_config* config,
                                          int32_t* channel_ints, size_t channel_int_count);
 /* As ea_mha_quant_arena_size and ea_mha_quant_init. */
 ea_status ea_self_attention_quant_arena_size(const ea_self_attention_config* config, size_t* bytes);
+/* Validates as ea_self_attention_quant_arena_size does, with the weight, bias
+ * and table rules of ea_mha_quant_init (w_q, w_k, w_v required), carves the
+ * arena and makes *plan ready for the run of its dtype. */
 ea_status ea_self_attention_quant_init(ea_self_attention_quant_plan* plan,
                                        const ea_self_attention_config* config,
                                        const ea_self_attention_quant_weights* weights,
@@ -157,6 +169,7 @@ ea_status ea_self_attention_quant_init(ea_self_attention_quant_plan* plan,
 ea_status ea_self_attention_quant_run_s8(const ea_self_attention_quant_plan* plan, const int8_t* x,
                                          int32_t n_tokens, int32_t n_valid_keys, int8_t* y,
                                          int8_t* attn_weights);
+/* The int16 twin of ea_self_attention_quant_run_s8, for INT16 plans. */
 ea_status ea_self_attention_quant_run_s16(const ea_self_attention_quant_plan* plan,
                                           const int16_t* x, int32_t n_tokens, int32_t n_valid_keys,
                                           int16_t* y, int16_t* attn_weights);

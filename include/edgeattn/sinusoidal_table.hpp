@@ -26,6 +26,7 @@ namespace constexpr_math {
 
 inline constexpr double kHalfPiHigh = 1.57079632679489655800;     // pi/2, split for
 inline constexpr double kHalfPiLow = 6.12323399573676603587e-17;  // exact reduction
+// ln(10000): the table's wavelengths grow to 10000 * 2 pi.
 inline constexpr double kLn10000 = 9.21034037197618273607;
 
 // round / roundf: the nearest integer, ties away from zero, signed zeros kept;
@@ -44,6 +45,8 @@ constexpr F RoundHalfAwayFromZero(F x) {
   return whole == F(0) ? x * F(0) : whole;  // round(-0.25) is -0.0
 }
 
+// floor(x + 0.5): the nearest integer, halves rounded up (the quarter turns
+// of SinShifted).
 constexpr double Round(double x) {
   const double shifted = x + 0.5;
   const double truncated = static_cast<double>(static_cast<int64_t>(shifted));
@@ -79,7 +82,9 @@ constexpr double SinShifted(double x, int64_t quarter_turns) {
   }
 }
 
+// sin(x), in double.
 constexpr double Sin(double x) { return SinShifted(x, 0); }
+// cos(x), in double: sin(x + pi/2).
 constexpr double Cos(double x) { return SinShifted(x, 1); }
 
 // exp(x) for x <= 0 (here x >= -ln 10000): e^(x/16) by series, squared 4 times.
@@ -128,12 +133,15 @@ constexpr T QuantizePositionValue(float value, float scale, int32_t zero_point) 
   return static_cast<T>(q < kMin ? kMin : (q > kMax ? kMax : q));
 }
 
+// The [kPositions, kDModel] float table that MakeSinusoidalTable fills.
 template <int32_t kPositions, int32_t kDModel>
 struct SinusoidalTable {
   static_assert(kPositions > 0 && kDModel > 0, "table dimensions must be positive");
+  // The table, row-major: a position_table for EA_POSITION_SINUSOIDAL.
   float values[static_cast<int64_t>(kPositions) * kDModel];
 };
 
+// The sinusoidal table, computed at compile time (see the top of this file).
 template <int32_t kPositions, int32_t kDModel>
 constexpr SinusoidalTable<kPositions, kDModel> MakeSinusoidalTable() {
   SinusoidalTable<kPositions, kDModel> table{};
@@ -155,9 +163,12 @@ template <typename T, int32_t kPositions, int32_t kDModel>
 struct QuantizedSinusoidalTable {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2, "int8_t or int16_t");
   static_assert(kPositions > 0 && kDModel > 0, "table dimensions must be positive");
+  // The table, row-major: a quant_position_table of T's dtype.
   T values[static_cast<int64_t>(kPositions) * kDModel];
 };
 
+// The sinusoidal table quantized to scale and zero_point (TFLite's QUANTIZE
+// of each entry, QuantizePositionValue), computed at compile time.
 template <typename T, int32_t kPositions, int32_t kDModel>
 constexpr QuantizedSinusoidalTable<T, kPositions, kDModel> MakeQuantizedSinusoidalTable(
     float scale, int32_t zero_point) {

@@ -40,23 +40,25 @@
 extern "C" {
 #endif
 
+/* A tensor's element type, as the file stores it. */
 typedef enum ea_tensor_dtype {
-  EA_TENSOR_F32 = 1,
-  EA_TENSOR_F16 = 2,
-  EA_TENSOR_BF16 = 3,
-  EA_TENSOR_F64 = 4,
-  EA_TENSOR_I8 = 5,
-  EA_TENSOR_U8 = 6,
-  EA_TENSOR_I16 = 7,
-  EA_TENSOR_I32 = 8,
-  EA_TENSOR_I64 = 9,
-  EA_TENSOR_BOOL = 10,
+  EA_TENSOR_F32 = 1,   /* float32 */
+  EA_TENSOR_F16 = 2,   /* IEEE binary16 */
+  EA_TENSOR_BF16 = 3,  /* bfloat16 */
+  EA_TENSOR_F64 = 4,   /* float64 */
+  EA_TENSOR_I8 = 5,    /* int8 */
+  EA_TENSOR_U8 = 6,    /* uint8 */
+  EA_TENSOR_I16 = 7,   /* int16 */
+  EA_TENSOR_I32 = 8,   /* int32 */
+  EA_TENSOR_I64 = 9,   /* int64 */
+  EA_TENSOR_BOOL = 10, /* one byte per element */
   EA_TENSOR_DTYPE_RANGE_MIN_ = EA_ENUM_RANGE_MIN_,
   EA_TENSOR_DTYPE_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_tensor_dtype;
 
+/* How a tensor's elements are arranged in its bytes. */
 typedef enum ea_tensor_layout {
-  EA_TENSOR_ROW_MAJOR = 0,
+  EA_TENSOR_ROW_MAJOR = 0, /* C order: the last dim varies fastest */
   /* A weight matrix W [n_out, n_in] (dims) as ea_linear_pack_weights packs
    * it: n_in * roundup(n_out, 64) floats. Blob files only; F32. */
   EA_TENSOR_PACKED_LINEAR = 1,
@@ -64,7 +66,7 @@ typedef enum ea_tensor_layout {
   EA_TENSOR_LAYOUT_RANGE_MAX_ = EA_ENUM_RANGE_MAX_
 } ea_tensor_layout;
 
-#define EA_TENSOR_MAX_RANK 8
+#define EA_TENSOR_MAX_RANK 8 /* most dims a tensor may have */
 /* Longest tensor name, in bytes, without its NUL: a blob's name, or a
  * safetensors name's UTF-8 bytes after its JSON escapes are decoded. */
 #define EA_TENSOR_MAX_NAME 95
@@ -77,13 +79,15 @@ typedef enum ea_tensor_layout {
  * (two size_t per tensor). */
 #define EA_WEIGHT_FILE_SCRATCH_BYTES(n) ((size_t)(n)*2u * sizeof(size_t))
 
+/* One tensor of an open file (ea_weight_file_find): a view into the
+ * caller's bytes, valid as long as they are. */
 typedef struct ea_tensor_view {
-  const void* data; /* aligned to its element size (an empty tensor's too) */
-  size_t bytes;
-  ea_tensor_dtype dtype;
-  ea_tensor_layout layout;
-  int32_t rank; /* 0 (a scalar) .. EA_TENSOR_MAX_RANK */
-  int64_t dims[EA_TENSOR_MAX_RANK];
+  const void* data;                 /* aligned to its element size (an empty tensor's too) */
+  size_t bytes;                     /* data's length */
+  ea_tensor_dtype dtype;            /* element type */
+  ea_tensor_layout layout;          /* ROW_MAJOR, or PACKED_LINEAR (blob files) */
+  int32_t rank;                     /* 0 (a scalar) .. EA_TENSOR_MAX_RANK */
+  int64_t dims[EA_TENSOR_MAX_RANK]; /* the shape: its first rank entries */
 } ea_tensor_view;
 
 /* Filled by ea_weight_file_open; treat as opaque. */
@@ -101,8 +105,9 @@ typedef struct ea_weight_file {
  * EA_ERR_BAD_ARGUMENT. Then the file, in this order:
  *  1. EA_ERR_BAD_FILE for anything that breaks the format: unknown magic or
  *     version, a header or table past the end, malformed JSON (strict:
- *     RFC 8259 strings with well-formed UTF-8, escapes \" \\ \/ \b \f
- *     \n \r \t and \uXXXX with surrogates only in pairs; nesting up to 64
+ *     RFC 8259 strings with well-formed UTF-8, the escapes of a backslash
+ *     and one of " (quote), backslash, / (slash), b, f, n, r, t, or u and
+ *     four hex digits, with surrogates only in pairs; nesting up to 64
  *     levels; integers below 2^63), __metadata__ given twice, a tensor whose
  *     bytes are not its shape times its element size or lie outside the
  *     data (a shape with a 0 anywhere is empty, however large the other
@@ -113,10 +118,11 @@ typedef struct ea_weight_file {
  *  2. EA_ERR_ARENA_TOO_SMALL: more than EA_WEIGHT_FILE_OPEN_MAX_TENSORS
  *     tensors (ea_weight_file_open_scratch opens such a file);
  *  3. EA_ERR_BAD_FILE: a name given twice (safetensors names compared
- *     after decoding, so "w" and "\u0077" are one name), safetensors data
- *     ranges that overlap or leave a byte uncovered (the data after the
- *     header is exactly the tensors' bytes, as the format requires: no hole
- *     between them, none after the last one);
+ *     after decoding, so "w" and its escape, a backslash and u0077, are
+ *     one name), safetensors data ranges that overlap or leave a byte
+ *     uncovered (the data after the header is exactly the tensors' bytes,
+ *     as the format requires: no hole between them, none after the last
+ *     one);
  *  4. EA_ERR_UNSUPPORTED: a valid file with a tensor whose bytes are not
  *     aligned to its element size, which cannot be viewed in place (a
  *     safetensors header whose length leaves the data unaligned: the
@@ -150,7 +156,7 @@ ea_status ea_weight_file_scratch_size(const void* bytes, size_t size, size_t* sc
 ea_status ea_weight_file_find(const ea_weight_file* file, const char* name, ea_tensor_view* view);
 
 /* The weights of an nn.MultiheadAttention module saved under `prefix` (e.g.
- * "layers.0.self_attn."): <prefix>in_proj_weight, in_proj_bias,
+ * "layers.0.self_attn."): {prefix}in_proj_weight, in_proj_bias,
  * out_proj.weight, out_proj.bias, checked against the plan's shape:
  * F32, in_proj_weight [(n_heads + 2 n_kv_heads) d_model / n_heads, d_model],
  * out_proj.weight [d_model, d_model], biases of those lengths (absent biases

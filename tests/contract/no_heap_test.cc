@@ -928,16 +928,23 @@ void ExpectWritten(const std::vector<uint8_t>& bytes, const char* what) {
 void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer, int32_t window,
                          int32_t kv_heads) {
   ea_decoder_quant_config config{};
-  config.layer = layer;
+  config.dtype = layer.dtype;
+  config.d_model = layer.d_model;
+  config.n_heads = layer.n_heads;
+  config.n_kv_heads = kv_heads;
+  config.max_positions = layer.max_tokens;
   config.max_step_tokens = 5;
   config.window = window;
-  config.n_kv_heads = kv_heads;
+  config.position = layer.position;
+  config.quant_position_table = layer.quant_position_table;
+  config.quant_scales = layer.quant_scales;
+  config.quant_params = layer.quant_params;
   ea_mha_quant_params params{};
   std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(kDModel));
   if (kv_heads != 0 && layer.quant_scales != nullptr) {
     ASSERT_EQ(NO_HEAP(ea_decoder_quant_derive(&config, &params, channels.data(), channels.size())),
               EA_OK);
-    config.layer.quant_params = &params;
+    config.quant_params = &params;
   }
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_decoder_quant_arena_size(&config, &bytes)), EA_OK);
@@ -1031,19 +1038,20 @@ void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer, int32_t wi
 // init, the whole x as the memory, queries in runs of 5. Each armed.
 void RunQuantCrossCase(QuantBuffers& b, const ea_mha_config& layer) {
   ea_cross_quant_config config{};
-  config.layer = layer;
-  config.layer.mask = EA_MASK_NONE;
-  config.layer.position = EA_POSITION_NONE;
-  config.layer.quant_position_table = nullptr;
-  config.layer.max_tokens = 5;
-  config.max_memory = b.tokens;
+  config.dtype = layer.dtype;
+  config.d_model = layer.d_model;
+  config.n_heads = layer.n_heads;
   config.n_kv_heads = 1;
+  config.max_memory = b.tokens;
+  config.max_queries = 5;
+  config.quant_scales = layer.quant_scales;
+  config.quant_params = layer.quant_params;
   config.memory = b.scales.input;
   ea_mha_quant_params params{};
   std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(kDModel));
   ASSERT_EQ(NO_HEAP(ea_cross_quant_derive(&config, &params, channels.data(), channels.size())),
             EA_OK);
-  config.layer.quant_params = &params;
+  config.quant_params = &params;
   size_t bytes = 0;
   ASSERT_EQ(NO_HEAP(ea_cross_quant_arena_size(&config, &bytes)), EA_OK);
   TestArena arena(bytes);

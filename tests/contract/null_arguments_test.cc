@@ -141,18 +141,13 @@ ea_self_attention_config SelfAttentionConfig(ea_dtype dtype,
 }
 
 ea_decoder_quant_config QuantDecoderConfig(const QuantMhaLayer& layer) {
-  ea_decoder_quant_config c{};
-  c.layer = layer.config;
+  ea_decoder_quant_config c = DecoderQuantConfigOf(layer.config);
   c.max_step_tokens = kTokens;
   return c;
 }
 
 ea_cross_quant_config QuantCrossConfig(const QuantMhaLayer& layer, ea_quant memory) {
-  ea_cross_quant_config c{};
-  c.layer = layer.config;
-  c.max_memory = kTokens;
-  c.memory = memory;
-  return c;
+  return CrossQuantConfigOf(layer.config, kTokens, 0, memory);
 }
 
 // One valid instance of every family, planned and ready (planned_operation.h),

@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 
+#include "flat_quant_configs.h"
 #include "known_defects.h"
 #include "quant_case_support.h"
 
@@ -412,21 +413,20 @@ StatusSet DecoderRopeRules(const ea_decoder_quant_config& c) {
     return set;
   }
   if (cos != sin) set.Add(EA_ERR_BAD_ARGUMENT);
-  const ea_mha_config& l = c.layer;
-  if (l.n_heads > 0 && l.d_model > 0 && l.d_model % l.n_heads == 0 &&
-      (l.d_model / l.n_heads) % 2 != 0) {
+  if (c.n_heads > 0 && c.d_model > 0 && c.d_model % c.n_heads == 0 &&
+      (c.d_model / c.n_heads) % 2 != 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
   }
   if (c.rope_layout != EA_ROPE_HALF && c.rope_layout != EA_ROPE_INTERLEAVED) {
     set.Add(EA_ERR_BAD_ARGUMENT);
   }
-  const ea_dtype dtype = l.dtype;
+  const ea_dtype dtype = c.dtype;
   if (dtype != EA_DTYPE_INT8 && dtype != EA_DTYPE_INT16) return set;  // the layer's rules
   const auto misaligned = [&](const void* table) {
     return dtype == EA_DTYPE_INT16 && reinterpret_cast<uintptr_t>(table) % 2 != 0;
   };
   if (misaligned(c.rope_cos_table) || misaligned(c.rope_sin_table)) set.Add(EA_ERR_BAD_ARGUMENT);
-  if (l.quant_params != nullptr) {
+  if (c.quant_params != nullptr) {
     if (c.rope_params == nullptr) {
       set.Add(EA_ERR_NULL_POINTER);
     } else {
@@ -435,11 +435,11 @@ StatusSet DecoderRopeRules(const ea_decoder_quant_config& c) {
     }
     return set;
   }
-  if (l.quant_scales == nullptr || c.rope_scales == nullptr) {
+  if (c.quant_scales == nullptr || c.rope_scales == nullptr) {
     set.Add(EA_ERR_NULL_POINTER);
     return set;
   }
-  const ea_mha_quant_scales& s = *l.quant_scales;
+  const ea_mha_quant_scales& s = *c.quant_scales;
   const auto same = [](ea_quant a, ea_quant b) {
     return a.scale == b.scale && a.zero_point == b.zero_point;
   };
@@ -533,22 +533,13 @@ StatusSet QuantAttentionParamsRules(ea_dtype dtype, const ea_attention_quant_par
 }
 
 StatusSet QuantDecoderShapeRules(const ea_decoder_quant_config& c) {
-  ea_mha_config layer = c.layer;
-  StatusSet parallel;
-  ParallelRule(layer.parallel, &parallel);
-  layer.parallel = ea_parallel_for{};
-  StatusSet set = QuantMhaShapeRules(layer);
-  if (parallel.MustFail()) {
-    set.Tolerate(EA_ERR_BAD_ARGUMENT);
-    set.Tolerate(EA_ERR_NULL_POINTER);
-  }
-  if (layer.mask != EA_MASK_CAUSAL) set.Add(EA_ERR_BAD_ARGUMENT);
+  StatusSet set = QuantMhaShapeRules(DecoderLayerOf(c));
   if (c.max_step_tokens <= 0 || c.window < 0 || c.n_kv_heads < 0) set.Add(EA_ERR_BAD_DIMENSION);
   // n_kv_heads: 0 is n_heads; else it divides n_heads (checked with the heads).
-  if (c.n_kv_heads > 0 && layer.n_heads > 0 && layer.n_heads % c.n_kv_heads != 0) {
+  if (c.n_kv_heads > 0 && c.n_heads > 0 && c.n_heads % c.n_kv_heads != 0) {
     set.Add(EA_ERR_HEADS_MISMATCH);
   }
-  if (c.max_step_tokens > layer.max_tokens && layer.max_tokens > 0) {
+  if (c.max_step_tokens > c.max_positions && c.max_positions > 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     set.Add(EA_ERR_BAD_ARGUMENT);
   }

@@ -108,14 +108,14 @@ StatusSet QuantAttentionShapeRules(const ea_attention_config& config);
 StatusSet QuantAttentionScalesRules(const ea_attention_config& config);
 // Its integers (given, or derived) against the ranges of ea_mha_quant_params.
 StatusSet QuantAttentionParamsRules(ea_dtype dtype, const ea_attention_quant_params& params);
-// The fixed-point MHA decoder's own rules (edgeattn/decoder.h) on
-// top of QuantMhaShapeRules: mask CAUSAL (EA_ERR_BAD_ARGUMENT), max_step_tokens
-// in [1, layer.max_tokens] (<= 0: EA_ERR_BAD_DIMENSION; above max_tokens the
-// header names no status: EA_ERR_BAD_DIMENSION or EA_ERR_BAD_ARGUMENT),
-// window >= 0 and n_kv_heads >= 0 (EA_ERR_BAD_DIMENSION), a positive
-// n_kv_heads dividing n_heads (EA_ERR_HEADS_MISMATCH). The
-// parallel-for is "unused" by a decoder but validation is "as
-// ea_mha_quant_init's": a bad one may be refused or ignored.
+// The fixed-point MHA decoder's rules (edgeattn/decoder.h): its layer's
+// (DecoderLayerOf: causal, single-threaded, max_positions rows) as
+// QuantMhaShapeRules, then its own: max_step_tokens in [1, max_positions]
+// (<= 0: EA_ERR_BAD_DIMENSION; above max_positions the header names no
+// status: EA_ERR_BAD_DIMENSION or EA_ERR_BAD_ARGUMENT), window >= 0 and
+// n_kv_heads >= 0 (EA_ERR_BAD_DIMENSION), a positive n_kv_heads dividing
+// n_heads (EA_ERR_HEADS_MISMATCH). The config has no mask and no
+// parallel-for.
 StatusSet QuantDecoderShapeRules(const ea_decoder_quant_config& config);
 bool ValidQuantScale(float scale);
 bool ValidZeroPoint(ea_dtype dtype, int32_t zero_point);

@@ -1,8 +1,9 @@
 // Driver for the fixed-point cross-attention (edgeattn/cross.h):
 // ea_cross_quant_arena_size, _derive, _init, _set_memory_s8 / _s16 and
 // _run_s8 / _s16 on one decoded QuantCrossCase: a fixed-point MHA layer as
-// the fixed-point decoder family builds it (mostly mask NONE and position
-// NONE, sometimes other values), max_memory, grouped KV heads, the memory's
+// the fixed-point decoder family builds it (unmasked, no positions: the
+// config is flat, flat_quant_configs.h), max_queries, max_memory, grouped
+// KV heads, the memory's
 // own quantization, the integers derived from the scales, given (edited) or
 // those ea_cross_quant_derive gave, then up to eight calls (set_memory of
 // valid, zero, negative, too many counts, NULL or over the arena / weights,
@@ -11,10 +12,10 @@
 // re-inits with a broken config or the good one), replayed from init on
 // every selected SIMD target. Checked: statuses against cross.h's rules
 // (its own rules first: n_kv_heads < 0 or max_memory <= 0
-// EA_ERR_BAD_DIMENSION, max_memory > 65535 EA_ERR_DIMENSION_OVERFLOW, mask or
-// position not NONE EA_ERR_BAD_ARGUMENT; then the layer's as
-// ea_mha_quant_arena_size's, n_kv_heads dividing n_heads, the memory's
-// quantization when the scales are used) and a model of `ready` and the
+// EA_ERR_BAD_DIMENSION, max_memory > 65535 EA_ERR_DIMENSION_OVERFLOW; then
+// the queries' layer's as ea_mha_quant_arena_size's, max_queries for
+// max_tokens, n_kv_heads dividing n_heads, the memory's quantization when
+// the scales are used) and a model of `ready` and the
 // memory held; derive's integers equal TFLite's Prepare with k's and v's
 // input the memory's; arena_size = CrossQuantArenaBytes (arena_sizes.hpp)
 // = the carve;
@@ -37,6 +38,7 @@
 #include "edgeattn/edgeattn.h"
 #include "expected_status.h"
 #include "failure.h"
+#include "flat_quant_configs.h"
 #include "fuzz_case.h"
 #include "fuzz_drivers.h"
 #include "known_defects.h"
@@ -95,21 +97,19 @@ StatusSet CrossOwnRules(const ea_cross_quant_config& c) {
   StatusSet set;
   if (c.n_kv_heads < 0 || c.max_memory <= 0) set.Add(EA_ERR_BAD_DIMENSION);
   if (c.max_memory > 65535) set.Add(EA_ERR_DIMENSION_OVERFLOW);
-  if (c.layer.mask != EA_MASK_NONE || c.layer.position != EA_POSITION_NONE) {
-    set.Add(EA_ERR_BAD_ARGUMENT);
-  }
   return set;
 }
 
-// The layer's rules as ea_mha_quant_arena_size's (the shape, enums,
-// parallel-for, a quantization present), the KV heads dividing the heads,
-// the memory of max_memory rows within EA_MAX_ELEMENTS.
+// The queries' layer's rules (CrossLayerOf: unmasked, no positions,
+// single-threaded, max_queries rows) as ea_mha_quant_arena_size's (the
+// shape, the dtype, a quantization present), the KV heads dividing the
+// heads, the memory of max_memory rows within EA_MAX_ELEMENTS.
 StatusSet CrossLayerRules(const ea_cross_quant_config& c) {
-  StatusSet set = QuantMhaShapeRules(c.layer);
-  if (c.n_kv_heads > 0 && c.layer.n_heads > 0 && c.layer.n_heads % c.n_kv_heads != 0) {
+  StatusSet set = QuantMhaShapeRules(CrossLayerOf(c));
+  if (c.n_kv_heads > 0 && c.n_heads > 0 && c.n_heads % c.n_kv_heads != 0) {
     set.Add(EA_ERR_HEADS_MISMATCH);
   }
-  if (c.layer.d_model > 0 && c.max_memory > 0 && TooManyElements(c.max_memory, c.layer.d_model)) {
+  if (c.d_model > 0 && c.max_memory > 0 && TooManyElements(c.max_memory, c.d_model)) {
     set.Add(EA_ERR_DIMENSION_OVERFLOW);
   }
   return set;
@@ -122,8 +122,9 @@ StatusSet CrossShapeRules(const ea_cross_quant_config& c) {
   return CrossLayerRules(c);
 }
 
-// A config that breaks at least one rule: one layer field (BreakOneField),
-// max_memory or n_kv_heads.
+// A config that breaks at least one rule: one layer field (BreakOneField;
+// its mask, position or parallel-for, which the flat config does not have,
+// break nothing), max_memory or n_kv_heads; else max_memory 0.
 ea_cross_quant_config BrokenCrossConfig(const ea_cross_quant_config& good, uint8_t field,
                                         int32_t value) {
   ea_cross_quant_config bad = good;
@@ -135,8 +136,9 @@ ea_cross_quant_config BrokenCrossConfig(const ea_cross_quant_config& good, uint8
     Common common;
     common.replan_field = field;
     common.replan_value = value;
-    bad.layer = BreakOneField(good.layer, common, 1,
-                              [](ea_mha_config* c, int, int32_t v) { c->n_heads = v; });
+    SetCrossLayer(BreakOneField(CrossLayerOf(good), common, 1,
+                                [](ea_mha_config* c, int, int32_t v) { c->n_heads = v; }),
+                  &bad);
   }
   StatusSet all = CrossOwnRules(bad);
   all.Merge(CrossLayerRules(bad));
@@ -187,20 +189,16 @@ void FuzzQuantCross(ByteReader& input) {
   const size_t in_count = BoundedCount(3 * int64_t{e}, e);
   const bool materialised = in_count > 0 && BoundedCount(max_tokens, e) > 0;
 
+  // The queries' layer as the MHA family's helpers read it (unmasked, no
+  // positions, single-threaded: the case's mask, position and qc.workers
+  // are unused since the config is flat), copied into cconfig
+  // (SetCrossLayer) after every change.
   ea_cross_quant_config cconfig{};
-  ea_mha_config& config = cconfig.layer;
+  ea_mha_config config = CrossLayerOf(cconfig);
   config.dtype = dtype;
   config.max_tokens = max_tokens;
   config.d_model = e;
   config.n_heads = heads;
-  config.mask = c.Mask();
-  config.position = c.Position();
-  config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
-  config.parallel = MainParallel(qc.workers);
-  // A parallel-for a plan refuses (validated, not used by a cross-attention).
-  if (qc.workers >= 248) {
-    config.parallel = ea_parallel_for{nullptr, nullptr, qc.workers & 1 ? 2 : 1025};
-  }
   cconfig.max_memory = max_memory;
   cconfig.n_kv_heads = c.KvHeads(heads);
   const int32_t groups = cconfig.n_kv_heads == 0 ? heads : cconfig.n_kv_heads;
@@ -217,6 +215,7 @@ void FuzzQuantCross(ByteReader& input) {
   }
   QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, kv_width, &config, &quantization,
                 &cconfig.memory);
+  SetCrossLayer(config, &cconfig);
   const bool memory_valid = ValidQuant(dtype, cconfig.memory);
   const StatusSet& scales_rules = quantization.scales_rules;
   const bool derivable = quantization.derivable;
@@ -233,7 +232,7 @@ void FuzzQuantCross(ByteReader& input) {
     SetContext("ea_cross_quant_derive", "-");
     StatusSet rules;
     ea_cross_quant_config scales_only = cconfig;
-    scales_only.layer.quant_params = nullptr;
+    scales_only.quant_params = nullptr;
     if (own_ok) {
       rules = CrossLayerRules(scales_only);
       if (config.quant_scales != nullptr) {
@@ -282,6 +281,7 @@ void FuzzQuantCross(ByteReader& input) {
         }
         derived_given.Point();
         config.quant_params = &derived_given.params;
+        SetCrossLayer(config, &cconfig);
         derived_used = true;
       }
     }
@@ -330,10 +330,9 @@ void FuzzQuantCross(ByteReader& input) {
   }
   const uint64_t need = shape_valid ? edgeattn::CrossQuantArenaBytes(cconfig) : 0;
   Debug(
-      "quant cross: dtype %d max_tokens %d d_model %d heads %d kv heads %d max_memory %d mask %d "
-      "position %d memory %g/%d scales %d params %d (derived %d) size rules %s\n",
+      "quant cross: dtype %d max_queries %d d_model %d heads %d kv heads %d max_memory %d "
+      "memory %g/%d scales %d params %d (derived %d) size rules %s\n",
       static_cast<int>(dtype), max_tokens, e, heads, cconfig.n_kv_heads, max_memory,
-      static_cast<int>(config.mask), static_cast<int>(config.position),
       static_cast<double>(cconfig.memory.scale), cconfig.memory.zero_point, c.ScalesGiven(),
       params_given, derived_used, size_rules.Describe().c_str());
   CheckArenaSize("ea_cross_quant_arena_size", &ea_cross_quant_arena_size, cconfig, nulls,
@@ -483,7 +482,7 @@ void FuzzQuantCross(ByteReader& input) {
         } else {
           rules = CrossOwnRules(bad);
           rules.Merge(CrossLayerRules(bad));
-          if (IsFixed(bad.layer.dtype)) rules.Merge(ArenaRules(arena, 0, false));
+          if (IsFixed(bad.dtype)) rules.Merge(ArenaRules(arena, 0, false));
           rules.Add(EA_ERR_BAD_ARGUMENT);
           rules.Add(EA_ERR_NULL_POINTER);
         }

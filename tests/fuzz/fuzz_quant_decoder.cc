@@ -1,7 +1,8 @@
 // Driver for the fixed-point MHA decoder's own API (edgeattn/decoder.h):
 // ea_decoder_quant_arena_size, _init, _reset, _step_s8 and _step_s16 on
 // one decoded QuantDecoderCase: a layer as the fixed-point MHA family builds
-// it (mostly causal, every config field sometimes at an edge), its
+// it (causal: the config is flat, flat_quant_configs.h; every other field
+// sometimes at an edge), its
 // max_step_tokens, window and grouped-query heads, its kept tensors (weights, biases, the caller's
 // table) apart or inside the arena, then up to eight calls (steps of valid, zero, negative, too
 // many or past-the-stream counts, the other dtype's step, resets, re-inits with a broken config or
@@ -28,6 +29,7 @@
 #include "edgeattn/edgeattn.h"
 #include "expected_status.h"
 #include "failure.h"
+#include "flat_quant_configs.h"
 #include "fuzz_case.h"
 #include "fuzz_drivers.h"
 #include "known_defects.h"
@@ -91,7 +93,8 @@ ea_status Step(ea_dtype as, ea_decoder_quant* d, const void* x, int32_t n, void*
 }
 
 // A decoder config that breaks at least one rule: one layer field
-// (BreakOneField) or max_step_tokens set to `value`.
+// (BreakOneField; its mask or parallel-for, which the flat config does not
+// have, break nothing) or max_step_tokens set to `value`; else n_heads 0.
 ea_decoder_quant_config BrokenDecoderConfig(const ea_decoder_quant_config& good, uint8_t field,
                                             int32_t value) {
   ea_decoder_quant_config bad = good;
@@ -101,10 +104,11 @@ ea_decoder_quant_config BrokenDecoderConfig(const ea_decoder_quant_config& good,
     Common common;
     common.replan_field = field;
     common.replan_value = value;
-    bad.layer = BreakOneField(good.layer, common, 1,
-                              [](ea_mha_config* c, int, int32_t v) { c->n_heads = v; });
+    SetDecoderLayer(BreakOneField(DecoderLayerOf(good), common, 1,
+                                  [](ea_mha_config* c, int, int32_t v) { c->n_heads = v; }),
+                    &bad);
   }
-  if (!QuantDecoderShapeRules(bad).MustFail()) bad.layer.n_heads = 0;
+  if (!QuantDecoderShapeRules(bad).MustFail()) bad.n_heads = 0;
   return bad;
 }
 
@@ -128,20 +132,16 @@ void FuzzQuantDecoder(ByteReader& input) {
   const size_t table_count = BoundedCount(max_tokens, e);
   const bool materialised = in_count > 0 && table_count > 0;
 
+  // The layer as the MHA family's helpers read it (causal, single-threaded:
+  // the case's mask and qc.workers are unused since the config is flat),
+  // copied into dconfig (SetDecoderLayer) after every change.
   ea_decoder_quant_config dconfig{};
-  ea_mha_config& config = dconfig.layer;
+  ea_mha_config config = DecoderLayerOf(dconfig);
   config.dtype = dtype;
   config.max_tokens = max_tokens;
   config.d_model = e;
   config.n_heads = heads;
-  config.mask = c.Mask();
   config.position = static_cast<ea_position>(c.position);
-  config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
-  config.parallel = MainParallel(qc.workers);
-  // A parallel-for a plan would refuse (no run; past EA_MAX_WORKERS): unused by a decoder.
-  if (qc.workers >= 248) {
-    config.parallel = ea_parallel_for{nullptr, nullptr, qc.workers & 1 ? 2 : 1025};
-  }
   alignas(8) static const uint8_t kStandIn[64] = {};  // aligned as a table must be
   config.quant_position_table = c.CallerTable() ? kStandIn : nullptr;
   dconfig.max_step_tokens = max_step;
@@ -156,6 +156,7 @@ void FuzzQuantDecoder(ByteReader& input) {
   // --- the layer's quantization, as the fixed-point MHA family makes it
   MhaQuantization quantization;
   QuantizeLayer(c.tensors, qc, c.ScalesGiven(), materialised, kv_width, &config, &quantization);
+  SetDecoderLayer(config, &dconfig);
   const size_t channels = materialised ? static_cast<size_t>(e) : 1;
   // in_proj's rows (and biases) as the decoder reads them: W_Q's d_model,
   // W_K's and W_V's kv_width each; the buffers hold exactly those, so that a
@@ -268,7 +269,7 @@ void FuzzQuantDecoder(ByteReader& input) {
   StatusSet quant_rules;  // init's, beyond the shape
   bool derived_refused = false;
   // The layer's quantization counts whenever its dimensions do (a
-  // max_step_tokens or mask refusal may come after it).
+  // max_step_tokens refusal may come after it).
   if (fixed && dims_ok) {
     if (params_given) {
       quant_rules.Merge(QuantParamsRules(config, kv_width, given.params));
@@ -299,11 +300,10 @@ void FuzzQuantDecoder(ByteReader& input) {
   }
   const uint64_t need = shape_valid ? edgeattn::DecoderQuantArenaBytes(dconfig) : 0;
   Debug(
-      "quant decoder: dtype %d max_tokens %d d_model %d heads %d mask %d position %d max_step %d "
-      "window %d kv heads %d parallel %d scales %d params %d size rules %s\n",
-      static_cast<int>(dtype), max_tokens, e, heads, static_cast<int>(config.mask), c.position,
-      max_step, dconfig.window, dconfig.n_kv_heads, config.parallel.max_workers, c.ScalesGiven(),
-      params_given, size_rules.Describe().c_str());
+      "quant decoder: dtype %d max_positions %d d_model %d heads %d position %d max_step %d "
+      "window %d kv heads %d scales %d params %d size rules %s\n",
+      static_cast<int>(dtype), max_tokens, e, heads, c.position, max_step, dconfig.window,
+      dconfig.n_kv_heads, c.ScalesGiven(), params_given, size_rules.Describe().c_str());
   CheckArenaSize("ea_decoder_quant_arena_size", &ea_decoder_quant_arena_size, dconfig, nulls,
                  size_rules, need);
 
@@ -377,7 +377,10 @@ void FuzzQuantDecoder(ByteReader& input) {
       {out_b_region >= 0 ? pool.Bytes(out_b_region) : nullptr, channels}};
   FillQuantBiases(qc, dtype, (qc.biases >> 2) % 4, bias_slots);
   FillTableAndInput(pool, qc, dtype, table_region, table_count, -1, 0);
-  if (table_region >= 0) config.quant_position_table = pool.Bytes(table_region);
+  if (table_region >= 0) {
+    config.quant_position_table = pool.Bytes(table_region);
+    SetDecoderLayer(config, &dconfig);
+  }
   std::vector<uint8_t> rope_cos0, rope_sin0;
   if (rope_tables) {
     if (materialised && d_k > 0 && d_k % 2 == 0) {  // an odd d_k has no pairs (refused)
@@ -426,13 +429,12 @@ void FuzzQuantDecoder(ByteReader& input) {
   weights.out_proj_bias = out_b_region >= 0 ? pool.Bytes(out_b_region) : nullptr;
   const bool null_weights_struct = nulls & kNullInput2;
   Debug(
-      "ea_decoder_quant case: dtype %d max_tokens %d d_model %d heads %d mask %d position %d "
+      "ea_decoder_quant case: dtype %d max_positions %d d_model %d heads %d position %d "
       "max_step %d caller table %d scales %d params %d need %llu capacity %llu kept in arena %d "
       "ops %d can_step %d\n",
-      static_cast<int>(dtype), max_tokens, e, heads, static_cast<int>(config.mask), c.position,
-      max_step, c.CallerTable(), c.ScalesGiven(), params_given,
-      static_cast<unsigned long long>(need), static_cast<unsigned long long>(layout.capacity),
-      kept_in_arena, c.OpCount(), can_step);
+      static_cast<int>(dtype), max_tokens, e, heads, c.position, max_step, c.CallerTable(),
+      c.ScalesGiven(), params_given, static_cast<unsigned long long>(need),
+      static_cast<unsigned long long>(layout.capacity), kept_in_arena, c.OpCount(), can_step);
   if (Debugging()) pool.Dump();
 
   // --- init's rules
@@ -659,7 +661,7 @@ void FuzzQuantDecoder(ByteReader& input) {
             arena.used = used_before;  // the same bytes again
           } else {
             rules = QuantDecoderShapeRules(bad);
-            if (IsFixed(bad.layer.dtype)) rules.Merge(ArenaRules(arena, 0, false));
+            if (IsFixed(bad.dtype)) rules.Merge(ArenaRules(arena, 0, false));
             // A broken dtype, position or quantization may be found by later rules too.
             rules.Add(EA_ERR_BAD_ARGUMENT);
             rules.Add(EA_ERR_NULL_POINTER);

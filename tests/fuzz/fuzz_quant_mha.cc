@@ -23,6 +23,7 @@
 #include "edgeattn/edgeattn.h"
 #include "expected_status.h"
 #include "failure.h"
+#include "flat_quant_configs.h"
 #include "fuzz_case.h"
 #include "fuzz_drivers.h"
 #include "known_defects.h"
@@ -74,7 +75,7 @@ void ExpectStreamEqualsFullRun(const ea_mha_config& config, const ea_mha_quant_w
                                const std::vector<uint8_t>& x, int32_t n, size_t element,
                                uint8_t target_selector, const std::vector<int32_t>& want_y) {
   ea_decoder_quant_config decoder_config{};  // by name: the struct grows at its end
-  decoder_config.layer = config;
+  SetDecoderLayer(config, &decoder_config);  // causal; the parallel-for is not the decoder's
   decoder_config.max_step_tokens = 1 + static_cast<int32_t>(x[0] % static_cast<uint32_t>(n));
   SetContext("ea_decoder_quant", "stream");
   size_t bytes = 0;

@@ -86,7 +86,7 @@ struct QuantDecoderOp {
 };
 inline constexpr int kMaxQuantDecoderOps = 8;
 
-// The fixed-point MHA decoder: QuantCase's layer (mostly causal), its
+// The fixed-point MHA decoder: QuantCase's layer (causal), its
 // max_step_tokens, where the kept tensors live, and a sequence of calls.
 struct QuantDecoderCase {
   Common common;  // Nulls: size config / bytes, decoder (kNullPlan), config (kNullPlanConfig),
@@ -97,7 +97,9 @@ struct QuantDecoderCase {
   int32_t max_tokens = 1, d_model = 1;
   uint8_t heads_kind = 0;  // < 200: a divisor of d_model (heads_kind-th); else `heads`
   int32_t heads = 1;
-  uint8_t mask_kind = 0;  // < 208 CAUSAL, < 232 NONE, else mask_raw
+  // Unused since the config is flat (no mask: a decoder is causal); still
+  // read (mask_raw where mask_kind >= 232) so that the seeds decode.
+  uint8_t mask_kind = 0;
   int32_t mask_raw = 0;
   int32_t position = 0;
   uint8_t table_kind = 0;   // >= 128: the caller passes a quantized table
@@ -106,7 +108,8 @@ struct QuantDecoderCase {
   int32_t step_value = 0;
   QuantTensor tensors[kQuantTensors];
   QuantCommon quant;        // biases: bit 0 in_proj_bias, bit 1 out_proj_bias; bits 2-3 magnitude.
-                            // n_tokens, want_weights, wrong_run, x, y, weights, derive_kind unused.
+                            // n_tokens, want_weights, wrong_run, x, y, weights, derive_kind
+                            // unused; workers too (the flat config has no parallel-for).
   uint8_t kept_kind = 0;    // >= 224: kept tensor kept_kind % 5 (in_proj, out_proj, in bias,
   int16_t kept_offset = 0;  // out bias, table) at kept_offset * 64 bytes into the arena
   uint8_t op_count = 0;     // modulo kMaxQuantDecoderOps + 1
@@ -125,11 +128,6 @@ struct QuantDecoderCase {
 
   bool CallerTable() const { return table_kind >= 128; }
   bool ScalesGiven() const { return scales_kind < 240; }
-  ea_mask Mask() const {
-    return mask_kind < 208   ? EA_MASK_CAUSAL
-           : mask_kind < 232 ? EA_MASK_NONE
-                             : static_cast<ea_mask>(mask_raw);
-  }
   int32_t MaxStepTokens() const {
     if (step_kind < 144) {
       return max_tokens > 0 ? 1 + static_cast<int32_t>(static_cast<uint32_t>(step_value) %

@@ -34,7 +34,7 @@ struct QuantCrossOp {
   // the other dtype's run, else re-init (Kind()).
   uint8_t kind = 0;
   // The count (set_memory's n_memory against max_memory, run's n_queries
-  // against layer.max_tokens; fuzz_quant_cross.cc CallCount): < 144 one in
+  // against max_queries; fuzz_quant_cross.cc CallCount): < 144 one in
   // [1, the maximum] (x_seed picks it), < 160 0, < 176 -1, < 192 the maximum
   // + 1, < 224 the maximum, else count_value.
   uint8_t count_kind = 0;
@@ -71,7 +71,7 @@ struct QuantCrossCase {
                   // weights struct (kNullInput2); targets
   uint8_t dtype_kind = 0;  // QuantDtype
   int32_t dtype_raw = 0;
-  uint8_t tokens_kind = 0;  // < 200: layer.max_tokens 1 + tokens_kind % 8; else tokens_raw (Dim)
+  uint8_t tokens_kind = 0;  // < 200: max_queries 1 + tokens_kind % 8; else tokens_raw (Dim)
   int32_t tokens_raw = 1;
   int32_t d_model = 1;     // Dim
   uint8_t heads_kind = 0;  // < 200: a divisor of d_model (heads_kind-th); else `heads`
@@ -82,16 +82,19 @@ struct QuantCrossCase {
   int32_t memory_raw = 0;
   uint8_t kv_kind = 0;  // < 96: n_kv_heads 0 (n_heads); < 240: a divisor of heads; else kv_raw
   int32_t kv_raw = 0;
-  uint8_t mask_kind = 0;  // < 232: EA_MASK_NONE; else mask_raw
+  // Unused since the config is flat (no mask, no positions); still read
+  // (the _raw where the _kind >= 232) so that the seeds decode.
+  uint8_t mask_kind = 0;
   int32_t mask_raw = 0;
-  uint8_t position_kind = 0;  // < 232: EA_POSITION_NONE; else position_raw
+  uint8_t position_kind = 0;
   int32_t position_raw = 0;
   uint8_t scales_kind = 0;  // >= 240: quant_scales NULL
   QuantTensor tensors[kQuantTensors];
   QuantTensor memory_quant;  // nominal: the input's scale
   uint8_t derive_kind = 0;   // >= 128: the case gives the integers ea_cross_quant_derive gave
   QuantCommon quant;         // biases: bit 0 in_proj_bias, bit 1 out_proj_bias; bits 2-3 magnitude.
-                             // n_tokens, n_valid, want_weights, wrong_run, x, y, weights unused.
+                             // n_tokens, n_valid, want_weights, wrong_run, x, y, weights unused;
+                             // workers too (the flat config has no parallel-for).
   uint8_t op_count = 0;      // modulo kMaxQuantCrossOps + 1
   QuantCrossOp ops[kMaxQuantCrossOps];
 
@@ -101,10 +104,6 @@ struct QuantCrossCase {
   int32_t MaxMemory() const {
     if (memory_kind < 176) return 1 + memory_kind % 24;
     return memory_kind < 224 ? 25 + memory_kind % 48 : memory_raw;
-  }
-  ea_mask Mask() const { return mask_kind < 232 ? EA_MASK_NONE : static_cast<ea_mask>(mask_raw); }
-  ea_position Position() const {
-    return position_kind < 232 ? EA_POSITION_NONE : static_cast<ea_position>(position_raw);
   }
   int32_t KvHeads(int32_t n_heads) const {
     if (kv_kind < 96) return 0;

@@ -49,12 +49,7 @@ QuantMhaCase CrossCase(ea_dtype dtype, RandomShape shape, int n_memory, int kv_h
 // The case's cross-attention config: its layer, max_memory its memory's
 // rows, its KV heads and memory quantization.
 ea_cross_quant_config CrossConfig(const QuantMhaLayer& layer, const QuantMhaCase& c) {
-  ea_cross_quant_config config{};
-  config.layer = layer.config;
-  config.max_memory = c.NMemory();
-  config.n_kv_heads = c.kv_heads;
-  config.memory = c.memory_quant;
-  return config;
+  return CrossQuantConfigOf(layer.config, c.NMemory(), c.kv_heads, c.memory_quant);
 }
 
 TEST_P(QuantCrossPerTarget, RunsEqualTheCrossChainBitForBit) {
@@ -69,7 +64,7 @@ TEST_P(QuantCrossPerTarget, RunsEqualTheCrossChainBitForBit) {
       {{1, 24, 3, false, false}, 17, 1, {1}},
       {{12, 128, 2, false, false}, 70, 1, {4, 8}},  // more keys than a panel of 64
       {{9, 16, 4, false, false}, 1, 4, {9}},        // one memory row
-      {{20, 16, 2, false, false}, 45, 1, {20}},     // memory steps of max_tokens 20
+      {{20, 16, 2, false, false}, 45, 1, {20}},     // memory steps of max_queries 20
   };
   uint64_t seed = 12000;
   for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
@@ -167,8 +162,8 @@ TEST(QuantCrossRules, DeriveTakesTheMemorysQuantization) {
     EXPECT_EQ(params.q_proj.input_offset, -c.scales.input.zero_point);
     EXPECT_EQ(params.k_proj.input_offset, -7);
     EXPECT_EQ(params.v_proj.input_offset, -7);
-    config.layer.quant_params = &params;
-    config.layer.quant_scales = nullptr;
+    config.quant_params = &params;
+    config.quant_scales = nullptr;
     PlannedQuantCross planned(ea_cross_quant_arena_size, ea_cross_quant_init, config,
                               layer.weights);
     ASSERT_EQ(planned.status, EA_OK);
@@ -194,7 +189,7 @@ TEST(QuantCrossRules, RefusedDerivesWriteNothing) {
     return ea_cross_quant_derive(&bad, &params, channels.data(), count);
   };
   ea_cross_quant_config bad = config;
-  bad.layer.quant_scales = nullptr;
+  bad.quant_scales = nullptr;
   EXPECT_EQ(derive(bad, channels.size()), EA_ERR_NULL_POINTER);
   bad = config;
   bad.memory.zero_point = 3;  // int16 memories have zero point 0
@@ -233,7 +228,7 @@ TEST(QuantCrossRules, ARefusedInitLeavesNothingUsable) {
   ea_arena arena;
   ea_arena_init(&arena, other.data(), planned.bytes);
   ea_cross_quant_config bad = config;
-  bad.layer.mask = EA_MASK_CAUSAL;
+  bad.memory.scale = 0.0f;
   EXPECT_EQ(ea_cross_quant_init(&cross, &bad, &layer.weights, &arena), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(arena.used, 0u);
   EXPECT_TRUE(
@@ -297,10 +292,10 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   // The arena as a constant of a config, as firmware sizes a static buffer.
   constexpr ea_cross_quant_config kFirmware = [] {
     ea_cross_quant_config f{};
-    f.layer.dtype = EA_DTYPE_INT8;
-    f.layer.d_model = 64;
-    f.layer.n_heads = 4;
-    f.layer.max_tokens = 1;
+    f.dtype = EA_DTYPE_INT8;
+    f.d_model = 64;
+    f.n_heads = 4;
+    f.max_queries = 1;
     f.max_memory = 100;
     f.n_kv_heads = 2;
     return f;
@@ -317,22 +312,19 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
     return ea_cross_quant_arena_size(&bad, &ignored);
   };
   ea_cross_quant_config bad = config;
-  bad.layer.mask = EA_MASK_CAUSAL;
-  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
-  bad = config;
-  bad.layer.position = EA_POSITION_SINUSOIDAL;
-  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
-  bad.layer.position = EA_POSITION_LEARNED;  // and no table: still the position's status
-  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
+  bad.max_queries = 0;
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_DIMENSION);
+  bad.max_queries = -1;
+  EXPECT_EQ(size_of(bad), EA_ERR_BAD_DIMENSION);
+  bad.max_queries = 65536;
+  EXPECT_EQ(size_of(bad), EA_ERR_DIMENSION_OVERFLOW);
   ea_mha_quant_params given{};
   std::vector<int32_t> given_channels(EA_MHA_QUANT_CHANNEL_INTS(16));
   ASSERT_EQ(ea_cross_quant_derive(&config, &given, given_channels.data(), given_channels.size()),
             EA_OK);
   bad = config;
-  bad.layer.quant_params = &given;
+  bad.quant_params = &given;
   EXPECT_EQ(size_of(bad), EA_OK);
-  bad.layer.position = EA_POSITION_SINUSOIDAL;  // no table quantization among the integers
-  EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
   bad = config;
   bad.max_memory = 0;
   EXPECT_EQ(size_of(bad), EA_ERR_BAD_DIMENSION);
@@ -349,7 +341,7 @@ TEST(QuantCrossRules, ConfigsAndCallsAreChecked) {
   bad.memory.scale = 0.0f;
   EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
   bad = config;
-  bad.layer.dtype = EA_DTYPE_F32;
+  bad.dtype = EA_DTYPE_F32;
   EXPECT_EQ(size_of(bad), EA_ERR_BAD_ARGUMENT);
   EXPECT_EQ(ea_cross_quant_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
 

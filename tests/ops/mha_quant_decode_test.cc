@@ -257,10 +257,9 @@ TEST_P(QuantDecoderPerTarget, DeviceSoftmaxTablesStreamAsTheFullRun) {
 template <typename T>
 struct Decoder {
   Decoder(const QuantMhaCase& c, int32_t max_step_tokens) : layer(c) {
-    config.layer = layer.config;
+    config = DecoderQuantConfigOf(layer.config, c.kv_heads);
     config.max_step_tokens = max_step_tokens;
     config.window = c.window;
-    config.n_kv_heads = c.kv_heads;
     status = ea_decoder_quant_arena_size(&config, &bytes);
     if (status != EA_OK) return;
     storage = AlignedBytes(bytes);
@@ -330,16 +329,15 @@ TEST_P(QuantDecoderPerTarget, GivenIntegersGiveTheDerivedOnesResults) {
   ASSERT_EQ(derived.status, EA_OK);
   std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(c.d_model));
   ea_mha_quant_params params{};
-  ASSERT_EQ(ea_mha_quant_derive(&derived.config.layer, &params, channels.data(), channels.size()),
+  ASSERT_EQ(ea_mha_quant_derive(&derived.layer.config, &params, channels.data(), channels.size()),
             EA_OK);
   // Given integers alone: the sinusoidal table filled at init takes its
   // quantization from them (params.position), with no quant_scales.
   QuantMhaLayer given_layer(c);
-  ea_decoder_quant_config config{};
-  config.layer = given_layer.config;
+  ea_decoder_quant_config config = DecoderQuantConfigOf(given_layer.config);
   config.max_step_tokens = 5;
-  config.layer.quant_params = &params;
-  config.layer.quant_scales = nullptr;
+  config.quant_params = &params;
+  config.quant_scales = nullptr;
   PlannedQuantDecoder planned = PlanQuantDecoder(config, given_layer.weights);
   ASSERT_EQ(planned.status, EA_OK);
   EXPECT_EQ(planned.bytes, derived.bytes);
@@ -412,8 +410,7 @@ void ExpectRopeTakesGivenIntegers(int rope) {
   const std::vector<T> cos(cos32.begin(), cos32.end()), sin(sin32.begin(), sin32.end());
   ea_rope_quant_scales rope_scales[2];
   c.RopeScales(rope_scales);
-  ea_decoder_quant_config config{};
-  config.layer = layer.config;
+  ea_decoder_quant_config config = DecoderQuantConfigOf(layer.config);
   config.max_step_tokens = 3;
   config.n_kv_heads = 2;
   config.rope_layout = rope == tflite_ref::kRopeInterleaved ? EA_ROPE_INTERLEAVED : EA_ROPE_HALF;
@@ -426,8 +423,8 @@ void ExpectRopeTakesGivenIntegers(int rope) {
   ea_rope_quant_params rope_params[2];
   ASSERT_EQ(ea_rope_quant_derive(dtype, &rope_scales[0], &rope_params[0]), EA_OK);
   ASSERT_EQ(ea_rope_quant_derive(dtype, &rope_scales[1], &rope_params[1]), EA_OK);
-  config.layer.quant_params = &params;
-  config.layer.quant_scales = nullptr;
+  config.quant_params = &params;
+  config.quant_scales = nullptr;
   config.rope_scales = nullptr;
   config.rope_params = rope_params;
   PlannedQuantDecoder planned = PlanQuantDecoder(config, layer.weights);
@@ -551,8 +548,7 @@ TEST(QuantDecoderRules, RefusedStepsLeaveYAndTheStreamUntouched) {
 TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   const QuantMhaCase c = RandomQuantMha(EA_DTYPE_INT8, {8, 16, 2, true, true}, 9600);
   QuantMhaLayer layer(c);
-  ea_decoder_quant_config config{};
-  config.layer = layer.config;
+  ea_decoder_quant_config config = DecoderQuantConfigOf(layer.config);
   config.max_step_tokens = 2;
   size_t bytes = 0;
   ASSERT_EQ(ea_decoder_quant_arena_size(&config, &bytes), EA_OK);
@@ -564,9 +560,6 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
     return ea_decoder_quant_arena_size(&bad, &ignored);
   };
   ea_decoder_quant_config bad = config;
-  bad.layer.mask = EA_MASK_NONE;
-  EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
-  bad = config;
   bad.max_step_tokens = 0;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
   bad.max_step_tokens = 9;
@@ -602,16 +595,20 @@ TEST(QuantDecoderRules, ConfigsAndPlansAreChecked) {
   bad.n_kv_heads = INT32_MIN;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
   bad = config;
-  bad.layer.dtype = EA_DTYPE_F32;
+  bad.dtype = EA_DTYPE_F32;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_ARGUMENT);
   bad = config;
-  bad.layer.n_heads = 3;
+  bad.n_heads = 3;
   EXPECT_EQ(refused(bad), EA_ERR_HEADS_MISMATCH);
   bad = config;
-  bad.layer.max_tokens = 65536;
+  bad.max_positions = 65536;
   EXPECT_EQ(refused(bad), EA_ERR_DIMENSION_OVERFLOW);
+  bad.max_positions = 0;
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
+  bad.max_positions = 1;  // shorter than a step
+  EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
   bad = config;
-  bad.layer.quant_scales = nullptr;
+  bad.quant_scales = nullptr;
   EXPECT_NE(refused(bad), EA_OK);
   EXPECT_EQ(ea_decoder_quant_arena_size(nullptr, &bytes), EA_ERR_NULL_POINTER);
 
@@ -651,7 +648,7 @@ struct RopeDecoderSetup {
     cos.assign(cos32.begin(), cos32.end());
     sin.assign(sin32.begin(), sin32.end());
     c.RopeScales(scales);
-    config.layer = layer.config;
+    config = DecoderQuantConfigOf(layer.config);
     config.max_step_tokens = 2;
     config.rope_layout =
         c.rope == tflite_ref::kRopeInterleaved ? EA_ROPE_INTERLEAVED : EA_ROPE_HALF;
@@ -721,7 +718,7 @@ TEST(QuantDecoderRules, RopeConfigsAreChecked) {
   ea_mha_quant_params given{};
   ASSERT_EQ(ea_decoder_quant_derive(&config, &given, channels.data(), channels.size()), EA_OK);
   bad = config;
-  bad.layer.quant_params = &given;
+  bad.quant_params = &given;
   bad.rope_params = nullptr;
   EXPECT_EQ(refused(bad), EA_ERR_NULL_POINTER);
   ASSERT_EQ(ea_rope_quant_derive(EA_DTYPE_INT8, &scales[0], &params[0]), EA_OK);
@@ -738,7 +735,8 @@ TEST(QuantDecoderRules, RopeConfigsAreChecked) {
   QuantMhaCase odd = RandomQuantMha(EA_DTYPE_INT8, {8, 6, 2, true, true}, 9611);
   QuantMhaLayer odd_layer(odd);
   bad = config;
-  bad.layer = odd_layer.config;
+  bad.d_model = odd_layer.config.d_model;  // d_k 3
+  bad.quant_scales = odd_layer.config.quant_scales;
   EXPECT_EQ(refused(bad), EA_ERR_BAD_DIMENSION);
 
   // A table inside the carve (each of them); a step's y or x over a table.
@@ -800,9 +798,8 @@ TEST(QuantDecoderRules, RopeScoresReadOnlyTheRotatedScales) {
     rope[i].x = i == 0 ? scales.q : scales.k;
     rope[i].cos_product.scale = rope[i].sin_product.scale = rope[i].rotated.scale = 1e-2f;
   }
-  ea_decoder_quant_config config{};
-  config.layer = layer.config;
-  config.layer.quant_scales = &scales;
+  ea_decoder_quant_config config = DecoderQuantConfigOf(layer.config);
+  config.quant_scales = &scales;
   config.max_step_tokens = 2;
   std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(c.d_model));
   ea_mha_quant_params params{};
@@ -827,8 +824,7 @@ TEST(QuantDecoderRules, DeriveTakesTheKvWidth) {
   const QuantMhaCase c =
       GroupedQueryHeads(RandomQuantMha(EA_DTYPE_INT8, {8, 16, 4, true, true}, 9960), 2);
   QuantMhaLayer layer(c);
-  ea_decoder_quant_config config{};
-  config.layer = layer.config;
+  ea_decoder_quant_config config = DecoderQuantConfigOf(layer.config);
   config.max_step_tokens = 2;
   config.n_kv_heads = 2;
   std::vector<int32_t> ints(EA_MHA_QUANT_CHANNEL_INTS(16), -7);
@@ -859,7 +855,7 @@ TEST(QuantDecoderRules, DeriveTakesTheKvWidth) {
   bad.n_kv_heads = 3;
   EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_ERR_HEADS_MISMATCH);
   bad = config;
-  bad.layer.quant_scales = nullptr;
+  bad.quant_scales = nullptr;
   EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_ERR_NULL_POINTER);
   EXPECT_EQ(out.scores.output_shift, 99);
   EXPECT_EQ(ints, before);
@@ -869,7 +865,7 @@ TEST(QuantDecoderRules, DeriveTakesTheKvWidth) {
   EXPECT_EQ(ea_decoder_quant_derive(&config, &out, nullptr, ints.size()), EA_ERR_NULL_POINTER);
   // Given integers (quant_params) are ignored: the scales are derived.
   bad = config;
-  bad.layer.quant_params = &untouched;
+  bad.quant_params = &untouched;
   EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_OK);
   EXPECT_EQ(out.k_proj.output_multiplier[3], want.fc_k.multiplier[3]);
 
@@ -881,7 +877,7 @@ TEST(QuantDecoderRules, DeriveTakesTheKvWidth) {
   ea_mha_quant_scales tail_scales = *layer.config.quant_scales;
   tail_scales.in_proj_weight_scales = in_scales.data();
   bad = config;
-  bad.layer.quant_scales = &tail_scales;
+  bad.quant_scales = &tail_scales;
   EXPECT_EQ(ea_decoder_quant_derive(&bad, &out, ints.data(), ints.size()), EA_OK)
       << "a bad scale past the layer's rows";
   in_scales[16 + 8 + 5] = 0.0f;  // W_V's channel 5
@@ -905,8 +901,7 @@ TEST(QuantDecoderRules, AGroupedDecoderKeepsItsOwnRows) {
   bias.resize(bias.size() + 16, 0);
   layer.weights.in_proj_weight = in_proj.data();
   layer.weights.in_proj_bias = bias.data();
-  ea_decoder_quant_config config{};
-  config.layer = layer.config;
+  ea_decoder_quant_config config = DecoderQuantConfigOf(layer.config);
   config.max_step_tokens = 1;
   config.n_kv_heads = 2;
   PlannedQuantDecoder planned = PlanQuantDecoder(config, layer.weights);

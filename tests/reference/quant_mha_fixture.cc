@@ -129,12 +129,9 @@ QuantMhaCase::Decoded CrossTyped(const QuantMhaCase& c, const std::vector<int>& 
                                  int memory_rows, const std::vector<int32_t>& earlier_memory) {
   QuantMhaCase::Decoded result;
   const QuantMhaLayer layer(c);
-  ea_cross_quant_config config{};
-  config.layer = layer.config;
-  config.layer.max_tokens = *std::max_element(runs.begin(), runs.end());
-  config.max_memory = memory_rows > 0 ? memory_rows : c.NMemory();
-  config.n_kv_heads = c.kv_heads;
-  config.memory = c.memory_quant;
+  ea_cross_quant_config config = CrossQuantConfigOf(
+      layer.config, memory_rows > 0 ? memory_rows : c.NMemory(), c.kv_heads, c.memory_quant);
+  config.max_queries = *std::max_element(runs.begin(), runs.end());
   size_t bytes = 0;
   result.status = ea_cross_quant_arena_size(&config, &bytes);
   if (result.status != EA_OK) return result;
@@ -175,11 +172,9 @@ QuantMhaCase::Decoded DecodeTyped(const QuantMhaCase& c, const std::vector<int>&
   QuantMhaCase::Decoded result;
   const QuantMhaLayer layer(c);
   const ea_mha_quant_weights& weights = layer.weights;
-  ea_decoder_quant_config config{};
-  config.layer = layer.config;
+  ea_decoder_quant_config config = DecoderQuantConfigOf(layer.config, c.kv_heads);
   config.max_step_tokens = *std::max_element(steps.begin(), steps.end());
   config.window = c.window;
-  config.n_kv_heads = c.kv_heads;
   ea_rope_quant_scales rope_scales[2];
   const std::vector<T> cos = Narrow<T>(c.rope != 0 ? c.RopeTable(false) : std::vector<int32_t>());
   const std::vector<T> sin = Narrow<T>(c.rope != 0 ? c.RopeTable(true) : std::vector<int32_t>());
@@ -304,15 +299,9 @@ void QuantMhaLayer::GiveSoftmaxTables(const QuantMhaCase& c) {
   channel_ints_.resize(EA_MHA_QUANT_CHANNEL_INTS(config.d_model));
   // Grouped-query heads: only the decoder's derive knows W_K's and W_V's
   // width; a memory: only the cross-attention's knows k's and v's input.
-  ea_decoder_quant_config decoder{};
-  decoder.layer = config;
-  decoder.max_step_tokens = 1;
-  decoder.n_kv_heads = kv_heads_;
-  ea_cross_quant_config cross{};
-  cross.layer = config;
-  cross.max_memory = c.NMemory();
-  cross.n_kv_heads = kv_heads_;
-  cross.memory = c.memory_quant;
+  const ea_decoder_quant_config decoder = DecoderQuantConfigOf(config, kv_heads_);
+  const ea_cross_quant_config cross =
+      CrossQuantConfigOf(config, c.NMemory(), kv_heads_, c.memory_quant);
   int32_t* ints = channel_ints_.data();
   const size_t count = channel_ints_.size();
   const ea_status derived = !c.memory.empty() ? ea_cross_quant_derive(&cross, &params_, ints, count)
@@ -495,6 +484,36 @@ std::vector<int32_t> GoldenValues(const tflite_golden::GoldenCase& golden,
     return Widen(static_cast<const int8_t*>(blob.data), blob.bytes);
   }
   return Widen(static_cast<const int16_t*>(blob.data), blob.bytes / 2);
+}
+
+ea_decoder_quant_config DecoderQuantConfigOf(const ea_mha_config& layer, int32_t n_kv_heads) {
+  ea_decoder_quant_config config{};
+  config.dtype = layer.dtype;
+  config.d_model = layer.d_model;
+  config.n_heads = layer.n_heads;
+  config.n_kv_heads = n_kv_heads;
+  config.max_positions = layer.max_tokens;
+  config.max_step_tokens = 1;
+  config.position = layer.position;
+  config.quant_position_table = layer.quant_position_table;
+  config.quant_scales = layer.quant_scales;
+  config.quant_params = layer.quant_params;
+  return config;
+}
+
+ea_cross_quant_config CrossQuantConfigOf(const ea_mha_config& layer, int32_t max_memory,
+                                         int32_t n_kv_heads, ea_quant memory) {
+  ea_cross_quant_config config{};
+  config.dtype = layer.dtype;
+  config.d_model = layer.d_model;
+  config.n_heads = layer.n_heads;
+  config.n_kv_heads = n_kv_heads;
+  config.max_memory = max_memory;
+  config.max_queries = layer.max_tokens;
+  config.quant_scales = layer.quant_scales;
+  config.quant_params = layer.quant_params;
+  config.memory = memory;
+  return config;
 }
 
 QuantMhaCase FromGolden(const tflite_golden::GoldenCase& g) {

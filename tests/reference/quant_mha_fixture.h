@@ -148,6 +148,16 @@ class QuantMhaLayer {
   std::vector<float> part_scales_[3];
 };
 
+// An MHA layer's config as the fixed-point decoder's: streams of
+// layer.max_tokens positions, steps of one token, no window, no RoPE
+// (the layer's mask, parallel and float fields have no counterpart).
+ea_decoder_quant_config DecoderQuantConfigOf(const ea_mha_config& layer, int32_t n_kv_heads = 0);
+// ... and as the cross-attention's: runs of up to layer.max_tokens queries
+// over up to max_memory rows of the given quantization (the layer's mask and
+// positions have no counterpart: a cross-attention has neither).
+ea_cross_quant_config CrossQuantConfigOf(const ea_mha_config& layer, int32_t max_memory,
+                                         int32_t n_kv_heads, ea_quant memory);
+
 // The golden case as a QuantMhaCase (inputs, weights, biases, scales).
 QuantMhaCase FromGolden(const tflite_golden::GoldenCase& golden);
 

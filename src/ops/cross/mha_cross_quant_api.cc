@@ -22,7 +22,7 @@ namespace edgeattn {
 namespace {
 
 int32_t CrossKvHeads(const ea_cross_quant_config& c) {
-  return c.n_kv_heads == 0 ? c.layer.n_heads : c.n_kv_heads;
+  return c.n_kv_heads == 0 ? c.n_heads : c.n_kv_heads;
 }
 
 // The decoder a cross-attention runs on (CrossQuantArenaBytes): a cache of
@@ -30,27 +30,34 @@ int32_t CrossKvHeads(const ea_cross_quant_config& c) {
 // part of the memory), no positions, no window, no RoPE.
 ea_decoder_quant_config CoreConfig(const ea_cross_quant_config& c) {
   ea_decoder_quant_config d{};
-  d.layer = c.layer;
-  d.layer.max_tokens = c.max_memory;
-  d.max_step_tokens = CrossQuantStepRows(c.layer.max_tokens, c.max_memory);
+  d.dtype = c.dtype;
+  d.d_model = c.d_model;
+  d.n_heads = c.n_heads;
   d.n_kv_heads = c.n_kv_heads;
+  d.max_positions = c.max_memory;
+  d.max_step_tokens = CrossQuantStepRows(c.max_queries, c.max_memory);
+  d.quant_scales = c.quant_scales;
+  d.quant_params = c.quant_params;
   return d;
+}
+
+// The queries' layer as the MHA chain's rules read it: a run's max_queries
+// rows, unmasked, no positions.
+ea_mha_config QueryLayer(const ea_cross_quant_config& c) {
+  ea_mha_config layer = DecoderQuantLayer(CoreConfig(c));
+  layer.max_tokens = c.max_queries;
+  layer.mask = EA_MASK_NONE;
+  return layer;
 }
 
 ea_status Validate(const ea_cross_quant_config& c) {
   if (c.n_kv_heads < 0 || c.max_memory <= 0) return EA_ERR_BAD_DIMENSION;
   if (c.max_memory > kMaxFixedPointKeys) return EA_ERR_DIMENSION_OVERFLOW;
-  // Before the layer's rules, which would ask a position table for its
-  // pointer or quantization first (EA_ERR_NULL_POINTER).
-  if (c.layer.mask != EA_MASK_NONE || c.layer.position != EA_POSITION_NONE) {
-    return EA_ERR_BAD_ARGUMENT;
-  }
-  ea_status status = ValidateMhaQuantConfig(c.layer, CrossKvHeads(c));
+  ea_status status = ValidateMhaQuantConfig(QueryLayer(c), CrossKvHeads(c));
   if (status != EA_OK) return status;
-  status = CheckElements(c.max_memory, c.layer.d_model);
+  status = CheckElements(c.max_memory, c.d_model);
   if (status != EA_OK) return status;
-  if (c.layer.quant_params == nullptr && c.layer.quant_scales != nullptr &&
-      !IsValidQuant(c.layer.dtype, c.memory)) {
+  if (c.quant_params == nullptr && c.quant_scales != nullptr && !IsValidQuant(c.dtype, c.memory)) {
     return EA_ERR_BAD_ARGUMENT;
   }
   size_t bytes = 0;
@@ -60,18 +67,18 @@ ea_status Validate(const ea_cross_quant_config& c) {
 ea_status CheckedRunMemory(const ea_cross_quant& cross, Extent x, Extent y) {
   const ea_decoder_quant& d = cross.core;
   const MhaQuantKept kept =
-      MhaQuantKeptExtents(d.config.layer, KvWidth(d.config), d.weights, nullptr, d.params.softmax);
+      MhaQuantKeptExtents(d.layer, KvWidth(d.config), d.weights, nullptr, d.params.softmax);
   return CheckStepMemory(x, y, kept.extents, kMhaQuantKeptCount, {d.carve, d.carve_bytes});
 }
 
 template <typename T>
 ea_status SetMemory(ea_cross_quant* cross, ea_dtype dtype, const T* memory, int32_t n_memory) {
   if (cross == nullptr || memory == nullptr) return EA_ERR_NULL_POINTER;
-  if (cross->ready != EA_PLAN_READY || cross->config.layer.dtype != dtype) {
+  if (cross->ready != EA_PLAN_READY || cross->config.dtype != dtype) {
     return EA_ERR_BAD_ARGUMENT;
   }
   if (n_memory <= 0 || n_memory > cross->config.max_memory) return EA_ERR_BAD_DIMENSION;
-  const size_t e = static_cast<size_t>(cross->config.layer.d_model);
+  const size_t e = static_cast<size_t>(cross->config.d_model);
   const Extent rows{memory, static_cast<size_t>(n_memory) * e * sizeof(T)};
   const ea_status status = CheckedRunMemory(*cross, rows, rows);
   if (status != EA_OK) return status;
@@ -87,12 +94,12 @@ ea_status SetMemory(ea_cross_quant* cross, ea_dtype dtype, const T* memory, int3
 template <typename T>
 ea_status Run(ea_cross_quant* cross, ea_dtype dtype, const T* x, int32_t n_queries, T* y) {
   if (cross == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
-  if (cross->ready != EA_PLAN_READY || cross->config.layer.dtype != dtype || cross->n_memory == 0) {
+  if (cross->ready != EA_PLAN_READY || cross->config.dtype != dtype || cross->n_memory == 0) {
     return EA_ERR_BAD_ARGUMENT;
   }
-  if (n_queries <= 0 || n_queries > cross->config.layer.max_tokens) return EA_ERR_BAD_DIMENSION;
+  if (n_queries <= 0 || n_queries > cross->config.max_queries) return EA_ERR_BAD_DIMENSION;
   const size_t bytes =
-      static_cast<size_t>(n_queries) * static_cast<size_t>(cross->config.layer.d_model) * sizeof(T);
+      static_cast<size_t>(n_queries) * static_cast<size_t>(cross->config.d_model) * sizeof(T);
   const ea_status status = CheckedRunMemory(*cross, {x, bytes}, {y, bytes});
   if (status != EA_OK) return status;
   const ea_decoder_quant& d = cross->core;
@@ -118,14 +125,14 @@ ea_status ea_cross_quant_derive(const ea_cross_quant_config* config, ea_mha_quan
   using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
   if (config == nullptr || params == nullptr || channel_ints == nullptr) return EA_ERR_NULL_POINTER;
   ea_cross_quant_config scales_only = *config;
-  scales_only.layer.quant_params = nullptr;
+  scales_only.quant_params = nullptr;
   const ea_status status = Validate(scales_only);
   if (status != EA_OK) return status;
-  if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->layer.d_model)) {
+  if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->d_model)) {
     return EA_ERR_ARENA_TOO_SMALL;
   }
-  return DeriveMhaQuantParams(config->layer, CrossKvHeads(*config) * HeadWidth(CoreConfig(*config)),
-                              params, channel_ints, {nullptr, &config->memory});
+  return DeriveMhaQuantParams(QueryLayer(*config), KvWidth(CoreConfig(*config)), params,
+                              channel_ints, {nullptr, &config->memory});
 }
 
 ea_status ea_cross_quant_init(ea_cross_quant* cross, const ea_cross_quant_config* config,
@@ -141,11 +148,11 @@ ea_status ea_cross_quant_init(ea_cross_quant* cross, const ea_cross_quant_config
   const ea_decoder_quant_config core = CoreConfig(*config);
   const uint64_t bytes = CrossQuantArenaBytes(*config);
   ea_mha_quant_params derived{};
-  status = PrepareMhaQuantCarve(core.layer, KvWidth(core), *weights, *arena, bytes, &derived,
-                                {nullptr, &config->memory});
+  status = PrepareMhaQuantCarve(DecoderQuantLayer(core), KvWidth(core), *weights, *arena, bytes,
+                                &derived, {nullptr, &config->memory});
   if (status != EA_OK) return status;
   const ea_rope_quant_params no_rope[2] = {};
-  CarveDecoderQuant(&cross->core, core, config->layer.max_tokens, *weights, derived, no_rope, bytes,
+  CarveDecoderQuant(&cross->core, core, config->max_queries, *weights, derived, no_rope, bytes,
                     arena);
   cross->config = *config;
   cross->n_memory = 0;

@@ -44,15 +44,15 @@ ea_status ValidateRope(const ea_decoder_quant_config& c, RopePlan* plan) {
   }
   if (c.rope_cos_table == nullptr || c.rope_sin_table == nullptr) return EA_ERR_BAD_ARGUMENT;
   if (HeadWidth(c) % 2 != 0) return EA_ERR_BAD_DIMENSION;
-  if (CheckQuantTableAlignment(c.layer.dtype, c.rope_cos_table) != EA_OK ||
-      CheckQuantTableAlignment(c.layer.dtype, c.rope_sin_table) != EA_OK) {
+  if (CheckQuantTableAlignment(c.dtype, c.rope_cos_table) != EA_OK ||
+      CheckQuantTableAlignment(c.dtype, c.rope_sin_table) != EA_OK) {
     return EA_ERR_BAD_ARGUMENT;
   }
   if (c.rope_layout != EA_ROPE_HALF && c.rope_layout != EA_ROPE_INTERLEAVED) {
     return EA_ERR_BAD_ARGUMENT;
   }
-  const ea_dtype dtype = c.layer.dtype;
-  if (c.layer.quant_params != nullptr) {
+  const ea_dtype dtype = c.dtype;
+  if (c.quant_params != nullptr) {
     if (c.rope_params == nullptr) return EA_ERR_NULL_POINTER;
     for (int i = 0; i < 2; ++i) {
       if (CheckRope(dtype, c.rope_params[i]) != EA_OK) return EA_ERR_BAD_ARGUMENT;
@@ -60,7 +60,7 @@ ea_status ValidateRope(const ea_decoder_quant_config& c, RopePlan* plan) {
     }
     return EA_OK;
   }
-  const ea_mha_quant_scales* s = c.layer.quant_scales;
+  const ea_mha_quant_scales* s = c.quant_scales;
   if (s == nullptr || c.rope_scales == nullptr) return EA_ERR_NULL_POINTER;
   const auto same = [](ea_quant a, ea_quant b) {
     return a.scale == b.scale && a.zero_point == b.zero_point;
@@ -79,10 +79,9 @@ ea_status ValidateRope(const ea_decoder_quant_config& c, RopePlan* plan) {
 
 ea_status Validate(const ea_decoder_quant_config& c, RopePlan* rope) {
   if (c.n_kv_heads < 0) return EA_ERR_BAD_DIMENSION;
-  ea_status status = ValidateMhaQuantConfig(c.layer, DecoderQuantKvHeads(c));
+  ea_status status = ValidateMhaQuantConfig(DecoderQuantLayer(c), DecoderQuantKvHeads(c));
   if (status != EA_OK) return status;
-  if (c.layer.mask != EA_MASK_CAUSAL) return EA_ERR_BAD_ARGUMENT;
-  if (c.max_step_tokens <= 0 || c.max_step_tokens > c.layer.max_tokens || c.window < 0) {
+  if (c.max_step_tokens <= 0 || c.max_step_tokens > c.max_positions || c.window < 0) {
     return EA_ERR_BAD_DIMENSION;
   }
   size_t bytes = 0;
@@ -91,23 +90,22 @@ ea_status Validate(const ea_decoder_quant_config& c, RopePlan* rope) {
   return ValidateRope(c, rope);
 }
 
-// The RoPE tables a decoder reads at every step ([max_tokens, d_k] each),
+// The RoPE tables a decoder reads at every step ([max_positions, d_k] each),
 // as kept extents (none without RoPE).
 struct RopeTables {
   Extent extents[2];
 };
 RopeTables RopeTablesOf(const ea_decoder_quant_config& c) {
-  const size_t bytes = HasRope(c)
-                           ? static_cast<size_t>(c.layer.max_tokens) *
-                                 static_cast<size_t>(HeadWidth(c)) * FixedPointBytes(c.layer.dtype)
-                           : 0;
+  const size_t bytes = HasRope(c) ? static_cast<size_t>(c.max_positions) *
+                                        static_cast<size_t>(HeadWidth(c)) * FixedPointBytes(c.dtype)
+                                  : 0;
   return {{{c.rope_cos_table, bytes}, {c.rope_sin_table, bytes}}};
 }
 
 // One step of n tokens at positions [p, p + n). Arguments are validated.
 template <typename T>
 void Step(const ea_decoder_quant& d, const T* x, int32_t n, T* y) {
-  const ea_mha_config& c = d.config.layer;
+  const ea_mha_config& c = d.layer;
   const ea_mha_quant_params& p = d.params;
   const size_t e = static_cast<size_t>(c.d_model);
   const size_t position = static_cast<size_t>(d.length);
@@ -141,10 +139,10 @@ template <typename T>
 ea_status CheckedStep(ea_decoder_quant* decoder, ea_dtype dtype, const T* x, int32_t n_tokens,
                       T* y) {
   if (decoder == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
-  if (decoder->ready != EA_PLAN_READY || decoder->config.layer.dtype != dtype) {
+  if (decoder->ready != EA_PLAN_READY || decoder->config.dtype != dtype) {
     return EA_ERR_BAD_ARGUMENT;
   }
-  const ea_mha_config& c = decoder->config.layer;
+  const ea_mha_config& c = decoder->layer;
   if (n_tokens <= 0 || n_tokens > decoder->config.max_step_tokens) return EA_ERR_BAD_DIMENSION;
   if (decoder->length + n_tokens > c.max_tokens) return EA_ERR_CACHE_FULL;
   const size_t io_bytes =
@@ -184,14 +182,14 @@ ea_status ea_decoder_quant_derive(const ea_decoder_quant_config* config,
   using namespace edgeattn;  // NOLINT(google-build-using-namespace): one entry point
   if (config == nullptr || params == nullptr || channel_ints == nullptr) return EA_ERR_NULL_POINTER;
   ea_decoder_quant_config scales_only = *config;
-  scales_only.layer.quant_params = nullptr;
+  scales_only.quant_params = nullptr;
   RopePlan rope;
   ea_status status = Validate(scales_only, &rope);
   if (status != EA_OK) return status;
-  if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->layer.d_model)) {
+  if (channel_int_count < EA_MHA_QUANT_CHANNEL_INTS(config->d_model)) {
     return EA_ERR_ARENA_TOO_SMALL;
   }
-  return DeriveMhaQuantParams(config->layer, KvWidth(*config), params, channel_ints,
+  return DeriveMhaQuantParams(DecoderQuantLayer(*config), KvWidth(*config), params, channel_ints,
                               rope.Operands());
 }
 
@@ -204,7 +202,7 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
   ea_status status = CheckMhaQuantWeightPointers(*weights);
   if (status != EA_OK) return status;
-  const ea_mha_config& c = config->layer;
+  const ea_mha_config c = DecoderQuantLayer(*config);
   RopePlan rope;
   status = Validate(*config, &rope);
   const uint64_t bytes = status == EA_OK ? DecoderQuantArenaBytes(*config) : 0;

@@ -19,10 +19,23 @@
 
 namespace edgeattn {
 
-int32_t HeadWidth(const ea_decoder_quant_config& c) { return c.layer.d_model / c.layer.n_heads; }
+ea_mha_config DecoderQuantLayer(const ea_decoder_quant_config& c) {
+  ea_mha_config layer{};
+  layer.dtype = c.dtype;
+  layer.max_tokens = c.max_positions;
+  layer.d_model = c.d_model;
+  layer.n_heads = c.n_heads;
+  layer.mask = EA_MASK_CAUSAL;
+  layer.position = c.position;
+  layer.quant_scales = c.quant_scales;
+  layer.quant_params = c.quant_params;
+  layer.quant_position_table = c.quant_position_table;
+  return layer;
+}
+int32_t HeadWidth(const ea_decoder_quant_config& c) { return c.d_model / c.n_heads; }
 int32_t KvWidth(const ea_decoder_quant_config& c) { return DecoderQuantKvHeads(c) * HeadWidth(c); }
 int32_t Capacity(const ea_decoder_quant_config& c) {
-  return DecoderQuantCapacity(c.layer.max_tokens, c.max_step_tokens, c.window);
+  return DecoderQuantCapacity(c.max_positions, c.max_step_tokens, c.window);
 }
 bool HasRope(const ea_decoder_quant_config& c) {
   return c.rope_cos_table != nullptr || c.rope_sin_table != nullptr;
@@ -51,9 +64,8 @@ using HeadPanels = std::conditional_t<sizeof(T) == 1, S8HeadPanels, S16HeadPanel
 
 uint8_t* HeadPanelRegion(const ea_decoder_quant& d, int32_t g) {
   return static_cast<uint8_t*>(d.head_panels) +
-         static_cast<size_t>(g) * DecoderQuantHeadPanelBytes(Capacity(d.config),
-                                                             HeadWidth(d.config),
-                                                             d.config.layer.dtype);
+         static_cast<size_t>(g) *
+             DecoderQuantHeadPanelBytes(Capacity(d.config), HeadWidth(d.config), d.config.dtype);
 }
 void PanelsOfHead(const ea_decoder_quant& d, int32_t g, S8HeadPanels* p) {
   const int32_t d_k = HeadWidth(d.config);
@@ -120,7 +132,7 @@ template <typename T>
 void ProjectRows(const ea_decoder_quant& d, int32_t which, const ea_linear_quant_params& params,
                  const T* rows, int32_t count, T* out) {
   if (count == 0) return;
-  const ea_mha_config& c = d.config.layer;
+  const ea_mha_config& c = d.layer;
   const int32_t kv_width = KvWidth(d.config);
   const int32_t channels = which == 0 ? c.d_model : kv_width;
   const ea_parallel_for calling_thread{};
@@ -142,7 +154,7 @@ int32_t RowsBeforeTheEnd(int32_t slot, int32_t n, int32_t capacity) {
 template <typename T>
 void StoreRows(const ea_decoder_quant& d, const T* input, int32_t n, int32_t slot,
                size_t position) {
-  const ea_mha_config& c = d.config.layer;
+  const ea_mha_config& c = d.layer;
   const ea_mha_quant_params& p = d.params;
   const size_t e = static_cast<size_t>(c.d_model);
   const int32_t kv_width = KvWidth(d.config);
@@ -195,7 +207,7 @@ void StoreRows(const ea_decoder_quant& d, const T* input, int32_t n, int32_t slo
 template <typename T>
 void AttendAll(const ea_decoder_quant& d, int32_t n, int32_t held, int32_t rotation, bool causal,
                T* y) {
-  const ea_mha_config& c = d.config.layer;
+  const ea_mha_config& c = d.layer;
   const ea_mha_quant_params& p = d.params;
   const ea_mha_quant_weights& w = d.weights;
   const size_t e = static_cast<size_t>(c.d_model);
@@ -273,7 +285,7 @@ void CarveDecoderQuant(ea_decoder_quant* d, const ea_decoder_quant_config& confi
                        int32_t query_rows, const ea_mha_quant_weights& weights,
                        const ea_mha_quant_params& derived, const ea_rope_quant_params rope[2],
                        uint64_t bytes, ea_arena* arena) {
-  const ea_mha_config& c = config.layer;
+  const ea_mha_config c = DecoderQuantLayer(config);
   const int32_t kv_width = KvWidth(config);
   const uint64_t element = FixedPointBytes(c.dtype);
   const uint64_t e = static_cast<uint64_t>(c.d_model);
@@ -285,6 +297,7 @@ void CarveDecoderQuant(ea_decoder_quant* d, const ea_decoder_quant_config& confi
   d->carve = arena->base + arena->used;
   d->carve_bytes = static_cast<size_t>(bytes);
   d->config = config;
+  d->layer = c;
   d->weights = weights;
   CarveMhaQuantParams(arena, c, kv_width, derived, &d->params);
   d->rope[0] = rope[0];

@@ -13,6 +13,9 @@
 
 namespace edgeattn {
 
+// The config as the MHA chain's steps (ops/mha/mha_quant_api.h) read it: a
+// causal layer of max_positions tokens, single-threaded.
+ea_mha_config DecoderQuantLayer(const ea_decoder_quant_config& c);
 int32_t HeadWidth(const ea_decoder_quant_config& c);
 // The channels of k and v: n_kv_heads * d_k.
 int32_t KvWidth(const ea_decoder_quant_config& c);

@@ -102,7 +102,7 @@ INT8_FIRMWARE := $(BUILD)/examples/firmware/int8_mha_firmware
 # make firmware: both examples on each board; the int8 digests must agree.
 FIRMWARE_TARGETS ?= cortex-m4 cortex-m55
 
-.PHONY: all lib deps demo reversal-demo test asan test-run digest-run matrix footprint footprint-row firmware firmware-run \
+.PHONY: all lib deps docs demo reversal-demo test asan test-run digest-run matrix footprint footprint-row firmware firmware-run \
   install install-files consumers bench bench-quick bench-report lint format format-check clean \
   help fuzz
 
@@ -121,6 +121,7 @@ help:
 	@echo "make install    headers, archive and edgeattn.pc under PREFIX (default /usr/local)"
 	@echo "make consumers  build and run tests/consumers/ (CMake, pkg-config, archive users)"
 	@echo "make lint       cppcheck over src/ and include/, and the format check"
+	@echo "make docs       the API reference (HTML) from the headers; fails on an undocumented symbol"
 	@echo "make format     clang-format every source in place"
 	@echo "TARGET=<name>   a toolchains/<name>.mk fragment (default: host)"
 
@@ -371,6 +372,12 @@ lint: format-check
 	  --enable=warning,performance,portability --inline-suppr \
 	  --suppress=missingIncludeSystem -Iinclude -Isrc \
 	  -DHWY_ONCE=1 -DHWY_NAMESPACE=N_LINT src include
+
+# The API reference from the public headers (Doxygen), failing on any
+# undocumented public symbol (tools/check_docs.sh).
+docs:
+	@sh tools/install_deps.sh doxygen
+	@sh tools/check_docs.sh $(BUILD_ROOT)/docs
 
 # Generated weight headers (tools/convert_weights.py) are not formatted.
 FORMAT_SRCS := $(filter-out examples/reversal/reversal_weights.h examples/reversal/reversal_quant_weights.h,$(wildcard include/edgeattn/*.h \

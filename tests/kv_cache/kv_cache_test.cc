@@ -62,20 +62,37 @@ class OwnedCache {
 
 class KvCacheTest : public PerTargetTest {};
 
-// The error of `out` against the reference decode of its storage, in units
-// of max |reference| (NormScaledError): for int8 and int4, the error past
-// the bound of their weights' rounding, against queries rounded as the cache
-// rounds them (kv_cache.h, "INT8").
-double DecodeError(const DecodeProblem& problem, ea_kv_storage storage, const std::vector<float>& q,
-                   int first_position, int n_queries, const std::vector<double>& k_stored,
-                   const std::vector<double>& v_stored, const float* out) {
-  if (storage == EA_KV_STORAGE_Q8 || storage == EA_KV_STORAGE_Q4) {
-    return Int8DecodeError(out, ReferenceDecodeInt8(problem, q, first_position, n_queries, k_stored,
-                                                    v_stored, StoredAsOf(storage)));
+// The reference decode of one stream's stored keys and values: the error of
+// `out` against it, in units of max |reference| (NormScaledError); for int8
+// and int4, the error past the bound of their weights' rounding, against
+// queries rounded as the cache rounds them (kv_cache.h, "INT8"). The values'
+// int8 / int4 levels are the stream's, computed once.
+class StreamReference {
+ public:
+  StreamReference(const DecodeProblem& problem, ea_kv_storage storage,
+                  const std::vector<double>& k_stored, const std::vector<double>& v_stored)
+      : problem_(problem), storage_(storage), k_stored_(k_stored), v_stored_(v_stored) {
+    if (Quantized()) levels_ = ValueLevelsInt8(v_stored_, problem.d, StoredAsOf(storage));
   }
-  return NormScaledError(
-      out, ReferenceDecode(problem, q, first_position, n_queries, k_stored, v_stored));
-}
+  double Error(const std::vector<float>& q, int first_position, int n_queries,
+               const float* out) const {
+    if (Quantized()) {
+      return Int8DecodeError(
+          out, ReferenceDecodeInt8(problem_, q, first_position, n_queries, k_stored_, v_stored_,
+                                   levels_, StoredAsOf(storage_)));
+    }
+    return NormScaledError(
+        out, ReferenceDecode(problem_, q, first_position, n_queries, k_stored_, v_stored_));
+  }
+
+ private:
+  bool Quantized() const { return storage_ == EA_KV_STORAGE_Q8 || storage_ == EA_KV_STORAGE_Q4; }
+  DecodeProblem problem_;
+  ea_kv_storage storage_;
+  const std::vector<double>& k_stored_;
+  const std::vector<double>& v_stored_;
+  Int8ValueLevels levels_;
+};
 
 // Streams `total` tokens through a cache in chunks taken cyclically from
 // `chunks` (each <= max_queries): append the chunk's keys and values, attend
@@ -95,7 +112,8 @@ void CheckStream(const CacheShape& s, int total, const std::vector<int>& chunks,
 
   OwnedCache cache(ConfigOf(s));
   ASSERT_EQ(cache.init_status(), EA_OK);
-  const DecodeProblem problem{s.n_heads, s.n_kv_heads, s.d, s.window, 0.0, s.alibi_slopes};
+  const StreamReference reference({s.n_heads, s.n_kv_heads, s.d, s.window, 0.0, s.alibi_slopes},
+                                  s.storage, k_stored, v_stored);
   double worst = 0.0;
   int position = 0;
   for (size_t step = 0; position < total; ++step) {
@@ -108,8 +126,7 @@ void CheckStream(const CacheShape& s, int total, const std::vector<int>& chunks,
     const std::vector<float> q_chunk(q.begin() + static_cast<ptrdiff_t>(position * ld_q),
                                      q.begin() + static_cast<ptrdiff_t>((position + n) * ld_q));
     ASSERT_EQ(ea_kv_cache_attend(cache.get(), q_chunk.data(), n, out.data()), EA_OK);
-    const double error =
-        DecodeError(problem, s.storage, q_chunk, position, n, k_stored, v_stored, out.data());
+    const double error = reference.Error(q_chunk, position, n, out.data());
     worst = std::fmax(worst, error);
     ASSERT_LE(error, kFloatErrorBound) << "tokens " << position << ".." << position + n - 1;
     position += n;
@@ -246,9 +263,9 @@ TEST_P(KvCacheTest, AttendAllSeesEveryHeldPosition) {
       std::vector<float> out(q.size(), 7.0f);
       EXPECT_EQ(ea_kv_cache_attend_all(cache.get(), q.data(), 1, out.data()), EA_ERR_BAD_DIMENSION);
       for (const float value : out) ASSERT_EQ(value, 7.0f);  // an empty cache: nothing to see
-      const DecodeProblem problem{4, 2, 24, window, 0.0};
       const std::vector<double> k_stored = StoredValues(k, 24, StoredAsOf(storage));
       const std::vector<double> v_stored = StoredValues(v, 24, StoredAsOf(storage));
+      const StreamReference reference({4, 2, 24, window, 0.0}, storage, k_stored, v_stored);
       for (const int length : {1, 64, 130}) {
         ASSERT_EQ(ea_kv_cache_reset(cache.get()), EA_OK);
         ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), length), EA_OK);
@@ -258,9 +275,7 @@ TEST_P(KvCacheTest, AttendAllSeesEveryHeldPosition) {
                   EA_ERR_BAD_DIMENSION);
         for (int i = 0; i < 9; ++i) {
           const std::vector<float> row(q.begin() + i * ld_q, q.begin() + (i + 1) * ld_q);
-          EXPECT_LE(DecodeError(problem, storage, row, length - 1, 1, k_stored, v_stored,
-                                out.data() + i * ld_q),
-                    kFloatErrorBound)
+          EXPECT_LE(reference.Error(row, length - 1, 1, out.data() + i * ld_q), kFloatErrorBound)
               << "length " << length << " query " << i;
         }
       }
@@ -338,6 +353,7 @@ TEST_P(KvCacheTest, LargeScoresDoNotOverflow) {
     const std::vector<float> v = RandomTensor(total * ld, 53);
     const std::vector<double> k_stored = StoredValues(k, s.d, StoredAsOf(storage));
     const std::vector<double> v_stored = StoredValues(v, s.d, StoredAsOf(storage));
+    const StreamReference reference({2, 2, 64, 0, 0.0}, storage, k_stored, v_stored);
     OwnedCache cache(ConfigOf(s));
     ASSERT_EQ(cache.init_status(), EA_OK);
     for (int t = 0; t < total; ++t) {
@@ -346,10 +362,7 @@ TEST_P(KvCacheTest, LargeScoresDoNotOverflow) {
       std::vector<float> out(ld, NAN);
       ASSERT_EQ(ea_kv_cache_attend(cache.get(), q_row.data(), 1, out.data()), EA_OK);
       // |score| <= 8 * 30 * 30 * sqrt(64) / 8 or so: the bound's score term.
-      EXPECT_LE(
-          DecodeError({2, 2, 64, 0, 0.0}, storage, q_row, t, 1, k_stored, v_stored, out.data()),
-          FloatErrorBound(2.0e5, 64))
-          << t;
+      EXPECT_LE(reference.Error(q_row, t, 1, out.data()), FloatErrorBound(2.0e5, 64)) << t;
     }
   }
 }

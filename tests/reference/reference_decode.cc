@@ -173,12 +173,14 @@ std::vector<double> VisibleWeights(const DecodeProblem& p, const float* q_row, i
   const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * p.d;
   const int kv_head = h / group;
   *first = p.window > 0 ? std::max(0, position - p.window + 1) : 0;
+  const std::vector<double> q_double(q_row, q_row + p.d);
   std::vector<double> scores;
+  scores.reserve(static_cast<size_t>(position - *first + 1));
   for (int j = *first; j <= position; ++j) {
     const double* k_row =
         k.data() + static_cast<size_t>(j) * ld_kv + static_cast<size_t>(kv_head) * p.d;
     double s = 0.0;
-    for (int c = 0; c < p.d; ++c) s += static_cast<double>(q_row[c]) * k_row[c];
+    for (int c = 0; c < p.d; ++c) s += q_double[static_cast<size_t>(c)] * k_row[c];
     const double bias = p.alibi_slopes != nullptr ? p.alibi_slopes[h] * double(j - position) : 0.0;
     scores.push_back(scale * s + bias);
   }
@@ -219,45 +221,62 @@ std::vector<double> ReferenceDecode(const DecodeProblem& p, const std::vector<fl
   return out;
 }
 
-Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>& q,
-                               int first_position, int n_queries, const std::vector<double>& k,
-                               const std::vector<double>& v, StoredAs storage) {
-  const std::vector<double> q_levels = RoundedQueries(q, p.d, storage);
-  const std::vector<float> q_stored(q_levels.begin(), q_levels.end());
-  const int group = p.n_heads / p.n_kv_heads;
-  const size_t ld_q = static_cast<size_t>(p.n_heads) * p.d;
-  const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * p.d;
+Int8ValueLevels ValueLevelsInt8(const std::vector<double>& v, int d, StoredAs storage) {
   // v_scale of each stored channel's scale group: max |v_j[c]| / limit over
   // the group (its largest level is the limit), and the levels' magnitudes
   // |v_j[c]| / v_scale.
   const bool int4 = storage == StoredAs::kInt4;
-  const int scale_group = int4 ? kInt4Group : p.d;
+  const int scale_group = int4 ? kInt4Group : d;
   const double limit = int4 ? 7.0 : 127.0;
-  const size_t heads = v.size() / static_cast<size_t>(p.d);
+  const size_t heads = v.size() / static_cast<size_t>(d);
   // int4 rounds the rotated values (H_b v / b per block): its levels, and the
   // weights' rounding, are the rotated domain's.
-  std::vector<double> level = v, v_scale(v.size(), 0.0);
+  Int8ValueLevels result{v, std::vector<double>(v.size(), 0.0)};
+  std::vector<double>& level = result.level;
   for (size_t head = 0; int4 && head < heads; ++head) {
-    for (int c0 = 0; c0 < p.d; c0 += kInt4Group) {
-      ForEachBlock(std::min(kInt4Group, p.d - c0), [&](int begin, int b) {
-        double* x = level.data() + head * static_cast<size_t>(p.d) + c0 + begin;
+    for (int c0 = 0; c0 < d; c0 += kInt4Group) {
+      ForEachBlock(std::min(kInt4Group, d - c0), [&](int begin, int b) {
+        double* x = level.data() + head * static_cast<size_t>(d) + c0 + begin;
         Sylvester(x, static_cast<size_t>(b));
         for (int c = 0; c < b; ++c) x[c] /= b;
       });
     }
   }
   for (size_t head = 0; head < heads; ++head) {
-    double* row = level.data() + head * static_cast<size_t>(p.d);
-    for (int c0 = 0; c0 < p.d; c0 += scale_group) {
-      const int end = std::min(p.d, c0 + scale_group);
+    double* row = level.data() + head * static_cast<size_t>(d);
+    for (int c0 = 0; c0 < d; c0 += scale_group) {
+      const int end = std::min(d, c0 + scale_group);
       double largest = 0.0;
       for (int c = c0; c < end; ++c) largest = std::fmax(largest, std::fabs(row[c]) / limit);
       for (int c = c0; c < end; ++c) {
-        v_scale[head * static_cast<size_t>(p.d) + static_cast<size_t>(c)] = largest;
+        result.v_scale[head * static_cast<size_t>(d) + static_cast<size_t>(c)] = largest;
         row[c] = largest == 0.0 ? 0.0 : std::fabs(row[c]) / largest;
       }
     }
   }
+  return result;
+}
+
+Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>& q,
+                               int first_position, int n_queries, const std::vector<double>& k,
+                               const std::vector<double>& v, StoredAs storage) {
+  return ReferenceDecodeInt8(p, q, first_position, n_queries, k, v,
+                             ValueLevelsInt8(v, p.d, storage), storage);
+}
+
+Int8Decode ReferenceDecodeInt8(const DecodeProblem& p, const std::vector<float>& q,
+                               int first_position, int n_queries, const std::vector<double>& k,
+                               const std::vector<double>& v, const Int8ValueLevels& levels,
+                               StoredAs storage) {
+  const std::vector<double> q_levels = RoundedQueries(q, p.d, storage);
+  const std::vector<float> q_stored(q_levels.begin(), q_levels.end());
+  const int group = p.n_heads / p.n_kv_heads;
+  const size_t ld_q = static_cast<size_t>(p.n_heads) * p.d;
+  const size_t ld_kv = static_cast<size_t>(p.n_kv_heads) * p.d;
+  const bool int4 = storage == StoredAs::kInt4;
+  const int scale_group = int4 ? kInt4Group : p.d;
+  const std::vector<double>& level = levels.level;
+  const std::vector<double>& v_scale = levels.v_scale;
   Int8Decode result;
   result.out.assign(static_cast<size_t>(n_queries) * ld_q, 0.0);
   result.weight_rounding.assign(result.out.size(), 0.0);

@@ -105,6 +105,22 @@ Int8Decode ReferenceDecodeInt8(const DecodeProblem& problem, const std::vector<f
                                int first_position, int n_queries, const std::vector<double>& k,
                                const std::vector<double>& v, StoredAs storage = StoredAs::kInt8);
 
+// What ReferenceDecodeInt8's bound reads of the stored values v (heads of d):
+// per element, its scale group's v_scale (max |v| / limit over the group) and
+// its level's magnitude |v| / v_scale (int4: in the rotated domain, H_b v / b
+// per block). Each head's own values alone decide them, so a stream's are
+// computed once for all its positions.
+struct Int8ValueLevels {
+  std::vector<double> level;
+  std::vector<double> v_scale;
+};
+Int8ValueLevels ValueLevelsInt8(const std::vector<double>& v, int d, StoredAs storage);
+// ReferenceDecodeInt8 with the levels of v given (ValueLevelsInt8(v, d, storage)).
+Int8Decode ReferenceDecodeInt8(const DecodeProblem& problem, const std::vector<float>& q,
+                               int first_position, int n_queries, const std::vector<double>& k,
+                               const std::vector<double>& v, const Int8ValueLevels& levels,
+                               StoredAs storage);
+
 // max_i max(0, |got_i - out_i| - weight_rounding_i) / max |out|: the error
 // past the weights' rounding, norm-scaled as NormScaledError's.
 double Int8DecodeError(const float* got, const Int8Decode& want);

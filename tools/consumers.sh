@@ -70,8 +70,8 @@ one() {
     host-cmake-find-package)
       # The release this tree is (the header's MAJOR.MINOR) must be found...
       header=include/edgeattn/common.h
-      major=$(sed -n 's/^#define EDGEATTN_VERSION_MAJOR \([0-9]*\)$/\1/p' "$header")
-      minor=$(sed -n 's/^#define EDGEATTN_VERSION_MINOR \([0-9]*\)$/\1/p' "$header")
+      major=$(sed -n 's/^#define EDGEATTN_VERSION_MAJOR \([0-9][0-9]*\).*$/\1/p' "$header")
+      minor=$(sed -n 's/^#define EDGEATTN_VERSION_MINOR \([0-9][0-9]*\).*$/\1/p' "$header")
       # ...and, 0.x being SameMinorVersion, a request for the previous minor
       # refused (a newer package would accept it under AnyNewerVersion).
       if [ "$minor" -gt 0 ]; then

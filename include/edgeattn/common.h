@@ -35,9 +35,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EDGEATTN_VERSION_MAJOR 0  /* the release's major number */
-#define EDGEATTN_VERSION_MINOR 31 /* the release's minor number */
-#define EDGEATTN_VERSION_PATCH 0  /* the release's patch number */
+/* The release's major number (semantic versioning; tools/consumers.sh reads
+ * these lines, CMake the string: keep each a bare define, no comment after). */
+#define EDGEATTN_VERSION_MAJOR 0
+/* The release's minor number. */
+#define EDGEATTN_VERSION_MINOR 31
+/* The release's patch number. */
+#define EDGEATTN_VERSION_PATCH 0
 /* The version as a string literal, "major.minor.patch". */
 #define EDGEATTN_VERSION_STRING "0.31.0"
 /* One number to compare in preprocessor conditionals: major * 10000 + minor * 100 + patch. */

@@ -38,6 +38,7 @@
 #include "edgeattn/kv_cache.h"
 #include "edgeattn/rope.h"
 #include "edgeattn/weight_file.h"
+#include "flat_quant_configs.h"
 #include "reference/random_tensor.h"
 #include "test_support.h"
 
@@ -928,17 +929,10 @@ void ExpectWritten(const std::vector<uint8_t>& bytes, const char* what) {
 void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer, int32_t window,
                          int32_t kv_heads) {
   ea_decoder_quant_config config{};
-  config.dtype = layer.dtype;
-  config.d_model = layer.d_model;
-  config.n_heads = layer.n_heads;
+  SetDecoderLayer(layer, &config);
   config.n_kv_heads = kv_heads;
-  config.max_positions = layer.max_tokens;
   config.max_step_tokens = 5;
   config.window = window;
-  config.position = layer.position;
-  config.quant_position_table = layer.quant_position_table;
-  config.quant_scales = layer.quant_scales;
-  config.quant_params = layer.quant_params;
   ea_mha_quant_params params{};
   std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(kDModel));
   if (kv_heads != 0 && layer.quant_scales != nullptr) {
@@ -1038,14 +1032,10 @@ void RunQuantDecoderCase(QuantBuffers& b, const ea_mha_config& layer, int32_t wi
 // init, the whole x as the memory, queries in runs of 5. Each armed.
 void RunQuantCrossCase(QuantBuffers& b, const ea_mha_config& layer) {
   ea_cross_quant_config config{};
-  config.dtype = layer.dtype;
-  config.d_model = layer.d_model;
-  config.n_heads = layer.n_heads;
+  SetCrossLayer(layer, &config);
   config.n_kv_heads = 1;
   config.max_memory = b.tokens;
-  config.max_queries = 5;
-  config.quant_scales = layer.quant_scales;
-  config.quant_params = layer.quant_params;
+  config.max_queries = 5;  // runs of 5 queries, not the layer's max_tokens
   config.memory = b.scales.input;
   ea_mha_quant_params params{};
   std::vector<int32_t> channels(EA_MHA_QUANT_CHANNEL_INTS(kDModel));

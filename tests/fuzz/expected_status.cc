@@ -12,6 +12,8 @@
 namespace edgeattn_fuzz {
 namespace {
 
+using edgeattn_test::DecoderLayerOf;
+
 void DtypeRule(ea_dtype dtype, StatusSet* set) {
   if (dtype == EA_DTYPE_INT8 || dtype == EA_DTYPE_INT16) {
     set->Add(EA_ERR_UNSUPPORTED);
@@ -539,10 +541,7 @@ StatusSet QuantDecoderShapeRules(const ea_decoder_quant_config& c) {
   if (c.n_kv_heads > 0 && c.n_heads > 0 && c.n_heads % c.n_kv_heads != 0) {
     set.Add(EA_ERR_HEADS_MISMATCH);
   }
-  if (c.max_step_tokens > c.max_positions && c.max_positions > 0) {
-    set.Add(EA_ERR_BAD_DIMENSION);
-    set.Add(EA_ERR_BAD_ARGUMENT);
-  }
+  if (c.max_step_tokens > c.max_positions && c.max_positions > 0) set.Add(EA_ERR_BAD_DIMENSION);
   return set;
 }
 

@@ -51,6 +51,9 @@
 namespace edgeattn_fuzz {
 namespace {
 
+using edgeattn_test::CrossLayerOf;
+using edgeattn_test::SetCrossLayer;
+
 // Cross-attention counters, printed at exit.
 struct CrossStats {
   size_t cases = 0, derived = 0, initialised = 0, memories = 0, refused_memories = 0, runs = 0,

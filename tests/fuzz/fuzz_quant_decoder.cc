@@ -43,6 +43,9 @@
 namespace edgeattn_fuzz {
 namespace {
 
+using edgeattn_test::DecoderLayerOf;
+using edgeattn_test::SetDecoderLayer;
+
 // Decoder counters, printed at exit.
 struct DecoderStats {
   size_t cases = 0, initialised = 0, steps = 0, refused_steps = 0, compared = 0, not_compared = 0,

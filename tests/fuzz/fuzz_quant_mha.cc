@@ -37,6 +37,8 @@
 namespace edgeattn_fuzz {
 namespace {
 
+using edgeattn_test::SetDecoderLayer;
+
 QuantStats& Stats() {
   static QuantStats& stats = StatsFor("fixed point");
   return stats;

@@ -7,6 +7,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/decoder.h"
+#include "flat_quant_configs.h"
 #include "reference/device_softmax_luts.h"
 #include "reference/quant_rope_tables.h"
 #include "reference/quant_test_values.h"
@@ -488,30 +489,18 @@ std::vector<int32_t> GoldenValues(const tflite_golden::GoldenCase& golden,
 
 ea_decoder_quant_config DecoderQuantConfigOf(const ea_mha_config& layer, int32_t n_kv_heads) {
   ea_decoder_quant_config config{};
-  config.dtype = layer.dtype;
-  config.d_model = layer.d_model;
-  config.n_heads = layer.n_heads;
+  SetDecoderLayer(layer, &config);
   config.n_kv_heads = n_kv_heads;
-  config.max_positions = layer.max_tokens;
   config.max_step_tokens = 1;
-  config.position = layer.position;
-  config.quant_position_table = layer.quant_position_table;
-  config.quant_scales = layer.quant_scales;
-  config.quant_params = layer.quant_params;
   return config;
 }
 
 ea_cross_quant_config CrossQuantConfigOf(const ea_mha_config& layer, int32_t max_memory,
                                          int32_t n_kv_heads, ea_quant memory) {
   ea_cross_quant_config config{};
-  config.dtype = layer.dtype;
-  config.d_model = layer.d_model;
-  config.n_heads = layer.n_heads;
+  SetCrossLayer(layer, &config);
   config.n_kv_heads = n_kv_heads;
   config.max_memory = max_memory;
-  config.max_queries = layer.max_tokens;
-  config.quant_scales = layer.quant_scales;
-  config.quant_params = layer.quant_params;
   config.memory = memory;
   return config;
 }

@@ -1,19 +1,21 @@
 // The fixed-point decoder's and cross-attention's configs are flat
 // (edgeattn/decoder.h, edgeattn/cross.h: no nested ea_mha_config, no mask,
-// no parallel-for). The drivers build the layer as an ea_mha_config, as the
-// fixed-point MHA family does (QuantizeLayer, QuantParamsRules,
-// MhaReference read one), and convert here, in both directions: the
-// layer a flat config describes, as the headers define it, and the layer's
-// fields copied into a flat config. A driver that changes its layer after
+// no parallel-for). The tests and the fuzz drivers build the layer as an
+// ea_mha_config, as the fixed-point MHA family does (QuantizeLayer,
+// QuantParamsRules, MhaReference, the quant MHA fixture read one), and
+// convert here, in both directions: the layer a flat config describes, as
+// the headers define it, and the layer's fields copied into a flat config
+// (the config's own fields, such as n_kv_heads, max_step_tokens, window,
+// max_memory and memory, kept). A caller that changes its layer after
 // building the flat config copies it in again.
-#ifndef EDGEATTN_TESTS_FUZZ_FLAT_QUANT_CONFIGS_H_
-#define EDGEATTN_TESTS_FUZZ_FLAT_QUANT_CONFIGS_H_
+#ifndef EDGEATTN_TESTS_FLAT_QUANT_CONFIGS_H_
+#define EDGEATTN_TESTS_FLAT_QUANT_CONFIGS_H_
 
 #include "edgeattn/cross.h"
 #include "edgeattn/decoder.h"
 #include "edgeattn/edgeattn.h"
 
-namespace edgeattn_fuzz {
+namespace edgeattn_test {
 
 // The fields both flat configs share with ea_mha_config, one way and the
 // other: a single-threaded layer of `max_tokens` rows, masked as `mask`.
@@ -67,6 +69,6 @@ inline void SetCrossLayer(const ea_mha_config& layer, ea_cross_quant_config* c) 
   c->max_queries = layer.max_tokens;
 }
 
-}  // namespace edgeattn_fuzz
+}  // namespace edgeattn_test
 
-#endif  // EDGEATTN_TESTS_FUZZ_FLAT_QUANT_CONFIGS_H_
+#endif  // EDGEATTN_TESTS_FLAT_QUANT_CONFIGS_H_

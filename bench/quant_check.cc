@@ -22,8 +22,11 @@ ea_status RunFloatMha(const DequantizedMha& layer, std::vector<float>* y) {
   config.n_heads = layer.heads;
   config.mask = layer.causal ? EA_MASK_CAUSAL : EA_MASK_NONE;
   config.position = EA_POSITION_NONE;
-  const ea_mha_weights weights = {layer.in_proj.data(), layer.in_bias.data(), layer.out_proj.data(),
-                                  layer.out_bias.data()};
+  ea_mha_weights weights{};  // by name: the struct grows at its end
+  weights.in_proj_weight = layer.in_proj.data();
+  weights.in_proj_bias = layer.in_bias.data();
+  weights.out_proj_weight = layer.out_proj.data();
+  weights.out_proj_bias = layer.out_bias.data();
   size_t bytes = 0;
   ea_status status = ea_mha_arena_size(&config, &bytes);
   if (status != EA_OK) return status;

@@ -147,8 +147,12 @@ class MhaWorkload : public Workload {
  private:
   // The workload's weights, as edgeattn's plans and decoders take them.
   ea_mha_weights EdgeattnWeights() const {
-    return {weights_.in_proj_weight, weights_.in_proj_bias, weights_.out_proj_weight,
-            weights_.out_proj_bias};
+    ea_mha_weights weights{};  // by name: the struct grows at its end
+    weights.in_proj_weight = weights_.in_proj_weight;
+    weights.in_proj_bias = weights_.in_proj_bias;
+    weights.out_proj_weight = weights_.out_proj_weight;
+    weights.out_proj_bias = weights_.out_proj_bias;
+    return weights;
   }
 
   // An f32 cache of n positions, one token per step, no positions or window.

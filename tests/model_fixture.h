@@ -32,8 +32,10 @@ struct RunResult {
 };
 
 // Plans for max_tokens and runs n_tokens of x. Weights output on request.
+// The model's weights, or `weights` (another form of them) where given.
 RunResult RunMha(const MhaModel& model, const ea_mha_config& config, const std::vector<float>& x,
-                 int n_tokens, int n_valid_keys, bool want_weights);
+                 int n_tokens, int n_valid_keys, bool want_weights,
+                 const ea_mha_weights* weights = nullptr);
 
 // Single-head self-attention weights: W_Q, W_K [d_k, d_model], W_V [d_v, d_model].
 struct SelfAttentionModel {

@@ -14,6 +14,47 @@
 
 namespace edgeattn_test {
 
+// Float MHA weights in the in_proj form, set by name (as InProjQuantWeights).
+inline ea_mha_weights InProjWeights(const float* in_proj_weight, const float* in_proj_bias,
+                                    const float* out_proj_weight, const float* out_proj_bias) {
+  ea_mha_weights w{};
+  w.in_proj_weight = in_proj_weight;
+  w.in_proj_bias = in_proj_bias;
+  w.out_proj_weight = out_proj_weight;
+  w.out_proj_bias = out_proj_bias;
+  return w;
+}
+
+// W_Q, W_K and W_V with their biases copied out of an in_proj matrix
+// [d_model + 2 kv_width, d_model] into buffers of their own, as a TFLite
+// model's three FULLY_CONNECTED ops or a Hugging Face checkpoint hold them;
+// View names them in ea_mha_weights' three-tensor form. No in_bias: no biases.
+struct SeparateProjections {
+  std::vector<float> weights[3], biases[3];
+  SeparateProjections(const float* in_proj, const float* in_bias, int d_model, int kv_width) {
+    const int rows[3] = {d_model, kv_width, kv_width};
+    size_t first = 0;
+    for (int part = 0; part < 3; ++part) {
+      const size_t count = static_cast<size_t>(rows[part]);
+      weights[part].assign(in_proj + first * d_model, in_proj + (first + count) * d_model);
+      if (in_bias != nullptr) biases[part].assign(in_bias + first, in_bias + first + count);
+      first += count;
+    }
+  }
+  ea_mha_weights View(const float* out_proj_weight, const float* out_proj_bias) const {
+    ea_mha_weights w{};
+    w.q_proj_weight = weights[0].data();
+    w.k_proj_weight = weights[1].data();
+    w.v_proj_weight = weights[2].data();
+    w.q_proj_bias = biases[0].empty() ? nullptr : biases[0].data();
+    w.k_proj_bias = biases[1].empty() ? nullptr : biases[1].data();
+    w.v_proj_bias = biases[2].empty() ? nullptr : biases[2].data();
+    w.out_proj_weight = out_proj_weight;
+    w.out_proj_bias = out_proj_bias;
+    return w;
+  }
+};
+
 // Fixed-point MHA weights in the in_proj form, set by name: a struct that
 // grows at its end breaks positional braces under -Wextra (README, "Growing
 // configs").

@@ -312,8 +312,11 @@ void FloatMhaRow(const char* name, int32_t n, int32_t d_model, int32_t heads) {
   config.position = EA_POSITION_LEARNED;
   config.position_table = table.As<float>();
   config.weights_layout = EA_WEIGHTS_ROW_MAJOR;
-  const ea_mha_weights weights{in_w.As<float>(), in_b.As<float>(), out_w.As<float>(),
-                               out_b.As<float>()};
+  ea_mha_weights weights{};  // by name: the struct grows at its end
+  weights.in_proj_weight = in_w.As<float>();
+  weights.in_proj_bias = in_b.As<float>();
+  weights.out_proj_weight = out_w.As<float>();
+  weights.out_proj_bias = out_b.As<float>();
   size_t bytes = 0;
   Check(ea_mha_arena_size(&config, &bytes), "ea_mha_arena_size");
   Arena arena(bytes);

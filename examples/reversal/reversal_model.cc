@@ -30,11 +30,22 @@ alignas(64) uint8_t g_arenas[kLayers][kArenaBytes];
 // sin/cos positions as constant data, computed by the compiler.
 constexpr auto kPositionTable = edgeattn::MakeSinusoidalTable<kPositions, kDModel>();
 
-const ea_mha_weights kWeights[kLayers] = {
-    {rev_layers_0_in_proj_weight, rev_layers_0_in_proj_bias, rev_layers_0_out_proj_weight,
-     rev_layers_0_out_proj_bias},
-    {rev_layers_1_in_proj_weight, rev_layers_1_in_proj_bias, rev_layers_1_out_proj_weight,
-     rev_layers_1_out_proj_bias}};
+// A layer's PyTorch tensors, fields set by name (a struct that grows keeps
+// compiling) and still constant data: no start-up code.
+constexpr ea_mha_weights InProjWeights(const float* in_proj_weight, const float* in_proj_bias,
+                                       const float* out_proj_weight, const float* out_proj_bias) {
+  ea_mha_weights weights{};
+  weights.in_proj_weight = in_proj_weight;
+  weights.in_proj_bias = in_proj_bias;
+  weights.out_proj_weight = out_proj_weight;
+  weights.out_proj_bias = out_proj_bias;
+  return weights;
+}
+constexpr ea_mha_weights kWeights[kLayers] = {
+    InProjWeights(rev_layers_0_in_proj_weight, rev_layers_0_in_proj_bias,
+                  rev_layers_0_out_proj_weight, rev_layers_0_out_proj_bias),
+    InProjWeights(rev_layers_1_in_proj_weight, rev_layers_1_in_proj_bias,
+                  rev_layers_1_out_proj_weight, rev_layers_1_out_proj_bias)};
 
 int32_t Argmax(const float* logits) {
   int32_t best = 0;

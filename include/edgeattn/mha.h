@@ -106,6 +106,25 @@ typedef struct ea_mha_weights {
   const float* in_proj_bias;    /* [3*d_model] or NULL */
   const float* out_proj_weight; /* [d_model, d_model] */
   const float* out_proj_bias;   /* [d_model] or NULL */
+  /* Or W_Q, W_K and W_V as three tensors, as a TFLite model's three
+   * FULLY_CONNECTED ops or a Hugging Face checkpoint's q_proj, k_proj and
+   * v_proj hold them, read in place: no concatenated copy. Init packs them
+   * into the arena exactly as the one matrix (same arena size, same results
+   * bit for bit), so this form needs EA_WEIGHTS_ROW_MAJOR (with
+   * EA_WEIGHTS_PACKED: EA_ERR_BAD_ARGUMENT; pack the concatenated matrix
+   * instead). Give in_proj_weight or all three weights (both:
+   * EA_ERR_BAD_ARGUMENT; neither, or one of the three missing:
+   * EA_ERR_NULL_POINTER), and in_proj_bias or the three biases (each may be
+   * NULL; in_proj_bias beside any of them: EA_ERR_BAD_ARGUMENT). The two
+   * choices are independent: PyTorch nn.MultiheadAttention with kdim/vdim
+   * saves q/k/v_proj_weight with one in_proj_bias. kv below is d_model, or
+   * n_kv_heads * d_model / n_heads where a config has n_kv_heads (GQA). */
+  const float* q_proj_weight; /* [d_model, d_model] */
+  const float* k_proj_weight; /* [kv, d_model] */
+  const float* v_proj_weight; /* [kv, d_model] */
+  const float* q_proj_bias;   /* [d_model] or NULL */
+  const float* k_proj_bias;   /* [kv] or NULL */
+  const float* v_proj_bias;   /* [kv] or NULL */
 } ea_mha_weights;
 
 /* A float MHA plan, filled by ea_mha_init; opaque. */

@@ -157,7 +157,8 @@ ea_status ea_weight_file_find(const ea_weight_file* file, const char* name, ea_t
 
 /* The weights of an nn.MultiheadAttention module saved under `prefix` (e.g.
  * "layers.0.self_attn."): {prefix}in_proj_weight, in_proj_bias,
- * out_proj.weight, out_proj.bias, checked against the plan's shape:
+ * out_proj.weight, out_proj.bias (the whole *weights is written: its
+ * three-tensor fields NULL), checked against the plan's shape:
  * F32, in_proj_weight [(n_heads + 2 n_kv_heads) d_model / n_heads, d_model],
  * out_proj.weight [d_model, d_model], biases of those lengths (absent biases
  * give NULL). Both matrices packed or both row-major: *layout says which.

@@ -189,10 +189,14 @@ ea_status ea_weight_file_find_mha(const ea_weight_file* file, const char* prefix
       (out_bias && !edgeattn::ShapeIs(out_b, 1, d_model, 0))) {
     return EA_ERR_BAD_DIMENSION;
   }
-  weights->in_proj_weight = static_cast<const float*>(in_w.data);
-  weights->in_proj_bias = in_bias ? static_cast<const float*>(in_b.data) : nullptr;
-  weights->out_proj_weight = static_cast<const float*>(out_w.data);
-  weights->out_proj_bias = out_bias ? static_cast<const float*>(out_b.data) : nullptr;
+  // The whole struct: the three-tensor fields NULL, whatever the caller's
+  // struct held (init refuses a mix of the forms).
+  ea_mha_weights found{};
+  found.in_proj_weight = static_cast<const float*>(in_w.data);
+  found.in_proj_bias = in_bias ? static_cast<const float*>(in_b.data) : nullptr;
+  found.out_proj_weight = static_cast<const float*>(out_w.data);
+  found.out_proj_bias = out_bias ? static_cast<const float*>(out_b.data) : nullptr;
+  *weights = found;
   *layout = in_w.layout == EA_TENSOR_PACKED_LINEAR ? EA_WEIGHTS_PACKED : EA_WEIGHTS_ROW_MAJOR;
   return EA_OK;
 }

@@ -999,7 +999,8 @@ TEST(BadInputMha, FixedPointDtypesWithoutQuantizationOrOnTheFloatEntryPoint) {
     EXPECT_STATUS(ea_mha_quant_arena_size(&config, &bytes), EA_ERR_NULL_POINTER);
     EXPECT_EQ(bytes, 0u);
     std::vector<float> in_proj(3 * kMhaDModel * kMhaDModel), out_proj(kMhaDModel * kMhaDModel);
-    const ea_mha_weights weights{in_proj.data(), nullptr, out_proj.data(), nullptr};
+    const ea_mha_weights weights =
+        edgeattn_test::InProjWeights(in_proj.data(), nullptr, out_proj.data(), nullptr);
     alignas(64) static uint8_t storage[1 << 16];
     ea_arena arena;
     ASSERT_EQ(ea_arena_init(&arena, storage, sizeof(storage)), EA_OK);
@@ -1050,8 +1051,8 @@ struct MhaWeightData {
   std::vector<float> out_proj_weight =
       edgeattn_test::RandomTensor(kMhaDModel * kMhaDModel, 43, 0.3);
   std::vector<float> out_proj_bias = edgeattn_test::RandomTensor(kMhaDModel, 44, 0.1);
-  ea_mha_weights weights{in_proj_weight.data(), in_proj_bias.data(), out_proj_weight.data(),
-                         out_proj_bias.data()};
+  ea_mha_weights weights = edgeattn_test::InProjWeights(
+      in_proj_weight.data(), in_proj_bias.data(), out_proj_weight.data(), out_proj_bias.data());
 };
 
 struct MhaPlanInitArgs {
@@ -1095,6 +1096,20 @@ TEST_P(BadInputMhaPlanInitConfig, RefusedWithStatusAndNothingWritten) {
 INSTANTIATE_TEST_SUITE_P(BadInput, BadInputMhaPlanInitConfig, testing::ValuesIn(kMhaConfigCases),
                          CaseName());
 
+// W_Q, W_K, W_V and their biases as three tensors: views of the in_proj
+// matrix's rows (the form reads them in place, wherever they are).
+void UseThreeProjectionTensors(MhaPlanInitArgs* a) {
+  const size_t e = kMhaDModel;
+  a->weights.in_proj_weight = nullptr;
+  a->weights.in_proj_bias = nullptr;
+  a->weights.q_proj_weight = a->data.in_proj_weight.data();
+  a->weights.k_proj_weight = a->data.in_proj_weight.data() + e * e;
+  a->weights.v_proj_weight = a->data.in_proj_weight.data() + 2 * e * e;
+  a->weights.q_proj_bias = a->data.in_proj_bias.data();
+  a->weights.k_proj_bias = a->data.in_proj_bias.data() + e;
+  a->weights.v_proj_bias = a->data.in_proj_bias.data() + 2 * e;
+}
+
 using MhaPlanInitCase = BadCase<MhaPlanInitArgs>;
 class BadInputMhaPlanInit : public testing::TestWithParam<MhaPlanInitCase> {};
 
@@ -1113,6 +1128,37 @@ const MhaPlanInitCase kMhaPlanInitCases[] = {
      EA_ERR_NULL_POINTER},
     {"NullOutProjWeight", [](MhaPlanInitArgs* a) { a->weights.out_proj_weight = nullptr; },
      EA_ERR_NULL_POINTER},
+    // The three-tensor form (W_Q, W_K, W_V apart) and mixes of the two forms.
+    {"InProjAndQProjWeight",
+     [](MhaPlanInitArgs* a) { a->weights.q_proj_weight = a->data.in_proj_weight.data(); },
+     EA_ERR_BAD_ARGUMENT},
+    {"InProjBiasAndVProjBias",
+     [](MhaPlanInitArgs* a) { a->weights.v_proj_bias = a->data.in_proj_bias.data(); },
+     EA_ERR_BAD_ARGUMENT},
+    {"ThreeBiasesAndInProjBias",
+     [](MhaPlanInitArgs* a) {
+       UseThreeProjectionTensors(a);
+       a->weights.in_proj_bias = a->data.in_proj_bias.data();
+     },
+     EA_ERR_BAD_ARGUMENT},
+    {"ThreeTensorsWithoutWk",
+     [](MhaPlanInitArgs* a) {
+       UseThreeProjectionTensors(a);
+       a->weights.k_proj_weight = nullptr;
+     },
+     EA_ERR_NULL_POINTER},
+    {"ThreeTensorsPacked",
+     [](MhaPlanInitArgs* a) {
+       UseThreeProjectionTensors(a);
+       a->config.weights_layout = EA_WEIGHTS_PACKED;
+     },
+     EA_ERR_BAD_ARGUMENT},
+    {"ThreeTensorsWvInTheArena",
+     [](MhaPlanInitArgs* a) {
+       UseThreeProjectionTensors(a);
+       a->weights.v_proj_weight = reinterpret_cast<const float*>(a->arena_storage.data());
+     },
+     EA_ERR_BAD_ARGUMENT},
     {"ArenaZeroCapacity", [](MhaPlanInitArgs* a) { a->arena_fault = ArenaFault::kZeroCapacity; },
      EA_ERR_ARENA_TOO_SMALL},
     {"ArenaShortByOneByte",
@@ -1141,6 +1187,24 @@ TEST(BadInputMha, ValidPlanInitSucceedsOnTheSameArguments) {
   args.weights.in_proj_bias = args.weights.out_proj_bias = nullptr;  // biases are optional
   ShapeArena(ArenaFault::kNone, 0, &args.arena_storage, &args.arena);
   EXPECT_STATUS(ea_mha_init(&args.plan, &args.config, &args.weights, &args.arena), EA_OK);
+  MhaPlanInitArgs three;
+  UseThreeProjectionTensors(&three);
+  three.weights.k_proj_bias = nullptr;  // each of the three biases is optional
+  ShapeArena(ArenaFault::kNone, 0, &three.arena_storage, &three.arena);
+  EXPECT_STATUS(ea_mha_init(&three.plan, &three.config, &three.weights, &three.arena), EA_OK);
+  // PyTorch's kdim form: three weights, one in_proj_bias; and the reverse.
+  MhaPlanInitArgs kdim;
+  UseThreeProjectionTensors(&kdim);
+  kdim.weights.q_proj_bias = kdim.weights.k_proj_bias = kdim.weights.v_proj_bias = nullptr;
+  kdim.weights.in_proj_bias = kdim.data.in_proj_bias.data();
+  ShapeArena(ArenaFault::kNone, 0, &kdim.arena_storage, &kdim.arena);
+  EXPECT_STATUS(ea_mha_init(&kdim.plan, &kdim.config, &kdim.weights, &kdim.arena), EA_OK);
+  MhaPlanInitArgs one_matrix_three_biases;
+  MhaPlanInitArgs* m = &one_matrix_three_biases;
+  m->weights.in_proj_bias = nullptr;
+  m->weights.q_proj_bias = m->data.in_proj_bias.data();
+  ShapeArena(ArenaFault::kNone, 0, &m->arena_storage, &m->arena);
+  EXPECT_STATUS(ea_mha_init(&m->plan, &m->config, &m->weights, &m->arena), EA_OK);
 }
 
 struct MhaRunArgs {
@@ -1219,7 +1283,8 @@ TEST(BadInputMha, RunRefusesWeightsAboveMaxElementsCountingHeads) {
   ASSERT_STATUS(ea_arena_init(&arena, storage.data(), storage.size()), EA_OK);
   const std::vector<float> in_proj = edgeattn_test::RandomTensor(3 * kDModel * kDModel, 46);
   const std::vector<float> out_proj = edgeattn_test::RandomTensor(kDModel * kDModel, 47);
-  const ea_mha_weights weights{in_proj.data(), nullptr, out_proj.data(), nullptr};
+  const ea_mha_weights weights =
+      edgeattn_test::InProjWeights(in_proj.data(), nullptr, out_proj.data(), nullptr);
   ea_mha_plan plan{};
   ASSERT_STATUS(ea_mha_init(&plan, &config, &weights, &arena), EA_OK);
   const std::vector<float> x = edgeattn_test::RandomTensor(kTokens * kDModel, 48);

@@ -58,7 +58,8 @@ void AddMhaLayout(Digest* digest, const ea_mha_config& config) {
   ea_arena arena;
   ea_mha_plan plan;
   const std::vector<float> weights(3 * config.d_model * config.d_model, 0.0f);
-  const ea_mha_weights w{weights.data(), nullptr, weights.data(), nullptr};
+  const ea_mha_weights w =
+      edgeattn_test::InProjWeights(weights.data(), nullptr, weights.data(), nullptr);
   ASSERT_EQ(ea_arena_init(&arena, storage.data(), bytes), EA_OK);
   ASSERT_EQ(ea_mha_init(&plan, &config, &w, &arena), EA_OK);
   // Regions a configuration does not need are NULL: they digest as all ones.

@@ -569,8 +569,8 @@ void RunMhaCase(const Case& c) {
   float* weights_out = c.want_weights ? weights.data() : nullptr;
 
   for (bool biases : {true, false}) {
-    const ea_mha_weights w{in_w.data(), biases ? in_b.data() : nullptr, out_w.data(),
-                           biases ? out_b.data() : nullptr};
+    const ea_mha_weights w = edgeattn_test::InProjWeights(
+        in_w.data(), biases ? in_b.data() : nullptr, out_w.data(), biases ? out_b.data() : nullptr);
     TestArena arena(bytes);
     ea_mha_plan plan{};
     ASSERT_EQ(NO_HEAP(ea_mha_init(&plan, &config, &w, &arena.arena)), EA_OK);
@@ -679,8 +679,9 @@ TEST(NoHeap, PackedWeightsAndAPlanThatUsesThem) {
   const ea_mha_config config{EA_DTYPE_F32,      kMaxTokens,       kDModel, kHeads,
                              EA_MASK_NONE,      EA_POSITION_NONE, nullptr, EA_WEIGHTS_PACKED,
                              ea_parallel_for{}, nullptr,          nullptr, nullptr};
-  SizePlanAndRunMha(config, ea_mha_weights{in_packed.data(), nullptr, out_packed.data(), nullptr},
-                    28);
+  SizePlanAndRunMha(
+      config, edgeattn_test::InProjWeights(in_packed.data(), nullptr, out_packed.data(), nullptr),
+      28);
 }
 
 // A parallel-for on the calling thread that rotates worker indices: the
@@ -704,7 +705,23 @@ TEST(NoHeap, ParallelForTasks) {
                              nullptr};
   const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 31, 0.2);
   const std::vector<float> out_w = RandomTensor(Count(kDModel, kDModel), 32, 0.2);
-  SizePlanAndRunMha(config, ea_mha_weights{in_w.data(), nullptr, out_w.data(), nullptr}, 33);
+  SizePlanAndRunMha(config,
+                    edgeattn_test::InProjWeights(in_w.data(), nullptr, out_w.data(), nullptr), 33);
+}
+
+// W_Q, W_K, W_V as three tensors with three biases: the gathering pack at
+// init and the biases added after the GEMM at run.
+TEST(NoHeap, ThreeProjectionTensors) {
+  ea_mha_config config{};
+  config.dtype = EA_DTYPE_F32;
+  config.max_tokens = kMaxTokens;
+  config.d_model = kDModel;
+  config.n_heads = kHeads;
+  const std::vector<float> in_w = RandomTensor(Count(3 * kDModel, kDModel), 34, 0.2);
+  const std::vector<float> in_b = RandomTensor(Count(3 * kDModel, 1), 35, 0.1);
+  const std::vector<float> out_w = RandomTensor(Count(kDModel, kDModel), 36, 0.2);
+  const edgeattn_test::SeparateProjections three(in_w.data(), in_b.data(), kDModel, kDModel);
+  SizePlanAndRunMha(config, three.View(out_w.data(), nullptr), 37);
 }
 
 TEST(NoHeap, SinusoidalTableFill) {
@@ -1363,7 +1380,8 @@ void RunMhaDecodeCase(ea_kv_storage storage) {
   ASSERT_EQ(NO_HEAP(ea_decoder_arena_size(&c, &bytes)), EA_OK);
   TestArena arena(bytes);
   ea_decoder decoder{};
-  const ea_mha_weights weights{in_proj.data(), nullptr, out_proj.data(), nullptr};
+  const ea_mha_weights weights =
+      edgeattn_test::InProjWeights(in_proj.data(), nullptr, out_proj.data(), nullptr);
   ASSERT_EQ(NO_HEAP(ea_decoder_init(&decoder, &c, &weights, &arena.arena)), EA_OK);
   const std::vector<float> x = RandomTensor(Count(3, d_model), 9);
   std::vector<float> y(x.size(), kNaN);
@@ -1377,7 +1395,8 @@ void RunMhaDecodeCase(ea_kv_storage storage) {
   ASSERT_EQ(NO_HEAP(ea_cross_arena_size(&cc, &bytes)), EA_OK);
   TestArena cross_arena(bytes);
   ea_cross cross{};
-  const ea_mha_weights cross_weights{cross_in.data(), nullptr, out_proj.data(), nullptr};
+  const ea_mha_weights cross_weights =
+      edgeattn_test::InProjWeights(cross_in.data(), nullptr, out_proj.data(), nullptr);
   ASSERT_EQ(NO_HEAP(ea_cross_init(&cross, &cc, &cross_weights, &cross_arena.arena)), EA_OK);
   const std::vector<float> memory = RandomTensor(Count(100, d_model), 10);
   EXPECT_EQ(NO_HEAP(ea_cross_set_memory(&cross, memory.data(), 100)), EA_OK);

@@ -452,7 +452,8 @@ std::vector<Documented> DocumentedCauses() {
            ea_arena arena;
            ea_arena_init(&arena, storage.data(), storage.size());
            ea_decoder decoder{};
-           const ea_mha_weights w{weights.data(), nullptr, weights.data(), nullptr};
+           const ea_mha_weights w =
+               edgeattn_test::InProjWeights(weights.data(), nullptr, weights.data(), nullptr);
            ea_decoder_init(&decoder, &c, &w, &arena);
            ea_decoder_step(&decoder, x.data(), 1, y.data());
            ea_decoder_step(&decoder, x.data(), 1, y.data());

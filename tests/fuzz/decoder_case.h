@@ -73,7 +73,7 @@ struct DecoderCase {
   uint8_t table_kind = 0;  // >= 128: the caller passes a position table (else NULL)
   uint8_t rope_kind = 0;   // >= 128: a RoPE table of base kRopeBases[rope_kind % 8]
   uint8_t alibi_kind = 0;  // < 160 none; < 208 ea_alibi_slopes_fill; else alibi_values
-  uint8_t biases = 3;      // bit 0 in_proj_bias, bit 1 out_proj_bias
+  uint8_t biases = 3;      // bit 0 in_proj_bias, bit 1 out_proj_bias, bit 2 W_Q/W_K/W_V apart
   ArenaSpec arena;
   uint8_t rerun = 0;  // the selected target (rerun % count) replays the ops bit for bit
   TensorSpec table_values, alibi_values;

@@ -128,7 +128,12 @@ struct MhaOp {
                   nullptr};
   }
   static Weights MakeWeights(const float* const* w, const float* const* b) {
-    return Weights{w[0], b[0], w[1], b[1]};
+    Weights weights{};  // by name: the struct grows at its end
+    weights.in_proj_weight = w[0];
+    weights.in_proj_bias = b[0];
+    weights.out_proj_weight = w[1];
+    weights.out_proj_bias = b[1];
+    return weights;
   }
   static StatusSet Rules(const Config& c) { return MhaConfigRules(c); }
   static uint64_t Need(const Config& c) {

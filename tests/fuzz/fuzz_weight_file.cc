@@ -636,6 +636,9 @@ void CheckMha(const ea_weight_file& file, const ModelFile& model, const std::str
   };
   if (weights.in_proj_weight != at(in_w) || weights.in_proj_bias != at(in_b) ||
       weights.out_proj_weight != at(out_w) || weights.out_proj_bias != at(out_b) ||
+      weights.q_proj_weight != nullptr || weights.k_proj_weight != nullptr ||
+      weights.v_proj_weight != nullptr || weights.q_proj_bias != nullptr ||
+      weights.k_proj_bias != nullptr || weights.v_proj_bias != nullptr ||
       layout !=
           (in_w->layout == EA_TENSOR_PACKED_LINEAR ? EA_WEIGHTS_PACKED : EA_WEIGHTS_ROW_MAJOR)) {
     Fail("mha's weights are not the file's tensors");

@@ -75,6 +75,7 @@ void LayerWeights::Place(MemoryPool* pool, int64_t rows_, int64_t e_, int32_t la
   if (biases & 1) in_bias = pool->AddSeparate("in_proj_bias", size(in_bias_floats), 4);
   out_proj = pool->AddSeparate("out_proj_weight", size(out_floats), 4);
   if (biases & 2) out_bias = pool->AddSeparate("out_proj_bias", size(out_bias_floats), 4);
+  three_tensors = (biases & 4) && materialised && layout == EA_WEIGHTS_ROW_MAJOR;
 }
 
 void FillCache::Fill(const TensorSpec& spec, float* data, size_t count) {
@@ -114,10 +115,26 @@ std::vector<int> LayerWeights::Regions() const {
 }
 
 ea_mha_weights LayerWeights::Arguments(const MemoryPool& pool, uint16_t nulls) const {
-  return ea_mha_weights{nulls & kNullInput1 ? nullptr : pool.Floats(in_proj),
-                        in_bias >= 0 ? pool.Floats(in_bias) : nullptr,
-                        nulls & kNullInput2 ? nullptr : pool.Floats(out_proj),
-                        out_bias >= 0 ? pool.Floats(out_bias) : nullptr};
+  ea_mha_weights weights{};
+  weights.in_proj_weight = nulls & kNullInput1 ? nullptr : pool.Floats(in_proj);
+  weights.in_proj_bias = in_bias >= 0 ? pool.Floats(in_bias) : nullptr;
+  weights.out_proj_weight = nulls & kNullInput2 ? nullptr : pool.Floats(out_proj);
+  weights.out_proj_bias = out_bias >= 0 ? pool.Floats(out_bias) : nullptr;
+  if (three_tensors) {
+    const float* in_w = pool.Floats(in_proj);
+    const float* in_b = in_bias >= 0 ? pool.Floats(in_bias) : nullptr;
+    const size_t q_rows = static_cast<size_t>(e), kv_rows = static_cast<size_t>((rows - e) / 2);
+    const size_t width = static_cast<size_t>(e);
+    weights.in_proj_weight = nullptr;
+    weights.in_proj_bias = nullptr;
+    weights.q_proj_weight = in_w;
+    weights.k_proj_weight = nulls & kNullInput1 ? nullptr : in_w + q_rows * width;
+    weights.v_proj_weight = in_w + (q_rows + kv_rows) * width;
+    weights.q_proj_bias = in_b;
+    weights.k_proj_bias = in_b != nullptr ? in_b + q_rows : nullptr;
+    weights.v_proj_bias = in_b != nullptr ? in_b + q_rows + kv_rows : nullptr;
+  }
+  return weights;
 }
 
 void LayerCopy::Read(const MemoryPool& pool, const LayerWeights& weights, LayerSpec* spec) {

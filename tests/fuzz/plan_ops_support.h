@@ -47,6 +47,10 @@ struct LayerWeights {
   int32_t layout = EA_WEIGHTS_ROW_MAJOR;
   int in_proj = -1, in_bias = -1, out_proj = -1, out_bias = -1;
   bool materialised = false;
+  // W_Q, W_K, W_V (and biases) given as three tensors: views of in_proj's
+  // rows (`biases` bit 2; row-major, materialised weights only), so statuses
+  // and outputs are the one matrix's.
+  bool three_tensors = false;
 
   // Regions of their own (biases per `biases` bits 0 and 1).
   void Place(MemoryPool* pool, int64_t rows_, int64_t e_, int32_t layout_, uint8_t biases);
@@ -57,7 +61,8 @@ struct LayerWeights {
   std::vector<float> InProj(const MemoryPool& pool) const;
   std::vector<float> OutProj(const MemoryPool& pool) const;
   std::vector<int> Regions() const;
-  // The struct init takes, NULL matrices per the case's kNullInput1 / 2.
+  // The struct init takes, NULL matrices per the case's kNullInput1 (W_K in
+  // the three-tensor form) / 2.
   ea_mha_weights Arguments(const MemoryPool& pool, uint16_t nulls) const;
 };
 

@@ -63,8 +63,9 @@ class FirstLayer {
  public:
   explicit FirstLayer(ea_kv_storage storage)
       : config_(FirstLayerConfig(storage)), arena_(edgeattn::DecoderArenaBytes(config_)) {
-    const ea_mha_weights weights = {rev_layers_0_in_proj_weight, rev_layers_0_in_proj_bias,
-                                    rev_layers_0_out_proj_weight, rev_layers_0_out_proj_bias};
+    const ea_mha_weights weights =
+        edgeattn_test::InProjWeights(rev_layers_0_in_proj_weight, rev_layers_0_in_proj_bias,
+                                     rev_layers_0_out_proj_weight, rev_layers_0_out_proj_bias);
     ea_arena arena;
     EXPECT_EQ(ea_arena_init(&arena, arena_.data(), arena_.size()), EA_OK);
     EXPECT_EQ(ea_decoder_init(&layer_, &config_, &weights, &arena), EA_OK);

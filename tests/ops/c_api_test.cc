@@ -23,7 +23,8 @@ TEST(CApi, ReadmeExampleMatchesReference) {
   const std::vector<float> out_w = RandomTensor(e * e, 3, 0.25);
   const std::vector<float> out_b = RandomTensor(e, 4, 0.1);
   const std::vector<float> x = RandomTensor(n * e, 5);
-  const ea_mha_weights weights{in_w.data(), in_b.data(), out_w.data(), out_b.data()};
+  const ea_mha_weights weights =
+      edgeattn_test::InProjWeights(in_w.data(), in_b.data(), out_w.data(), out_b.data());
 
   const ea_mha_config config{EA_DTYPE_F32,
                              n,

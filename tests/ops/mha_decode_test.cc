@@ -55,7 +55,8 @@ struct LayerWeights {
     out_bias = RandomTensor(static_cast<size_t>(d_model), seed + 3, 0.1);
   }
   ea_mha_weights View() const {
-    return ea_mha_weights{in_proj.data(), in_bias.data(), out_proj.data(), out_bias.data()};
+    return edgeattn_test::InProjWeights(in_proj.data(), in_bias.data(), out_proj.data(),
+                                        out_bias.data());
   }
 };
 
@@ -253,13 +254,56 @@ TEST_P(MhaDecodeTest, PackedWeightsGiveTheRowMajorBits) {
   OwnedDecoder row_major(ConfigOf(s, nullptr, rope.data(), nullptr), w.View());
   ea_decoder_config packed_config = ConfigOf(s, nullptr, rope.data(), nullptr);
   packed_config.weights_layout = EA_WEIGHTS_PACKED;
-  const ea_mha_weights packed{in_packed.data(), w.in_bias.data(), out_packed.data(),
-                              w.out_bias.data()};
+  const ea_mha_weights packed = edgeattn_test::InProjWeights(in_packed.data(), w.in_bias.data(),
+                                                             out_packed.data(), w.out_bias.data());
   OwnedDecoder from_packed(packed_config, packed);
   ASSERT_EQ(row_major.status(), EA_OK);
   ASSERT_EQ(from_packed.status(), EA_OK);
   EXPECT_EQ(Stream(row_major.get(), x, 50, s.d_model, {2, 1}),
             Stream(from_packed.get(), x, 50, s.d_model, {2, 1}));
+}
+
+// W_Q, W_K and W_V as three tensors in buffers of their own (a TFLite
+// model's or a Hugging Face checkpoint's form), grouped-query widths whose
+// Q/K and K/V boundaries fall inside a weight panel: the in_proj matrix's
+// stream bit for bit, with and without biases, and the reference's.
+TEST_P(MhaDecodeTest, ThreeProjectionTensorsStreamTheInProjBits) {
+  const DecoderCase s{48, 4, 2, 40, 3, 0, EA_KV_STORAGE_F32, EA_POSITION_NONE, true, false};
+  const int d_head = s.d_model / s.n_heads;
+  const LayerWeights w(s.d_model, s.n_heads, s.n_kv_heads, 137);
+  std::vector<float> rope(static_cast<size_t>(s.max_positions) * d_head);
+  ASSERT_EQ(ea_rope_table_fill(rope.data(), s.max_positions, d_head, 10000.0f), EA_OK);
+  const std::vector<float> x = RandomTensor(static_cast<size_t>(s.max_positions) * s.d_model, 138);
+  const ea_decoder_config config = ConfigOf(s, nullptr, rope.data(), nullptr);
+  for (bool bias : {true, false}) {
+    SCOPED_TRACE(testing::Message() << "bias " << bias);
+    const float* in_bias = bias ? w.in_bias.data() : nullptr;
+    const float* out_bias = bias ? w.out_bias.data() : nullptr;
+    const SeparateProjections three(w.in_proj.data(), in_bias, s.d_model, s.n_kv_heads * d_head);
+    OwnedDecoder in_proj(config,
+                         InProjWeights(w.in_proj.data(), in_bias, w.out_proj.data(), out_bias));
+    OwnedDecoder three_tensors(config, three.View(w.out_proj.data(), out_bias));
+    ASSERT_EQ(in_proj.status(), EA_OK);
+    ASSERT_EQ(three_tensors.status(), EA_OK);
+    const std::vector<float> got =
+        Stream(three_tensors.get(), x, s.max_positions, s.d_model, {3, 1});
+    EXPECT_EQ(got, Stream(in_proj.get(), x, s.max_positions, s.d_model, {3, 1}));
+    const DecoderLayer layer{s.d_model,
+                             s.n_heads,
+                             s.n_kv_heads,
+                             0,
+                             StoredAsOf(s.storage),
+                             w.in_proj.data(),
+                             in_bias,
+                             w.out_proj.data(),
+                             out_bias,
+                             nullptr,
+                             10000.0,
+                             false,
+                             nullptr};
+    EXPECT_LE(NormScaledError(got.data(), ReferenceDecoderStream(layer, x, s.max_positions)),
+              BoundFor(s.storage));
+  }
 }
 
 // A cross plan in an arena of exactly the documented size.
@@ -281,6 +325,24 @@ class OwnedCross {
   ea_status status_ = EA_OK;
 };
 
+// The reference's cross-attention layer over w (no positions, no window).
+DecoderLayer CrossReferenceLayer(const LayerWeights& w, int d_model, int heads, int kv_heads,
+                                 ea_kv_storage storage) {
+  return DecoderLayer{d_model,
+                      heads,
+                      kv_heads,
+                      0,
+                      StoredAsOf(storage),
+                      w.in_proj.data(),
+                      w.in_bias.data(),
+                      w.out_proj.data(),
+                      w.out_bias.data(),
+                      nullptr,
+                      0.0,
+                      false,
+                      nullptr};
+}
+
 void CheckCross(int d_model, int heads, int kv_heads, int max_memory, int max_queries,
                 ea_kv_storage storage, uint64_t seed) {
   SCOPED_TRACE(::testing::Message()
@@ -291,19 +353,7 @@ void CheckCross(int d_model, int heads, int kv_heads, int max_memory, int max_qu
                                    EA_WEIGHTS_ROW_MAJOR, kv_heads},
                    w.View());
   ASSERT_EQ(cross.status(), EA_OK);
-  const DecoderLayer layer{d_model,
-                           heads,
-                           kv_heads,
-                           0,
-                           StoredAsOf(storage),
-                           w.in_proj.data(),
-                           w.in_bias.data(),
-                           w.out_proj.data(),
-                           w.out_bias.data(),
-                           nullptr,
-                           0.0,
-                           false,
-                           nullptr};
+  const DecoderLayer layer = CrossReferenceLayer(w, d_model, heads, kv_heads, storage);
   // Memories of several lengths replace one another; queries run in batches.
   for (const int n_memory : {max_memory, 1, max_memory / 2 + 1}) {
     const std::vector<float> memory =
@@ -356,8 +406,8 @@ TEST_P(MhaDecodeTest, GroupedQueryCrossFromPackedWeightsGivesTheRowMajorBits) {
   ASSERT_EQ(
       ea_linear_pack_weights(w.out_proj.data(), d_model, d_model, out_packed.data(), out_floats),
       EA_OK);
-  const ea_mha_weights packed{in_packed.data(), w.in_bias.data(), out_packed.data(),
-                              w.out_bias.data()};
+  const ea_mha_weights packed = edgeattn_test::InProjWeights(in_packed.data(), w.in_bias.data(),
+                                                             out_packed.data(), w.out_bias.data());
   OwnedCross row_major(
       ea_cross_config{d_model, heads, 70, 3, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR, kv_heads},
       w.View());
@@ -374,6 +424,33 @@ TEST_P(MhaDecodeTest, GroupedQueryCrossFromPackedWeightsGivesTheRowMajorBits) {
   ASSERT_EQ(ea_cross_run(row_major.get(), x.data(), 3, y_row_major.data()), EA_OK);
   ASSERT_EQ(ea_cross_run(from_packed.get(), x.data(), 3, y_packed.data()), EA_OK);
   EXPECT_EQ(0, memcmp(y_row_major.data(), y_packed.data(), x.size() * sizeof(float)));
+}
+
+// Cross-attention from three projection tensors (grouped-query, K starting
+// inside a weight panel, memory of two projection chunks): the in_proj
+// matrix's bits, and nn.MultiheadAttention's within the bound.
+TEST_P(MhaDecodeTest, GroupedQueryCrossFromThreeProjectionTensorsGivesTheInProjBits) {
+  const int d_model = 100, heads = 5, kv_heads = 1, n_memory = 90, n_queries = 4;
+  const LayerWeights w(d_model, heads, kv_heads, 152);
+  const SeparateProjections three(w.in_proj.data(), w.in_bias.data(), d_model,
+                                  kv_heads * (d_model / heads));
+  const ea_cross_config config{
+      d_model, heads, n_memory, n_queries, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR, kv_heads};
+  OwnedCross in_proj(config, w.View());
+  OwnedCross three_tensors(config, three.View(w.out_proj.data(), w.out_bias.data()));
+  ASSERT_EQ(in_proj.status(), EA_OK);
+  ASSERT_EQ(three_tensors.status(), EA_OK);
+  const std::vector<float> memory = RandomTensor(static_cast<size_t>(n_memory) * d_model, 153);
+  const std::vector<float> x = RandomTensor(static_cast<size_t>(n_queries) * d_model, 154);
+  std::vector<float> y_in_proj(x.size(), NAN), y_three(x.size(), NAN);
+  ASSERT_EQ(ea_cross_set_memory(in_proj.get(), memory.data(), n_memory), EA_OK);
+  ASSERT_EQ(ea_cross_set_memory(three_tensors.get(), memory.data(), n_memory), EA_OK);
+  ASSERT_EQ(ea_cross_run(in_proj.get(), x.data(), n_queries, y_in_proj.data()), EA_OK);
+  ASSERT_EQ(ea_cross_run(three_tensors.get(), x.data(), n_queries, y_three.data()), EA_OK);
+  EXPECT_EQ(y_three, y_in_proj);
+  const DecoderLayer layer = CrossReferenceLayer(w, d_model, heads, kv_heads, EA_KV_STORAGE_F32);
+  EXPECT_LE(NormScaledError(y_three.data(), ReferenceCross(layer, x, n_queries, memory, n_memory)),
+            BoundFor(EA_KV_STORAGE_F32));
 }
 
 // Query and memory lengths are independent, as nn.MultiheadAttention's are: a
@@ -492,6 +569,67 @@ TEST_P(MhaDecodeTest, InputsOverTheWeightsOrTablesAreRefused) {
   std::vector<float> after(x.size());
   ASSERT_EQ(ea_cross_run(cross.get(), x.data(), 1, after.data()), EA_OK);
   EXPECT_EQ(after, before);
+}
+
+// The three-tensor form's rules on both layers: a mix of the forms, a
+// missing W_K, packed weights refused at init (nothing carved); a step's x,
+// or a memory, over any of the three tensors or their biases refused with y
+// untouched.
+TEST_P(MhaDecodeTest, ThreeProjectionTensorRulesOnTheDecoderAndCross) {
+  const DecoderCase s{32, 4, 2, 40, 2, 0, EA_KV_STORAGE_F32, EA_POSITION_NONE, false, false};
+  const int kv = s.n_kv_heads * (s.d_model / s.n_heads);
+  const LayerWeights w(s.d_model, s.n_heads, s.n_kv_heads, 166);
+  const SeparateProjections three(w.in_proj.data(), w.in_bias.data(), s.d_model, kv);
+  const ea_mha_weights valid = three.View(w.out_proj.data(), w.out_bias.data());
+  const ea_decoder_config config = ConfigOf(s, nullptr, nullptr, nullptr);
+  ea_decoder_config packed_config = config;
+  packed_config.weights_layout = EA_WEIGHTS_PACKED;
+  ea_mha_weights mixed = valid, with_in_bias = valid, without_k = valid;
+  mixed.in_proj_weight = w.in_proj.data();
+  with_in_bias.in_proj_bias = w.in_bias.data();  // beside the three biases
+  without_k.k_proj_weight = nullptr;
+  const struct {
+    const char* what;
+    const ea_decoder_config* config;
+    const ea_mha_weights* weights;
+    ea_status expected;
+  } refused[] = {{"in_proj_weight and the three", &config, &mixed, EA_ERR_BAD_ARGUMENT},
+                 {"three biases and in_proj_bias", &config, &with_in_bias, EA_ERR_BAD_ARGUMENT},
+                 {"no W_K", &config, &without_k, EA_ERR_NULL_POINTER},
+                 {"packed layout", &packed_config, &valid, EA_ERR_BAD_ARGUMENT}};
+  for (const auto& c : refused) {
+    OwnedDecoder decoder(*c.config, *c.weights);
+    EXPECT_EQ(decoder.status(), c.expected) << c.what;
+    EXPECT_NE(decoder.get()->ready, EA_PLAN_READY) << c.what;
+    EXPECT_EQ(decoder.arena().used, 0u) << c.what;
+    const ea_cross_config cross_config{
+        s.d_model, s.n_heads, 6, 2, EA_KV_STORAGE_F32, c.config->weights_layout, s.n_kv_heads};
+    OwnedCross cross(cross_config, *c.weights);
+    EXPECT_EQ(cross.status(), c.expected) << "cross: " << c.what;
+  }
+
+  OwnedDecoder decoder(config, valid);
+  ASSERT_EQ(decoder.status(), EA_OK);
+  std::vector<float> y(static_cast<size_t>(s.d_model), 7.0f);
+  const float* inside[] = {three.weights[0].data(),
+                           three.weights[1].data() + 5,
+                           three.weights[2].data() + three.weights[2].size() - s.d_model,
+                           three.biases[0].data(),
+                           three.biases[1].data(),
+                           three.biases[2].data()};
+  for (const float* over : inside) {
+    EXPECT_EQ(ea_decoder_step(decoder.get(), over, 1, y.data()), EA_ERR_BAD_ARGUMENT);
+  }
+  for (const float value : y) ASSERT_EQ(value, 7.0f);
+  EXPECT_EQ(decoder.get()->cache.length, 0);
+  OwnedCross cross(ea_cross_config{s.d_model, s.n_heads, 6, 2, EA_KV_STORAGE_F32,
+                                   EA_WEIGHTS_ROW_MAJOR, s.n_kv_heads},
+                   valid);
+  ASSERT_EQ(cross.status(), EA_OK);
+  for (const float* over : inside) {
+    EXPECT_EQ(ea_cross_set_memory(cross.get(), over, 1), EA_ERR_BAD_ARGUMENT);
+  }
+  EXPECT_EQ(cross.get()->cache.length, 0);
 }
 
 // init validates before any arithmetic on the config: a config whose size

@@ -57,6 +57,51 @@ TEST_P(MhaPerTarget, MatchesReferenceAcrossShapesMasksAndBiases) {
   }
 }
 
+// W_Q, W_K and W_V as three tensors in buffers of their own (a TFLite
+// model's or a Hugging Face checkpoint's form) with no biases, three biases,
+// or PyTorch's kdim form's one in_proj_bias: the in_proj matrix's bits, for
+// widths whose Q/K and K/V boundaries fall inside a weight panel (48), on
+// panel edges (128) and all in one panel (8).
+TEST_P(MhaPerTarget, ThreeProjectionTensorsGiveTheInProjBits) {
+  const MhaCase cases[] = {{37, 48, 3}, {20, 128, 4}, {5, 8, 1}};
+  enum BiasForm { kNoBias, kThreeBiases, kInProjBias };
+  uint64_t seed = 550;
+  for (const MhaCase& c : cases) {
+    for (const BiasForm form : {kNoBias, kThreeBiases, kInProjBias}) {
+      const bool bias = form != kNoBias;
+      SCOPED_TRACE(testing::Message() << "n=" << c.n << " E=" << c.d_model << " h=" << c.heads
+                                      << " bias form=" << form);
+      const MhaModel model(c.d_model, c.heads, bias, seed);
+      const SeparateProjections three(model.in_proj_weight.data(),
+                                      form == kThreeBiases ? model.in_proj_bias.data() : nullptr,
+                                      c.d_model, c.d_model);
+      ea_mha_weights separate =
+          three.View(model.out_proj_weight.data(), bias ? model.out_proj_bias.data() : nullptr);
+      if (form == kInProjBias) separate.in_proj_bias = model.in_proj_bias.data();
+      const std::vector<float> x = RandomTensor(static_cast<size_t>(c.n) * c.d_model, seed + 9);
+      seed += 10;
+      ea_mha_config config{};
+      config.dtype = EA_DTYPE_F32;
+      config.max_tokens = c.n;
+      config.d_model = c.d_model;
+      config.n_heads = c.heads;
+      config.mask = EA_MASK_CAUSAL;
+      config.position = EA_POSITION_SINUSOIDAL;
+      const RunResult in_proj = RunMha(model, config, x, c.n, c.n, true);
+      const RunResult three_tensors = RunMha(model, config, x, c.n, c.n, true, &separate);
+      ASSERT_EQ(in_proj.status, EA_OK);
+      ASSERT_EQ(three_tensors.status, EA_OK);
+      EXPECT_EQ(three_tensors.y, in_proj.y);
+      EXPECT_EQ(three_tensors.weights, in_proj.weights);
+      const std::vector<double> table = ReferenceSinusoidal(c.n, c.d_model);
+      const std::vector<float> table_f(table.begin(), table.end());
+      const ReferenceResult want =
+          ReferenceMha(model.Problem(c.n, true, c.n, table_f.data()), x.data());
+      EXPECT_LE(NormScaledError(three_tensors.y.data(), want.out), kFloatErrorBound);
+    }
+  }
+}
+
 TEST_P(MhaPerTarget, ShorterRunsAndKeyPaddingUseThePlannedArena) {
   const MhaModel model(32, 4, true, 600);
   const ea_mha_config config{EA_DTYPE_F32,

@@ -58,7 +58,8 @@ std::vector<float> FloatMha(const QuantMhaCase& c, const std::vector<int32_t>& p
   ea_arena arena;
   ea_arena_init(&arena, storage.data(), bytes);
   ea_mha_plan plan{};
-  const ea_mha_weights weights{in_w.data(), in_b.data(), out_w.data(), out_b.data()};
+  const ea_mha_weights weights =
+      edgeattn_test::InProjWeights(in_w.data(), in_b.data(), out_w.data(), out_b.data());
   EXPECT_EQ(ea_mha_init(&plan, &config, &weights, &arena), EA_OK);
   std::vector<float> y(n * e);
   EXPECT_EQ(ea_mha_run(&plan, x.data(), c.n, c.n, y.data(), nullptr), EA_OK);

@@ -17,8 +17,8 @@ MhaModel::MhaModel(int e, int h, bool bias, uint64_t seed)
       with_bias(bias) {}
 
 ea_mha_weights MhaModel::Weights() const {
-  return ea_mha_weights{in_proj_weight.data(), with_bias ? in_proj_bias.data() : nullptr,
-                        out_proj_weight.data(), with_bias ? out_proj_bias.data() : nullptr};
+  return InProjWeights(in_proj_weight.data(), with_bias ? in_proj_bias.data() : nullptr,
+                       out_proj_weight.data(), with_bias ? out_proj_bias.data() : nullptr);
 }
 
 ReferenceMhaProblem MhaModel::Problem(int n, bool causal, int n_valid_keys,
@@ -37,7 +37,8 @@ ReferenceMhaProblem MhaModel::Problem(int n, bool causal, int n_valid_keys,
 }
 
 RunResult RunMha(const MhaModel& model, const ea_mha_config& config, const std::vector<float>& x,
-                 int n_tokens, int n_valid_keys, bool want_weights) {
+                 int n_tokens, int n_valid_keys, bool want_weights,
+                 const ea_mha_weights* given_weights) {
   RunResult run{
       EA_OK, std::vector<float>(static_cast<size_t>(n_tokens) * model.d_model, NAN),
       std::vector<float>(want_weights ? static_cast<size_t>(model.heads) * n_tokens * n_tokens : 0,
@@ -48,7 +49,7 @@ RunResult RunMha(const MhaModel& model, const ea_mha_config& config, const std::
   AlignedBytes storage(bytes);
   ea_arena arena;
   ea_mha_plan plan;
-  const ea_mha_weights weights = model.Weights();
+  const ea_mha_weights weights = given_weights != nullptr ? *given_weights : model.Weights();
   run.status = ea_arena_init(&arena, storage.data(), storage.size());
   if (run.status == EA_OK) run.status = ea_mha_init(&plan, &config, &weights, &arena);
   if (run.status == EA_OK) {

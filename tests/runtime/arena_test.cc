@@ -17,6 +17,7 @@
 #include "edgeattn/edgeattn.h"
 #include "edgeattn/edgeattn.hpp"
 #include "reference/random_tensor.h"
+#include "test_support.h"
 
 namespace {
 
@@ -324,8 +325,8 @@ class MhaHarness {
   std::vector<float> out_proj_weight_ = InLayout(
       edgeattn_test::RandomTensor(kSquare, 303, weight_stddev_), kDModel, kDModel, kWeights);
   std::vector<float> out_proj_bias_ = edgeattn_test::RandomTensor(kDModel, 304, 0.1);
-  ea_mha_weights weights_{in_proj_weight_.data(), in_proj_bias_.data(), out_proj_weight_.data(),
-                          out_proj_bias_.data()};
+  ea_mha_weights weights_ = edgeattn_test::InProjWeights(
+      in_proj_weight_.data(), in_proj_bias_.data(), out_proj_weight_.data(), out_proj_bias_.data());
   std::vector<float> table_ = CallerTable(kPosition, kStorage, kTokens, kDModel, 305);
   std::vector<float> x_ = edgeattn_test::RandomTensor(static_cast<size_t>(kTokens) * kDModel, 306);
   ea_mha_plan plan_{};
@@ -476,7 +477,8 @@ TEST(ArenaStaticArena, ShapesPlanIntoStaticArenasOfExactlyKArenaBytes) {
   const std::vector<float> in_proj = edgeattn_test::RandomTensor(3 * 12 * 12, 404);
   const std::vector<float> out_proj = edgeattn_test::RandomTensor(12 * 12, 405);
   const std::vector<float> learned = edgeattn_test::RandomTensor(17 * 12, 406);
-  const ea_mha_weights mha_weights{in_proj.data(), nullptr, out_proj.data(), nullptr};
+  const ea_mha_weights mha_weights =
+      edgeattn_test::InProjWeights(in_proj.data(), nullptr, out_proj.data(), nullptr);
   ea_mha_plan mha_plan{};
   EXPECT_EQ(CompileTimeMha::Plan(&mha_plan, mha_weights, mha_arena, EA_MASK_NONE, learned.data()),
             EA_OK);

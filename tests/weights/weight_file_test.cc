@@ -182,6 +182,9 @@ TEST(WeightFile, MhaPlansFromEveryFormatGiveTheSameBits) {
     return y;
   };
   ea_mha_weights from_st{}, from_blob{};
+  // find_mha writes the whole struct: a caller's stale three-tensor fields
+  // would make init refuse a mix of the two forms.
+  from_st.q_proj_weight = from_st.k_proj_bias = sample_attn_in_proj_bias;
   ea_weights_layout st_layout = EA_WEIGHTS_PACKED, blob_layout = EA_WEIGHTS_ROW_MAJOR;
   ASSERT_EQ(
       ea_weight_file_find_mha(&st_file, "attn.", kDModel, kHeads, kHeads, &from_st, &st_layout),
@@ -191,8 +194,11 @@ TEST(WeightFile, MhaPlansFromEveryFormatGiveTheSameBits) {
             EA_OK);
   EXPECT_EQ(st_layout, EA_WEIGHTS_ROW_MAJOR);
   EXPECT_EQ(blob_layout, EA_WEIGHTS_PACKED);
-  const ea_mha_weights from_header{sample_attn_in_proj_weight, sample_attn_in_proj_bias,
-                                   sample_attn_out_proj_weight, sample_attn_out_proj_bias};
+  EXPECT_EQ(from_st.q_proj_weight, nullptr);
+  EXPECT_EQ(from_st.k_proj_bias, nullptr);
+  const ea_mha_weights from_header =
+      edgeattn_test::InProjWeights(sample_attn_in_proj_weight, sample_attn_in_proj_bias,
+                                   sample_attn_out_proj_weight, sample_attn_out_proj_bias);
   const std::vector<float> y = run(from_st, st_layout);
   EXPECT_EQ(run(from_blob, blob_layout), y);
   EXPECT_EQ(run(from_header, EA_WEIGHTS_PACKED), y);

@@ -12,6 +12,7 @@
 #include "edgeattn/cross.h"
 #include "kernels/f32/f32_kernels.h"
 #include "kv_cache/row_slices.h"
+#include "ops/in_proj_f32.h"
 #include "ops/model_input.h"
 #include "runtime/arena.h"
 #include "runtime/simd_target_cap.h"
@@ -59,18 +60,16 @@ ea_status Validate(const ea_cross_config& c) {
   return status;
 }
 
-constexpr size_t kKeptCount = 4;
+constexpr size_t kKeptCount = kInProjExtents + 2;
 struct Kept {
   Extent extents[kKeptCount];
 };
 Kept KeptExtents(const ea_cross_config& c, const ea_mha_weights& w) {
   Kept kept{};
-  kept.extents[0] =
-      Extent{w.in_proj_weight, WeightMatrixBytes(QkvWidth(c), c.d_model, c.weights_layout)};
-  kept.extents[1] = Extent{w.in_proj_bias, FloatBytes(QkvWidth(c))};
-  kept.extents[2] =
+  InProjF32Extents(w, c.d_model, KvWidth(c), c.weights_layout, kept.extents);
+  kept.extents[kInProjExtents] =
       Extent{w.out_proj_weight, WeightMatrixBytes(c.d_model, c.d_model, c.weights_layout)};
-  kept.extents[3] = Extent{w.out_proj_bias, FloatBytes(c.d_model)};
+  kept.extents[kInProjExtents + 1] = Extent{w.out_proj_bias, FloatBytes(c.d_model)};
   return kept;
 }
 
@@ -83,13 +82,17 @@ void AppendMemoryChunk(ea_cross* cross, const float* memory, int32_t rows) {
   const size_t first_col = first_panel * kKeyBlock;
   const size_t kv = static_cast<size_t>(KvWidth(c));
   const size_t cols = static_cast<size_t>(MemoryProjectionCols(c.d_model, kv));
-  const float* bias = cross->weights.in_proj_bias;
+  const ea_mha_weights& w = cross->weights;
+  const float* bias = FusedInProjBias(w);
   LinearF32(memory, e, rows, c.d_model, cross->packed_in_proj + first_panel * e * kKeyBlock,
             bias != nullptr ? bias + first_col : nullptr, static_cast<int32_t>(cols),
             cross->kv_chunk, cols);
   const size_t n = static_cast<size_t>(rows);
   CopyColumns(cross->kv_chunk, cols, e - first_col, kv, n, cross->k);
   CopyColumns(cross->kv_chunk, cols, e + kv - first_col, kv, n, cross->v);
+  // The three-tensor form's biases (NULL in the one-matrix form: added above).
+  AddBiasToRows(w.k_proj_bias, KvWidth(c), cross->k, kv, rows);
+  AddBiasToRows(w.v_proj_bias, KvWidth(c), cross->v, kv, rows);
   ea_kv_cache_append(&cross->cache, cross->k, cross->v, rows);  // sizes validated
 }
 
@@ -111,12 +114,12 @@ ea_status ea_cross_init(ea_cross* cross, const ea_cross_config* config,
   cross->ready = 0;  // a failed re-init must not leave the old plan usable
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
-    return EA_ERR_NULL_POINTER;
-  }
+  ea_status status = edgeattn::CheckInProjF32Pointers(*weights);
+  if (status != EA_OK) return status;
   const ea_cross_config& c = *config;
   // Validate before any arithmetic on the config (n_heads 0 divides by it).
-  ea_status status = edgeattn::Validate(c);
+  status = edgeattn::Validate(c);
+  if (status == EA_OK) status = edgeattn::CheckInProjF32Layout(*weights, c.weights_layout);
   const uint64_t bytes = status == EA_OK ? edgeattn::CrossArenaBytes(c) : 0;
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, bytes);
   const edgeattn::Extent carve =
@@ -133,8 +136,8 @@ ea_status ea_cross_init(ea_cross* cross, const ea_cross_config* config,
   const uint64_t e = static_cast<uint64_t>(c.d_model);
   const uint64_t kv = static_cast<uint64_t>(edgeattn::KvWidth(c));
   const uint64_t chunk = edgeattn::MemoryChunkRows(c.max_memory);
-  cross->packed_in_proj = edgeattn::ResolvePackedWeights(
-      weights->in_proj_weight, edgeattn::QkvWidth(c), c.d_model, c.weights_layout, arena);
+  cross->packed_in_proj =
+      edgeattn::PackInProjF32(*weights, c.d_model, edgeattn::KvWidth(c), c.weights_layout, arena);
   cross->packed_out_proj = edgeattn::ResolvePackedWeights(weights->out_proj_weight, c.d_model,
                                                           c.d_model, c.weights_layout, arena);
   cross->q = edgeattn::CarveFloats(arena, static_cast<uint64_t>(c.max_queries) * e);
@@ -188,8 +191,9 @@ ea_status ea_cross_run(ea_cross* cross, const float* x, int32_t n_queries, float
 
   const size_t e = static_cast<size_t>(c.d_model);
   // The first output rows of in_proj are W_Q's.
-  edgeattn::LinearF32(x, e, n_queries, c.d_model, cross->packed_in_proj,
-                      cross->weights.in_proj_bias, c.d_model, cross->q, e);
+  const float* q_bias = edgeattn::InProjBiasOf(cross->weights, c.d_model, edgeattn::KvWidth(c), 0);
+  edgeattn::LinearF32(x, e, n_queries, c.d_model, cross->packed_in_proj, q_bias, c.d_model,
+                      cross->q, e);
   ea_kv_cache_attend_all(&cross->cache, cross->q, n_queries, cross->heads_out);
   edgeattn::LinearF32(cross->heads_out, e, n_queries, c.d_model, cross->packed_out_proj,
                       cross->weights.out_proj_bias, c.d_model, y, e);

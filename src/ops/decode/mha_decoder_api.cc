@@ -9,6 +9,7 @@
 #include "edgeattn/decoder.h"
 #include "kernels/f32/f32_kernels.h"
 #include "kv_cache/row_slices.h"
+#include "ops/in_proj_f32.h"
 #include "ops/model_input.h"
 #include "runtime/arena.h"
 #include "runtime/simd_target_cap.h"
@@ -74,21 +75,22 @@ ea_status Validate(const ea_decoder_config& c) {
 
 // What steps read and must not overwrite: weights, biases, the tables, the
 // ALiBi slopes.
-constexpr size_t kKeptCount = 7;
+constexpr size_t kKeptCount = kInProjExtents + 5;
 struct Kept {
   Extent extents[kKeptCount];
 };
 Kept KeptExtents(const ea_decoder_config& c, const ea_mha_weights& w, const float* table) {
   Kept kept{};
-  kept.extents[0] =
-      Extent{w.in_proj_weight, WeightMatrixBytes(QkvWidth(c), c.d_model, c.weights_layout)};
-  kept.extents[1] = Extent{w.in_proj_bias, FloatBytes(QkvWidth(c))};
-  kept.extents[2] =
-      Extent{w.out_proj_weight, WeightMatrixBytes(c.d_model, c.d_model, c.weights_layout)};
-  kept.extents[3] = Extent{w.out_proj_bias, FloatBytes(c.d_model)};
-  kept.extents[4] = Extent{table, FloatBytes(int64_t{c.max_positions} * c.d_model)};
-  kept.extents[5] = Extent{c.rope_table, FloatBytes(int64_t{c.max_positions} * HeadWidth(c))};
-  kept.extents[6] = Extent{c.alibi_slopes, c.alibi_slopes != nullptr ? FloatBytes(c.n_heads) : 0};
+  InProjF32Extents(w, c.d_model, KvWidth(c), c.weights_layout, kept.extents);
+  const Extent rest[] = {
+      Extent{w.out_proj_weight, WeightMatrixBytes(c.d_model, c.d_model, c.weights_layout)},
+      Extent{w.out_proj_bias, FloatBytes(c.d_model)},
+      Extent{table, FloatBytes(int64_t{c.max_positions} * c.d_model)},
+      Extent{c.rope_table, FloatBytes(int64_t{c.max_positions} * HeadWidth(c))},
+      Extent{c.alibi_slopes, c.alibi_slopes != nullptr ? FloatBytes(c.n_heads) : 0}};
+  static_assert(kInProjExtents + sizeof(rest) / sizeof(rest[0]) == kKeptCount, "");
+  for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); ++i)
+    kept.extents[kInProjExtents + i] = rest[i];
   return kept;
 }
 
@@ -110,12 +112,12 @@ ea_status ea_decoder_init(ea_decoder* decoder, const ea_decoder_config* config,
   decoder->ready = 0;  // a failed re-init must not leave the old plan usable
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
-    return EA_ERR_NULL_POINTER;
-  }
+  ea_status status = edgeattn::CheckInProjF32Pointers(*weights);
+  if (status != EA_OK) return status;
   const ea_decoder_config& c = *config;
   // Validate before any arithmetic on the config (n_heads 0 divides by it).
-  ea_status status = edgeattn::Validate(c);
+  status = edgeattn::Validate(c);
+  if (status == EA_OK) status = edgeattn::CheckInProjF32Layout(*weights, c.weights_layout);
   const uint64_t bytes = status == EA_OK ? edgeattn::DecoderArenaBytes(c) : 0;
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, bytes);
   const edgeattn::Extent carve =
@@ -150,8 +152,8 @@ ea_status ea_decoder_init(ea_decoder* decoder, const ea_decoder_config* config,
   if (decoder->position_table != nullptr) {
     decoder->x_positioned = edgeattn::CarveFloats(arena, tokens * static_cast<uint64_t>(c.d_model));
   }
-  decoder->packed_in_proj = edgeattn::ResolvePackedWeights(
-      weights->in_proj_weight, edgeattn::QkvWidth(c), c.d_model, c.weights_layout, arena);
+  decoder->packed_in_proj =
+      edgeattn::PackInProjF32(*weights, c.d_model, edgeattn::KvWidth(c), c.weights_layout, arena);
   decoder->packed_out_proj = edgeattn::ResolvePackedWeights(weights->out_proj_weight, c.d_model,
                                                             c.d_model, c.weights_layout, arena);
   decoder->qkv = edgeattn::CarveFloats(arena, tokens * edgeattn::QkvWidth(c));
@@ -197,7 +199,10 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
   const float* input =
       edgeattn::PositionedInput(x, table, decoder->x_positioned, n_tokens, c.d_model);
   edgeattn::LinearF32(input, e, n_tokens, c.d_model, decoder->packed_in_proj,
-                      decoder->weights.in_proj_bias, edgeattn::QkvWidth(c), decoder->qkv, ld_qkv);
+                      edgeattn::FusedInProjBias(decoder->weights), edgeattn::QkvWidth(c),
+                      decoder->qkv, ld_qkv);
+  edgeattn::AddInProjBiases(decoder->weights, c.d_model, edgeattn::KvWidth(c), decoder->qkv, ld_qkv,
+                            n_tokens);
   edgeattn::CopyColumns(decoder->qkv, ld_qkv, 0, e, rows, decoder->q);
   edgeattn::CopyColumns(decoder->qkv, ld_qkv, e, kv, rows, decoder->k);
   edgeattn::CopyColumns(decoder->qkv, ld_qkv, e + kv, kv, rows, decoder->v);

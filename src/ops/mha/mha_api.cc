@@ -4,6 +4,7 @@
 #include "edgeattn/edgeattn.h"
 #include "kernels/f32/f32_kernels.h"
 #include "ops/attention_core.h"
+#include "ops/in_proj_f32.h"
 #include "ops/mha/mha_quant_api.h"
 #include "ops/model_input.h"
 #include "runtime/arena.h"
@@ -46,20 +47,18 @@ uint64_t ArenaBytes(const ea_mha_config& c) {
 
 // What plans and runs read and must not overwrite: weights, biases and the
 // position table (`table`: the caller's, or the plan's resolved one).
-constexpr size_t kKeptCount = 5;
+constexpr size_t kKeptCount = kInProjExtents + 3;
 struct Kept {
   Extent extents[kKeptCount];
 };
 Kept KeptExtents(const ea_mha_config& c, const ea_mha_weights& w, const float* table) {
   Kept kept{};
   const int64_t e = c.d_model;
-  kept.extents[0] =
-      Extent{w.in_proj_weight, WeightMatrixBytes(3 * c.d_model, c.d_model, c.weights_layout)};
-  kept.extents[1] = Extent{w.in_proj_bias, FloatBytes(3 * e)};
-  kept.extents[2] =
+  InProjF32Extents(w, c.d_model, c.d_model, c.weights_layout, kept.extents);
+  kept.extents[kInProjExtents] =
       Extent{w.out_proj_weight, WeightMatrixBytes(c.d_model, c.d_model, c.weights_layout)};
-  kept.extents[3] = Extent{w.out_proj_bias, FloatBytes(e)};
-  kept.extents[4] = Extent{table, FloatBytes(int64_t{c.max_tokens} * e)};
+  kept.extents[kInProjExtents + 1] = Extent{w.out_proj_bias, FloatBytes(e)};
+  kept.extents[kInProjExtents + 2] = Extent{table, FloatBytes(int64_t{c.max_tokens} * e)};
   return kept;
 }
 
@@ -86,10 +85,10 @@ ea_status ea_mha_init(ea_mha_plan* plan, const ea_mha_config* config, const ea_m
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  if (weights->in_proj_weight == nullptr || weights->out_proj_weight == nullptr) {
-    return EA_ERR_NULL_POINTER;
-  }
-  ea_status status = edgeattn::Validate(*config);
+  ea_status status = edgeattn::CheckInProjF32Pointers(*weights);
+  if (status != EA_OK) return status;
+  status = edgeattn::Validate(*config);
+  if (status == EA_OK) status = edgeattn::CheckInProjF32Layout(*weights, config->weights_layout);
   if (status == EA_OK) status = edgeattn::CheckArenaFits(arena, edgeattn::ArenaBytes(*config));
   if (status == EA_OK) {
     const edgeattn::Kept kept = edgeattn::KeptExtents(
@@ -106,8 +105,8 @@ ea_status ea_mha_init(ea_mha_plan* plan, const ea_mha_config* config, const ea_m
   plan->weights = *weights;
   edgeattn::CarvePositions(c.position, c.position_table, c.max_tokens, c.d_model, arena,
                            &plan->position_table, &plan->x_positioned);
-  plan->packed_in_proj = edgeattn::ResolvePackedWeights(weights->in_proj_weight, 3 * c.d_model,
-                                                        c.d_model, c.weights_layout, arena);
+  plan->packed_in_proj =
+      edgeattn::PackInProjF32(*weights, c.d_model, c.d_model, c.weights_layout, arena);
   plan->packed_out_proj = edgeattn::ResolvePackedWeights(weights->out_proj_weight, c.d_model,
                                                          c.d_model, c.weights_layout, arena);
   plan->qkv = edgeattn::CarveFloats(arena, 3 * elements);
@@ -148,7 +147,8 @@ ea_status ea_mha_run(const ea_mha_plan* plan, const float* x, int32_t n_tokens,
   const size_t ld_qkv = 3 * e;
   bool ok =
       edgeattn::LinearF32Tasks(c.parallel, input, e, n_tokens, c.d_model, plan->packed_in_proj,
-                               w.in_proj_bias, 3 * c.d_model, plan->qkv, ld_qkv);
+                               edgeattn::FusedInProjBias(w), 3 * c.d_model, plan->qkv, ld_qkv);
+  edgeattn::AddInProjBiases(w, c.d_model, c.d_model, plan->qkv, ld_qkv, n_tokens);
   const size_t d_k = e / static_cast<size_t>(c.n_heads);
   const edgeattn::CoreOperands head0{plan->qkv,         ld_qkv, plan->qkv + e,      ld_qkv,
                                      plan->qkv + 2 * e, ld_qkv, plan->heads_concat, e,

@@ -199,34 +199,34 @@ typedef enum ea_mask {
 
 /* ------------------------------------------------------ parallel for */
 
-/* The caller's threads, if any: the library creates none. A run hands its
- * work to `run` as n_tasks independent tasks. `run` must call
- * task(task_context, i, worker) once for every i in [0, n_tasks), from any
- * threads, each call with a `worker` in [0, max_workers) that no other call
- * running at the same time uses (a thread index does), and return when all
- * have finished. The split into tasks (query blocks of 60 rows, heads one
- * after another, projection blocks of 60 rows x 64 outputs) does not depend
- * on the number of workers, so results are bit-identical for any max_workers
- * and any schedule; a batch of one task runs on the calling thread without
- * calling `run`. Tasks are small (tens of microseconds on a desktop core) so
- * that a `run` can balance them: a pool whose caller also takes tasks
- * finishes a batch alone when its other threads are not scheduled. They are
- * numbered largest first (a causal run's last query blocks, which see the
- * most keys, come first), so a pool that hands them out in index order ends
- * a batch on small ones. Each worker gets its own score
- * tile in the arena (see the arena formulas). A run whose `run` passes a worker out of range skips
- * that task and returns EA_ERR_BAD_ARGUMENT; its outputs are then incomplete. */
+/* The most workers a parallel-for may declare (ea_parallel_for.max_workers). */
 #define EA_MAX_WORKERS 1024
 /* One task of a run, the library's: `run` calls task(task_context, i, worker). */
 typedef void (*ea_task_fn)(void* task_context, int32_t task, int32_t worker);
 /* The caller's parallel-for: calls task once for every index in [0, n_tasks)
- * as the comment on EA_MAX_WORKERS describes, context being
+ * as the comment on ea_parallel_for describes, context being
  * ea_parallel_for.context, and returns when all have finished. */
 typedef void (*ea_parallel_run_fn)(void* context, int32_t n_tasks, ea_task_fn task,
                                    void* task_context);
-/* The caller's threads for a plan's runs (a config's `parallel`; see the
- * comment on EA_MAX_WORKERS). All zero: every run single-threaded on the
- * calling thread. */
+/* The caller's threads for a plan's runs (a config's `parallel`), if any:
+ * the library creates none. All zero: every run single-threaded on the
+ * calling thread. A run hands its work to `run` as n_tasks independent
+ * tasks. `run` must call task(task_context, i, worker) once for every i in
+ * [0, n_tasks), from any threads, each call with a `worker` in [0,
+ * max_workers) that no other call running at the same time uses (a thread
+ * index does), and return when all have finished. The split into tasks
+ * (query blocks of 60 rows, heads one after another, projection blocks of 60
+ * rows x 64 outputs) does not depend on the number of workers, so results
+ * are bit-identical for any max_workers and any schedule; a batch of one
+ * task runs on the calling thread without calling `run`. Tasks are small
+ * (tens of microseconds on a desktop core) so that a `run` can balance them:
+ * a pool whose caller also takes tasks finishes a batch alone when its other
+ * threads are not scheduled. They are numbered largest first (a causal run's
+ * last query blocks, which see the most keys, come first), so a pool that
+ * hands them out in index order ends a batch on small ones. Each worker gets
+ * its own score tile in the arena (see the arena formulas). A run whose
+ * `run` passes a worker out of range skips that task and returns
+ * EA_ERR_BAD_ARGUMENT; its outputs are then incomplete. */
 typedef struct ea_parallel_for {
   ea_parallel_run_fn run; /* NULL: every task on the calling thread */
   void* context;          /* passed to run */

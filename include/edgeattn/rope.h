@@ -55,10 +55,11 @@ ea_status ea_rope_apply(float* x, int32_t n_tokens, int32_t n_heads, int32_t d_h
                         int64_t first_position, const float* table, int32_t table_positions,
                         ea_rope_layout layout);
 
-/* ------------------------------------------- fixed point (int8, int16)
- *
- * RoPE as a quantized model computes it. TFLite has no RoPE op: converted
- * models express x * cos + rotate_half(x) * sin as element-wise ops on two
+/* ------------------------------------------- fixed point (int8, int16) */
+
+/* The quantization of the RoPE graph's tensors (ea_rope_quant_derive's
+ * input): RoPE as a quantized model computes it. TFLite has no RoPE op:
+ * converted models express x * cos + rotate_half(x) * sin as element-wise ops on two
  * constant tables, each op with its own output quantization,
  *   y = ADD(MUL(x, C), MUL(swap(x), S)),
  * with TFLite's MUL and ADD (ea_mul_quant_run_s8, ea_add_quant_run_s8), so y
@@ -72,7 +73,6 @@ ea_status ea_rope_apply(float* x, int32_t n_tokens, int32_t n_heads, int32_t d_h
  * is exact and S's -sin codes are the exact negations of its sin codes
  * (untested against such a graph).
  * int16 tensors have zero point 0 (as in TFLite's 16x8 models), as for MUL. */
-/* The quantization of the RoPE graph's tensors (ea_rope_quant_derive's input). */
 typedef struct ea_rope_quant_scales {
   ea_quant x;           /* the tensor rotated (a projection's q or k) */
   ea_quant cos_table;   /* C */

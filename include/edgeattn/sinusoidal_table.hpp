@@ -24,8 +24,11 @@
 namespace edgeattn {
 namespace constexpr_math {
 
-inline constexpr double kHalfPiHigh = 1.57079632679489655800;     // pi/2, split for
-inline constexpr double kHalfPiLow = 6.12323399573676603587e-17;  // exact reduction
+// pi/2 split in two doubles, high + low (Cody-Waite), so that the reduction
+// x - q pi/2 carries about twice a double's precision: the high part is pi/2
+// rounded to a double, the low part what that rounding dropped.
+inline constexpr double kHalfPiHigh = 1.57079632679489655800;
+inline constexpr double kHalfPiLow = 6.12323399573676603587e-17;  // pi/2 - kHalfPiHigh
 // ln(10000): the table's wavelengths grow to 10000 * 2 pi.
 inline constexpr double kLn10000 = 9.21034037197618273607;
 

@@ -319,13 +319,23 @@ constexpr int32_t DecoderQuantCapacity(int32_t positions, int32_t step_tokens, i
   return ring < positions ? static_cast<int32_t>(ring) : positions;
 }
 
-// The fixed-point decoder's KV heads: n_kv_heads, where 0 means n_heads.
-constexpr int32_t DecoderQuantKvHeads(int32_t heads, int32_t kv_heads) {
+// A decoder's or cross-attention's KV heads: n_kv_heads, where 0 means
+// n_heads (plain MHA). One meaning for the field in the float and the
+// fixed-point configs.
+constexpr int32_t KvHeads(int32_t heads, int32_t kv_heads) {
   return kv_heads == 0 ? heads : kv_heads;
 }
-// The same, for a config's n_heads and n_kv_heads.
-constexpr int32_t DecoderQuantKvHeads(const ea_decoder_quant_config& c) {
-  return DecoderQuantKvHeads(c.n_heads, c.n_kv_heads);
+// The float decoder's KV heads (0 in its config: n_heads).
+constexpr int32_t KvHeads(const ea_decoder_config& c) { return KvHeads(c.n_heads, c.n_kv_heads); }
+// The float cross-attention's KV heads (0 in its config: n_heads).
+constexpr int32_t KvHeads(const ea_cross_config& c) { return KvHeads(c.n_heads, c.n_kv_heads); }
+// The fixed-point decoder's KV heads (0 in its config: n_heads).
+constexpr int32_t KvHeads(const ea_decoder_quant_config& c) {
+  return KvHeads(c.n_heads, c.n_kv_heads);
+}
+// The fixed-point cross-attention's KV heads (0 in its config: n_heads).
+constexpr int32_t KvHeads(const ea_cross_quant_config& c) {
+  return KvHeads(c.n_heads, c.n_kv_heads);
 }
 
 // Fixed-point MHA decoder (edgeattn/decoder.h), for streams of
@@ -348,7 +358,7 @@ constexpr uint64_t DecoderQuantArenaBytes(int32_t positions, int32_t step_tokens
   const uint64_t element = FixedPointBytes(dtype);
   const uint64_t e = static_cast<uint64_t>(d_model);
   const int32_t d_k = HeadWidthOrZero(d_model, heads);
-  const int32_t groups = DecoderQuantKvHeads(heads, kv_heads);
+  const int32_t groups = KvHeads(heads, kv_heads);
   const uint64_t kv_width = static_cast<uint64_t>(groups) * static_cast<uint64_t>(d_k);
   const int32_t capacity = DecoderQuantCapacity(positions, step_tokens, window);
   const uint64_t stream = ByteRegionBytes(static_cast<uint64_t>(positions) * e * element);
@@ -541,7 +551,8 @@ constexpr uint64_t DecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_t n
                                      ea_kv_storage storage, PositionStorage positions,
                                      ea_weights_layout weights) {
   const int32_t d_head = HeadWidthOrZero(d_model, n_heads);
-  const uint64_t kv_cols = static_cast<uint64_t>(n_kv_heads) * static_cast<uint64_t>(d_head);
+  const int32_t kv_heads = KvHeads(n_heads, n_kv_heads);
+  const uint64_t kv_cols = static_cast<uint64_t>(kv_heads) * static_cast<uint64_t>(d_head);
   const uint64_t qkv_cols = static_cast<uint64_t>(d_model) + 2 * kv_cols;
   const uint64_t tokens = static_cast<uint64_t>(max_tokens);
   const uint64_t table =
@@ -555,7 +566,7 @@ constexpr uint64_t DecoderArenaBytes(int32_t d_model, int32_t n_heads, int32_t n
          FloatRegionBytes(tokens * d_model) + 2 * FloatRegionBytes(tokens * kv_cols) +
          FloatRegionBytes(tokens * d_model) +
          KvCacheArenaBytes(DecoderCacheCapacity(max_positions, max_tokens, window), n_heads,
-                           n_kv_heads, d_head, max_tokens, storage);
+                           kv_heads, d_head, max_tokens, storage);
 }
 // The bytes ea_decoder_arena_size reports for a valid config.
 constexpr uint64_t DecoderArenaBytes(const ea_decoder_config& c) {
@@ -585,14 +596,15 @@ constexpr uint64_t CrossArenaBytes(int32_t d_model, int32_t n_heads, int32_t n_k
                                    ea_weights_layout weights) {
   const uint64_t e = static_cast<uint64_t>(d_model);
   const int32_t d_head = HeadWidthOrZero(d_model, n_heads);
-  const uint64_t kv_cols = static_cast<uint64_t>(n_kv_heads) * static_cast<uint64_t>(d_head);
+  const int32_t kv_heads = KvHeads(n_heads, n_kv_heads);
+  const uint64_t kv_cols = static_cast<uint64_t>(kv_heads) * static_cast<uint64_t>(d_head);
   const uint64_t chunk = MemoryChunkRows(max_memory);
   return PackedWeightBytes(static_cast<int64_t>(e + 2 * kv_cols), d_model, weights) +
          PackedWeightBytes(d_model, d_model, weights) +
          2 * FloatRegionBytes(static_cast<uint64_t>(max_queries) * e) +
          FloatRegionBytes(chunk * MemoryProjectionCols(d_model, kv_cols)) +
          2 * FloatRegionBytes(chunk * kv_cols) +
-         KvCacheArenaBytes(max_memory, n_heads, n_kv_heads, d_head, max_queries, storage);
+         KvCacheArenaBytes(max_memory, n_heads, kv_heads, d_head, max_queries, storage);
 }
 // The bytes ea_cross_arena_size reports for a valid config.
 constexpr uint64_t CrossArenaBytes(const ea_cross_config& c) {

@@ -39,11 +39,11 @@
  * these lines, CMake the string: keep each a bare define, no comment after). */
 #define EDGEATTN_VERSION_MAJOR 0
 /* The release's minor number. */
-#define EDGEATTN_VERSION_MINOR 32
+#define EDGEATTN_VERSION_MINOR 33
 /* The release's patch number. */
 #define EDGEATTN_VERSION_PATCH 0
 /* The version as a string literal, "major.minor.patch". */
-#define EDGEATTN_VERSION_STRING "0.32.0"
+#define EDGEATTN_VERSION_STRING "0.33.0"
 /* One number to compare in preprocessor conditionals: major * 10000 + minor * 100 + patch. */
 #define EDGEATTN_VERSION \
   (EDGEATTN_VERSION_MAJOR * 10000 + EDGEATTN_VERSION_MINOR * 100 + EDGEATTN_VERSION_PATCH)

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-/* Dimensions > 0. */
+/* Dimensions > 0 (n_kv_heads >= 0). */
 typedef struct ea_cross_config {
   int32_t d_model;                  /* width of x, the memory and y */
   int32_t n_heads;                  /* query heads, dividing d_model (EA_ERR_HEADS_MISMATCH) */
@@ -38,9 +38,9 @@ typedef struct ea_cross_config {
   int32_t max_queries;              /* most query rows per run (independent of max_memory) */
   ea_kv_storage storage;            /* how the cache stores the memory's keys and values */
   ea_weights_layout weights_layout; /* in_proj [d_model + 2 n_kv_heads d_head, d_model], out_proj */
-  /* Key/value heads: divides n_heads (EA_ERR_HEADS_MISMATCH); n_heads for
-   * plain MHA. Last, so that a config written before it existed (0 here) is
-   * refused (EA_ERR_BAD_DIMENSION), not read with its fields shifted. */
+  /* 0: n_heads (plain MHA); else grouped-query heads, dividing n_heads
+   * (EA_ERR_HEADS_MISMATCH). Last, so that a config written before it
+   * existed (0 here) still means plain MHA. */
   int32_t n_kv_heads;
 } ea_cross_config;
 

@@ -42,11 +42,12 @@
 extern "C" {
 #endif
 
-/* Dimensions > 0 (window >= 0). */
+/* Dimensions > 0 (window, n_kv_heads >= 0). */
 typedef struct ea_decoder_config {
   int32_t d_model;                  /* width of x and y */
   int32_t n_heads;                  /* query heads, dividing d_model */
-  int32_t n_kv_heads;               /* divides n_heads */
+  int32_t n_kv_heads;               /* 0: n_heads (plain MHA); else grouped-query heads,
+                                       dividing n_heads (EA_ERR_HEADS_MISMATCH) */
   int32_t max_positions;            /* longest stream (tokens since reset); rows of the tables */
   int32_t max_step_tokens;          /* most tokens per step */
   int32_t window;                   /* 0: none; else as ea_kv_cache_config's */

@@ -163,10 +163,12 @@ typedef struct ea_mha_quant_weights {
   const void* out_proj_bias;     /* [d_model], as in_proj_bias */
   /* Or W_Q, W_K and W_V as three tensors, as a TFLite model's three
    * FULLY_CONNECTED ops hold them ([d_model, d_model] each, anywhere, e.g. in
-   * flash), read in place like in_proj_weight: no copy into one matrix. Give
-   * either in_proj_weight (with in_proj_bias) or all three weights (each with
-   * its bias, [d_model] or NULL): a mix of the two forms is
-   * EA_ERR_BAD_ARGUMENT, a weight missing from both EA_ERR_NULL_POINTER. */
+   * flash), read in place like in_proj_weight: no copy into one matrix. The
+   * rules are ea_mha_weights': in_proj_weight or all three weights (both:
+   * EA_ERR_BAD_ARGUMENT; neither, or one of the three missing:
+   * EA_ERR_NULL_POINTER), and in_proj_bias or the three biases (each may be
+   * NULL; in_proj_bias beside any of them: EA_ERR_BAD_ARGUMENT), the two
+   * choices independent. */
   const int8_t* q_proj_weight;
   const int8_t* k_proj_weight; /* [d_model, d_model] */
   const int8_t* v_proj_weight; /* [d_model, d_model] */

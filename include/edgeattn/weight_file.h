@@ -163,9 +163,10 @@ ea_status ea_weight_file_find(const ea_weight_file* file, const char* name, ea_t
  * out_proj.weight [d_model, d_model], biases of those lengths (absent biases
  * give NULL). Both matrices packed or both row-major: *layout says which.
  * Statuses in this order: NULL arguments EA_ERR_NULL_POINTER; a file struct
- * that open did not fill EA_ERR_BAD_ARGUMENT; d_model, n_heads or n_kv_heads
- * below 1 EA_ERR_BAD_DIMENSION; d_model not a multiple of n_heads or n_heads
- * not one of n_kv_heads EA_ERR_HEADS_MISMATCH; a prefix longer than 256
+ * that open did not fill EA_ERR_BAD_ARGUMENT; d_model or n_heads below 1, or
+ * n_kv_heads below 0 (0 means n_heads, as in the configs)
+ * EA_ERR_BAD_DIMENSION; d_model not a multiple of n_heads or n_heads not one
+ * of n_kv_heads EA_ERR_HEADS_MISMATCH; a prefix longer than 256
  * bytes EA_ERR_BAD_ARGUMENT; either matrix missing EA_ERR_NOT_FOUND; one
  * matrix packed and the other not EA_ERR_BAD_FILE; a dtype, rank or shape
  * that is not the plan's (a bias's included) EA_ERR_BAD_DIMENSION. On any

@@ -47,19 +47,6 @@ void PackStackedPanels(const StackedRows& stacked, int32_t n_cols, float* packed
 
 }  // namespace
 
-ea_status CheckInProjF32Pointers(const ea_mha_weights& w) {
-  if (w.out_proj_weight == nullptr) return EA_ERR_NULL_POINTER;
-  const bool any_weight =
-      w.q_proj_weight != nullptr || w.k_proj_weight != nullptr || w.v_proj_weight != nullptr;
-  const bool all_weights =
-      w.q_proj_weight != nullptr && w.k_proj_weight != nullptr && w.v_proj_weight != nullptr;
-  if (w.in_proj_weight == nullptr && !all_weights) return EA_ERR_NULL_POINTER;
-  if (w.in_proj_weight != nullptr && any_weight) return EA_ERR_BAD_ARGUMENT;
-  const bool any_bias =
-      w.q_proj_bias != nullptr || w.k_proj_bias != nullptr || w.v_proj_bias != nullptr;
-  return w.in_proj_bias != nullptr && any_bias ? EA_ERR_BAD_ARGUMENT : EA_OK;
-}
-
 ea_status CheckInProjF32Layout(const ea_mha_weights& w, ea_weights_layout layout) {
   return w.in_proj_weight == nullptr && layout == EA_WEIGHTS_PACKED ? EA_ERR_BAD_ARGUMENT : EA_OK;
 }
@@ -90,19 +77,6 @@ const float* PackInProjF32(const ea_mha_weights& w, int32_t d_model, int32_t kv_
                             {0, d_model, d_model + kv_width, qkv}};
   PackStackedPanels(stacked, d_model, packed);
   return packed;
-}
-
-const float* InProjBiasOf(const ea_mha_weights& w, int32_t d_model, int32_t kv_width,
-                          int32_t which) {
-  if (w.in_proj_bias != nullptr) {
-    const size_t first = which == 0
-                             ? 0
-                             : static_cast<size_t>(d_model) +
-                                   static_cast<size_t>(which - 1) * static_cast<size_t>(kv_width);
-    return w.in_proj_bias + first;
-  }
-  const float* biases[3] = {w.q_proj_bias, w.k_proj_bias, w.v_proj_bias};
-  return biases[which];
 }
 
 void AddBiasToRows(const float* bias, int32_t width, float* rows_begin, size_t ld, int32_t rows) {

@@ -17,16 +17,10 @@
 #include <stdint.h>
 
 #include "edgeattn/edgeattn.h"
+#include "ops/in_proj_forms.h"
 #include "runtime/validation.h"
 
 namespace edgeattn {
-
-// The pointer rules of ea_mha_weights: out_proj_weight, and in_proj_weight or
-// all three of q/k/v_proj_weight (EA_ERR_NULL_POINTER); not both weight
-// forms, nor both bias forms (EA_ERR_BAD_ARGUMENT). The two choices are
-// independent (PyTorch's kdim form: three weights, one in_proj_bias). Reads
-// no dimension.
-ea_status CheckInProjF32Pointers(const ea_mha_weights& w);
 
 // The three-tensor form: ROW_MAJOR only (EA_ERR_BAD_ARGUMENT with PACKED,
 // whose one matrix is packed whole).
@@ -50,10 +44,11 @@ const float* PackInProjF32(const ea_mha_weights& w, int32_t d_model, int32_t kv_
 // form), or NULL where the biases are three (AddInProjBiases adds those).
 inline const float* FusedInProjBias(const ea_mha_weights& w) { return w.in_proj_bias; }
 
-// The bias of part `which` (0 Q, 1 K, 2 V) in either form: a slice of
-// in_proj_bias, or q/k/v_proj_bias; NULL where none is given.
-const float* InProjBiasOf(const ea_mha_weights& w, int32_t d_model, int32_t kv_width,
-                          int32_t which);
+// The query projection's bias in either form (in_proj_bias starts with it,
+// or q_proj_bias); NULL where none is given.
+inline const float* QProjBiasOf(const ea_mha_weights& w) {
+  return w.in_proj_bias != nullptr ? w.in_proj_bias : w.q_proj_bias;
+}
 
 // row[0, width) += bias[0, width) for `rows` rows of stride ld; bias NULL
 // adds nothing.

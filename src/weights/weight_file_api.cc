@@ -163,12 +163,13 @@ ea_status ea_weight_file_find_mha(const ea_weight_file* file, const char* prefix
     return EA_ERR_NULL_POINTER;
   }
   if (file->ready != edgeattn::kFileReady) return EA_ERR_BAD_ARGUMENT;
-  if (d_model <= 0 || n_heads <= 0 || n_kv_heads <= 0) return EA_ERR_BAD_DIMENSION;
-  if (d_model % n_heads != 0 || n_heads % n_kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
+  if (d_model <= 0 || n_heads <= 0 || n_kv_heads < 0) return EA_ERR_BAD_DIMENSION;
+  const int32_t kv_heads = edgeattn::KvHeads(n_heads, n_kv_heads);
+  if (d_model % n_heads != 0 || n_heads % kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
   size_t prefix_length = 0;
   while (prefix_length <= edgeattn::kMaxPrefix && prefix[prefix_length] != '\0') ++prefix_length;
   if (prefix_length > edgeattn::kMaxPrefix) return EA_ERR_BAD_ARGUMENT;
-  const int64_t qkv_rows = int64_t{d_model} + 2 * int64_t{n_kv_heads} * (d_model / n_heads);
+  const int64_t qkv_rows = int64_t{d_model} + 2 * int64_t{kv_heads} * (d_model / n_heads);
 
   // find gives EA_OK or EA_ERR_NOT_FOUND here (the arguments are good).
   ea_tensor_view in_w{}, in_b{}, out_w{}, out_b{};

@@ -60,7 +60,7 @@ struct DecoderCase {
                   // kNullArena, kNullArenaBase, kNullInput1 (in_proj_weight), kNullInput2
                   // (out_proj_weight), kNullWeights (the weights struct); targets
   int32_t n_heads = 2;
-  uint8_t kv_kind = 0;  // < 200: the kv_kind-th divisor of n_heads; else n_kv_heads
+  uint8_t kv_kind = 0;  // < 200: the kv_kind-th divisor of n_heads; < 216: 0; else n_kv_heads
   int32_t n_kv_heads = 1;
   uint8_t head_kind = 0;  // < 224: d_model = n_heads * (1 + head_kind % 8); else d_model
   int32_t d_model = 8;
@@ -81,7 +81,9 @@ struct DecoderCase {
   uint8_t op_count = 0;                 // modulo kMaxDecoderOps + 1
   PlanOp ops[kMaxDecoderOps];
 
-  int32_t NKvHeads() const { return KvHeadsOf(n_heads, kv_kind, n_kv_heads); }
+  int32_t NKvHeads() const { return ConfigKvHeadsOf(n_heads, kv_kind, n_kv_heads); }
+  // The layer's KV heads: NKvHeads, where 0 means n_heads.
+  int32_t LayerKvHeads() const { return NKvHeads() == 0 ? n_heads : NKvHeads(); }
   int32_t DModel() const {
     if (head_kind >= 224 || n_heads <= 0 || n_heads > 64) return d_model;
     return n_heads * (1 + head_kind % 8);
@@ -106,7 +108,7 @@ inline constexpr float kRopeBases[8] = {10000.0f, 500000.0f, 100.0f, 2.0f, 1e6f,
 struct CrossCase {
   Common common;  // as DecoderCase
   int32_t n_heads = 2;
-  uint8_t kv_kind = 0;  // as DecoderCase (KvHeadsOf)
+  uint8_t kv_kind = 0;  // as DecoderCase (ConfigKvHeadsOf)
   int32_t n_kv_heads = 1;
   uint8_t head_kind = 0;  // as DecoderCase
   int32_t d_model = 8;
@@ -131,10 +133,11 @@ struct CrossCase {
     return memory_kind < 176 ? 1 + memory_kind % 24 : 65 + memory_kind % 24;
   }
   int32_t MaxQueries() const { return queries_kind < 200 ? 1 + queries_kind % 8 : max_queries; }
-  int32_t NKvHeads() const { return KvHeadsOf(n_heads, kv_kind, n_kv_heads); }
+  int32_t NKvHeads() const { return ConfigKvHeadsOf(n_heads, kv_kind, n_kv_heads); }
+  int32_t LayerKvHeads() const { return NKvHeads() == 0 ? n_heads : NKvHeads(); }
   // in_proj's rows, d_model + 2 n_kv_heads d_head (0 where undefined).
   int64_t InProjRows() const {
-    const int64_t e = DModel(), kv = NKvHeads();
+    const int64_t e = DModel(), kv = LayerKvHeads();
     if (e <= 0 || n_heads <= 0 || kv <= 0) return 0;
     return e + 2 * kv * (e / n_heads);
   }
@@ -176,7 +179,7 @@ void Visit(Io& io, PlanOp& op, bool reinit, bool buffers, size_t element_count) 
 
 // Element counts of the layer's tensors (BoundedCount: 0 when too large).
 inline size_t DecoderQkvRows(const DecoderCase& c) {
-  const int64_t d_model = c.DModel(), heads = c.n_heads, kv = c.NKvHeads();
+  const int64_t d_model = c.DModel(), heads = c.n_heads, kv = c.LayerKvHeads();
   if (d_model <= 0 || heads <= 0 || kv <= 0) return 0;
   const int64_t rows = d_model + 2 * kv * (d_model / heads);
   return rows > 0 && rows <= kMaxTensorFloats ? static_cast<size_t>(rows) : 0;

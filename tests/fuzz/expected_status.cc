@@ -593,18 +593,19 @@ StatusSet MhaDecoderConfigRules(const ea_decoder_config& c) {
   if (c.rope_table != nullptr && !rope_layout_known) set.Add(EA_ERR_BAD_ARGUMENT);
   // Without a RoPE table the layout is not read: the header gives no rule.
   if (c.rope_table == nullptr && !rope_layout_known) set.Tolerate(EA_ERR_BAD_ARGUMENT);
-  if (c.d_model <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 || c.max_positions <= 0 ||
+  if (c.d_model <= 0 || c.n_heads <= 0 || c.n_kv_heads < 0 || c.max_positions <= 0 ||
       c.max_step_tokens <= 0 || c.window < 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
   }
+  const int32_t kv_heads = c.n_kv_heads == 0 ? c.n_heads : c.n_kv_heads;  // 0 means n_heads
   const bool heads_divide = c.d_model % c.n_heads == 0;
-  if (!heads_divide || c.n_heads % c.n_kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  if (!heads_divide || c.n_heads % kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
   // With d_model not a multiple of n_heads, d_head is not defined: the rules
   // that depend on it may or may not be applied (their statuses tolerated).
   StatusSet head_rules;
   const int64_t d_head = c.d_model / c.n_heads;
-  const int64_t kv_cols = int64_t{c.n_kv_heads} * d_head;
+  const int64_t kv_cols = int64_t{kv_heads} * d_head;
   const int64_t qkv_rows = c.d_model + 2 * kv_cols;
   if (c.rope_table != nullptr && d_head % 2 != 0) head_rules.Add(EA_ERR_BAD_DIMENSION);
   // The cache's int8 and int4 head limit (kv_cache.h), met at plan or at init.
@@ -646,13 +647,14 @@ StatusSet MhaCrossConfigRules(const ea_cross_config& c) {
   StatusSet set;
   if (!KnownKvStorage(c.storage)) set.Add(EA_ERR_BAD_ARGUMENT);
   LayoutRule(c.weights_layout, &set);
-  if (c.d_model <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 || c.max_memory <= 0 ||
+  if (c.d_model <= 0 || c.n_heads <= 0 || c.n_kv_heads < 0 || c.max_memory <= 0 ||
       c.max_queries <= 0) {
     set.Add(EA_ERR_BAD_DIMENSION);
     return set;
   }
+  const int32_t kv_heads = c.n_kv_heads == 0 ? c.n_heads : c.n_kv_heads;  // 0 means n_heads
   const bool heads_divide = c.d_model % c.n_heads == 0;
-  if (!heads_divide || c.n_heads % c.n_kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
+  if (!heads_divide || c.n_heads % kv_heads != 0) set.Add(EA_ERR_HEADS_MISMATCH);
   // The cache's int8 and int4 head limit (kv_cache.h), met at plan or at init.
   if (IntegerKvStorage(c.storage) && c.d_model / c.n_heads > EA_KV_Q8_MAX_D_HEAD) {
     set.Tolerate(EA_ERR_BAD_DIMENSION);
@@ -661,7 +663,7 @@ StatusSet MhaCrossConfigRules(const ea_cross_config& c) {
   // d_model not a multiple of n_heads d_head is not defined: the rule on
   // them may or may not be applied.
   StatusSet head_rules;
-  const int64_t qkv_rows = c.d_model + 2 * int64_t{c.n_kv_heads} * (c.d_model / c.n_heads);
+  const int64_t qkv_rows = c.d_model + 2 * int64_t{kv_heads} * (c.d_model / c.n_heads);
   ElementsRule(qkv_rows, c.d_model, &head_rules);  // in_proj_weight
   if (heads_divide) {
     set.Merge(head_rules);

@@ -300,7 +300,8 @@ struct QuantCase {
   uint8_t scales_kind = 0;  // >= 240: quant_scales NULL
   QuantTensor tensors[kQuantTensors];
   // biases: bit 0 in_proj_bias, bit 1 out_proj_bias; bits 2-3 magnitude; bit 4
-  // W_Q, W_K, W_V (and biases) as three tensors, bit 5 their scales as three arrays.
+  // W_Q, W_K, W_V (and biases) as three tensors, bit 5 their scales as three
+  // arrays, bit 6 the biases in the other form than the weights'.
   QuantCommon quant;
 
   bool CallerTable() const { return table_kind >= 128; }
@@ -420,6 +421,13 @@ inline int32_t KvHeadsOf(int32_t n_heads, uint8_t kind, int32_t n_kv_heads) {
     if (n_heads % h == 0) divisors[count++] = h;
   }
   return divisors[kind % count];
+}
+
+// KvHeadsOf for the decoder and cross-attention configs, whose n_kv_heads 0
+// means n_heads: kinds in [200, 216) give that 0.
+inline int32_t ConfigKvHeadsOf(int32_t n_heads, uint8_t kind, int32_t n_kv_heads) {
+  if (kind >= 200 && kind < 216) return 0;
+  return KvHeadsOf(n_heads, kind, n_kv_heads);
 }
 
 struct KvCacheCase {

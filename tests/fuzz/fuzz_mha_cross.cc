@@ -212,7 +212,7 @@ void FuzzMhaCross(ByteReader& input) {
   if (numerics) {
     layer_copy.Read(pool, weights, &spec);
     spec.n_heads = config.n_heads;
-    spec.n_kv_heads = config.n_kv_heads;
+    spec.n_kv_heads = c.LayerKvHeads();
     spec.storage = StoredAsOf(config.storage);
   }
   const ea_mha_weights layer_weights = weights.Arguments(pool, nulls);

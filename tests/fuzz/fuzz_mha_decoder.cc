@@ -146,7 +146,7 @@ void FuzzMhaDecoder(ByteReader& input) {
   Visit(input, c);
   const uint16_t nulls = c.common.Nulls();
   const int64_t e = c.DModel();
-  const int32_t heads = c.n_heads, kv_heads = c.NKvHeads();
+  const int32_t heads = c.n_heads, kv_heads = c.LayerKvHeads();
   const int64_t d_head = heads > 0 ? e / heads : 0;
   const int64_t qkv_rows =
       heads > 0 && kv_heads > 0 && e > 0 ? e + 2 * int64_t{kv_heads} * d_head : 0;

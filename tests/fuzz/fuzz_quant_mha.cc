@@ -371,14 +371,18 @@ void FuzzQuantMha(ByteReader& input) {
   weights.in_proj_bias = in_b;
   weights.out_proj_weight = nulls & kNullWeights ? nullptr : out_w;
   weights.out_proj_bias = out_b;
-  if ((qc.biases & 16) &&
-      materialised) {  // W_Q, W_K, W_V as three tensors (kNullInput1: W_K missing)
+  // W_Q, W_K, W_V as three tensors (kNullInput1: W_K missing); their biases
+  // in the same form, or (bit 6) in the other one: the forms are independent.
+  const bool separate_weights = (qc.biases & 16) && materialised;
+  if (separate_weights) {
     weights.in_proj_weight = nullptr;
-    weights.in_proj_bias = nullptr;
     weights.q_proj_weight = in_w;
     weights.k_proj_weight = nulls & kNullInput1 ? nullptr : in_w + ee;
     weights.v_proj_weight = in_w + 2 * ee;
+  }
+  if (separate_weights != ((qc.biases & 64) && materialised)) {
     const size_t part_bias = channels * bias_bytes;
+    weights.in_proj_bias = nullptr;
     weights.q_proj_bias = in_b;
     weights.k_proj_bias = in_b != nullptr ? in_b + part_bias : nullptr;
     weights.v_proj_bias = in_b != nullptr ? in_b + 2 * part_bias : nullptr;

@@ -1475,6 +1475,9 @@ void DecoderSeeds() {
   c.table_kind = 200;
   c.table_values = Normal(53, 9);
   Write("mha-decoder-learned-in-place", kMhaDecoder, c);
+  c = Decoder(4, 0, 4, 12, 2, 3, kF32, EA_POSITION_NONE, {Call(2, 44), Call(1, 45), Call(2, 46)});
+  c.rope_kind = 128;  // n_kv_heads 0: as many KV heads as query heads
+  Write("mha-decoder-f32-kv-heads-zero", kMhaDecoder, c);
   c = Decoder(6, 1, 2, 70, 6, 0, kF32, EA_POSITION_SINUSOIDAL,
               {Call(6, 60), Call(6, 61), Call(6, 62), Call(6, 63), Call(6, 64), Call(6, 65),
                Call(6, 66), Call(6, 67), Call(6, 68), Call(6, 69)});
@@ -1617,6 +1620,9 @@ void CrossSeeds() {
   c.n_heads = 0;
   c.d_model = 8;
   Write("mha-cross-n-heads-zero", kMhaCross, c);
+  c = Cross(4, 4, 9, 2, kF32, {Call(9, 93), Run(2, 94)});
+  c.n_kv_heads = 0;  // as many KV heads as query heads
+  Write("mha-cross-kv-heads-zero", kMhaCross, c);
 }
 
 // The fixed-point cross-attention (fuzz_quant_cross.cc).

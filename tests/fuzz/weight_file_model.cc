@@ -416,14 +416,15 @@ ModelFile ModelOpen(const uint8_t* bytes, size_t size) {
 
 ea_status ModelMha(const ModelFile& file, const std::string& prefix, int32_t d_model,
                    int32_t n_heads, int32_t n_kv_heads) {
-  if (d_model < 1 || n_heads < 1 || n_kv_heads < 1) return EA_ERR_BAD_DIMENSION;
-  if (d_model % n_heads != 0 || n_heads % n_kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
+  if (d_model < 1 || n_heads < 1 || n_kv_heads < 0) return EA_ERR_BAD_DIMENSION;
+  const int32_t kv_heads = n_kv_heads == 0 ? n_heads : n_kv_heads;  // 0 means n_heads
+  if (d_model % n_heads != 0 || n_heads % kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
   if (prefix.size() > 256) return EA_ERR_BAD_ARGUMENT;
   const ModelTensor* in_w = file.Find(prefix + "in_proj_weight");
   const ModelTensor* out_w = file.Find(prefix + "out_proj.weight");
   if (in_w == nullptr || out_w == nullptr) return EA_ERR_NOT_FOUND;
   if (in_w->layout != out_w->layout) return EA_ERR_BAD_FILE;
-  const int64_t rows = int64_t{d_model} / n_heads * (n_heads + 2 * int64_t{n_kv_heads});
+  const int64_t rows = int64_t{d_model} / n_heads * (n_heads + 2 * int64_t{kv_heads});
   auto is = [](const ModelTensor* t, int rank, int64_t d0, int64_t d1) {
     return t == nullptr || (t->dtype == EA_TENSOR_F32 && t->rank == rank && t->dims[0] == d0 &&
                             (rank == 1 || t->dims[1] == d1));

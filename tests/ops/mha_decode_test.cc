@@ -325,6 +325,20 @@ class OwnedCross {
   ea_status status_ = EA_OK;
 };
 
+// y of one cross-attention run over a memory, from a plan of exactly the
+// documented arena (NaN where a call failed).
+std::vector<float> CrossOutput(const ea_cross_config& config, const ea_mha_weights& weights,
+                               const std::vector<float>& memory, int n_memory,
+                               const std::vector<float>& x, int n_queries) {
+  std::vector<float> y(x.size(), NAN);
+  OwnedCross cross(config, weights);
+  EXPECT_EQ(cross.status(), EA_OK);
+  if (cross.status() != EA_OK) return y;
+  EXPECT_EQ(ea_cross_set_memory(cross.get(), memory.data(), n_memory), EA_OK);
+  EXPECT_EQ(ea_cross_run(cross.get(), x.data(), n_queries, y.data()), EA_OK);
+  return y;
+}
+
 // The reference's cross-attention layer over w (no positions, no window).
 DecoderLayer CrossReferenceLayer(const LayerWeights& w, int d_model, int heads, int kv_heads,
                                  ea_kv_storage storage) {
@@ -436,21 +450,50 @@ TEST_P(MhaDecodeTest, GroupedQueryCrossFromThreeProjectionTensorsGivesTheInProjB
                                   kv_heads * (d_model / heads));
   const ea_cross_config config{
       d_model, heads, n_memory, n_queries, EA_KV_STORAGE_F32, EA_WEIGHTS_ROW_MAJOR, kv_heads};
-  OwnedCross in_proj(config, w.View());
-  OwnedCross three_tensors(config, three.View(w.out_proj.data(), w.out_bias.data()));
-  ASSERT_EQ(in_proj.status(), EA_OK);
-  ASSERT_EQ(three_tensors.status(), EA_OK);
   const std::vector<float> memory = RandomTensor(static_cast<size_t>(n_memory) * d_model, 153);
   const std::vector<float> x = RandomTensor(static_cast<size_t>(n_queries) * d_model, 154);
-  std::vector<float> y_in_proj(x.size(), NAN), y_three(x.size(), NAN);
-  ASSERT_EQ(ea_cross_set_memory(in_proj.get(), memory.data(), n_memory), EA_OK);
-  ASSERT_EQ(ea_cross_set_memory(three_tensors.get(), memory.data(), n_memory), EA_OK);
-  ASSERT_EQ(ea_cross_run(in_proj.get(), x.data(), n_queries, y_in_proj.data()), EA_OK);
-  ASSERT_EQ(ea_cross_run(three_tensors.get(), x.data(), n_queries, y_three.data()), EA_OK);
-  EXPECT_EQ(y_three, y_in_proj);
+  const std::vector<float> y_three = CrossOutput(
+      config, three.View(w.out_proj.data(), w.out_bias.data()), memory, n_memory, x, n_queries);
+  EXPECT_EQ(y_three, CrossOutput(config, w.View(), memory, n_memory, x, n_queries));
   const DecoderLayer layer = CrossReferenceLayer(w, d_model, heads, kv_heads, EA_KV_STORAGE_F32);
   EXPECT_LE(NormScaledError(y_three.data(), ReferenceCross(layer, x, n_queries, memory, n_memory)),
             BoundFor(EA_KV_STORAGE_F32));
+}
+
+// n_kv_heads 0 means n_heads, as in the fixed-point configs: the decoder
+// (RoPE, ALiBi, a sliding window over a ring) and the cross-attention give
+// the bits of n_kv_heads = n_heads, in the same arena bytes.
+TEST_P(MhaDecodeTest, KvHeadsZeroIsPlainMhaBitForBit) {
+  const DecoderCase s{48, 4, 4, 30, 3, 7, EA_KV_STORAGE_F16, EA_POSITION_SINUSOIDAL, true, true};
+  const int d_head = s.d_model / s.n_heads;
+  const LayerWeights w(s.d_model, s.n_heads, s.n_heads, 155);
+  std::vector<float> rope(static_cast<size_t>(s.max_positions) * d_head);
+  ASSERT_EQ(ea_rope_table_fill(rope.data(), s.max_positions, d_head, 10000.0f), EA_OK);
+  std::vector<float> slopes(static_cast<size_t>(s.n_heads));
+  ASSERT_EQ(ea_alibi_slopes_fill(slopes.data(), s.n_heads), EA_OK);
+  const ea_decoder_config by_count = ConfigOf(s, nullptr, rope.data(), slopes.data());
+  ea_decoder_config by_zero = by_count;
+  by_zero.n_kv_heads = 0;
+  EXPECT_EQ(edgeattn::DecoderArenaBytes(by_zero), edgeattn::DecoderArenaBytes(by_count));
+  OwnedDecoder counted(by_count, w.View());
+  OwnedDecoder zero(by_zero, w.View());
+  ASSERT_EQ(counted.status(), EA_OK);
+  ASSERT_EQ(zero.status(), EA_OK);
+  EXPECT_EQ(zero.arena().used, counted.arena().used);
+  const std::vector<float> x = RandomTensor(static_cast<size_t>(s.max_positions) * s.d_model, 156);
+  EXPECT_EQ(Stream(zero.get(), x, s.max_positions, s.d_model, {3, 1, 2}),
+            Stream(counted.get(), x, s.max_positions, s.d_model, {3, 1, 2}));
+
+  const int n_memory = 70, n_queries = 3;
+  const ea_cross_config cross_by_count{
+      s.d_model, s.n_heads, n_memory, n_queries, EA_KV_STORAGE_Q8, EA_WEIGHTS_ROW_MAJOR, s.n_heads};
+  ea_cross_config cross_by_zero = cross_by_count;
+  cross_by_zero.n_kv_heads = 0;
+  EXPECT_EQ(edgeattn::CrossArenaBytes(cross_by_zero), edgeattn::CrossArenaBytes(cross_by_count));
+  const std::vector<float> memory = RandomTensor(static_cast<size_t>(n_memory) * s.d_model, 157);
+  const std::vector<float> q = RandomTensor(static_cast<size_t>(n_queries) * s.d_model, 158);
+  EXPECT_EQ(CrossOutput(cross_by_zero, w.View(), memory, n_memory, q, n_queries),
+            CrossOutput(cross_by_count, w.View(), memory, n_memory, q, n_queries));
 }
 
 // Query and memory lengths are independent, as nn.MultiheadAttention's are: a
@@ -652,7 +695,8 @@ TEST(MhaDecodeConfig, InitRefusesWhatArenaSizeRefusesBeforeAnyArithmetic) {
       {"n_heads 0, n_kv_heads 0", 32, 0, 0},
       {"n_heads -1, d_model INT32_MIN", INT32_MIN, -1, 1},
       {"n_heads -1, d_model -32", -32, -1, -1},
-      {"n_kv_heads 0", 32, 4, 0},
+      {"n_kv_heads -1", 32, 4, -1},
+      {"n_kv_heads 0 = n_heads 3, d_model 32", 32, 3, 0},
       {"d_model INT32_MAX, n_heads 1", INT32_MAX, 1, 1},
   };
   for (const auto& d : decoders) {
@@ -699,6 +743,15 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   EXPECT_EQ(bytes, edgeattn::DecoderArenaBytes(c));
   c.n_kv_heads = 3;
   EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_HEADS_MISMATCH);
+  c.n_kv_heads = 8;  // more KV heads than query heads
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_HEADS_MISMATCH);
+  c.n_kv_heads = INT32_MIN;
+  EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_BAD_DIMENSION);
+  c.n_kv_heads = 0;  // n_heads: plain MHA, the same bytes
+  ASSERT_EQ(ea_decoder_arena_size(&c, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::DecoderArenaBytes(c));
+  c.n_kv_heads = 4;
+  EXPECT_EQ(edgeattn::DecoderArenaBytes(c), bytes);
   c = ConfigOf(base, nullptr, nullptr, nullptr);
   c.d_model = 30;
   EXPECT_EQ(ea_decoder_arena_size(&c, &bytes), EA_ERR_HEADS_MISMATCH);
@@ -778,10 +831,17 @@ TEST(MhaDecodeConfig, BadConfigsGetTheirStatus) {
   cross.d_model = 32;
   cross.n_kv_heads = 3;  // does not divide n_heads
   EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_HEADS_MISMATCH);
-  for (const int32_t kv_heads : {0, -1}) {
+  for (const int32_t kv_heads : {int32_t{-1}, int32_t{INT32_MIN}}) {
     cross.n_kv_heads = kv_heads;
     EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_BAD_DIMENSION) << kv_heads;
   }
+  cross.n_kv_heads = 8;  // more KV heads than query heads
+  EXPECT_EQ(ea_cross_arena_size(&cross, &bytes), EA_ERR_HEADS_MISMATCH);
+  cross.n_kv_heads = 0;  // n_heads: plain MHA
+  ASSERT_EQ(ea_cross_arena_size(&cross, &bytes), EA_OK);
+  EXPECT_EQ(bytes, edgeattn::CrossArenaBytes(cross));
+  cross.n_kv_heads = 4;
+  EXPECT_EQ(edgeattn::CrossArenaBytes(cross), bytes);
   cross.n_kv_heads = 2;
   ASSERT_EQ(ea_cross_arena_size(&cross, &bytes), EA_OK);
   EXPECT_EQ(bytes, edgeattn::CrossArenaBytes(cross));

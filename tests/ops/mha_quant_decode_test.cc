@@ -225,7 +225,8 @@ TEST_P(QuantDecoderPerTarget, GroupedQueryHeadsTakeTheModelsSoftmaxTables) {
 }
 
 // W_Q, W_K, W_V as three tensors (a TFLite model's three FULLY_CONNECTED
-// ops): the stream still equals the causal chain of the in_proj form.
+// ops), with three biases or with in_proj_bias (PyTorch's kdim form): the
+// stream still equals the causal chain of the in_proj form.
 TEST_P(QuantDecoderPerTarget, SeparateProjectionsStreamAsInProj) {
   uint64_t seed = 9300;
   for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
@@ -233,9 +234,13 @@ TEST_P(QuantDecoderPerTarget, SeparateProjectionsStreamAsInProj) {
     const QuantMhaCase::Result full = c.Run();
     ASSERT_EQ(full.status, EA_OK);
     c.separate_projections = true;
-    const QuantMhaCase::Decoded decoded = c.Decode({1, 3});
-    ASSERT_EQ(decoded.status, EA_OK);
-    EXPECT_EQ(decoded.y, full.y) << (dtype == EA_DTYPE_INT8 ? "int8" : "int16");
+    for (const bool in_proj_bias : {false, true}) {
+      c.other_bias_form = in_proj_bias;
+      const QuantMhaCase::Decoded decoded = c.Decode({1, 3});
+      ASSERT_EQ(decoded.status, EA_OK);
+      EXPECT_EQ(decoded.y, full.y)
+          << (dtype == EA_DTYPE_INT8 ? "int8" : "int16") << " in_proj_bias " << in_proj_bias;
+    }
   }
 }
 

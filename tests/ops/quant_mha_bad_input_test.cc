@@ -1266,9 +1266,26 @@ std::vector<PlanInitCase> PlanInitCases() {
         a->s.weights.k_proj_weight = nullptr;
       },
       EA_ERR_NULL_POINTER);
+  // The biases' form is independent of the weights' (PyTorch's kdim form:
+  // three weights, one in_proj_bias), never both forms of the biases.
   add(
-      "SeparateWithTheInProjBias", [separate](PlanInitArgs* a) { separate(a); },
+      "SeparateWithTheInProjBiasAccepted", [separate](PlanInitArgs* a) { separate(a); }, EA_OK);
+  add(
+      "SeparateWithTheInProjBiasAndKProjBias",
+      [separate](PlanInitArgs* a) {
+        separate(a);
+        a->s.weights.k_proj_bias = a->s.InBias();
+      },
       EA_ERR_BAD_ARGUMENT);
+  add(
+      "InProjWithThreeBiasesAccepted",
+      [](PlanInitArgs* a) {
+        a->s.weights.q_proj_bias = a->s.InBias();
+        a->s.weights.k_proj_bias = a->s.InBias() + kE * a->s.BiasBytes();
+        a->s.weights.v_proj_bias = a->s.InBias() + 2 * kE * a->s.BiasBytes();
+        a->s.weights.in_proj_bias = nullptr;
+      },
+      EA_OK);
   add(
       "ArenaZeroCapacity", [](PlanInitArgs* a) { a->arena.capacity = 0; }, EA_ERR_ARENA_TOO_SMALL);
   add(

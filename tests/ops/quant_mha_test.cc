@@ -322,22 +322,34 @@ TEST_P(QuantMhaRandom, PaddedTokensDoNotReachTheValidRows) {
 
 // A TFLite model's layer as it stores it: W_Q, W_K and W_V (with their
 // biases and per-channel scales) as three tensors in buffers of their own,
-// read in place. The integers are the reference's and in_proj's, bit for bit.
+// read in place; and the biases in the other form than the weights' (three
+// weights with in_proj_bias, PyTorch's kdim form; in_proj with three
+// biases). The integers are the reference's and in_proj's, bit for bit.
 TEST_P(QuantMhaRandom, SeparateProjectionsGiveTheInProjIntegers) {
   const RandomShape shapes[] = {{37, 32, 2, true, true}, {19, 48, 3, false, false}};
+  const struct {
+    bool separate_weights, other_bias_form;
+    const char* name;
+  } forms[] = {{true, false, "_separate"},
+               {true, true, "_separate_weights_in_proj_bias"},
+               {false, true, "_in_proj_separate_biases"}};
   uint64_t seed = 7700;
   for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
     for (const RandomShape& shape : shapes) {
-      QuantMhaCase c = RandomQuantMha(dtype, shape, seed++);
-      const QuantMhaCase::Result in_proj = c.Run();
-      ASSERT_EQ(in_proj.status, EA_OK) << c.name;
-      c.separate_projections = true;
-      c.name += "_separate";
-      ExpectSameAsReference(c);
-      const QuantMhaCase::Result separate = c.Run();
-      ASSERT_EQ(separate.status, EA_OK) << c.name;
-      EXPECT_EQ(separate.y, in_proj.y) << c.name;
-      EXPECT_EQ(separate.probs, in_proj.probs) << c.name;
+      const QuantMhaCase base = RandomQuantMha(dtype, shape, seed++);
+      const QuantMhaCase::Result in_proj = base.Run();
+      ASSERT_EQ(in_proj.status, EA_OK) << base.name;
+      for (const auto& form : forms) {
+        QuantMhaCase c = base;
+        c.separate_projections = form.separate_weights;
+        c.other_bias_form = form.other_bias_form;
+        c.name += form.name;
+        ExpectSameAsReference(c);
+        const QuantMhaCase::Result separate = c.Run();
+        ASSERT_EQ(separate.status, EA_OK) << c.name;
+        EXPECT_EQ(separate.y, in_proj.y) << c.name;
+        EXPECT_EQ(separate.probs, in_proj.probs) << c.name;
+      }
     }
   }
 }

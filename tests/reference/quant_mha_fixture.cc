@@ -292,7 +292,7 @@ QuantMhaLayer::QuantMhaLayer(const QuantMhaCase& c)
   }
   weights =
       edgeattn_test::InProjQuantWeights(c.in_proj.data(), in_bias, c.out_proj.data(), out_bias);
-  if (c.separate_projections) SeparateProjections(c);
+  if (c.separate_projections || c.other_bias_form) SeparateProjections(c);
   if (c.softmax_exp_lut != nullptr) GiveSoftmaxTables(c);
 }
 
@@ -329,18 +329,22 @@ void QuantMhaLayer::SeparateProjections(const QuantMhaCase& c) {
     part_scales_[which].assign(c.in_scales.begin() + first[which],
                                c.in_scales.begin() + first[which + 1]);
   }
-  weights.in_proj_weight = nullptr;
-  weights.in_proj_bias = nullptr;
-  weights.q_proj_weight = part_weights_[0].data();
-  weights.k_proj_weight = part_weights_[1].data();
-  weights.v_proj_weight = part_weights_[2].data();
-  weights.q_proj_bias = part_biases_[0].data();
-  weights.k_proj_bias = part_biases_[1].data();
-  weights.v_proj_bias = part_biases_[2].data();
-  scales_.in_proj_weight_scales = nullptr;
-  scales_.q_proj_weight_scales = part_scales_[0].data();
-  scales_.k_proj_weight_scales = part_scales_[1].data();
-  scales_.v_proj_weight_scales = part_scales_[2].data();
+  if (c.separate_projections) {
+    weights.in_proj_weight = nullptr;
+    weights.q_proj_weight = part_weights_[0].data();
+    weights.k_proj_weight = part_weights_[1].data();
+    weights.v_proj_weight = part_weights_[2].data();
+    scales_.in_proj_weight_scales = nullptr;
+    scales_.q_proj_weight_scales = part_scales_[0].data();
+    scales_.k_proj_weight_scales = part_scales_[1].data();
+    scales_.v_proj_weight_scales = part_scales_[2].data();
+  }
+  if (c.separate_projections != c.other_bias_form) {
+    weights.in_proj_bias = nullptr;
+    weights.q_proj_bias = part_biases_[0].data();
+    weights.k_proj_bias = part_biases_[1].data();
+    weights.v_proj_bias = part_biases_[2].data();
+  }
 }
 
 QuantMhaCase::Result QuantMhaCase::Run() const {

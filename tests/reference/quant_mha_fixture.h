@@ -40,6 +40,10 @@ struct QuantMhaCase {
   // three separate tensors each (copies in buffers of their own, as a TFLite
   // model's three FULLY_CONNECTED ops hold them), not as in_proj.
   bool separate_projections = false;
+  // The biases in the other form than the weights' (the forms are
+  // independent): three weights with one in_proj_bias (PyTorch's kdim
+  // form), or in_proj with three biases.
+  bool other_bias_form = false;
   // Causal cases: a sliding window of this many keys (0: none) for Decode
   // (the decoder's window) and Reference; Run (ea_mha_quant) has none.
   int window = 0;
@@ -141,8 +145,9 @@ class QuantMhaLayer {
   int32_t workers_;
   int32_t kv_heads_;  // the case's KvHeads()
   std::vector<int32_t> in_bias32_, out_bias32_;
-  // separate_projections: W_Q, W_K, W_V, their biases (as the dtype stores
-  // them) and their scales, each copied out of in_proj into its own buffer.
+  // separate_projections: W_Q, W_K, W_V and their scales, each copied out of
+  // in_proj into its own buffer; their biases (as the dtype stores them) too,
+  // or instead with other_bias_form.
   std::vector<int8_t> part_weights_[3];
   std::vector<uint8_t> part_biases_[3];
   std::vector<float> part_scales_[3];

@@ -196,6 +196,14 @@ TEST(WeightFile, MhaPlansFromEveryFormatGiveTheSameBits) {
   EXPECT_EQ(blob_layout, EA_WEIGHTS_PACKED);
   EXPECT_EQ(from_st.q_proj_weight, nullptr);
   EXPECT_EQ(from_st.k_proj_bias, nullptr);
+  // n_kv_heads 0 means n_heads: the same tensors.
+  ea_mha_weights kv_heads_zero{};
+  ea_weights_layout kv_heads_zero_layout = EA_WEIGHTS_PACKED;
+  ASSERT_EQ(ea_weight_file_find_mha(&st_file, "attn.", kDModel, kHeads, 0, &kv_heads_zero,
+                                    &kv_heads_zero_layout),
+            EA_OK);
+  EXPECT_EQ(memcmp(&kv_heads_zero, &from_st, sizeof(from_st)), 0);
+  EXPECT_EQ(kv_heads_zero_layout, st_layout);
   const ea_mha_weights from_header =
       edgeattn_test::InProjWeights(sample_attn_in_proj_weight, sample_attn_in_proj_bias,
                                    sample_attn_out_proj_weight, sample_attn_out_proj_bias);
@@ -912,6 +920,9 @@ TEST(WeightFile, MhaStatusesInTheirOrder) {
   const AlignedBytes blob = Blob(rows);
   ea_weight_file file{};
   ASSERT_EQ(ea_weight_file_open(&file, blob.data(), blob.size()), EA_OK);
+  // n_kv_heads 0 means n_heads, whose in_proj has 3 d rows, not these 2 d.
+  EXPECT_EQ(ea_weight_file_find_mha(&file, "l.", d, heads, 0, &weights, &layout),
+            EA_ERR_BAD_DIMENSION);
   ASSERT_EQ(ea_weight_file_find_mha(&file, "l.", d, heads, 2, &weights, &layout), EA_OK);
   EXPECT_EQ(layout, EA_WEIGHTS_PACKED);
   EXPECT_EQ(weights.in_proj_bias, nullptr);

@@ -22,7 +22,7 @@ namespace edgeattn {
 namespace {
 
 int32_t HeadWidth(const ea_cross_config& c) { return c.d_model / c.n_heads; }
-int32_t KvWidth(const ea_cross_config& c) { return c.n_kv_heads * HeadWidth(c); }
+int32_t KvWidth(const ea_cross_config& c) { return KvHeads(c) * HeadWidth(c); }
 // The in_proj rows, d_model + 2 KvWidth: at most 3 d_model, which Validate
 // bounds by EA_MAX_ELEMENTS, so it fits an int32 once validated.
 int32_t QkvWidth(const ea_cross_config& c) { return c.d_model + 2 * KvWidth(c); }
@@ -31,7 +31,7 @@ ea_kv_cache_config CacheConfig(const ea_cross_config& c) {
   ea_kv_cache_config cache{};
   cache.capacity = c.max_memory;
   cache.n_heads = c.n_heads;
-  cache.n_kv_heads = c.n_kv_heads;
+  cache.n_kv_heads = KvHeads(c);
   cache.d_head = HeadWidth(c);
   cache.max_queries = c.max_queries;
   cache.window = 0;
@@ -43,9 +43,9 @@ ea_kv_cache_config CacheConfig(const ea_cross_config& c) {
 
 ea_status Validate(const ea_cross_config& c) {
   ea_status status = CheckPositive(c.d_model, c.n_heads, c.max_memory, c.max_queries);
-  if (status == EA_OK && c.n_kv_heads <= 0) status = EA_ERR_BAD_DIMENSION;
+  if (status == EA_OK && c.n_kv_heads < 0) status = EA_ERR_BAD_DIMENSION;
   if (status != EA_OK) return status;
-  if (c.d_model % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
+  if (c.d_model % c.n_heads != 0 || c.n_heads % KvHeads(c) != 0) return EA_ERR_HEADS_MISMATCH;
   // Both bound d_model by EA_MAX_ELEMENTS, so the in_proj rows (at most
   // 3 d_model) fit an int32.
   status = CheckElements(c.max_memory, c.d_model);
@@ -114,7 +114,7 @@ ea_status ea_cross_init(ea_cross* cross, const ea_cross_config* config,
   cross->ready = 0;  // a failed re-init must not leave the old plan usable
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  ea_status status = edgeattn::CheckInProjF32Pointers(*weights);
+  ea_status status = edgeattn::CheckInProjForms(*weights);
   if (status != EA_OK) return status;
   const ea_cross_config& c = *config;
   // Validate before any arithmetic on the config (n_heads 0 divides by it).
@@ -191,7 +191,7 @@ ea_status ea_cross_run(ea_cross* cross, const float* x, int32_t n_queries, float
 
   const size_t e = static_cast<size_t>(c.d_model);
   // The first output rows of in_proj are W_Q's.
-  const float* q_bias = edgeattn::InProjBiasOf(cross->weights, c.d_model, edgeattn::KvWidth(c), 0);
+  const float* q_bias = edgeattn::QProjBiasOf(cross->weights);
   edgeattn::LinearF32(x, e, n_queries, c.d_model, cross->packed_in_proj, q_bias, c.d_model,
                       cross->q, e);
   ea_kv_cache_attend_all(&cross->cache, cross->q, n_queries, cross->heads_out);

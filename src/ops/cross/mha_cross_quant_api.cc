@@ -142,7 +142,7 @@ ea_status ea_cross_quant_init(ea_cross_quant* cross, const ea_cross_quant_config
   cross->ready = 0;  // a failed re-init must not leave the old plan usable
   ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  ea_status status = CheckMhaQuantWeightPointers(*weights);
+  ea_status status = CheckInProjForms(*weights);
   if (status == EA_OK) status = Validate(*config);
   if (status != EA_OK) return status;
   const ea_decoder_quant_config core = CoreConfig(*config);

@@ -19,7 +19,7 @@ namespace edgeattn {
 namespace {
 
 int32_t HeadWidth(const ea_decoder_config& c) { return c.d_model / c.n_heads; }
-int32_t KvWidth(const ea_decoder_config& c) { return c.n_kv_heads * HeadWidth(c); }
+int32_t KvWidth(const ea_decoder_config& c) { return KvHeads(c) * HeadWidth(c); }
 // The in_proj rows: past int32 for d_model near INT32_MAX, so Validate checks
 // it in int64 (EA_MAX_ELEMENTS); everything after Validate uses QkvWidth.
 int64_t QkvWidth64(const ea_decoder_config& c) { return c.d_model + 2 * int64_t{KvWidth(c)}; }
@@ -29,7 +29,7 @@ ea_kv_cache_config CacheConfig(const ea_decoder_config& c) {
   ea_kv_cache_config cache{};
   cache.capacity = DecoderCacheCapacity(c.max_positions, c.max_step_tokens, c.window);
   cache.n_heads = c.n_heads;
-  cache.n_kv_heads = c.n_kv_heads;
+  cache.n_kv_heads = KvHeads(c);
   cache.d_head = HeadWidth(c);
   cache.max_queries = c.max_step_tokens;
   cache.window = c.window;
@@ -40,10 +40,10 @@ ea_kv_cache_config CacheConfig(const ea_decoder_config& c) {
 }
 
 ea_status Validate(const ea_decoder_config& c) {
-  ea_status status = CheckPositive(c.d_model, c.n_heads, c.n_kv_heads, c.max_positions);
+  ea_status status = CheckPositive(c.d_model, c.n_heads, c.max_positions, c.max_step_tokens);
   if (status != EA_OK) return status;
-  if (c.max_step_tokens <= 0 || c.window < 0) return EA_ERR_BAD_DIMENSION;
-  if (c.d_model % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
+  if (c.n_kv_heads < 0 || c.window < 0) return EA_ERR_BAD_DIMENSION;
+  if (c.d_model % c.n_heads != 0 || c.n_heads % KvHeads(c) != 0) return EA_ERR_HEADS_MISMATCH;
   // Only the tables have max_positions rows: without them a stream (a
   // windowed ring's) may run past EA_MAX_ELEMENTS / d_model tokens.
   status = CheckPosition(c.position, c.position_table);
@@ -82,15 +82,15 @@ struct Kept {
 Kept KeptExtents(const ea_decoder_config& c, const ea_mha_weights& w, const float* table) {
   Kept kept{};
   InProjF32Extents(w, c.d_model, KvWidth(c), c.weights_layout, kept.extents);
-  const Extent rest[] = {
-      Extent{w.out_proj_weight, WeightMatrixBytes(c.d_model, c.d_model, c.weights_layout)},
-      Extent{w.out_proj_bias, FloatBytes(c.d_model)},
-      Extent{table, FloatBytes(int64_t{c.max_positions} * c.d_model)},
-      Extent{c.rope_table, FloatBytes(int64_t{c.max_positions} * HeadWidth(c))},
-      Extent{c.alibi_slopes, c.alibi_slopes != nullptr ? FloatBytes(c.n_heads) : 0}};
-  static_assert(kInProjExtents + sizeof(rest) / sizeof(rest[0]) == kKeptCount, "");
-  for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); ++i)
-    kept.extents[kInProjExtents + i] = rest[i];
+  kept.extents[kInProjExtents] =
+      Extent{w.out_proj_weight, WeightMatrixBytes(c.d_model, c.d_model, c.weights_layout)};
+  kept.extents[kInProjExtents + 1] = Extent{w.out_proj_bias, FloatBytes(c.d_model)};
+  kept.extents[kInProjExtents + 2] =
+      Extent{table, FloatBytes(int64_t{c.max_positions} * c.d_model)};
+  kept.extents[kInProjExtents + 3] =
+      Extent{c.rope_table, FloatBytes(int64_t{c.max_positions} * HeadWidth(c))};
+  kept.extents[kInProjExtents + 4] =
+      Extent{c.alibi_slopes, c.alibi_slopes != nullptr ? FloatBytes(c.n_heads) : 0};
   return kept;
 }
 
@@ -112,7 +112,7 @@ ea_status ea_decoder_init(ea_decoder* decoder, const ea_decoder_config* config,
   decoder->ready = 0;  // a failed re-init must not leave the old plan usable
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  ea_status status = edgeattn::CheckInProjF32Pointers(*weights);
+  ea_status status = edgeattn::CheckInProjForms(*weights);
   if (status != EA_OK) return status;
   const ea_decoder_config& c = *config;
   // Validate before any arithmetic on the config (n_heads 0 divides by it).
@@ -211,7 +211,7 @@ ea_status ea_decoder_step(ea_decoder* decoder, const float* x, int32_t n_tokens,
     const int32_t d_head = edgeattn::HeadWidth(c);
     ea_rope_apply(decoder->q, n_tokens, c.n_heads, d_head, position, c.rope_table, c.max_positions,
                   c.rope_layout);
-    ea_rope_apply(decoder->k, n_tokens, c.n_kv_heads, d_head, position, c.rope_table,
+    ea_rope_apply(decoder->k, n_tokens, edgeattn::KvHeads(c), d_head, position, c.rope_table,
                   c.max_positions, c.rope_layout);
   }
   status = ea_kv_cache_append(&decoder->cache, decoder->k, decoder->v, n_tokens);

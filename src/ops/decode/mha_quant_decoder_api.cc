@@ -79,7 +79,7 @@ ea_status ValidateRope(const ea_decoder_quant_config& c, RopePlan* plan) {
 
 ea_status Validate(const ea_decoder_quant_config& c, RopePlan* rope) {
   if (c.n_kv_heads < 0) return EA_ERR_BAD_DIMENSION;
-  ea_status status = ValidateMhaQuantConfig(DecoderQuantLayer(c), DecoderQuantKvHeads(c));
+  ea_status status = ValidateMhaQuantConfig(DecoderQuantLayer(c), KvHeads(c));
   if (status != EA_OK) return status;
   if (c.max_step_tokens <= 0 || c.max_step_tokens > c.max_positions || c.window < 0) {
     return EA_ERR_BAD_DIMENSION;
@@ -200,7 +200,7 @@ ea_status ea_decoder_quant_init(ea_decoder_quant* decoder, const ea_decoder_quan
   decoder->ready = 0;  // a failed re-init must not leave the old plan usable
   ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  ea_status status = CheckMhaQuantWeightPointers(*weights);
+  ea_status status = CheckInProjForms(*weights);
   if (status != EA_OK) return status;
   const ea_mha_config c = DecoderQuantLayer(*config);
   RopePlan rope;

@@ -33,7 +33,7 @@ ea_mha_config DecoderQuantLayer(const ea_decoder_quant_config& c) {
   return layer;
 }
 int32_t HeadWidth(const ea_decoder_quant_config& c) { return c.d_model / c.n_heads; }
-int32_t KvWidth(const ea_decoder_quant_config& c) { return DecoderQuantKvHeads(c) * HeadWidth(c); }
+int32_t KvWidth(const ea_decoder_quant_config& c) { return KvHeads(c) * HeadWidth(c); }
 int32_t Capacity(const ea_decoder_quant_config& c) {
   return DecoderQuantCapacity(c.max_positions, c.max_step_tokens, c.window);
 }
@@ -163,7 +163,7 @@ void StoreRows(const ea_decoder_quant& d, const T* input, int32_t n, int32_t slo
   const size_t ld_vt = static_cast<size_t>(capacity);
   const int32_t before_end = RowsBeforeTheEnd(slot, n, capacity);
   const int32_t d_k = HeadWidth(d.config);
-  const int32_t kv_heads = DecoderQuantKvHeads(d.config);
+  const int32_t kv_heads = KvHeads(d.config);
   T* v = static_cast<T*>(d.v);
   T* keys = static_cast<T*>(d.keys);
   T* values_transposed = static_cast<T*>(d.values_transposed);
@@ -215,7 +215,7 @@ void AttendAll(const ea_decoder_quant& d, int32_t n, int32_t held, int32_t rotat
   const int32_t capacity = Capacity(d.config);
   const size_t ld_vt = static_cast<size_t>(capacity);
   const int32_t d_k = HeadWidth(d.config);
-  const int32_t kv_heads = DecoderQuantKvHeads(d.config);
+  const int32_t kv_heads = KvHeads(d.config);
   const int32_t group = c.n_heads / kv_heads;
   T* q = static_cast<T*>(d.q);
   T* context = static_cast<T*>(d.context);
@@ -310,7 +310,7 @@ void CarveDecoderQuant(ea_decoder_quant* d, const ea_decoder_quant_config& confi
   d->keys = CarveBytes(arena, cache);
   d->values_transposed = CarveBytes(arena, cache);
   d->head_panels = kFixedPointPanels
-                       ? CarveBytes(arena, static_cast<uint64_t>(DecoderQuantKvHeads(config)) *
+                       ? CarveBytes(arena, static_cast<uint64_t>(KvHeads(config)) *
                                                DecoderQuantHeadPanelBytes(
                                                    Capacity(config), HeadWidth(config), c.dtype))
                        : nullptr;

@@ -85,7 +85,7 @@ ea_status ea_mha_init(ea_mha_plan* plan, const ea_mha_config* config, const ea_m
   plan->ready = 0;  // a failed re-plan must not leave the old plan runnable
   edgeattn::ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  ea_status status = edgeattn::CheckInProjF32Pointers(*weights);
+  ea_status status = edgeattn::CheckInProjForms(*weights);
   if (status != EA_OK) return status;
   status = edgeattn::Validate(*config);
   if (status == EA_OK) status = edgeattn::CheckInProjF32Layout(*weights, config->weights_layout);

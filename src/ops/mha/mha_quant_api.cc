@@ -72,28 +72,16 @@ ea_status ValidateMhaQuantConfig(const ea_mha_config& c, int32_t n_kv_heads) {
 InProjPart InProjOf(const ea_mha_config& c, int32_t kv_width, const ea_mha_quant_weights& w,
                     int32_t which) {
   const int32_t channels = which == 0 ? c.d_model : kv_width;
-  if (w.in_proj_weight != nullptr) {
-    const size_t e = static_cast<size_t>(c.d_model);
-    const size_t first = which == 0 ? 0 : e + static_cast<size_t>(which - 1) * kv_width;
-    const uint8_t* bias = static_cast<const uint8_t*>(w.in_proj_bias);
-    return {w.in_proj_weight + first * e, bias != nullptr ? bias + first * BiasBytes(c) : nullptr,
-            channels};
-  }
+  const size_t e = static_cast<size_t>(c.d_model);
+  const size_t first = which == 0 ? 0 : e + static_cast<size_t>(which - 1) * kv_width;
   const int8_t* weights[3] = {w.q_proj_weight, w.k_proj_weight, w.v_proj_weight};
   const void* biases[3] = {w.q_proj_bias, w.k_proj_bias, w.v_proj_bias};
-  return {weights[which], static_cast<const uint8_t*>(biases[which]), channels};
-}
-
-ea_status CheckMhaQuantWeightPointers(const ea_mha_quant_weights& w) {
-  if (w.out_proj_weight == nullptr) return EA_ERR_NULL_POINTER;
-  const bool any_separate = w.q_proj_weight != nullptr || w.k_proj_weight != nullptr ||
-                            w.v_proj_weight != nullptr || w.q_proj_bias != nullptr ||
-                            w.k_proj_bias != nullptr || w.v_proj_bias != nullptr;
-  if (w.in_proj_weight != nullptr) return any_separate ? EA_ERR_BAD_ARGUMENT : EA_OK;
-  if (w.q_proj_weight == nullptr || w.k_proj_weight == nullptr || w.v_proj_weight == nullptr) {
-    return EA_ERR_NULL_POINTER;
-  }
-  return w.in_proj_bias != nullptr ? EA_ERR_BAD_ARGUMENT : EA_OK;
+  const int8_t* weight =
+      w.in_proj_weight != nullptr ? w.in_proj_weight + first * e : weights[which];
+  const uint8_t* bias = w.in_proj_bias != nullptr
+                            ? static_cast<const uint8_t*>(w.in_proj_bias) + first * BiasBytes(c)
+                            : static_cast<const uint8_t*>(biases[which]);
+  return {weight, bias, channels};
 }
 
 ea_status CheckMhaQuantTensors(const ea_mha_config& c, int32_t kv_width,
@@ -318,7 +306,7 @@ ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config
   plan->ready = 0;
   ApplySimdTargetCap();
   if (config == nullptr || weights == nullptr || arena == nullptr) return EA_ERR_NULL_POINTER;
-  ea_status status = CheckMhaQuantWeightPointers(*weights);
+  ea_status status = CheckInProjForms(*weights);
   if (status != EA_OK) return status;
   const ea_mha_config& c = *config;
   status = ValidateMhaQuantConfig(c, c.n_heads);

@@ -9,6 +9,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
+#include "ops/in_proj_forms.h"
 #include "ops/quant_attention_core.h"
 #include "ops/quant_model_steps.h"
 #include "runtime/arena.h"
@@ -17,9 +18,9 @@
 
 namespace edgeattn {
 
-// W_Q, W_K or W_V (which = 0, 1, 2) and its bias (NULL: none), from in_proj
-// (rows W_Q, W_K, W_V) or from the three separate tensors, whichever form the
-// weights give.
+// W_Q, W_K or W_V (which = 0, 1, 2) and its bias (NULL: none), each from
+// in_proj (rows W_Q, W_K, W_V) or from the three separate tensors, whichever
+// form the weights and the biases give (independently: CheckInProjForms).
 struct InProjPart {
   const int8_t* weight;  // [channels, d_model]
   const uint8_t* bias;   // [channels] int32 / int64
@@ -30,11 +31,6 @@ InProjPart InProjOf(const ea_mha_config& config, int32_t kv_width,
 
 // MHA's kv_width: its W_K and W_V are as wide as W_Q.
 inline int32_t MhaKvWidth(const ea_mha_config& config) { return config.d_model; }
-
-// The pointers' rules, before anything else: one form of W_Q, W_K, W_V (with
-// its biases) and W_O. EA_ERR_NULL_POINTER for a weight missing from both
-// forms, EA_ERR_BAD_ARGUMENT for a mix of them.
-ea_status CheckMhaQuantWeightPointers(const ea_mha_quant_weights& weights);
 
 // ea_mha_quant_init's rules for the config (with n_kv_heads KV heads, which
 // must be positive and divide n_heads: MHA passes n_heads), and for the

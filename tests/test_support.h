@@ -70,6 +70,20 @@ inline ea_mha_quant_weights InProjQuantWeights(const int8_t* in_proj_weight,
   return w;
 }
 
+// The taps of ea_mha_quant_trace_s8 / _s16, set by name from seven buffers
+// in the struct's order: positioned, q, k, v, scores, probs, context.
+inline ea_mha_quant_taps QuantTaps(void* const buffers[7]) {
+  ea_mha_quant_taps taps{};
+  taps.positioned = buffers[0];
+  taps.q = buffers[1];
+  taps.k = buffers[2];
+  taps.v = buffers[3];
+  taps.scores = buffers[4];
+  taps.probs = buffers[5];
+  taps.context = buffers[6];
+  return taps;
+}
+
 // Targets whose double arithmetic is software (Cortex-M4F: a single-precision
 // FPU, __ARM_FP without its double bit): the double-precision references cost
 // tens of times more there, so the longest float shapes are shortened on them.

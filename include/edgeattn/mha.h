@@ -235,6 +235,39 @@ ea_status ea_mha_quant_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, in
 ea_status ea_mha_quant_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
                                int32_t n_valid_keys, int16_t* y, int16_t* attn_weights);
 
+/* The intermediate tensors of one fixed-point MHA run, as TFLite's op chain
+ * holds them, for comparing a layer with a model's tensors one by one
+ * instead of composing lower-level calls. Each pointer is NULL (not
+ * written) or a buffer of the plan's dtype (int8_t for INT8 plans, int16_t
+ * for INT16) and quantization; head h owns columns h d_k .. (h + 1) d_k - 1
+ * of q, k, v and context, as the FULLY_CONNECTED outputs do. */
+typedef struct ea_mha_quant_taps {
+  void* positioned; /* [n_tokens, d_model]: ADD(x, P) (x itself without positions) */
+  void* q;          /* [n_tokens, d_model]: FULLY_CONNECTED(positioned, W_Q) */
+  void* k;          /* [n_tokens, d_model] */
+  void* v;          /* [n_tokens, d_model] */
+  /* [n_heads, n_tokens, n_tokens]: BATCH_MATMUL(q_h, k_h^T), the softmax's
+   * input. Keys a row does not see (causal mask, padding) hold the dtype's
+   * minimum: TFLite's BATCH_MATMUL scores them, but no softmax reads them. */
+  void* scores;
+  void* probs;   /* [n_heads, n_tokens, n_tokens]: SOFTMAX, as run's attn_weights */
+  void* context; /* [n_tokens, d_model]: every head's BATCH_MATMUL(probs_h, v_h), W_O's input */
+} ea_mha_quant_taps;
+
+/* ea_mha_quant_run_s8 (its statuses and rules) that also writes the
+ * intermediates *taps asks for; taps NULL is the run alone. y and the
+ * probabilities are the run's, bit for bit: the taps are copies of what it
+ * computes (scores and probs are n_heads n_tokens^2 elements: past
+ * EA_MAX_ELEMENTS EA_ERR_DIMENSION_OVERFLOW). Each tap overlaps neither x,
+ * y, another tap, the weights and tables nor the plan's arena
+ * (EA_ERR_BAD_ARGUMENT, nothing written). For debugging: the copies cost
+ * time a run does not spend. */
+ea_status ea_mha_quant_trace_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens,
+                                int32_t n_valid_keys, int8_t* y, const ea_mha_quant_taps* taps);
+/* The int16 twin of ea_mha_quant_trace_s8, for INT16 plans. */
+ea_status ea_mha_quant_trace_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
+                                 int32_t n_valid_keys, int16_t* y, const ea_mha_quant_taps* taps);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

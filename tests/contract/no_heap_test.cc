@@ -918,6 +918,23 @@ struct QuantBuffers {
                                         n_tokens, reinterpret_cast<int16_t*>(y.data()),
                                         static_cast<int16_t*>(weights)));
   }
+  // ea_mha_quant_trace_s8 or _s16 with every tap, armed.
+  ea_status Trace(const ea_mha_quant_plan* plan, int32_t n_tokens) {
+    const size_t activations = x.size();
+    std::vector<uint8_t> positioned(activations), q(activations), k(activations), v(activations),
+        context(activations), scores(attn.size());
+    void* const buffers[7] = {positioned.data(), q.data(),    k.data(),      v.data(),
+                              scores.data(),     attn.data(), context.data()};
+    const ea_mha_quant_taps taps = edgeattn_test::QuantTaps(buffers);
+    if (dtype == EA_DTYPE_INT8) {
+      return NO_HEAP(ea_mha_quant_trace_s8(plan, reinterpret_cast<const int8_t*>(x.data()),
+                                           n_tokens, n_tokens, reinterpret_cast<int8_t*>(y.data()),
+                                           &taps));
+    }
+    return NO_HEAP(ea_mha_quant_trace_s16(plan, reinterpret_cast<const int16_t*>(x.data()),
+                                          n_tokens, n_tokens, reinterpret_cast<int16_t*>(y.data()),
+                                          &taps));
+  }
 
   ea_dtype dtype;
   int32_t tokens;
@@ -1118,6 +1135,7 @@ void RunQuantMhaCase(const QuantCase& c, int32_t tokens = kMaxTokens,
     EXPECT_EQ(b.Run(&plan, tokens, c.want_weights), EA_OK);
     ExpectWritten(b.y, "y");
     if (c.want_weights) ExpectWritten(b.attn, "attn_weights");
+    EXPECT_EQ(b.Trace(&plan, tokens), EA_OK);
   }
   if (c.mask == EA_MASK_CAUSAL && parallel.run == nullptr) {
     for (const int32_t window : {0, 7}) RunQuantDecoderCase(b, config, window, 0);

@@ -69,6 +69,44 @@ ea_status Run(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x,
                               static_cast<int16_t*>(y), static_cast<int16_t*>(attn));
 }
 
+ea_status Trace(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x,
+                const RunLengths& run, void* y, const ea_mha_quant_taps* taps) {
+  if (run_dtype == EA_DTYPE_INT8) {
+    return ea_mha_quant_trace_s8(plan, static_cast<const int8_t*>(x), run.n_tokens,
+                                 run.n_valid_keys, static_cast<int8_t*>(y), taps);
+  }
+  return ea_mha_quant_trace_s16(plan, static_cast<const int16_t*>(x), run.n_tokens,
+                                run.n_valid_keys, static_cast<int16_t*>(y), taps);
+}
+
+// ea_mha_quant_trace with every tap in buffers of its own against the run
+// into fresh y and attn_weights: the same status, and on success the same
+// y and probabilities, bytes for bytes (the taps are copies, never a
+// different computation).
+void ExpectTraceIsTheRun(ea_dtype dtype, const ea_mha_quant_plan* plan, const void* x,
+                         const RunLengths& run, int32_t d_model, int32_t heads) {
+  const size_t element = dtype == EA_DTYPE_INT16 ? 2 : 1;
+  const size_t n = static_cast<size_t>(run.n_tokens);
+  const size_t activations = n * static_cast<size_t>(d_model) * element;
+  const size_t per_head = static_cast<size_t>(heads) * n * n * element;
+  std::vector<uint8_t> y(activations, 0x5A), probs(per_head, 0x5A), traced_y(activations, 0x6B);
+  std::vector<uint8_t> taps_bytes[7];
+  ea_mha_quant_taps taps{};
+  void** fields[7] = {&taps.positioned, &taps.q,     &taps.k,      &taps.v,
+                      &taps.scores,     &taps.probs, &taps.context};
+  for (int t = 0; t < 7; ++t) {
+    taps_bytes[t].assign(t == 4 || t == 5 ? per_head : activations, 0x6B);
+    *fields[t] = taps_bytes[t].data();
+  }
+  const ea_status ran = Run(dtype, plan, x, run, y.data(), probs.data());
+  const ea_status traced = Trace(dtype, plan, x, run, traced_y.data(), &taps);
+  SetContext("ea_mha_quant_trace", "-");
+  if (ran != traced) Fail("trace returned %d, the run %d", traced, ran);
+  if (ran == EA_OK && (y != traced_y || probs != taps_bytes[5])) {
+    Fail("trace's y or probabilities differ from the run's");
+  }
+}
+
 // The causal layer streamed through ea_decoder_quant, in steps whose
 // sizes the input's x picks: y must be the reference's bit for bit, on every
 // selected target. x and y in buffers of their own; the decoder's arena
@@ -510,6 +548,14 @@ void FuzzQuantMha(ByteReader& input) {
                     reference ? &want_probs : nullptr,
                     [&](int which) { return run_on(which == 0 ? run_plan : &plan2); }},
       &Stats());
+
+  // --- the run again with every debug tap: the run's status and outputs
+  // (where the tensors fit the harness's budget)
+  if (run_plan != nullptr && b.x != nullptr && run.n_ok && run.run_dtype == dtype && dims_ok &&
+      int64_t{heads} * run.n_tokens * run.n_tokens <= kMaxTensorFloats) {
+    ExpectTraceIsTheRun(dtype, run_plan, b.x, run, e, heads);
+    ++Stats().traced;
+  }
 
   // --- the same causal layer a step at a time
   if (reference && c.mask == EA_MASK_CAUSAL && run.run_dtype == dtype && !want_y.empty() &&

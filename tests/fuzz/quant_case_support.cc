@@ -39,6 +39,7 @@ void PrintStats() {
             s.reference_skipped);
     // Only fixed-point MHA has a decoder to stream through.
     if (s.streamed > 0) fprintf(stderr, ", %zu streamed through the decoder", s.streamed);
+    if (s.traced > 0) fprintf(stderr, ", %zu traced with every tap", s.traced);
     fprintf(stderr, "\n");
   }
 }

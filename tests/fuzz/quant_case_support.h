@@ -28,6 +28,7 @@ namespace edgeattn_fuzz {
 struct QuantStats {
   size_t cases = 0, derived = 0, planned = 0, runs = 0, reference_checks = 0, reference_skipped = 0;
   size_t streamed = 0;  // causal layers also run through ea_decoder_quant
+  size_t traced = 0;    // runs repeated through ea_mha_quant_trace with every tap
 };
 // One per label, alive until exit.
 QuantStats& StatsFor(const char* label);

@@ -400,6 +400,38 @@ TEST_P(KvCacheTest, NonFiniteValuesReachOnlyTheQueriesThatSeeThem) {
   }
 }
 
+// A NaN value in the first 64-key block, then a key in the second whose
+// score is 500 above the rest: the first block's factor exp(-500) underflows
+// to 0, and 0 * NaN must still be NaN (PyTorch's softmax gives token 0
+// probability 0 and 0 * NaN); the other channels are token 70's value (int8
+// and int4 store token 0's whole head with a NaN scale: all NaN). The
+// fuzzer's finding: the kernel dropped the output row on a 0 factor.
+TEST_P(KvCacheTest, NonFiniteValueOutlivesAnUnderflowedRescale) {
+  for (const ea_kv_storage storage : kEveryKvStorage) {
+    SCOPED_TRACE(storage);
+    OwnedCache cache(ConfigOf({1, 1, 4, 80, 1, 0, storage}));
+    ASSERT_EQ(cache.init_status(), EA_OK);
+    const std::vector<float> zero_key = {0.0f, 0.0f, 0.0f, 0.0f}, high_key = {1000.0f, 0, 0, 0};
+    const std::vector<float> nan_value = {NAN, 1.0f, 1.0f, 1.0f}, ones = {1.0f, 1.0f, 1.0f, 1.0f};
+    const std::vector<float> last_value = {5.0f, 6.0f, 7.0f, 8.0f};
+    for (int t = 0; t < 71; ++t) {
+      const std::vector<float>& k = t == 70 ? high_key : zero_key;
+      const std::vector<float>& v = t == 0 ? nan_value : t == 70 ? last_value : ones;
+      ASSERT_EQ(ea_kv_cache_append(cache.get(), k.data(), v.data(), 1), EA_OK) << t;
+    }
+    const std::vector<float> out = AttendOne(&cache, {1.0f, 0.0f, 0.0f, 0.0f});
+    EXPECT_TRUE(std::isnan(out[0])) << out[0];
+    const bool codes = storage == EA_KV_STORAGE_Q8 || storage == EA_KV_STORAGE_Q4;
+    for (size_t c = 1; c < 4; ++c) {
+      if (codes) {
+        EXPECT_TRUE(std::isnan(out[c])) << c;
+      } else {
+        EXPECT_NEAR(out[c], last_value[c], 0.1) << c;
+      }
+    }
+  }
+}
+
 TEST_P(KvCacheTest, StorageEdges) {
   // f16: 65519 and the float below 65520 round to 65504, 65520 and up to inf
   // (a NaN output); int8: an all-zero head stores scale 0 and attends to

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "edgeattn/arena_sizes.hpp"
 #include "edgeattn/edgeattn.h"
 #include "reference/random_tensor.h"
 #include "reference/reference_attention.h"
@@ -149,6 +150,30 @@ TEST_P(AttentionPerTarget, ScoresFarBelowZeroStillFormADistribution) {
   EXPECT_EQ(run.out[0], 5.0f);
   EXPECT_EQ(run.weights[0], 1.0f);
   EXPECT_EQ(run.weights[1], 0.0f);
+}
+
+// Prefill's twin of the KV cache's case: a NaN value among the first score
+// tile's keys (kScoreTileKeys), a key in the second 500 above the rest. The
+// first tile's factor underflows to 0 and 0 * NaN is NaN, as in
+// softmax(Q K^T) V computed whole.
+TEST_P(AttentionPerTarget, NonFiniteValueOutlivesAnUnderflowedRescale) {
+  const int high = edgeattn::kScoreTileKeys + 10;
+  const AttentionProblem p{3, high + 1, 4, 4, false, high + 1, 0.5};
+  std::vector<float> q(static_cast<size_t>(p.n_q) * 4, 0.0f),
+      k(static_cast<size_t>(p.n_kv) * 4, 0.0f);
+  std::vector<float> v(static_cast<size_t>(p.n_kv) * 4, 1.0f);
+  for (int i = 0; i < p.n_q; ++i) q[static_cast<size_t>(i) * 4] = 1.0f;
+  k[static_cast<size_t>(high) * 4] = 1000.0f;
+  v[0] = NAN;
+  for (int c = 0; c < 4; ++c) v[static_cast<size_t>(high) * 4 + c] = 5.0f + c;
+  const AttentionRun run = RunAttention(p, q, k, v, false);
+  ASSERT_EQ(run.status, EA_OK);
+  for (int i = 0; i < p.n_q; ++i) {
+    EXPECT_TRUE(std::isnan(run.out[static_cast<size_t>(i) * 4])) << "row " << i;
+    for (int c = 1; c < 4; ++c) {
+      EXPECT_NEAR(run.out[static_cast<size_t>(i) * 4 + c], 5.0f + c, 1e-5) << "row " << i;
+    }
+  }
 }
 
 TEST_P(AttentionPerTarget, FullyMaskedRowsAreZeroNotNaN) {

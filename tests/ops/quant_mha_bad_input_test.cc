@@ -217,6 +217,17 @@ ea_status RunTyped(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void
                               static_cast<int16_t*>(y), static_cast<int16_t*>(attn_weights));
 }
 
+ea_status TraceTyped(ea_dtype run_dtype, const ea_mha_quant_plan* plan, const void* x,
+                     int32_t n_tokens, int32_t n_valid_keys, void* y,
+                     const ea_mha_quant_taps* taps) {
+  if (run_dtype == EA_DTYPE_INT8) {
+    return ea_mha_quant_trace_s8(plan, static_cast<const int8_t*>(x), n_tokens, n_valid_keys,
+                                 static_cast<int8_t*>(y), taps);
+  }
+  return ea_mha_quant_trace_s16(plan, static_cast<const int16_t*>(x), n_tokens, n_valid_keys,
+                                static_cast<int16_t*>(y), taps);
+}
+
 struct Outputs {
   ea_status status = EA_ERR_BAD_ARGUMENT;
   std::vector<uint8_t> y, attn_weights;
@@ -1744,10 +1755,60 @@ TEST_P(QuantMhaBadRun, StatusAndNoOutputWrittenOnRefusal) {
   watched.Remember("table", a.s.table_block.data(), a.s.table_block.size());
   watched.Remember("softmax tables", a.s.lut_block.data(), a.s.lut_block.size() * 2);
   ASSERT_STATUS(a.plan_status, EA_OK);  // the arrange may plan again
-  const ea_status status = RunTyped(a.run_dtype, a.plan_arg, a.x_arg, a.n_tokens,
-                                    a.padded ? a.n_valid_keys : a.n_tokens, a.y_arg, a.attn_arg);
+  const int32_t valid = a.padded ? a.n_valid_keys : a.n_tokens;
+  const ea_status status =
+      RunTyped(a.run_dtype, a.plan_arg, a.x_arg, a.n_tokens, valid, a.y_arg, a.attn_arg);
   EXPECT_STATUS(status, c.expected);
   if (status != EA_OK) watched.ExpectUntouched();
+  // The trace takes the run's rules: attn_weights as its probs tap.
+  ea_mha_quant_taps taps{};
+  taps.probs = a.attn_arg;
+  EXPECT_STATUS(TraceTyped(a.run_dtype, a.plan_arg, a.x_arg, a.n_tokens, valid, a.y_arg, &taps),
+                c.expected);
+  if (status != EA_OK) watched.ExpectUntouched();
+}
+
+// Every tap of ea_mha_quant_trace: over x, y, another tap, a weight or the
+// plan's arena, EA_ERR_BAD_ARGUMENT with nothing written (y and the other
+// taps untouched); apart from all, the run.
+TEST(QuantMhaTrace, EveryTapKeepsApartFromWhatTheRunReadsAndWrites) {
+  constexpr int kTaps = 7;
+  for (const ea_dtype dtype : kBoth) {
+    SCOPED_TRACE(DtypeName(dtype));
+    RunArgs a(dtype, false);
+    ASSERT_STATUS(a.plan_status, EA_OK);
+    const size_t activation = a.s.TensorBytes(kTokens), per_head = a.s.WeightsBytes(kTokens);
+    const size_t sizes[kTaps] = {activation, activation, activation, activation,
+                                 per_head,   per_head,   activation};
+    std::vector<std::vector<uint8_t>> buffers;
+    for (size_t bytes : sizes) buffers.emplace_back(bytes + kBlockSlack, kCanaryByte);
+    const auto taps_with = [&](int which, void* at) {
+      void* p[kTaps];
+      for (int t = 0; t < kTaps; ++t) p[t] = t == which ? at : buffers[t].data();
+      return QuantTaps(p);
+    };
+    for (int which = 0; which < kTaps; ++which) {
+      SCOPED_TRACE(testing::Message() << "tap " << which);
+      void* const places[] = {a.s.x.data() + 8, a.y.data() + 8, buffers[(which + 1) % kTaps].data(),
+                              a.s.InProj(), a.Carve(a.CarveBytes() - 1)};
+      for (void* place : places) {
+        UntouchedBytes watched;
+        watched.Remember("y", a.y.data(), a.y.size());
+        for (int t = 0; t < kTaps; ++t) {
+          watched.Remember("tap", buffers[t].data(), buffers[t].size());
+        }
+        const ea_mha_quant_taps taps = taps_with(which, place);
+        EXPECT_STATUS(TraceTyped(dtype, &a.plan, a.s.x.data(), kTokens, kTokens, a.y.data(), &taps),
+                      EA_ERR_BAD_ARGUMENT);
+        watched.ExpectUntouched();
+      }
+    }
+    const ea_mha_quant_taps apart = taps_with(-1, nullptr);
+    EXPECT_STATUS(TraceTyped(dtype, &a.plan, a.s.x.data(), kTokens, kTokens, a.y.data(), &apart),
+                  EA_OK);
+    EXPECT_STATUS(TraceTyped(dtype, &a.plan, a.s.x.data(), kTokens, kTokens, a.y.data(), nullptr),
+                  EA_OK);
+  }
 }
 INSTANTIATE_TEST_SUITE_P(QuantMha, QuantMhaBadRun, testing::ValuesIn(RunCases()), CaseName());
 
@@ -1862,9 +1923,13 @@ TEST(QuantMhaRunDeathTest, RefusesWeightsAboveMaxElementsCountingHeads) {
       uint8_t* attn = region + page - 4096;  // never legitimately written: too small
       memset(attn, kCanaryByte, 4096);
       const ea_status status = RunTyped(dtype, &plan, x.data(), kN, kN, y.data(), attn);
+      ea_mha_quant_taps taps{};  // the trace's scores tap counts its heads too
+      taps.scores = attn;
+      const ea_status traced = TraceTyped(dtype, &plan, x.data(), kN, kN, y.data(), &taps);
       bool untouched = true;
       for (size_t i = 0; i < y.size(); ++i) untouched = untouched && y[i] == kCanaryByte;
       for (size_t i = 0; i < 4096; ++i) untouched = untouched && attn[i] == kCanaryByte;
+      if (traced != EA_ERR_DIMENSION_OVERFLOW) exit(80 + traced);
       exit(status == EA_ERR_DIMENSION_OVERFLOW && untouched ? 0 : 100 + status);
     };
     EXPECT_EXIT(child(), testing::ExitedWithCode(0), "");

@@ -354,6 +354,51 @@ TEST_P(QuantMhaRandom, SeparateProjectionsGiveTheInProjIntegers) {
   }
 }
 
+// The debug taps of ea_mha_quant_trace_s8 / _s16 are the chain's tensors
+// (the integer reference, op by op): ADD(x, P), q, k, v, each head's scores
+// where a softmax reads them (the dtype's minimum where none does), the
+// probabilities and the context; y is the plain run's, bit for bit. Causal
+// and padded rows, positions or none, both dtypes.
+TEST_P(QuantMhaRandom, TraceTapsAreTheChainsTensors) {
+  const RandomShape shapes[] = {{37, 32, 2, true, true}, {19, 48, 3, false, false}};
+  uint64_t seed = 7750;
+  for (const ea_dtype dtype : {EA_DTYPE_INT8, EA_DTYPE_INT16}) {
+    for (const RandomShape& shape : shapes) {
+      QuantMhaCase c = RandomQuantMha(dtype, shape, seed++);
+      c.n_valid_keys = c.n - 4;
+      SCOPED_TRACE(c.name);
+      const QuantMhaCase::Traced traced = c.Trace();
+      ASSERT_EQ(traced.status, EA_OK);
+      const QuantMhaCase::Expected want = c.Reference();
+      EXPECT_EQ(traced.positioned, c.positions ? want.x : c.x_emb);
+      EXPECT_EQ(traced.q, want.q);
+      EXPECT_EQ(traced.k, want.k);
+      EXPECT_EQ(traced.v, want.v);
+      EXPECT_EQ(traced.probs, want.probs);
+      EXPECT_EQ(traced.context, want.o);
+      EXPECT_EQ(traced.y, want.y);
+      const int32_t minimum = dtype == EA_DTYPE_INT8 ? -128 : -32768;
+      const size_t n = static_cast<size_t>(c.n);
+      for (size_t h = 0; h < static_cast<size_t>(c.heads); ++h) {
+        for (size_t i = 0; i < n; ++i) {
+          const int visible =
+              tflite_ref::VisibleKeysOf(c.causal, c.n, c.n, c.ValidKeys(), static_cast<int>(i));
+          for (size_t j = 0; j < n; ++j) {
+            const int32_t expected =
+                static_cast<int>(j) < visible ? want.scores[h][i * n + j] : minimum;
+            ASSERT_EQ(traced.scores[(h * n + i) * n + j], expected)
+                << "head " << h << " row " << i << " key " << j;
+          }
+        }
+      }
+      const QuantMhaCase::Result run = c.Run();
+      ASSERT_EQ(run.status, EA_OK);
+      EXPECT_EQ(traced.y, run.y);
+      EXPECT_EQ(traced.probs, run.probs);
+    }
+  }
+}
+
 // The softmax integers a layer's scales derive (TFLite's Prepare).
 ea_softmax_quant_params DerivedSoftmax(const QuantMhaCase& c) {
   const QuantMhaLayer layer(c);

@@ -59,34 +59,54 @@ void BackwardsRun(void* context, int32_t n_tasks, ea_task_fn task, void* task_co
   for (int32_t i = n_tasks - 1; i >= 0; --i) task(task_context, i, (n_tasks - 1 - i) % workers);
 }
 
+// The case's layer planned in an arena of the size the library asks for
+// (status: the first refusal).
+struct PlannedQuantMha {
+  explicit PlannedQuantMha(const QuantMhaCase& c)
+      : layer(c),
+        status(ea_mha_quant_arena_size(&layer.config, &bytes)),
+        storage(status == EA_OK ? bytes : 0) {
+    if (status != EA_OK) return;
+    ea_arena_init(&arena, storage.data(), bytes);
+    status = ea_mha_quant_init(&plan, &layer.config, &layer.weights, &arena);
+  }
+  QuantMhaLayer layer;
+  size_t bytes = 0;
+  ea_status status;
+  AlignedBytes storage;
+  ea_arena arena{};
+  ea_mha_quant_plan plan{};
+};
+
+ea_status RunPlan(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n, int32_t valid,
+                  int8_t* y, int8_t* probs) {
+  return ea_mha_quant_run_s8(plan, x, n, valid, y, probs);
+}
+ea_status RunPlan(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n, int32_t valid,
+                  int16_t* y, int16_t* probs) {
+  return ea_mha_quant_run_s16(plan, x, n, valid, y, probs);
+}
+ea_status TracePlan(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n, int32_t valid,
+                    int8_t* y, const ea_mha_quant_taps* taps) {
+  return ea_mha_quant_trace_s8(plan, x, n, valid, y, taps);
+}
+ea_status TracePlan(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n, int32_t valid,
+                    int16_t* y, const ea_mha_quant_taps* taps) {
+  return ea_mha_quant_trace_s16(plan, x, n, valid, y, taps);
+}
+
 template <typename T>
 QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
   QuantMhaCase::Result result;
   if (c.KvHeads() != c.heads) return result;  // ea_mha_quant has no grouped-query heads
-  const QuantMhaLayer layer(c);
-  const ea_mha_config& config = layer.config;
-  const ea_mha_quant_weights& weights = layer.weights;
-  size_t bytes = 0;
-  result.status = ea_mha_quant_arena_size(&config, &bytes);
-  if (result.status != EA_OK) return result;
-  AlignedBytes storage(bytes);
-  ea_arena arena;
-  ea_arena_init(&arena, storage.data(), bytes);
-  ea_mha_quant_plan plan{};
-  result.status = ea_mha_quant_init(&plan, &config, &weights, &arena);
+  const PlannedQuantMha planned(c);
+  const ea_mha_quant_plan& plan = planned.plan;
+  result.status = planned.status;
   if (result.status != EA_OK) return result;
   const size_t elements = static_cast<size_t>(c.n) * c.d_model;
   const std::vector<T> x = Narrow<T>(c.x_emb);
   std::vector<T> y(elements), probs(static_cast<size_t>(c.heads) * c.n * c.n);
-  if (IsInt8(c.dtype)) {
-    result.status = ea_mha_quant_run_s8(&plan, reinterpret_cast<const int8_t*>(x.data()), c.n,
-                                        c.ValidKeys(), reinterpret_cast<int8_t*>(y.data()),
-                                        reinterpret_cast<int8_t*>(probs.data()));
-  } else {
-    result.status = ea_mha_quant_run_s16(&plan, reinterpret_cast<const int16_t*>(x.data()), c.n,
-                                         c.ValidKeys(), reinterpret_cast<int16_t*>(y.data()),
-                                         reinterpret_cast<int16_t*>(probs.data()));
-  }
+  result.status = RunPlan(&plan, x.data(), c.n, c.ValidKeys(), y.data(), probs.data());
   if (result.status != EA_OK) return result;
   const auto region = [&](const void* p, size_t count) {
     return p == nullptr ? std::vector<int32_t>() : Widen(static_cast<const T*>(p), count);
@@ -103,6 +123,34 @@ QuantMhaCase::Result RunTyped(const QuantMhaCase& c) {
   result.y = Widen(y.data(), y.size());
   result.probs = Widen(probs.data(), probs.size());
   return result;
+}
+
+template <typename T>
+QuantMhaCase::Traced TraceTyped(const QuantMhaCase& c) {
+  QuantMhaCase::Traced traced;
+  if (c.KvHeads() != c.heads) return traced;
+  const PlannedQuantMha planned(c);
+  traced.status = planned.status;
+  if (traced.status != EA_OK) return traced;
+  const size_t elements = static_cast<size_t>(c.n) * c.d_model;
+  const size_t per_head = static_cast<size_t>(c.heads) * c.n * c.n;
+  const std::vector<T> x = Narrow<T>(c.x_emb);
+  std::vector<T> y(elements), positioned(elements), q(elements), k(elements), v(elements),
+      context(elements), scores(per_head), probs(per_head);
+  void* const buffers[7] = {positioned.data(), q.data(),     k.data(),      v.data(),
+                            scores.data(),     probs.data(), context.data()};
+  const ea_mha_quant_taps taps = QuantTaps(buffers);
+  traced.status = TracePlan(&planned.plan, x.data(), c.n, c.ValidKeys(), y.data(), &taps);
+  if (traced.status != EA_OK) return traced;
+  traced.positioned = Widen(positioned.data(), elements);
+  traced.q = Widen(q.data(), elements);
+  traced.k = Widen(k.data(), elements);
+  traced.v = Widen(v.data(), elements);
+  traced.scores = Widen(scores.data(), per_head);
+  traced.probs = Widen(probs.data(), per_head);
+  traced.context = Widen(context.data(), elements);
+  traced.y = Widen(y.data(), elements);
+  return traced;
 }
 
 ea_status Step(ea_decoder_quant* d, const int8_t* x, int32_t n, int8_t* y) {
@@ -349,6 +397,10 @@ void QuantMhaLayer::SeparateProjections(const QuantMhaCase& c) {
 
 QuantMhaCase::Result QuantMhaCase::Run() const {
   return IsInt8(dtype) ? RunTyped<int8_t>(*this) : RunTyped<int16_t>(*this);
+}
+
+QuantMhaCase::Traced QuantMhaCase::Trace() const {
+  return IsInt8(dtype) ? TraceTyped<int8_t>(*this) : TraceTyped<int16_t>(*this);
 }
 
 QuantMhaCase::Decoded QuantMhaCase::Decode(const std::vector<int>& steps) const {

@@ -77,6 +77,13 @@ struct QuantMhaCase {
     std::vector<int32_t> probs;  // [heads, n, n]
   };
   Result Run() const;
+  // The same run through ea_mha_quant_trace_s8 / _s16 with every tap.
+  struct Traced {
+    ea_status status = EA_ERR_BAD_ARGUMENT;
+    std::vector<int32_t> positioned, q, k, v, context, y;  // [n, d_model]
+    std::vector<int32_t> scores, probs;                    // [heads, n, n]
+  };
+  Traced Trace() const;
   // The run's n_valid_keys: n_valid_keys, or n where it is -1.
   int ValidKeys() const { return n_valid_keys < 0 ? n : n_valid_keys; }
   int KvHeads() const { return kv_heads == 0 ? heads : kv_heads; }

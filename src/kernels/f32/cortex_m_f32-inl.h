@@ -30,6 +30,7 @@
 #include <hwy/highway.h>
 
 #include "edgeattn/arena_sizes.hpp"
+#include "kernels/f32/rescale_factor.h"
 #include "kernels/f32/transposed_panels.h"
 
 // 1: Helium with floating point; 2: a scalar single-precision FPU with FMA.
@@ -199,7 +200,7 @@ HWY_INLINE void WeightedValuesCortexM(const float* probs, size_t first_key, size
         float* row = out + (r + i) * ld_out + c;
         const float factor = rescale[r + i];
         StoreRowCortexM(grid, i, count, row, [&](Pack4 acc, size_t k) {
-          if (factor == 0.0f) return acc;  // the row is not read (see the header)
+          if (StartsOutputRow(factor)) return acc;  // the row is not read (see the header)
           const size_t valid = count - k < 4 ? count - k : 4;
           const Pack4 old = LoadFirst(row + k, valid);
           return FmaPack(acc, old, factor);

@@ -31,6 +31,7 @@
 
 #include "edgeattn/arena_sizes.hpp"
 #include "kernels/f32/exp_f32-inl.h"
+#include "kernels/f32/rescale_factor.h"
 #include "kernels/vector_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -163,8 +164,10 @@ HWY_INLINE void OnlineSoftmaxRows(D d, float* HWY_RESTRICT tile, size_t row_stri
   for (size_t r = 0; r < rows; ++r) {
     rescale[r] = 1.0f;
     if (!usable[r] || !(block_max[r] > states[r].max)) continue;
-    // Both finite: the difference is negative, or -inf, never NaN.
+    // Both finite: the difference is negative, or -inf, never NaN. A row
+    // with a sum has an output to keep (rescale_factor.h).
     rescale[r] = hn::GetLane(ExpNonPositive(d, hn::Set(d, states[r].max - block_max[r])));
+    if (states[r].sum > 0.0f) rescale[r] = LaterBlockFactor(rescale[r]);
     states[r].max = block_max[r];
     states[r].sum *= rescale[r];
   }

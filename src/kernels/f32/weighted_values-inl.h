@@ -25,6 +25,7 @@
 #include "edgeattn/arena_sizes.hpp"
 #include "kernels/f32/cortex_m_f32-inl.h"
 #include "kernels/f32/register_grid-inl.h"
+#include "kernels/f32/rescale_factor.h"
 #include "kernels/vector_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -60,9 +61,9 @@ HWY_INLINE void WeightedValuesStrip(D d, const WeightedValuesArgsOf<TV>& a, size
     constexpr size_t kRow = CellRow<kCols>(kCell);
     float* out = a.out + kRow * a.ld_out + column + CellCol<kCols>(kCell) * lanes;
     const float factor = a.rescale[kRow];
-    const auto sum = factor == 0.0f ? acc
-                                    : hn::MulAdd(LoadGridOperand<kPartial>(d, out, width),
-                                                 hn::Set(d, factor), acc);
+    const auto sum = StartsOutputRow(factor) ? acc
+                                             : hn::MulAdd(LoadGridOperand<kPartial>(d, out, width),
+                                                          hn::Set(d, factor), acc);
     if (kPartial) {
       StoreTail(d, sum, out, width);
     } else {
@@ -94,10 +95,10 @@ HWY_INLINE void WeightedValuesRows(D d, const WeightedValuesArgsOf<TV>& a, size_
 }
 
 // out[r][0, d_v) = out[r] * rescale[r] + sum_{j in [first_key, end_key)}
-// probs[r][j] * values[j][0, d_v), for r < rows <= kGridRows. rescale[r] = 0
-// writes the sum without reading out[r] (0 * out is 0 for any finite out,
-// and out need not hold anything yet): a row's first block starts it, so no
-// pass zeroes the output beforehand.
+// probs[r][j] * values[j][0, d_v), for r < rows <= kGridRows. rescale[r] = +0
+// writes the sum without reading out[r] (out need not hold anything yet): a
+// row's first block starts it, so no pass zeroes the output beforehand; -0,
+// a later block's underflowed factor, reads it (rescale_factor.h).
 template <class D, class TV>
 HWY_INLINE void AccumulateWeightedValues(D d, const WeightedValuesArgsOf<TV>& a, size_t rows,
                                          size_t d_v) {

@@ -6,6 +6,7 @@
 #include "edgeattn/edgeattn.h"
 #include "kernels/int/int_kernels.h"
 #include "kernels/int/softmax_s16.h"
+#include "ops/mha/mha_quant_taps.h"
 #include "ops/quant_attention_core.h"
 #include "ops/quant_model_steps.h"
 #include "runtime/arena.h"
@@ -176,7 +177,7 @@ const void* Panels(const ea_mha_quant_plan& plan, int which) { return plan.weigh
 
 template <typename T>
 ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, int32_t n_valid_keys, T* y,
-              T* attn_weights) {
+              const MhaQuantTaps<T>& taps) {
   const ea_mha_config& c = plan.config;
   const ea_mha_quant_params& p = plan.params;
   const ea_mha_quant_weights& w = plan.weights;
@@ -190,6 +191,7 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, int32_t n_va
                  static_cast<size_t>(n) * e);
     input = y;
   }
+  TapColumns(input, e, n, 0, e, taps.positioned, e);
   T* q = static_cast<T*>(plan.q);
   T* k = static_cast<T*>(plan.k);
   T* v = static_cast<T*>(plan.v);
@@ -201,10 +203,14 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, int32_t n_va
     const ea_linear_quant_params* params[3] = {&p.q_proj, &p.k_proj, &p.v_proj};
     T* out[3] = {q, k, v};
     bool ok = true;
+    T* tapped[3] = {taps.q, taps.k, taps.v};
+    const size_t columns = static_cast<size_t>(projected_columns);
     for (int32_t which = 0; which < 3; ++which) {
       ok = ProjectInProj(c.parallel, c, MhaKvWidth(c), w, Panels(plan, which), which,
                          *params[which], input, n, first_column, projected_columns, out[which]) &&
            ok;
+      TapColumns<T>(out[which], columns, n, static_cast<size_t>(first_column), columns,
+                    tapped[which], e);
     }
     return ok;
   };
@@ -216,6 +222,14 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, int32_t n_va
   head.ld_k = static_cast<size_t>(projected_columns);
   head.ld_out = e;
   head.ld_probs = static_cast<size_t>(n);
+  head.ld_scores = static_cast<size_t>(n);
+  const size_t head_entries = static_cast<size_t>(n) * static_cast<size_t>(n);
+  if (taps.scores != nullptr) {
+    // The kernels score only the keys a row sees.
+    for (size_t i = 0; i < static_cast<size_t>(c.n_heads) * head_entries; ++i) {
+      taps.scores[i] = static_cast<T>(sizeof(T) == 1 ? INT8_MIN : INT16_MIN);
+    }
+  }
   for (int32_t h = 0; h < c.n_heads; ++h) {
     const size_t column = static_cast<size_t>(h) * static_cast<size_t>(d_k);
     const size_t in_projected = kMhaQuantHeadByHead ? 0 : column;
@@ -223,13 +237,15 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, int32_t n_va
     head.q = q + in_projected;
     head.k = k + in_projected;
     head.out = context + column;
-    head.probs = attn_weights != nullptr
-                     ? attn_weights + static_cast<size_t>(h) * static_cast<size_t>(n) * n
-                     : nullptr;
+    head.probs =
+        taps.probs != nullptr ? taps.probs + static_cast<size_t>(h) * head_entries : nullptr;
+    head.scores =
+        taps.scores != nullptr ? taps.scores + static_cast<size_t>(h) * head_entries : nullptr;
     ok = RunQuantAttention(c.parallel, head, v + in_projected,
                            static_cast<size_t>(projected_columns), plan.core) &&
          ok;
   }
+  TapColumns<T>(context, e, n, 0, e, taps.context, e);
   ok = RunProjection(c.parallel,
                      ProjectionArgs<T>(context, n, c.d_model, w.out_proj_weight, w.out_proj_bias,
                                        p.out_proj, c.d_model, y, e, Panels(plan, 3))) &&
@@ -239,37 +255,56 @@ ea_status Run(const ea_mha_quant_plan& plan, const T* x, int32_t n, int32_t n_va
 
 template <typename T>
 ea_status CheckedRun(const ea_mha_quant_plan* plan, ea_dtype dtype, const T* x, int32_t n_tokens,
-                     int32_t n_valid_keys, T* y, T* attn_weights) {
+                     int32_t n_valid_keys, T* y, const MhaQuantTaps<T>& taps) {
   if (plan == nullptr || x == nullptr || y == nullptr) return EA_ERR_NULL_POINTER;
   if (plan->ready != EA_PLAN_READY || plan->config.dtype != dtype) return EA_ERR_BAD_ARGUMENT;
   const ea_mha_config& c = plan->config;
   if (n_tokens <= 0 || n_tokens > c.max_tokens) return EA_ERR_BAD_DIMENSION;
   if (n_valid_keys < 0 || n_valid_keys > n_tokens) return EA_ERR_BAD_ARGUMENT;
-  if (attn_weights != nullptr &&
+  if (taps.PerHead() &&
       int64_t{c.n_heads} * n_tokens * n_tokens > static_cast<int64_t>(EA_MAX_ELEMENTS)) {
     return EA_ERR_DIMENSION_OVERFLOW;
   }
-  const size_t n = static_cast<size_t>(n_tokens);
-  const size_t activation_bytes = n * static_cast<size_t>(c.d_model) * sizeof(T);
-  const size_t weight_bytes = static_cast<size_t>(c.n_heads) * n * n * sizeof(T);
+  const size_t activation_bytes = static_cast<size_t>(n_tokens) * c.d_model * sizeof(T);
   const Extent y_extent{y, activation_bytes};
-  const Extent weights_extent{attn_weights, attn_weights != nullptr ? weight_bytes : 0};
+  const Extent x_extent{x, activation_bytes};
   const MhaQuantKept kept = MhaQuantKeptExtents(c, MhaKvWidth(c), plan->weights,
                                                 plan->position_table, plan->params.softmax);
   const Extent carve{plan->carve, plan->carve_bytes};
   // The run reads x until the last head (head by head) and keeps ADD(x, P) in
-  // y: y is x or apart from it, and attn_weights apart from both.
-  const Extent x_extent{x, activation_bytes};
-  if (Overlaps(y_extent.begin, y_extent.bytes, weights_extent.begin, weights_extent.bytes) ||
-      Overlaps(x_extent.begin, x_extent.bytes, weights_extent.begin, weights_extent.bytes) ||
-      (static_cast<const void*>(y) != static_cast<const void*>(x) &&
-       Overlaps(x_extent.begin, x_extent.bytes, y_extent.begin, y_extent.bytes))) {
+  // y: y is x or apart from it, and every tap apart from both, from the
+  // others, from what the run reads and from the arena.
+  if (static_cast<const void*>(y) != static_cast<const void*>(x) &&
+      Overlaps(x_extent.begin, x_extent.bytes, y_extent.begin, y_extent.bytes)) {
     return EA_ERR_BAD_ARGUMENT;
   }
-  const ea_status status = CheckModelRunMemory(x_extent, y_extent, weights_extent, kept.extents,
+  Extent tapped[kMhaQuantTapCount];
+  MhaQuantTapExtents(taps, n_tokens, c.d_model, c.n_heads, tapped);
+  const Extent io[2] = {x_extent, y_extent};
+  for (size_t i = 0; i < kMhaQuantTapCount; ++i) {
+    if (OverlapsAny(tapped[i], io, 2) || OverlapsAny(tapped[i], tapped, i) ||
+        OverlapsAny(tapped[i], kept.extents, kMhaQuantKeptCount) ||
+        OverlapsAny(tapped[i], &carve, 1)) {
+      return EA_ERR_BAD_ARGUMENT;
+    }
+  }
+  const ea_status status = CheckModelRunMemory(x_extent, y_extent, Extent{nullptr, 0}, kept.extents,
                                                kMhaQuantKeptCount, carve);
   if (status != EA_OK) return status;
-  return Run(*plan, x, n_tokens, n_valid_keys, y, attn_weights);
+  return Run(*plan, x, n_tokens, n_valid_keys, y, taps);
+}
+
+// The taps of one trace: *taps, or none.
+template <typename T>
+MhaQuantTaps<T> TapsOf(const ea_mha_quant_taps* taps) {
+  return taps != nullptr ? MhaQuantTaps<T>::Of(*taps) : MhaQuantTaps<T>{};
+}
+// The taps of one run: its attn_weights, the probs.
+template <typename T>
+MhaQuantTaps<T> ProbsOnly(T* attn_weights) {
+  MhaQuantTaps<T> taps;
+  taps.probs = attn_weights;
+  return taps;
 }
 
 }  // namespace
@@ -341,12 +376,26 @@ ea_status ea_mha_quant_init(ea_mha_quant_plan* plan, const ea_mha_config* config
 
 ea_status ea_mha_quant_run_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens,
                               int32_t n_valid_keys, int8_t* y, int8_t* attn_weights) {
-  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, n_valid_keys, y, attn_weights);
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, n_valid_keys, y,
+                              edgeattn::ProbsOnly(attn_weights));
 }
 
 ea_status ea_mha_quant_run_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
                                int32_t n_valid_keys, int16_t* y, int16_t* attn_weights) {
-  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, n_valid_keys, y, attn_weights);
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, n_valid_keys, y,
+                              edgeattn::ProbsOnly(attn_weights));
+}
+
+ea_status ea_mha_quant_trace_s8(const ea_mha_quant_plan* plan, const int8_t* x, int32_t n_tokens,
+                                int32_t n_valid_keys, int8_t* y, const ea_mha_quant_taps* taps) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT8, x, n_tokens, n_valid_keys, y,
+                              edgeattn::TapsOf<int8_t>(taps));
+}
+
+ea_status ea_mha_quant_trace_s16(const ea_mha_quant_plan* plan, const int16_t* x, int32_t n_tokens,
+                                 int32_t n_valid_keys, int16_t* y, const ea_mha_quant_taps* taps) {
+  return edgeattn::CheckedRun(plan, EA_DTYPE_INT16, x, n_tokens, n_valid_keys, y,
+                              edgeattn::TapsOf<int16_t>(taps));
 }
 
 }  // extern "C"

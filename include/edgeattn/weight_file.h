@@ -155,22 +155,30 @@ ea_status ea_weight_file_scratch_size(const void* bytes, size_t size, size_t* sc
  * on EA_OK. */
 ea_status ea_weight_file_find(const ea_weight_file* file, const char* name, ea_tensor_view* view);
 
-/* The weights of an nn.MultiheadAttention module saved under `prefix` (e.g.
- * "layers.0.self_attn."): {prefix}in_proj_weight, in_proj_bias,
- * out_proj.weight, out_proj.bias (the whole *weights is written: its
- * three-tensor fields NULL), checked against the plan's shape:
- * F32, in_proj_weight [(n_heads + 2 n_kv_heads) d_model / n_heads, d_model],
- * out_proj.weight [d_model, d_model], biases of those lengths (absent biases
- * give NULL). Both matrices packed or both row-major: *layout says which.
- * Statuses in this order: NULL arguments EA_ERR_NULL_POINTER; a file struct
- * that open did not fill EA_ERR_BAD_ARGUMENT; d_model or n_heads below 1, or
- * n_kv_heads below 0 (0 means n_heads, as in the configs)
- * EA_ERR_BAD_DIMENSION; d_model not a multiple of n_heads or n_heads not one
- * of n_kv_heads EA_ERR_HEADS_MISMATCH; a prefix longer than 256
- * bytes EA_ERR_BAD_ARGUMENT; either matrix missing EA_ERR_NOT_FOUND; one
- * matrix packed and the other not EA_ERR_BAD_FILE; a dtype, rank or shape
- * that is not the plan's (a bias's included) EA_ERR_BAD_DIMENSION. On any
- * error *weights and *layout are not written. */
+/* The weights of an attention module saved under `prefix` (e.g.
+ * "layers.0.self_attn."), in the first of three namings the file uses:
+ * nn.MultiheadAttention's {prefix}in_proj_weight with in_proj_bias; its kdim
+ * form, q_proj_weight, k_proj_weight, v_proj_weight with in_proj_bias; or a
+ * Hugging Face module's q_proj.weight, k_proj.weight, v_proj.weight with
+ * q_proj.bias, k_proj.bias, v_proj.bias; each with out_proj.weight and
+ * out_proj.bias. The whole *weights is written: the naming's fields, the
+ * others NULL (the three tensors land in q/k/v_proj_weight, read in place).
+ * Checked against the plan's shape: F32; in_proj_weight
+ * [(n_heads + 2 n_kv_heads) d_model / n_heads, d_model], or W_Q [d_model,
+ * d_model] and W_K, W_V [n_kv_heads d_model / n_heads, d_model];
+ * out_proj.weight [d_model, d_model]; biases of those lengths (absent biases
+ * give NULL). In_proj and out_proj both packed or both row-major (*layout
+ * says which); the three tensors and out_proj row-major. Statuses in this
+ * order: NULL arguments EA_ERR_NULL_POINTER; a file struct that open did
+ * not fill EA_ERR_BAD_ARGUMENT; d_model or n_heads below 1, or n_kv_heads
+ * below 0 (0 means n_heads, as in the configs) EA_ERR_BAD_DIMENSION; d_model
+ * not a multiple of n_heads or n_heads not one of n_kv_heads
+ * EA_ERR_HEADS_MISMATCH; a prefix longer than 256 bytes EA_ERR_BAD_ARGUMENT;
+ * out_proj.weight or a weight of the naming missing (none of the three
+ * namings: W_Q's name absent in each) EA_ERR_NOT_FOUND; layouts other than
+ * those EA_ERR_BAD_FILE; a dtype, rank or shape that is not the plan's (a
+ * bias's included) EA_ERR_BAD_DIMENSION. On any error *weights and *layout
+ * are not written. */
 ea_status ea_weight_file_find_mha(const ea_weight_file* file, const char* prefix, int32_t d_model,
                                   int32_t n_heads, int32_t n_kv_heads, ea_mha_weights* weights,
                                   ea_weights_layout* layout);

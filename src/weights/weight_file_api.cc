@@ -71,6 +71,57 @@ ea_status FindWithPrefix(const ea_weight_file& file, const char* prefix, size_t 
   return ea_weight_file_find(&file, name, view);
 }
 
+// One attention module's tensors as a file names them: nn.MultiheadAttention's
+// in_proj_weight (and in_proj_bias); its kdim form q_proj_weight, k_proj_weight,
+// v_proj_weight with in_proj_bias; or a Hugging Face module's q_proj.weight ...
+// with q_proj.bias .... Views of absent tensors keep data NULL.
+struct MhaTensors {
+  bool three = false;  // W_Q, W_K, W_V as three tensors
+  ea_tensor_view in_w{}, in_b{}, out_w{}, out_b{};
+  ea_tensor_view w[3]{}, b[3]{};  // Q, K, V
+};
+
+// The tensors under prefix in the first naming the file uses (in_proj, then
+// PyTorch's kdim names, then Hugging Face's): EA_ERR_NOT_FOUND when out_proj's
+// weight or any of the naming's weights is absent.
+ea_status FindMhaTensors(const ea_weight_file& file, const char* prefix, size_t prefix_length,
+                         MhaTensors* t) {
+  const auto has = [&](const char* suffix, ea_tensor_view* view) {
+    return FindWithPrefix(file, prefix, prefix_length, suffix, view) == EA_OK;
+  };
+  static const char* const kKdimWeights[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
+  static const char* const kHfWeights[3] = {"q_proj.weight", "k_proj.weight", "v_proj.weight"};
+  static const char* const kHfBiases[3] = {"q_proj.bias", "k_proj.bias", "v_proj.bias"};
+  ea_tensor_view probe{};
+  const char* const* weights = nullptr;
+  if (!has("in_proj_weight", &t->in_w)) {
+    if (has(kKdimWeights[0], &probe)) {
+      weights = kKdimWeights;
+    } else if (has(kHfWeights[0], &probe)) {
+      weights = kHfWeights;
+    } else {
+      return EA_ERR_NOT_FOUND;
+    }
+    t->three = true;
+    for (int i = 0; i < 3; ++i) {
+      if (!has(weights[i], &t->w[i])) return EA_ERR_NOT_FOUND;
+    }
+  }
+  if (!has("out_proj.weight", &t->out_w)) return EA_ERR_NOT_FOUND;
+  has("out_proj.bias", &t->out_b);
+  if (weights == kHfWeights) {
+    for (int i = 0; i < 3; ++i) has(kHfBiases[i], &t->b[i]);
+  } else {
+    has("in_proj_bias", &t->in_b);
+  }
+  return EA_OK;
+}
+
+// Absent (data NULL), or F32 of this shape.
+bool AbsentOrShape(const ea_tensor_view& v, int32_t rank, int64_t d0, int64_t d1) {
+  return v.data == nullptr || ShapeIs(v, rank, d0, d1);
+}
+
 ea_status FirstPass(const uint8_t* bytes, size_t size, FileCheck* check) {
   return IsBlob(bytes, size) ? CheckBlob(bytes, size, check) : CheckSafetensors(bytes, size, check);
 }
@@ -171,34 +222,45 @@ ea_status ea_weight_file_find_mha(const ea_weight_file* file, const char* prefix
   if (prefix_length > edgeattn::kMaxPrefix) return EA_ERR_BAD_ARGUMENT;
   const int64_t qkv_rows = int64_t{d_model} + 2 * int64_t{kv_heads} * (d_model / n_heads);
 
+  const int64_t kv_rows = int64_t{kv_heads} * (d_model / n_heads);
+
   // find gives EA_OK or EA_ERR_NOT_FOUND here (the arguments are good).
-  ea_tensor_view in_w{}, in_b{}, out_w{}, out_b{};
-  ea_status status =
-      edgeattn::FindWithPrefix(*file, prefix, prefix_length, "in_proj_weight", &in_w);
-  if (status == EA_OK) {
-    status = edgeattn::FindWithPrefix(*file, prefix, prefix_length, "out_proj.weight", &out_w);
-  }
+  edgeattn::MhaTensors t;
+  const ea_status status = edgeattn::FindMhaTensors(*file, prefix, prefix_length, &t);
   if (status != EA_OK) return status;
-  const bool in_bias =
-      edgeattn::FindWithPrefix(*file, prefix, prefix_length, "in_proj_bias", &in_b) == EA_OK;
-  const bool out_bias =
-      edgeattn::FindWithPrefix(*file, prefix, prefix_length, "out_proj.bias", &out_b) == EA_OK;
-  if (in_w.layout != out_w.layout) return EA_ERR_BAD_FILE;
-  if (!edgeattn::ShapeIs(in_w, 2, qkv_rows, d_model) ||
-      !edgeattn::ShapeIs(out_w, 2, d_model, d_model) ||
-      (in_bias && !edgeattn::ShapeIs(in_b, 1, qkv_rows, 0)) ||
-      (out_bias && !edgeattn::ShapeIs(out_b, 1, d_model, 0))) {
-    return EA_ERR_BAD_DIMENSION;
-  }
-  // The whole struct: the three-tensor fields NULL, whatever the caller's
-  // struct held (init refuses a mix of the forms).
+  // One layout for the plan: both matrices packed or both row-major; three
+  // tensors are row-major only (ea_mha_weights).
+  const bool mixed =
+      t.three ? t.out_w.layout != EA_TENSOR_ROW_MAJOR || t.w[0].layout != EA_TENSOR_ROW_MAJOR ||
+                    t.w[1].layout != EA_TENSOR_ROW_MAJOR || t.w[2].layout != EA_TENSOR_ROW_MAJOR
+              : t.in_w.layout != t.out_w.layout;
+  if (mixed) return EA_ERR_BAD_FILE;
+  using edgeattn::AbsentOrShape;
+  const bool shapes =
+      (t.three ? edgeattn::ShapeIs(t.w[0], 2, d_model, d_model) &&
+                     edgeattn::ShapeIs(t.w[1], 2, kv_rows, d_model) &&
+                     edgeattn::ShapeIs(t.w[2], 2, kv_rows, d_model)
+               : edgeattn::ShapeIs(t.in_w, 2, qkv_rows, d_model)) &&
+      edgeattn::ShapeIs(t.out_w, 2, d_model, d_model) && AbsentOrShape(t.in_b, 1, qkv_rows, 0) &&
+      AbsentOrShape(t.b[0], 1, d_model, 0) && AbsentOrShape(t.b[1], 1, kv_rows, 0) &&
+      AbsentOrShape(t.b[2], 1, kv_rows, 0) && AbsentOrShape(t.out_b, 1, d_model, 0);
+  if (!shapes) return EA_ERR_BAD_DIMENSION;
+  // The whole struct, whatever the caller's struct held (init refuses a mix
+  // of the forms).
+  const auto floats = [](const ea_tensor_view& v) { return static_cast<const float*>(v.data); };
   ea_mha_weights found{};
-  found.in_proj_weight = static_cast<const float*>(in_w.data);
-  found.in_proj_bias = in_bias ? static_cast<const float*>(in_b.data) : nullptr;
-  found.out_proj_weight = static_cast<const float*>(out_w.data);
-  found.out_proj_bias = out_bias ? static_cast<const float*>(out_b.data) : nullptr;
+  found.in_proj_weight = floats(t.in_w);
+  found.in_proj_bias = floats(t.in_b);
+  found.out_proj_weight = floats(t.out_w);
+  found.out_proj_bias = floats(t.out_b);
+  found.q_proj_weight = floats(t.w[0]);
+  found.k_proj_weight = floats(t.w[1]);
+  found.v_proj_weight = floats(t.w[2]);
+  found.q_proj_bias = floats(t.b[0]);
+  found.k_proj_bias = floats(t.b[1]);
+  found.v_proj_bias = floats(t.b[2]);
   *weights = found;
-  *layout = in_w.layout == EA_TENSOR_PACKED_LINEAR ? EA_WEIGHTS_PACKED : EA_WEIGHTS_ROW_MAJOR;
+  *layout = t.out_w.layout == EA_TENSOR_PACKED_LINEAR ? EA_WEIGHTS_PACKED : EA_WEIGHTS_ROW_MAJOR;
   return EA_OK;
 }
 

@@ -101,12 +101,21 @@ const char* const kFragments[] = {"\\ud800",
                                   "\t\n\r"};
 
 // The name a tensor spec picks, decoded (before the file's escaping).
+// The part (Q, K or V) an MHA name of the three-tensor namings is for.
+int MhaPart(const WeightTensor& t) { return t.escape / 16 % 3; }
+
 std::string SpecName(const WeightTensor& t, int index, const std::string& prefix) {
+  static const char* const kKdim[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
+  static const char* const kHfWeights[3] = {"q_proj.weight", "k_proj.weight", "v_proj.weight"};
+  static const char* const kHfBiases[3] = {"q_proj.bias", "k_proj.bias", "v_proj.bias"};
+  const uint8_t naming = MhaNaming(t);
   switch (t.name % kWeightNameCount) {
     case kNameInProjWeight:
-      return prefix + "in_proj_weight";
+      return prefix + (naming == kNamingKdim          ? kKdim[MhaPart(t)]
+                       : naming == kNamingHuggingFace ? kHfWeights[MhaPart(t)]
+                                                      : "in_proj_weight");
     case kNameInProjBias:
-      return prefix + "in_proj_bias";
+      return prefix + (naming == kNamingHuggingFace ? kHfBiases[MhaPart(t)] : "in_proj_bias");
     case kNameOutProjWeight:
       return prefix + "out_proj.weight";
     case kNameOutProjBias:
@@ -211,7 +220,12 @@ std::vector<Spec> Specs(const WeightFileCase& c, const std::string& prefix, Buil
     s.dtype = t.dtype >= 240 ? 0 : mha && t.dtype < 160 ? EA_TENSOR_F32 : 1 + t.dtype % 10;
     s.dtype_text = s.dtype != 0 ? kDtypeNames[s.dtype] : t.dtype % 2 ? "f32" : "F8_E4M3";
     if (mha && t.rank < 200) {
-      const int64_t shapes[4][2] = {{rows, d}, {rows, 0}, {d, d}, {d, 0}};
+      // W_Q (or its bias) d rows, W_K and W_V kv d_head, in the three-tensor namings.
+      const bool three = kind <= kNameInProjBias && MhaNaming(t) != kNamingInProj &&
+                         !(kind == kNameInProjBias && MhaNaming(t) == kNamingKdim);
+      const int64_t part_rows = MhaPart(t) == 0 ? d : kv * (d / heads);
+      const int64_t shapes[4][2] = {
+          {three ? part_rows : rows, d}, {three ? part_rows : rows, 0}, {d, d}, {d, 0}};
       s.dims.push_back(static_cast<uint64_t>(shapes[kind][0]));
       if (kind % 2 == 0) s.dims.push_back(static_cast<uint64_t>(shapes[kind][1]));
     } else {
@@ -616,7 +630,10 @@ void CheckMha(const ea_weight_file& file, const ModelFile& model, const std::str
   ea_weights_layout layout = static_cast<ea_weights_layout>(77);
   const ea_status status =
       ea_weight_file_find_mha(&file, prefix.c_str(), d_model, heads, kv_heads, &weights, &layout);
-  const ea_status want = ModelMha(model, prefix, d_model, heads, kv_heads);
+  ModelMhaNames names;
+  const ea_status want = ModelMha(model, prefix, d_model, heads, kv_heads, &names);
+  Debug("find_mha(\"%s\", %d, %d, %d): %d, the model %d (%s)\n", prefix.c_str(), d_model, heads,
+        kv_heads, status, want, names.w[0].empty() ? "in_proj" : names.w[0].c_str());
   if (status != want) {
     Fail("mha(%zu-byte prefix, %d, %d, %d) returned %d, the model %d", prefix.size(), d_model,
          heads, kv_heads, status, want);
@@ -627,20 +644,18 @@ void CheckMha(const ea_weight_file& file, const ModelFile& model, const std::str
     }
     return;
   }
-  const ModelTensor* in_w = model.Find(prefix + "in_proj_weight");
-  const ModelTensor* in_b = model.Find(prefix + "in_proj_bias");
-  const ModelTensor* out_w = model.Find(prefix + "out_proj.weight");
-  const ModelTensor* out_b = model.Find(prefix + "out_proj.bias");
-  auto at = [&file](const ModelTensor* t) {
+  auto at = [&](const std::string& name) {
+    const ModelTensor* t = name.empty() ? nullptr : model.Find(name);
     return t == nullptr ? nullptr : reinterpret_cast<const float*>(file.bytes + t->offset);
   };
-  if (weights.in_proj_weight != at(in_w) || weights.in_proj_bias != at(in_b) ||
-      weights.out_proj_weight != at(out_w) || weights.out_proj_bias != at(out_b) ||
-      weights.q_proj_weight != nullptr || weights.k_proj_weight != nullptr ||
-      weights.v_proj_weight != nullptr || weights.q_proj_bias != nullptr ||
-      weights.k_proj_bias != nullptr || weights.v_proj_bias != nullptr ||
+  const ModelTensor* out_w = model.Find(names.out_w);
+  if (weights.in_proj_weight != at(names.in_w) || weights.in_proj_bias != at(names.in_b) ||
+      weights.out_proj_weight != at(names.out_w) || weights.out_proj_bias != at(names.out_b) ||
+      weights.q_proj_weight != at(names.w[0]) || weights.k_proj_weight != at(names.w[1]) ||
+      weights.v_proj_weight != at(names.w[2]) || weights.q_proj_bias != at(names.b[0]) ||
+      weights.k_proj_bias != at(names.b[1]) || weights.v_proj_bias != at(names.b[2]) ||
       layout !=
-          (in_w->layout == EA_TENSOR_PACKED_LINEAR ? EA_WEIGHTS_PACKED : EA_WEIGHTS_ROW_MAJOR)) {
+          (out_w->layout == EA_TENSOR_PACKED_LINEAR ? EA_WEIGHTS_PACKED : EA_WEIGHTS_ROW_MAJOR)) {
     Fail("mha's weights are not the file's tensors");
   }
 }

@@ -1014,6 +1014,31 @@ void StructuredWeightSeeds() {
   in.c.heads = 4;
   in.c.kv_heads = 2;
   Write("weights-st-gqa", kWeightFile, in);
+  // W_Q, W_K, W_V as three tensors, GQA widths: PyTorch's kdim names (with
+  // in_proj_bias), then Hugging Face's (k_proj without a bias, no out bias).
+  const auto three_names = [](uint8_t naming, bool hf_biases) {
+    WeightFileInput three = WeightMha(false);
+    three.c.heads = 4;
+    three.c.kv_heads = 2;
+    three.c.count = 6;
+    const uint8_t names[6] = {kNameInProjWeight,
+                              kNameInProjWeight,
+                              kNameInProjWeight,
+                              kNameInProjBias,
+                              hf_biases ? kNameInProjBias : kNameOutProjWeight,
+                              hf_biases ? kNameOutProjWeight : kNameOutProjBias};
+    const uint8_t parts[6] = {0, 1, 2, 0, 2, 0};
+    for (int i = 0; i < 6; ++i) {
+      three.c.tensors[i] = WeightTensor{};
+      three.c.tensors[i].name = names[i];
+      const bool qkv = names[i] == kNameInProjWeight || names[i] == kNameInProjBias;
+      three.c.tensors[i].escape = qkv ? static_cast<uint8_t>(4 * naming + 16 * parts[i]) : 0;
+    }
+    return three;
+  };
+  Write("weights-st-mha-kdim-names", kWeightFile, in = three_names(kNamingKdim, false));
+  Write("weights-st-mha-hugging-face-names", kWeightFile,
+        in = three_names(kNamingHuggingFace, true));
   in = WeightMha(false);
   in.c.count = 8;
   for (uint8_t i = 4; i < 8; ++i) {

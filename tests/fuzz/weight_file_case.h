@@ -29,6 +29,15 @@ enum WeightName : uint8_t {
 };
 inline constexpr uint8_t kWeightNameCount = 9;
 
+// The naming of an MHA name (kNameInProjWeight, kNameInProjBias), from
+// (WeightTensor::escape / 4) % 4; the three-tensor namings' part (Q, K, V) is
+// (escape / 16) % 3.
+enum WeightMhaNaming : uint8_t {
+  kNamingInProj = 0,       // in_proj_weight, in_proj_bias (also 3)
+  kNamingKdim = 1,         // q/k/v_proj_weight; the bias stays in_proj_bias
+  kNamingHuggingFace = 2,  // q/k/v_proj.weight, q/k/v_proj.bias
+};
+
 // How a safetensors name is written (WeightTensor::escape % 4): raw UTF-8,
 // every character \u-escaped (non-BMP ones as surrogate pairs), escaped
 // every other character, upper-case hex.
@@ -42,6 +51,11 @@ struct WeightTensor {
   uint8_t dims[8] = {};  // < 200: dims % 6 (0 included); else WeightEdgeDim
   uint8_t layout = 0;    // >= 224: packed (blob)
 };
+
+inline uint8_t MhaNaming(const WeightTensor& t) {
+  const uint8_t naming = t.escape / 4 % 4;
+  return naming == 3 ? kNamingInProj : naming;
+}
 
 // An edit of the built file (WeightEdit::kind % kWeightEditCount).
 enum WeightEditKind : uint8_t {

@@ -415,25 +415,61 @@ ModelFile ModelOpen(const uint8_t* bytes, size_t size) {
 }
 
 ea_status ModelMha(const ModelFile& file, const std::string& prefix, int32_t d_model,
-                   int32_t n_heads, int32_t n_kv_heads) {
+                   int32_t n_heads, int32_t n_kv_heads, ModelMhaNames* names) {
   if (d_model < 1 || n_heads < 1 || n_kv_heads < 0) return EA_ERR_BAD_DIMENSION;
   const int32_t kv_heads = n_kv_heads == 0 ? n_heads : n_kv_heads;  // 0 means n_heads
   if (d_model % n_heads != 0 || n_heads % kv_heads != 0) return EA_ERR_HEADS_MISMATCH;
   if (prefix.size() > 256) return EA_ERR_BAD_ARGUMENT;
-  const ModelTensor* in_w = file.Find(prefix + "in_proj_weight");
-  const ModelTensor* out_w = file.Find(prefix + "out_proj.weight");
-  if (in_w == nullptr || out_w == nullptr) return EA_ERR_NOT_FOUND;
-  if (in_w->layout != out_w->layout) return EA_ERR_BAD_FILE;
-  const int64_t rows = int64_t{d_model} / n_heads * (n_heads + 2 * int64_t{kv_heads});
+  // The first naming whose W_Q (or in_proj) the file has.
+  const auto present = [&](const std::string& name) { return file.Find(prefix + name) != nullptr; };
+  ModelMhaNames n;
+  const char* const kdim[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
+  const char* const hf[3] = {"q_proj.weight", "k_proj.weight", "v_proj.weight"};
+  const char* const hf_bias[3] = {"q_proj.bias", "k_proj.bias", "v_proj.bias"};
+  const char* const* three = present("in_proj_weight") ? nullptr
+                             : present(kdim[0])        ? kdim
+                             : present(hf[0])          ? hf
+                                                       : nullptr;
+  if (three == nullptr && !present("in_proj_weight")) return EA_ERR_NOT_FOUND;
+  if (three == nullptr) n.in_w = prefix + "in_proj_weight";
+  for (int i = 0; i < 3 && three != nullptr; ++i) {
+    if (!present(three[i])) return EA_ERR_NOT_FOUND;
+    n.w[i] = prefix + three[i];
+  }
+  if (!present("out_proj.weight")) return EA_ERR_NOT_FOUND;
+  n.out_w = prefix + "out_proj.weight";
+  if (present("out_proj.bias")) n.out_b = prefix + "out_proj.bias";
+  for (int i = 0; i < 3 && three == hf; ++i) {
+    if (present(hf_bias[i])) n.b[i] = prefix + hf_bias[i];
+  }
+  if (three != hf && present("in_proj_bias")) n.in_b = prefix + "in_proj_bias";
+  const auto find = [&](const std::string& name) {
+    return name.empty() ? nullptr : file.Find(name);
+  };
+  const ModelTensor* out_w = find(n.out_w);
+  if (three == nullptr) {
+    if (find(n.in_w)->layout != out_w->layout) return EA_ERR_BAD_FILE;
+  } else {
+    for (const std::string& name : {n.w[0], n.w[1], n.w[2], n.out_w}) {
+      if (find(name)->layout != EA_TENSOR_ROW_MAJOR) return EA_ERR_BAD_FILE;
+    }
+  }
+  const int64_t d_head = d_model / n_heads;
+  const int64_t rows = d_head * (n_heads + 2 * int64_t{kv_heads}), kv_rows = d_head * kv_heads;
   auto is = [](const ModelTensor* t, int rank, int64_t d0, int64_t d1) {
     return t == nullptr || (t->dtype == EA_TENSOR_F32 && t->rank == rank && t->dims[0] == d0 &&
                             (rank == 1 || t->dims[1] == d1));
   };
-  if (!is(in_w, 2, rows, d_model) || !is(out_w, 2, d_model, d_model) ||
-      !is(file.Find(prefix + "in_proj_bias"), 1, rows, 0) ||
-      !is(file.Find(prefix + "out_proj.bias"), 1, d_model, 0)) {
+  const bool weights_ok = three == nullptr ? is(find(n.in_w), 2, rows, d_model)
+                                           : is(find(n.w[0]), 2, d_model, d_model) &&
+                                                 is(find(n.w[1]), 2, kv_rows, d_model) &&
+                                                 is(find(n.w[2]), 2, kv_rows, d_model);
+  if (!weights_ok || !is(out_w, 2, d_model, d_model) || !is(find(n.in_b), 1, rows, 0) ||
+      !is(find(n.b[0]), 1, d_model, 0) || !is(find(n.b[1]), 1, kv_rows, 0) ||
+      !is(find(n.b[2]), 1, kv_rows, 0) || !is(find(n.out_b), 1, d_model, 0)) {
     return EA_ERR_BAD_DIMENSION;
   }
+  if (names != nullptr) *names = n;
   return EA_OK;
 }
 

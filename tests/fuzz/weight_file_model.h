@@ -50,9 +50,17 @@ struct ModelFile {
 
 ModelFile ModelOpen(const uint8_t* bytes, size_t size);
 
-// ea_weight_file_find_mha's status on an opened file, in the header's order.
+// The tensors ea_weight_file_find_mha reads under a prefix (names with the
+// prefix; empty: the field stays NULL), per the header's three namings.
+struct ModelMhaNames {
+  std::string in_w, in_b, out_w, out_b;
+  std::string w[3], b[3];  // W_Q, W_K, W_V as three tensors, their biases
+};
+
+// ea_weight_file_find_mha's status on an opened file, in the header's order;
+// on EA_OK *names (when given) holds what it reads.
 ea_status ModelMha(const ModelFile& file, const std::string& prefix, int32_t d_model,
-                   int32_t n_heads, int32_t n_kv_heads);
+                   int32_t n_heads, int32_t n_kv_heads, ModelMhaNames* names = nullptr);
 
 // A JSON string's decoded bytes, or false when the reader must refuse it
 // (text is the raw string between the quotes).

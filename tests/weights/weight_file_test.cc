@@ -857,6 +857,116 @@ TEST(WeightFile, BlobEmptyTensorsAreLegalInAnyDimOrder) {
   EXPECT_EQ(OpenStatus(huge), EA_ERR_BAD_FILE);
 }
 
+// The two three-tensor namings find_mha reads besides in_proj: PyTorch's
+// kdim form (q/k/v_proj_weight with in_proj_bias) and a Hugging Face
+// module's (q_proj.weight ... with its own biases, any of them absent), with
+// grouped-query widths. Every field is the file's tensor of that name, the
+// others NULL; a missing weight, a wrong width and a packed W_Q are refused.
+TEST(WeightFile, MhaReadsTheKdimAndHuggingFaceNames) {
+  const int d = 8, heads = 4, kv_heads = 2, kv = kv_heads * (d / heads);
+  const BlobRow out_w{"l.out_proj.weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {d, d}};
+  const BlobRow out_b{"l.out_proj.bias", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {d}};
+  const std::vector<BlobRow> kdim = {
+      {"l.q_proj_weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {d, d}},
+      {"l.k_proj_weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {kv, d}},
+      {"l.v_proj_weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {kv, d}},
+      {"l.in_proj_bias", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {d + 2 * kv}},
+      out_w,
+      out_b};
+  const std::vector<BlobRow> hugging_face = {
+      {"l.q_proj.weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {d, d}},
+      {"l.k_proj.weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {kv, d}},
+      {"l.v_proj.weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {kv, d}},
+      {"l.q_proj.bias", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {d}},
+      {"l.v_proj.bias", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {kv}},  // k_proj has none (Whisper)
+      out_w};
+  struct Found {
+    ea_status status;
+    ea_mha_weights weights;
+    ea_weights_layout layout;
+  };
+  // find_mha on a blob; the views of the names it should use.
+  const auto find = [&](const AlignedBytes& blob, ea_weight_file* file) {
+    Found f{EA_ERR_BAD_ARGUMENT, {}, static_cast<ea_weights_layout>(9)};
+    EXPECT_EQ(ea_weight_file_open(file, blob.data(), blob.size()), EA_OK);
+    memset(&f.weights, 0x5C, sizeof(f.weights));
+    f.status = ea_weight_file_find_mha(file, "l.", d, heads, kv_heads, &f.weights, &f.layout);
+    return f;
+  };
+  const auto view = [](const ea_weight_file& file, const char* name) -> const float* {
+    ea_tensor_view v{};
+    return ea_weight_file_find(&file, name, &v) == EA_OK ? static_cast<const float*>(v.data)
+                                                         : nullptr;
+  };
+  {
+    const AlignedBytes blob = Blob(kdim);
+    ea_weight_file file{};
+    const Found f = find(blob, &file);
+    ASSERT_EQ(f.status, EA_OK);
+    EXPECT_EQ(f.layout, EA_WEIGHTS_ROW_MAJOR);
+    EXPECT_EQ(f.weights.in_proj_weight, nullptr);
+    EXPECT_EQ(f.weights.q_proj_weight, view(file, "l.q_proj_weight"));
+    EXPECT_EQ(f.weights.k_proj_weight, view(file, "l.k_proj_weight"));
+    EXPECT_EQ(f.weights.v_proj_weight, view(file, "l.v_proj_weight"));
+    EXPECT_EQ(f.weights.in_proj_bias, view(file, "l.in_proj_bias"));
+    EXPECT_EQ(f.weights.q_proj_bias, nullptr);
+    EXPECT_EQ(f.weights.k_proj_bias, nullptr);
+    EXPECT_EQ(f.weights.v_proj_bias, nullptr);
+    EXPECT_EQ(f.weights.out_proj_weight, view(file, "l.out_proj.weight"));
+    EXPECT_EQ(f.weights.out_proj_bias, view(file, "l.out_proj.bias"));
+  }
+  {
+    const AlignedBytes blob = Blob(hugging_face);
+    ea_weight_file file{};
+    const Found f = find(blob, &file);
+    ASSERT_EQ(f.status, EA_OK);
+    EXPECT_EQ(f.weights.in_proj_weight, nullptr);
+    EXPECT_EQ(f.weights.in_proj_bias, nullptr);
+    EXPECT_EQ(f.weights.q_proj_weight, view(file, "l.q_proj.weight"));
+    EXPECT_EQ(f.weights.k_proj_weight, view(file, "l.k_proj.weight"));
+    EXPECT_EQ(f.weights.v_proj_weight, view(file, "l.v_proj.weight"));
+    EXPECT_EQ(f.weights.q_proj_bias, view(file, "l.q_proj.bias"));
+    EXPECT_EQ(f.weights.k_proj_bias, nullptr);
+    EXPECT_EQ(f.weights.v_proj_bias, view(file, "l.v_proj.bias"));
+    EXPECT_EQ(f.weights.out_proj_bias, nullptr);
+  }
+  // Refusals: *weights and *layout untouched.
+  const auto refused = [&](std::vector<BlobRow> rows, ea_status want, const char* what) {
+    const AlignedBytes blob = Blob(rows);
+    ea_weight_file file{};
+    const Found f = find(blob, &file);
+    EXPECT_EQ(f.status, want) << what;
+    ea_mha_weights canary;
+    memset(&canary, 0x5C, sizeof(canary));
+    EXPECT_EQ(memcmp(&f.weights, &canary, sizeof(canary)), 0) << what;
+    EXPECT_EQ(f.layout, 9) << what;
+  };
+  std::vector<BlobRow> rows = hugging_face;
+  rows.erase(rows.begin() + 1);
+  refused(rows, EA_ERR_NOT_FOUND, "k_proj.weight missing");
+  rows = kdim;
+  rows[2].dims = {d, d};
+  refused(rows, EA_ERR_BAD_DIMENSION, "v_proj_weight of MHA's width in a GQA plan");
+  rows = hugging_face;
+  rows[4].dims = {d};
+  refused(rows, EA_ERR_BAD_DIMENSION, "v_proj.bias of the wrong length");
+  rows = kdim;
+  rows[0].layout = EA_TENSOR_PACKED_LINEAR;
+  refused(rows, EA_ERR_BAD_FILE, "a packed W_Q");
+  rows = hugging_face;
+  rows.pop_back();
+  refused(rows, EA_ERR_NOT_FOUND, "out_proj.weight missing");
+  // in_proj_weight beside the three names: nn.MultiheadAttention's naming first.
+  rows = kdim;
+  rows.push_back({"l.in_proj_weight", EA_TENSOR_F32, EA_TENSOR_ROW_MAJOR, {d + 2 * kv, d}});
+  const AlignedBytes both = Blob(rows);
+  ea_weight_file file{};
+  const Found f = find(both, &file);
+  ASSERT_EQ(f.status, EA_OK);
+  EXPECT_EQ(f.weights.in_proj_weight, view(file, "l.in_proj_weight"));
+  EXPECT_EQ(f.weights.q_proj_weight, nullptr);
+}
+
 // ea_weight_file_find_mha's statuses in the header's order, each at its edge;
 // *weights and *layout untouched by every refusal.
 TEST(WeightFile, MhaStatusesInTheirOrder) {

@@ -76,9 +76,10 @@ ea_status FindWithPrefix(const ea_weight_file& file, const char* prefix, size_t 
 // v_proj_weight with in_proj_bias; or a Hugging Face module's q_proj.weight ...
 // with q_proj.bias .... Views of absent tensors keep data NULL.
 struct MhaTensors {
-  bool three = false;  // W_Q, W_K, W_V as three tensors
   ea_tensor_view in_w{}, in_b{}, out_w{}, out_b{};
   ea_tensor_view w[3]{}, b[3]{};  // Q, K, V
+  // W_Q, W_K, W_V as three tensors (no in_proj_weight).
+  bool Three() const { return in_w.data == nullptr; }
 };
 
 // The tensors under prefix in the first naming the file uses (in_proj, then
@@ -92,18 +93,17 @@ ea_status FindMhaTensors(const ea_weight_file& file, const char* prefix, size_t 
   static const char* const kKdimWeights[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
   static const char* const kHfWeights[3] = {"q_proj.weight", "k_proj.weight", "v_proj.weight"};
   static const char* const kHfBiases[3] = {"q_proj.bias", "k_proj.bias", "v_proj.bias"};
-  ea_tensor_view probe{};
   const char* const* weights = nullptr;
   if (!has("in_proj_weight", &t->in_w)) {
-    if (has(kKdimWeights[0], &probe)) {
+    // The naming is the one whose W_Q is present; its W_K and W_V must be too.
+    if (has(kKdimWeights[0], &t->w[0])) {
       weights = kKdimWeights;
-    } else if (has(kHfWeights[0], &probe)) {
+    } else if (has(kHfWeights[0], &t->w[0])) {
       weights = kHfWeights;
     } else {
       return EA_ERR_NOT_FOUND;
     }
-    t->three = true;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 1; i < 3; ++i) {
       if (!has(weights[i], &t->w[i])) return EA_ERR_NOT_FOUND;
     }
   }
@@ -220,9 +220,8 @@ ea_status ea_weight_file_find_mha(const ea_weight_file* file, const char* prefix
   size_t prefix_length = 0;
   while (prefix_length <= edgeattn::kMaxPrefix && prefix[prefix_length] != '\0') ++prefix_length;
   if (prefix_length > edgeattn::kMaxPrefix) return EA_ERR_BAD_ARGUMENT;
-  const int64_t qkv_rows = int64_t{d_model} + 2 * int64_t{kv_heads} * (d_model / n_heads);
-
   const int64_t kv_rows = int64_t{kv_heads} * (d_model / n_heads);
+  const int64_t qkv_rows = int64_t{d_model} + 2 * kv_rows;
 
   // find gives EA_OK or EA_ERR_NOT_FOUND here (the arguments are good).
   edgeattn::MhaTensors t;
@@ -231,16 +230,16 @@ ea_status ea_weight_file_find_mha(const ea_weight_file* file, const char* prefix
   // One layout for the plan: both matrices packed or both row-major; three
   // tensors are row-major only (ea_mha_weights).
   const bool mixed =
-      t.three ? t.out_w.layout != EA_TENSOR_ROW_MAJOR || t.w[0].layout != EA_TENSOR_ROW_MAJOR ||
-                    t.w[1].layout != EA_TENSOR_ROW_MAJOR || t.w[2].layout != EA_TENSOR_ROW_MAJOR
-              : t.in_w.layout != t.out_w.layout;
+      t.Three() ? t.out_w.layout != EA_TENSOR_ROW_MAJOR || t.w[0].layout != EA_TENSOR_ROW_MAJOR ||
+                      t.w[1].layout != EA_TENSOR_ROW_MAJOR || t.w[2].layout != EA_TENSOR_ROW_MAJOR
+                : t.in_w.layout != t.out_w.layout;
   if (mixed) return EA_ERR_BAD_FILE;
   using edgeattn::AbsentOrShape;
   const bool shapes =
-      (t.three ? edgeattn::ShapeIs(t.w[0], 2, d_model, d_model) &&
-                     edgeattn::ShapeIs(t.w[1], 2, kv_rows, d_model) &&
-                     edgeattn::ShapeIs(t.w[2], 2, kv_rows, d_model)
-               : edgeattn::ShapeIs(t.in_w, 2, qkv_rows, d_model)) &&
+      (t.Three() ? edgeattn::ShapeIs(t.w[0], 2, d_model, d_model) &&
+                       edgeattn::ShapeIs(t.w[1], 2, kv_rows, d_model) &&
+                       edgeattn::ShapeIs(t.w[2], 2, kv_rows, d_model)
+                 : edgeattn::ShapeIs(t.in_w, 2, qkv_rows, d_model)) &&
       edgeattn::ShapeIs(t.out_w, 2, d_model, d_model) && AbsentOrShape(t.in_b, 1, qkv_rows, 0) &&
       AbsentOrShape(t.b[0], 1, d_model, 0) && AbsentOrShape(t.b[1], 1, kv_rows, 0) &&
       AbsentOrShape(t.b[2], 1, kv_rows, 0) && AbsentOrShape(t.out_b, 1, d_model, 0);

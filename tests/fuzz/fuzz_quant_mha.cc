@@ -33,6 +33,7 @@
 #include "reference/tflite_chain_reference.h"
 #include "simd_targets.h"
 #include "softmax_luts.h"
+#include "test_support.h"
 
 namespace edgeattn_fuzz {
 namespace {
@@ -90,14 +91,13 @@ void ExpectTraceIsTheRun(ea_dtype dtype, const ea_mha_quant_plan* plan, const vo
   const size_t activations = n * static_cast<size_t>(d_model) * element;
   const size_t per_head = static_cast<size_t>(heads) * n * n * element;
   std::vector<uint8_t> y(activations, 0x5A), probs(per_head, 0x5A), traced_y(activations, 0x6B);
-  std::vector<uint8_t> taps_bytes[7];
-  ea_mha_quant_taps taps{};
-  void** fields[7] = {&taps.positioned, &taps.q,     &taps.k,      &taps.v,
-                      &taps.scores,     &taps.probs, &taps.context};
+  std::vector<uint8_t> taps_bytes[7];  // positioned, q, k, v, scores, probs, context
+  void* buffers[7];
   for (int t = 0; t < 7; ++t) {
     taps_bytes[t].assign(t == 4 || t == 5 ? per_head : activations, 0x6B);
-    *fields[t] = taps_bytes[t].data();
+    buffers[t] = taps_bytes[t].data();
   }
+  const ea_mha_quant_taps taps = edgeattn_test::QuantTaps(buffers);
   const ea_status ran = Run(dtype, plan, x, run, y.data(), probs.data());
   const ea_status traced = Trace(dtype, plan, x, run, traced_y.data(), &taps);
   SetContext("ea_mha_quant_trace", "-");
